@@ -1,0 +1,34 @@
+// Turning CUDA and cuSPARSE status codes into typed tcsparse errors.
+//
+//   TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(...));      // throws CudaError naming call, file, line
+//   TCSPARSE_CUSPARSE_CHECK(cusparseSpMV(...));     // throws CusparseError
+//   TCSPARSE_CUDA_CHECK_LAUNCH();                   // after a <<<>>> launch
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+
+#include <string>
+
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::detail {
+
+[[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
+[[noreturn]] void throw_cusparse_error(cusparseStatus_t status, const char* call, const char* file,
+                                       int line);
+
+inline void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
+  if (status != cudaSuccess) throw_cuda_error(status, call, file, line);
+}
+inline void check_cusparse(cusparseStatus_t status, const char* call, const char* file, int line) {
+  if (status != CUSPARSE_STATUS_SUCCESS) throw_cusparse_error(status, call, file, line);
+}
+
+}  // namespace tcsparse::detail
+
+#define TCSPARSE_CUDA_CHECK(call) ::tcsparse::detail::check_cuda((call), #call, __FILE__, __LINE__)
+#define TCSPARSE_CUSPARSE_CHECK(call) \
+  ::tcsparse::detail::check_cusparse((call), #call, __FILE__, __LINE__)
+#define TCSPARSE_CUDA_CHECK_LAUNCH() \
+  ::tcsparse::detail::check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)

@@ -1,0 +1,127 @@
+// RAII owners for device memory, streams, events and the cuSPARSE handle. Move-only; every CUDA
+// status is checked (cuda_check.hpp). Destructors never throw: a failing release is ignored.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+
+#include <cstddef>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "runtime/cuda_check.hpp"
+
+namespace tcsparse::detail {
+
+/// cudaMalloc of bytes, throwing DeviceMemoryError ("cannot allocate N bytes on the GPU: M free")
+/// when the device is out of memory.
+void* device_allocate(std::size_t bytes);
+void device_free(void* pointer) noexcept;
+
+/// A typed array in device memory.
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count)
+      : data_(count ? static_cast<T*>(device_allocate(count * sizeof(T))) : nullptr),
+        size_(count) {}
+  /// Allocates and copies `host` to the device (synchronous).
+  explicit DeviceBuffer(std::span<const T> host) : DeviceBuffer(host.size()) { upload(host); }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(std::span<const T>(host)) {}
+
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      device_free(data_);
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { device_free(data_); }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+  bool empty() const { return size_ == 0; }
+
+  void upload(std::span<const T> host) {
+    if (host.size() != size_) throw Error("DeviceBuffer::upload: size mismatch");
+    if (size_) TCSPARSE_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(size_);
+    if (size_) TCSPARSE_CUDA_CHECK(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
+    return host;
+  }
+  /// Fills every byte with `byte` (0xFF makes fp64/fp32/fp16 NaN: used to poison outputs).
+  void fill_bytes(int byte) {
+    if (size_) TCSPARSE_CUDA_CHECK(cudaMemset(data_, byte, bytes()));
+  }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// A non-blocking CUDA stream.
+class CudaStream {
+ public:
+  CudaStream() { TCSPARSE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~CudaStream() { if (stream_) cudaStreamDestroy(stream_); }
+  CudaStream(CudaStream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+  CudaStream& operator=(CudaStream&&) = delete;
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  cudaStream_t get() const { return stream_; }
+  void synchronize() const { TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+/// A CUDA event for timing.
+class CudaEvent {
+ public:
+  CudaEvent() { TCSPARSE_CUDA_CHECK(cudaEventCreate(&event_)); }
+  ~CudaEvent() { if (event_) cudaEventDestroy(event_); }
+  CudaEvent(CudaEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+  CudaEvent& operator=(CudaEvent&&) = delete;
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+  cudaEvent_t get() const { return event_; }
+  void record(cudaStream_t stream) { TCSPARSE_CUDA_CHECK(cudaEventRecord(event_, stream)); }
+  void synchronize() const { TCSPARSE_CUDA_CHECK(cudaEventSynchronize(event_)); }
+  /// Milliseconds from `start` to this event (both recorded and complete).
+  float elapsed_ms_since(const CudaEvent& start) const {
+    float ms = 0.0f;
+    TCSPARSE_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event_, event_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+/// A cuSPARSE library handle.
+class CusparseHandle {
+ public:
+  CusparseHandle() { TCSPARSE_CUSPARSE_CHECK(cusparseCreate(&handle_)); }
+  ~CusparseHandle() { if (handle_) cusparseDestroy(handle_); }
+  CusparseHandle(CusparseHandle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  CusparseHandle& operator=(CusparseHandle&&) = delete;
+  CusparseHandle(const CusparseHandle&) = delete;
+  CusparseHandle& operator=(const CusparseHandle&) = delete;
+  cusparseHandle_t get() const { return handle_; }
+
+ private:
+  cusparseHandle_t handle_ = nullptr;
+};
+
+}  // namespace tcsparse::detail
