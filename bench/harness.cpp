@@ -1,1 +1,469 @@
-// placeholder: to be written by the owner of this area
+#include "harness.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <span>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "runtime/cuda_check.hpp"
+#include "runtime/device_buffer.hpp"
+#include "tcsparse/device.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/reference.hpp"
+
+#ifndef TCSPARSE_GIT_DESCRIBE
+#define TCSPARSE_GIT_DESCRIBE "unknown"
+#endif
+
+namespace tcsparse::bench {
+namespace {
+
+using detail::CudaEvent;
+using detail::CudaStream;
+using detail::DeviceBuffer;
+
+// ---- timing constants (DESIGN.md, "Timing") ----
+/// Warm-up: at least this many applies (and at least HarnessOptions::warmup_ms), so that clocks
+/// and caches settle and lazy initialisation is out of the way.
+constexpr int kMinWarmupApplies = 10;
+/// A timed run lasts at least this long: cudaEventElapsedTime resolves about 0.5 us, so a run
+/// of 0.05 ms is measured to 1 %. Tiny matrices batch several applies into one run.
+constexpr double kMinTimedRunMs = 0.05;
+/// Upper bound of a warm-up batch (a guard against a zero time estimate).
+constexpr int kMaxBatchApplies = 100000;
+/// 0xFF in every byte is a NaN in fp64, fp32, fp16 and bf16: the poison of outputs.
+constexpr int kNanByte = 0xFF;
+/// Bytes per stored index (32-bit column indices and row pointers).
+constexpr std::int64_t kIndexBytes = 4;
+
+std::string utc_timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::size_t value_bytes(Precision precision) {
+  return dispatch_precision(precision, [](auto tag) { return sizeof(tag); });
+}
+
+void device_synchronize() { TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+// ---- timing ----
+
+struct Timing {
+  double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;  ///< per apply
+  int runs = 0;
+  int applies_per_run = 1;
+};
+
+using ApplyOnce = std::function<void(cudaStream_t)>;
+
+/// Milliseconds that `count` back-to-back applies take on `stream`.
+double time_batch(const ApplyOnce& apply, cudaStream_t stream, int count) {
+  CudaEvent start, stop;
+  start.record(stream);
+  for (int i = 0; i < count; ++i) apply(stream);
+  stop.record(stream);
+  stop.synchronize();
+  return stop.elapsed_ms_since(start);
+}
+
+/// Warms up and returns the time of one apply, as the last warm-up batch measured it.
+double warm_up(const ApplyOnce& apply, cudaStream_t stream, double min_warmup_ms) {
+  int applied = 0;
+  double elapsed_ms = 0.0;
+  int batch = kMinWarmupApplies;
+  for (;;) {
+    const double batch_ms = time_batch(apply, stream, batch);
+    applied += batch;
+    elapsed_ms += batch_ms;
+    const double per_apply_ms = std::max(batch_ms / batch, 1e-6);
+    if (applied >= kMinWarmupApplies && elapsed_ms >= min_warmup_ms) return per_apply_ms;
+    const double missing = std::ceil((min_warmup_ms - elapsed_ms) / per_apply_ms);
+    batch = static_cast<int>(std::clamp(missing, 1.0, double{kMaxBatchApplies}));
+  }
+}
+
+double median_of_sorted(const std::vector<double>& sorted) {
+  const std::size_t middle = sorted.size() / 2;
+  return sorted.size() % 2 ? sorted[middle] : 0.5 * (sorted[middle - 1] + sorted[middle]);
+}
+
+/// Warm-up, then `runs` timed runs back to back, each between two CUDA events (one event ends
+/// a run and starts the next, so the GPU never waits for the host between runs).
+Timing time_applies(const ApplyOnce& apply, cudaStream_t stream, const HarnessOptions& options) {
+  const double per_apply_ms = warm_up(apply, stream, options.warmup_ms);
+  Timing timing;
+  timing.applies_per_run = static_cast<int>(
+      std::clamp(std::ceil(kMinTimedRunMs / per_apply_ms), 1.0, double{kMaxBatchApplies}));
+  const double run_ms = per_apply_ms * timing.applies_per_run;
+  const int runs_in_budget = static_cast<int>(options.max_timing_ms / run_ms);
+  timing.runs = std::max(1, std::min(options.runs, std::max(options.min_runs, runs_in_budget)));
+
+  std::vector<CudaEvent> boundaries(static_cast<std::size_t>(timing.runs) + 1);
+  boundaries[0].record(stream);
+  for (int run = 0; run < timing.runs; ++run) {
+    for (int i = 0; i < timing.applies_per_run; ++i) apply(stream);
+    boundaries[run + 1].record(stream);
+  }
+  boundaries.back().synchronize();
+  TCSPARSE_CUDA_CHECK(cudaGetLastError());
+
+  std::vector<double> per_apply(static_cast<std::size_t>(timing.runs));
+  for (std::size_t run = 0; run < per_apply.size(); ++run)
+    per_apply[run] = boundaries[run + 1].elapsed_ms_since(boundaries[run]) /
+                     static_cast<double>(timing.applies_per_run);
+  std::sort(per_apply.begin(), per_apply.end());
+  timing.median_ms = median_of_sorted(per_apply);
+  timing.min_ms = per_apply.front();
+  timing.max_ms = per_apply.back();
+  return timing;
+}
+
+// ---- inputs and reference results, per precision ----
+
+/// The dense input (x, or B row-major), the output's initial contents (only when beta != 0)
+/// and the reference result of one operation in one precision.
+template <typename Value>
+struct DenseOperands {
+  bool ready = false;
+  std::vector<Value> input;
+  std::vector<Value> initial_output;
+  std::vector<double> reference;
+};
+
+/// The matrix converted to one precision, and the operands of each (operation, n) run so far.
+template <typename Value>
+struct PrecisionProblem {
+  CsrMatrix<Value, std::int32_t> converted;  ///< empty for double: the input matrix is used
+  std::map<std::pair<Operation, std::int64_t>, DenseOperands<Value>> operands;
+};
+
+using AnyProblem = std::variant<std::monostate, PrecisionProblem<double>, PrecisionProblem<float>,
+                                PrecisionProblem<half>, PrecisionProblem<bfloat16>>;
+
+}  // namespace
+
+struct MatrixBenchmark::State {
+  State(const MatrixInput& input_, const RunEnvironment& environment_,
+        const HarnessOptions& options_)
+      : input(input_), environment(environment_), options(options_) {}
+
+  const MatrixInput& input;
+  const RunEnvironment& environment;
+  HarnessOptions options;
+  AnyProblem problem;
+  CudaStream stream;
+  std::string last_skip_reason;
+
+  template <typename Value>
+  PrecisionProblem<Value>& problem_for() {
+    if (!std::holds_alternative<PrecisionProblem<Value>>(problem)) {
+      problem = std::monostate{};  // frees the previous precision first
+      auto& fresh = problem.emplace<PrecisionProblem<Value>>();
+      if constexpr (!std::is_same_v<Value, double>)
+        fresh.converted = convert_values<Value>(input.matrix);
+    }
+    return std::get<PrecisionProblem<Value>>(problem);
+  }
+
+  template <typename Value>
+  const CsrMatrix<Value, std::int32_t>& matrix_for() {
+    if constexpr (std::is_same_v<Value, double>)
+      return input.matrix;
+    else
+      return problem_for<Value>().converted;
+  }
+
+  template <typename Value>
+  const DenseOperands<Value>& operands_for(Operation operation, std::int64_t n);
+
+  /// Builds the plan of one case, checks it and times it (fills `record`).
+  template <typename Value>
+  Timing measure(const CaseRequest& request, BenchRecord& record);
+};
+
+template <typename Value>
+const DenseOperands<Value>& MatrixBenchmark::State::operands_for(Operation operation,
+                                                                 std::int64_t n) {
+  auto& slot = problem_for<Value>().operands[{operation, n}];
+  if (slot.ready) return slot;
+
+  const auto& A = matrix_for<Value>();
+  const auto input_size = static_cast<std::size_t>(A.cols) * static_cast<std::size_t>(n);
+  const auto output_size = static_cast<std::size_t>(A.rows) * static_cast<std::size_t>(n);
+  slot.input = random_vector<Value>(input_size, options.input_seed);
+  slot.reference.assign(output_size, 0.0);
+  if (options.beta != 0.0) {
+    slot.initial_output = random_vector<Value>(output_size, options.input_seed + 1);
+    std::transform(slot.initial_output.begin(), slot.initial_output.end(),
+                   slot.reference.begin(), [](Value v) { return to_double(v); });
+  }
+  if (operation == Operation::spmv)
+    spmv_reference<Value, std::int32_t>(A, slot.input, slot.reference, options.alpha,
+                                        options.beta);
+  else
+    spmm_reference<Value, std::int32_t>(A, slot.input, n, slot.reference, options.alpha,
+                                        options.beta);
+  slot.ready = true;
+  return slot;
+}
+
+namespace {
+
+void copy_plan_stats(const PlanStats& stats, double plan_build_ms, BenchRecord& record) {
+  record.plan_build_ms = plan_build_ms;
+  record.host_preprocess_ms = stats.host_preprocess_ms;
+  record.upload_ms = stats.upload_ms;
+  record.device_preprocess_ms = stats.device_preprocess_ms;
+  record.device_bytes = static_cast<std::int64_t>(stats.device_bytes);
+  record.padding_ratio = stats.padding_ratio;
+  record.details_json = stats.details_json;
+}
+
+void add_throughput(const Timing& timing, const RunEnvironment& environment,
+                    BenchRecord& record) {
+  record.median_ms = timing.median_ms;
+  record.min_ms = timing.min_ms;
+  record.max_ms = timing.max_ms;
+  record.runs = timing.runs;
+  record.applies_per_run = timing.applies_per_run;
+  const double seconds = timing.median_ms * 1e-3;
+  const double flops = 2.0 * static_cast<double>(record.nnz) * static_cast<double>(record.n);
+  record.gflops = seconds > 0 ? flops / seconds / 1e9 : 0.0;
+  record.gbps = seconds > 0 ? static_cast<double>(record.min_bytes) / seconds / 1e9 : 0.0;
+  record.copy_gbps = environment.copy_gbps;
+  record.bandwidth_share = environment.copy_gbps > 0 ? record.gbps / environment.copy_gbps : 0.0;
+  record.fits_l2 = static_cast<std::size_t>(record.min_bytes) <= environment.l2_cache_bytes;
+}
+
+void require_dense_size_within(std::int64_t elements, std::int64_t limit) {
+  if (elements > limit)
+    throw Error("dense operand of " + std::to_string(elements) +
+                " elements exceeds the harness limit of " + std::to_string(limit) +
+                " (HarnessOptions::max_dense_elements)");
+}
+
+/// Checks one apply of `plan` against the reference (into `record`), then times it.
+template <typename Value, typename Plan>
+Timing check_and_time(const Plan& plan, const DenseOperands<Value>& operands,
+                      std::size_t output_size, const HarnessOptions& options,
+                      cudaStream_t stream, BenchRecord& record) {
+  const auto alpha = static_cast<scalar_t<Value>>(options.alpha);
+  const auto beta = static_cast<scalar_t<Value>>(options.beta);
+  DeviceBuffer<Value> input(operands.input);
+  DeviceBuffer<Value> output(output_size);
+  if (options.beta == 0.0)
+    output.fill_bytes(kNanByte);  // beta == 0 must ignore it
+  else
+    output.upload(operands.initial_output);
+  device_synchronize();  // the copies above ran on the legacy stream
+
+  plan.apply(input.data(), output.data(), alpha, beta, stream);
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<Value> result = output.download();
+  record.rel_error = relative_error<Value>(result, operands.reference);
+  record.check_passed = record.rel_error < record.error_threshold;
+
+  const ApplyOnce apply = [&](cudaStream_t s) {
+    plan.apply(input.data(), output.data(), alpha, beta, s);
+  };
+  return time_applies(apply, stream, options);
+}
+
+}  // namespace
+
+template <typename Value>
+Timing MatrixBenchmark::State::measure(const CaseRequest& request, BenchRecord& record) {
+  const std::int64_t n = record.n;
+  require_dense_size_within(std::max(record.rows, record.cols) * n, options.max_dense_elements);
+  const auto& operands = operands_for<Value>(request.operation, n);
+  const auto& matrix = matrix_for<Value>();
+  const auto output_size = static_cast<std::size_t>(record.rows * n);
+  const auto build_start = std::chrono::steady_clock::now();
+  if (request.operation == Operation::spmv) {
+    const SpmvPlan<Value> plan(matrix, request.method, options.plan);
+    copy_plan_stats(plan.stats(), milliseconds_since(build_start), record);
+    return check_and_time<Value>(plan, operands, output_size, options, stream.get(), record);
+  }
+  const SpmmPlan<Value> plan(matrix, n, request.method, options.plan);
+  copy_plan_stats(plan.stats(), milliseconds_since(build_start), record);
+  return check_and_time<Value>(plan, operands, output_size, options, stream.get(), record);
+}
+
+// ---- public functions ----
+
+std::string_view operation_name(Operation operation) {
+  return operation == Operation::spmv ? "spmv" : "spmm";
+}
+
+std::string source_commit() {
+  if (const char* from_env = std::getenv("TCSPARSE_COMMIT"); from_env && *from_env)
+    return from_env;
+  return TCSPARSE_GIT_DESCRIBE;
+}
+
+RunEnvironment RunEnvironment::detect(int device) {
+  require_cuda_device();
+  const DeviceInfo info = query_device(device);
+  RunEnvironment environment;
+  environment.device = device;
+  environment.gpu = info.name;
+  environment.driver = info.driver_version;
+  environment.cuda = info.runtime_version;
+  environment.commit = source_commit();
+  environment.l2_cache_bytes = info.l2_cache_bytes;
+  environment.copy_gbps = measure_copy_bandwidth_gbps(device);
+  return environment;
+}
+
+double error_threshold(Precision precision) {
+  switch (precision) {
+    case Precision::fp64: return 1e-12;
+    case Precision::fp32: return 1e-5;
+    case Precision::fp16:
+    case Precision::bf16: break;
+  }
+  return 1e-2;
+}
+
+std::int64_t minimum_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                           Precision precision, Operation operation, std::int64_t n,
+                           bool reads_y) {
+  const auto value = static_cast<std::int64_t>(value_bytes(precision));
+  const std::int64_t dense_columns = operation == Operation::spmm ? n : 1;
+  const std::int64_t matrix = nnz * value + nnz * kIndexBytes + (rows + 1) * kIndexBytes;
+  const std::int64_t input = cols * dense_columns * value;
+  const std::int64_t output = rows * dense_columns * value * (reads_y ? 2 : 1);
+  return matrix + input + output;
+}
+
+nlohmann::ordered_json BenchRecord::to_json() const {
+  nlohmann::ordered_json j;
+  j["gpu"] = gpu;
+  j["driver"] = driver;
+  j["cuda"] = cuda;
+  j["commit"] = commit;
+  j["timestamp"] = timestamp;
+  j["matrix"] = matrix;
+  j["matrix_source"] = matrix_source;
+  j["rows"] = rows;
+  j["cols"] = cols;
+  j["nnz"] = nnz;
+  j["method"] = method;
+  j["precision"] = precision;
+  j["operation"] = operation;
+  j["n"] = n;
+  j["alpha"] = alpha;
+  j["beta"] = beta;
+  if (error) {
+    j["error"] = *error;
+    return j;
+  }
+  j["median_ms"] = median_ms;
+  j["min_ms"] = min_ms;
+  j["max_ms"] = max_ms;
+  j["runs"] = runs;
+  j["applies_per_run"] = applies_per_run;
+  j["gflops"] = gflops;
+  j["gbps"] = gbps;
+  j["min_bytes"] = min_bytes;
+  j["copy_gbps"] = copy_gbps;
+  j["bandwidth_share"] = bandwidth_share;
+  j["rel_error"] = std::isfinite(rel_error) ? nlohmann::ordered_json(rel_error)
+                                            : nlohmann::ordered_json("inf");
+  j["error_threshold"] = error_threshold;
+  j["check_passed"] = check_passed;
+  j["plan_build_ms"] = plan_build_ms;
+  j["host_preprocess_ms"] = host_preprocess_ms;
+  j["upload_ms"] = upload_ms;
+  j["device_preprocess_ms"] = device_preprocess_ms;
+  j["device_bytes"] = device_bytes;
+  j["padding_ratio"] = padding_ratio;
+  j["fits_l2"] = fits_l2;
+  j["details"] = nlohmann::ordered_json::parse(details_json, nullptr, /*allow_exceptions=*/false);
+  if (j["details"].is_discarded()) j["details"] = details_json;  // keep it, as a string
+  return j;
+}
+
+MatrixBenchmark::MatrixBenchmark(const MatrixInput& input, const RunEnvironment& environment,
+                                 const HarnessOptions& options)
+    : state_(std::make_unique<State>(input, environment, options)) {}
+
+MatrixBenchmark::~MatrixBenchmark() = default;
+
+namespace {
+
+BenchRecord describe_case(const MatrixInput& input, const RunEnvironment& environment,
+                          const HarnessOptions& options, const CaseRequest& request) {
+  BenchRecord record;
+  record.gpu = environment.gpu;
+  record.driver = environment.driver;
+  record.cuda = environment.cuda;
+  record.commit = environment.commit;
+  record.timestamp = utc_timestamp();
+  record.matrix = input.name;
+  record.matrix_source = input.source;
+  record.rows = input.matrix.rows;
+  record.cols = input.matrix.cols;
+  record.nnz = input.matrix.nnz();
+  record.method = std::string(to_string(request.method));
+  record.precision = std::string(to_string(request.precision));
+  record.operation = operation_name(request.operation);
+  record.n = request.operation == Operation::spmv ? 1 : request.n;
+  record.alpha = options.alpha;
+  record.beta = options.beta;
+  record.error_threshold = error_threshold(request.precision);
+  record.min_bytes = minimum_bytes(record.rows, record.cols, record.nnz, request.precision,
+                                   request.operation, record.n, options.beta != 0.0);
+  return record;
+}
+
+
+}  // namespace
+
+std::optional<BenchRecord> MatrixBenchmark::run(const CaseRequest& request) {
+  State& state = *state_;
+  if (!supports(request.method, request.operation, request.precision)) {
+    state.last_skip_reason = std::string(to_string(request.method)) + " does not support " +
+                             std::string(operation_name(request.operation)) + " in " +
+                             std::string(to_string(request.precision));
+    return std::nullopt;
+  }
+  BenchRecord record = describe_case(state.input, state.environment, state.options, request);
+  Timing timing;
+  try {
+    timing = dispatch_precision(request.precision, [&](auto tag) {
+      return state.measure<decltype(tag)>(request, record);
+    });
+  } catch (const UnsupportedError& unsupported) {
+    state.last_skip_reason = unsupported.what();
+    return std::nullopt;
+  } catch (const std::exception& error) {
+    record.error = error.what();
+    return record;
+  }
+  add_throughput(timing, state.environment, record);
+  return record;
+}
+
+const std::string& MatrixBenchmark::last_skip_reason() const { return state_->last_skip_reason; }
+
+}  // namespace tcsparse::bench

@@ -1,1 +1,188 @@
-// placeholder: to be written by the owner of this area
+#include "suites.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::bench {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The suites. Spec syntax: "gen:KIND:key=value,..." (include/tcsparse/generate.hpp lists the
+// kinds and their parameters). Nonzero counts in the comments are approximate.
+// ---------------------------------------------------------------------------------------------
+
+/// Large matrices, 10-30 M nonzeros each: big enough that x, y and the matrix stream from HBM
+/// (far past the 50-60 MB L2 of an H100/H200) and the GPU is full.
+const std::vector<SuiteEntry> kDefaultLarge = {
+    {"stencil2d_2000", "gen:stencil2d:nx=2000,ny=2000,seed=1"},      // 4 M rows x 5     = 20 M
+    {"stencil3d_100", "gen:stencil3d:nx=100,ny=100,nz=100,seed=2"},  // 1 M rows x 27    = 26 M
+    {"rmat_20", "gen:rmat:scale=20,edge_factor=16,seed=3"},          // 1 M rows, power law 16 M
+    {"random_uniform_1m",                                            // 1 M rows x 1..39 = 20 M
+     "gen:random:rows=1000000,cols=1000000,dist=uniform,min=1,max=39,seed=4"},
+    {"random_powerlaw_2m",                                           // 2 M rows, mean ~ 8: 16 M
+     "gen:random:rows=2000000,cols=2000000,dist=power_law,min=1,max=20000,exponent=2,seed=5"},
+    {"banded_2m", "gen:banded:n=2000000,bandwidth=5,seed=6"},        // 2 M rows x 11    = 22 M
+    {"short_rows_5m", "gen:short:rows=5000000,cols=5000000,seed=7"}, // 5 M rows x 1..4  = 12 M
+    {"long_rows_20k",                                                // 20 k rows x 1000 = 20 M
+     "gen:long:rows=20000,cols=1000000,length=1000,seed=8"},
+    {"pruned_16k", "gen:pruned:rows=16384,cols=16384,sparsity=0.9,seed=9"},  // 27 M
+};
+/// The real matrix replicated block-diagonally to this many nonzeros (default suite).
+constexpr std::int64_t kDefaultReplicaNnz = 20'000'000;
+
+/// Small matrices of the default suite, 0.1-1 M nonzeros: launch overhead and L2 residency.
+const std::vector<SuiteEntry> kDefaultSmall = {
+    {"stencil2d_400", "gen:stencil2d:nx=400,ny=400,seed=11"},        // 160 k rows x 5   = 800 k
+    {"stencil3d_30", "gen:stencil3d:nx=30,ny=30,nz=30,seed=12"},     // 27 k rows x 27   = 700 k
+    {"rmat_15", "gen:rmat:scale=15,edge_factor=16,seed=13"},         // 32 k rows        = 500 k
+    {"random_powerlaw_100k",                                         // 100 k rows       = 600 k
+     "gen:random:rows=100000,cols=100000,dist=power_law,min=1,max=5000,exponent=2,seed=14"},
+    {"short_rows_200k", "gen:short:rows=200000,cols=200000,seed=15"},  // 200 k x 1..4  = 500 k
+    {"pruned_2k", "gen:pruned:rows=2048,cols=2048,sparsity=0.9,seed=16"},  // 420 k
+};
+
+/// The "small" suite: every kind once, each under 200 k nonzeros, generated in milliseconds.
+const std::vector<SuiteEntry> kSmall = {
+    {"stencil2d_150", "gen:stencil2d:nx=150,ny=150,seed=21"},        // 22 k rows x 5   = 112 k
+    {"stencil3d_15", "gen:stencil3d:nx=15,ny=15,nz=15,seed=22"},     // 3.4 k rows x 27 =  80 k
+    {"rmat_12", "gen:rmat:scale=12,edge_factor=16,seed=23"},         // 4 k rows        =  60 k
+    {"random_uniform_5k",                                            // 5 k rows x 1..39 = 100 k
+     "gen:random:rows=5000,cols=5000,dist=uniform,min=1,max=39,seed=24"},
+    {"random_powerlaw_20k",                                          // 20 k rows       ~ 120 k
+     "gen:random:rows=20000,cols=20000,dist=power_law,min=1,max=2000,exponent=2,seed=25"},
+    {"banded_20k", "gen:banded:n=20000,bandwidth=3,seed=26"},        // 20 k rows x 7   = 140 k
+    {"short_rows_50k", "gen:short:rows=50000,cols=50000,seed=27"},   // 50 k x 1..4     = 125 k
+    {"long_rows_100", "gen:long:rows=100,cols=10000,length=1000,seed=28"},  // 100 k
+    {"pruned_512", "gen:pruned:rows=512,cols=1024,sparsity=0.8,seed=29"},   // 105 k
+};
+/// The replica of the small suite: a real matrix of at most kSmallReplicaSourceNnz nonzeros
+/// repeated to at least kSmallReplicaNnz (so at most twice that, below 200 k).
+constexpr std::int64_t kSmallReplicaNnz = 60'000;
+constexpr std::int64_t kSmallReplicaSourceNnz = 60'000;
+
+constexpr std::uint64_t kReplicaSeed = 10;
+
+// ---------------------------------------------------------------------------------------------
+
+std::string replica_spec(const std::filesystem::path& file, std::int64_t target_nnz) {
+  return "gen:replicate:file=" + file.string() + ",target_nnz=" + std::to_string(target_nnz) +
+         ",seed=" + std::to_string(kReplicaSeed);
+}
+
+std::string matrix_stem(const std::filesystem::path& file) {
+  std::string name = file.filename().string();
+  for (std::string_view suffix : {".gz", ".mtx", ".smtx"})
+    if (name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+  return name;
+}
+
+/// Appends the replicated real matrix when one is found.
+void add_replica(std::vector<SuiteEntry>& entries, const std::filesystem::path& matrix_dir,
+                 std::int64_t max_source_nnz, std::int64_t target_nnz) {
+  if (matrix_dir.empty()) return;
+  if (auto file = largest_real_matrix(matrix_dir, max_source_nnz))
+    entries.push_back({"replica_" + matrix_stem(*file), replica_spec(*file, target_nnz)});
+}
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream stream(line);
+  for (std::string field; std::getline(stream, field, '\t');) fields.push_back(field);
+  return fields;
+}
+
+/// MANIFEST.tsv columns: file name kind rows cols nnz_stored nnz_expanded symmetry ...
+std::optional<std::filesystem::path> largest_in_manifest(const std::filesystem::path& matrix_dir,
+                                                         std::int64_t max_nnz) {
+  std::ifstream manifest(matrix_dir / "MANIFEST.tsv");
+  std::optional<std::filesystem::path> best;
+  std::int64_t best_nnz = -1;
+  std::string line;
+  std::getline(manifest, line);  // header
+  while (std::getline(manifest, line)) {
+    const auto fields = split_tabs(line);
+    if (fields.size() < 7 || fields[2] != "suitesparse") continue;
+    const std::int64_t nnz = std::strtoll(fields[6].c_str(), nullptr, 10);
+    const auto file = matrix_dir / fields[0];
+    if (nnz > best_nnz && nnz <= max_nnz && std::filesystem::is_regular_file(file)) {
+      best = file;
+      best_nnz = nnz;
+    }
+  }
+  return best;
+}
+
+bool is_matrix_market_file(const std::filesystem::path& file) {
+  const std::string name = file.filename().string();
+  return name.ends_with(".mtx") || name.ends_with(".mtx.gz");
+}
+
+std::optional<std::filesystem::path> largest_by_file_size(const std::filesystem::path& dir) {
+  std::optional<std::filesystem::path> best;
+  std::uintmax_t best_size = 0;
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ignored)) {
+    if (!entry.is_regular_file() || !is_matrix_market_file(entry.path())) continue;
+    if (!best || entry.file_size() > best_size) {
+      best = entry.path();
+      best_size = entry.file_size();
+    }
+  }
+  return best;
+}
+
+bool is_directory(const char* path) {
+  std::error_code ignored;
+  return path && *path && std::filesystem::is_directory(path, ignored);
+}
+
+}  // namespace
+
+std::vector<std::string> suite_names() { return {"default", "small"}; }
+
+std::vector<SuiteEntry> suite(const std::string& name, const std::filesystem::path& matrix_dir) {
+  std::vector<SuiteEntry> entries;
+  if (name == "default") {
+    entries = kDefaultLarge;
+    add_replica(entries, matrix_dir, kDefaultReplicaNnz, kDefaultReplicaNnz);
+    entries.insert(entries.end(), kDefaultSmall.begin(), kDefaultSmall.end());
+  } else if (name == "small") {
+    entries = kSmall;
+    add_replica(entries, matrix_dir, kSmallReplicaSourceNnz, kSmallReplicaNnz);
+  } else {
+    throw Error("unknown suite '" + name + "' (known: default, small)");
+  }
+  return entries;
+}
+
+std::optional<std::filesystem::path> default_matrix_dir() {
+#ifndef TCSPARSE_DEFAULT_MATRIX_DIR
+#define TCSPARSE_DEFAULT_MATRIX_DIR ""
+#endif
+#ifndef TCSPARSE_SOURCE_MATRIX_DIR
+#define TCSPARSE_SOURCE_MATRIX_DIR ""
+#endif
+  const char* const candidates[] = {std::getenv("TCSPARSE_MATRIX_DIR"),
+                                    TCSPARSE_DEFAULT_MATRIX_DIR, TCSPARSE_SOURCE_MATRIX_DIR};
+  for (const char* candidate : candidates)
+    if (is_directory(candidate)) return std::filesystem::path(candidate);
+  return std::nullopt;
+}
+
+std::optional<std::filesystem::path> largest_real_matrix(const std::filesystem::path& matrix_dir,
+                                                         std::int64_t max_nnz) {
+  std::error_code ignored;
+  if (!std::filesystem::is_directory(matrix_dir, ignored)) return std::nullopt;
+  if (std::filesystem::is_regular_file(matrix_dir / "MANIFEST.tsv", ignored))
+    return largest_in_manifest(matrix_dir, max_nnz);
+  const auto suitesparse = matrix_dir / "suitesparse";
+  return largest_by_file_size(std::filesystem::is_directory(suitesparse, ignored) ? suitesparse
+                                                                                  : matrix_dir);
+}
+
+}  // namespace tcsparse::bench

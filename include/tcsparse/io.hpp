@@ -15,7 +15,9 @@ namespace tcsparse {
 
 struct ReadOptions {
   /// Pattern files (and .smtx, which carry no values) get values drawn uniformly from
-  /// [-1, 1) \ small band around 0, deterministically from this seed.
+  /// [-1, -0.1] U [0.1, 1] (never zero), a pure function of this seed and the entry's position
+  /// in the file: the same file and seed give the same matrix whatever the thread count; the
+  /// mirrored copy of a symmetric entry gets the same value (negated if skew-symmetric).
   std::uint64_t pattern_seed = 42;
   /// Parser threads; 0 means all cores (OpenMP).
   int threads = 0;
@@ -39,6 +41,13 @@ struct ReadReport {
 /// Reads a Matrix Market coordinate file (real, integer or pattern; any symmetry except complex
 /// fields). `.gz` files are decompressed with zlib. Array (dense) and complex files are refused
 /// with a ParseError that says so.
+///
+/// gzip is recognised by its magic bytes, whatever the name. Comments and blank lines may appear
+/// anywhere after the banner; CRLF line endings and any blanks are accepted. Symmetric and
+/// (real) hermitian files are mirrored, the diagonal kept once; skew-symmetric files are mirrored
+/// negated, and an entry on their diagonal is an error. A declared size that does not fit Index
+/// throws IndexOverflowError ("FILE:LINE: ...") before anything is allocated. Values are parsed
+/// as double (float for Value = float) and rounded to Value.
 template <typename Value, typename Index = std::int32_t>
 CsrMatrix<Value, Index> read_matrix_market(const std::filesystem::path& path,
                                            const ReadOptions& options = {},
@@ -52,6 +61,12 @@ void write_matrix_market(const std::filesystem::path& path,
 
 /// Reads a DLMC .smtx file: "rows, cols, nnz", then the row offsets, then the column indices.
 /// The file holds no values: they are generated from options.pattern_seed.
+///
+/// Line 1 holds rows, cols and nnz; line 2 the rows + 1 row offsets (starting at 0,
+/// non-decreasing, ending at nnz); line 3 the nnz 0-based column indices, each in [0, cols).
+/// Numbers are separated by blanks and/or commas; a .gz file is inflated. Columns that are not
+/// sorted within a row are sorted (each keeps its generated value); a column that appears twice
+/// in a row is a ParseError (line 3), as is any other broken rule (with its line).
 template <typename Value, typename Index = std::int32_t>
 CsrMatrix<Value, Index> read_smtx(const std::filesystem::path& path,
                                   const ReadOptions& options = {},

@@ -1,1 +1,728 @@
-// placeholder: to be written by the owner of this area
+// Matrix Market coordinate reader (parallel) and writer.
+//
+// Reading: the whole file is read (and inflated) into memory; the banner and the size line are
+// parsed serially; the entry text is split into chunks at line boundaries; a first parallel pass
+// counts the newlines of every chunk (so each chunk knows the 1-based number of its first line
+// and where its entries go), a second pass parses the chunks with std::from_chars into COO
+// arrays, and the COO entries are assembled into CSR by a parallel counting sort
+// (core/csr_assembly.hpp), mirroring the stored triangle of symmetric files.
+#include <locale.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <type_traits>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "core/csr_assembly.hpp"
+#include "core/file_io.hpp"
+#include "core/matrix_market_parser.hpp"
+#include "core/parallel.hpp"
+#include "core/pattern_values.hpp"
+#include "core/text_parsing.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/io.hpp"
+
+namespace tcsparse {
+
+namespace {
+
+using detail::is_blank;
+using detail::skip_blanks;
+using detail::token_preview;
+
+constexpr std::string_view kBannerForm =
+    "%%MatrixMarket matrix coordinate <real|integer|pattern> "
+    "<general|symmetric|skew-symmetric|hermitian>";
+/// Chunks per thread: a few, so that dynamic scheduling evens out uneven chunks.
+constexpr std::int64_t kChunksPerThread = 4;
+
+enum class Field { real, integer, pattern };
+enum class Symmetry { general, symmetric, skew_symmetric, hermitian };
+
+std::string field_name(Field field) {
+  switch (field) {
+    case Field::real: return "real";
+    case Field::integer: return "integer";
+    case Field::pattern: return "pattern";
+  }
+  return "?";
+}
+
+std::string symmetry_name(Symmetry symmetry) {
+  switch (symmetry) {
+    case Symmetry::general: return "general";
+    case Symmetry::symmetric: return "symmetric";
+    case Symmetry::skew_symmetric: return "skew-symmetric";
+    case Symmetry::hermitian: return "hermitian";
+  }
+  return "?";
+}
+
+std::string str(std::int64_t value) { return std::to_string(value); }
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<std::string_view> split_blanks(std::string_view line) {
+  std::vector<std::string_view> tokens;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_blank(line[i])) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && !is_blank(line[i])) ++i;
+    if (i > start) tokens.push_back(line.substr(start, i - start));
+  }
+  return tokens;
+}
+
+std::string quoted(std::string_view token) {
+  return "'" + detail::line_preview(token, 40) + "'";
+}
+
+// ---- header -----------------------------------------------------------------------------------
+
+struct Header {
+  Field field = Field::real;
+  Symmetry symmetry = Symmetry::general;
+  std::int64_t rows = 0, cols = 0, entries = 0;
+  std::int64_t size_line = 0;           ///< 1-based line of "rows cols entries"
+  std::size_t entries_offset = 0;       ///< byte offset of the first entry line
+  std::int64_t entries_first_line = 0;  ///< its 1-based number
+};
+
+/// Reads lines one by one with their 1-based numbers (for the header).
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {}
+  bool done() const { return offset_ >= text_.size(); }
+  /// The next line without its '\n'.
+  std::string_view next() {
+    const std::size_t newline = text_.find('\n', offset_);
+    const std::size_t stop = newline == std::string_view::npos ? text_.size() : newline;
+    const std::string_view line = text_.substr(offset_, stop - offset_);
+    offset_ = newline == std::string_view::npos ? text_.size() : newline + 1;
+    ++number_;
+    return line;
+  }
+  std::int64_t number() const { return number_; }
+  std::size_t offset() const { return offset_; }
+
+ private:
+  std::string_view text_;
+  std::size_t offset_ = 0;
+  std::int64_t number_ = 0;
+};
+
+bool is_comment_or_blank(std::string_view line) {
+  const std::size_t first = line.find_first_not_of(" \t\r\v\f");
+  return first == std::string_view::npos || line[first] == '%';
+}
+
+template <typename Index>
+Header parse_header(std::string_view text, const std::string& name,
+                    const detail::MatrixMarketTuning& tuning) {
+  if (text.empty())
+    throw ParseError(name, 0, "empty file: expected the banner '" + std::string(kBannerForm) + "'");
+  LineReader lines(text);
+  const std::string_view banner = lines.next();
+  const auto tokens = split_blanks(banner);
+  if (tokens.empty() || detail::lowercase(tokens[0]) != "%%matrixmarket")
+    throw ParseError(name, 1,
+                     "expected the banner '" + std::string(kBannerForm) + "', found " +
+                         quoted(banner));
+  if (tokens.size() < 5)
+    throw ParseError(name, 1,
+                     "incomplete banner " + quoted(banner) + ": expected '" +
+                         std::string(kBannerForm) + "'");
+  const std::string object = detail::lowercase(tokens[1]);
+  const std::string format = detail::lowercase(tokens[2]);
+  const std::string field = detail::lowercase(tokens[3]);
+  const std::string symmetry = detail::lowercase(tokens[4]);
+  if (object != "matrix")
+    throw ParseError(name, 1, "unsupported object " + quoted(tokens[1]) + ": only 'matrix'");
+  if (format == "array")
+    throw ParseError(name, 1,
+                     "array (dense) format is not supported: only 'coordinate' (sparse) files");
+  if (format != "coordinate")
+    throw ParseError(name, 1, "unknown format " + quoted(tokens[2]) + ": expected 'coordinate'");
+
+  Header header;
+  if (field == "real" || field == "double") header.field = Field::real;
+  else if (field == "integer") header.field = Field::integer;
+  else if (field == "pattern") header.field = Field::pattern;
+  else if (field == "complex")
+    throw ParseError(name, 1,
+                     "complex values are not supported (field 'complex'): only real, integer "
+                     "or pattern files");
+  else
+    throw ParseError(name, 1,
+                     "unknown field " + quoted(tokens[3]) +
+                         ": expected real, integer or pattern");
+
+  if (symmetry == "general") header.symmetry = Symmetry::general;
+  else if (symmetry == "symmetric") header.symmetry = Symmetry::symmetric;
+  else if (symmetry == "skew-symmetric") header.symmetry = Symmetry::skew_symmetric;
+  else if (symmetry == "hermitian") header.symmetry = Symmetry::hermitian;  // real: symmetric
+  else
+    throw ParseError(name, 1,
+                     "unknown symmetry " + quoted(tokens[4]) +
+                         ": expected general, symmetric, skew-symmetric or hermitian");
+  if (tokens.size() > 5)
+    throw ParseError(name, 1, "unexpected " + quoted(tokens[5]) + " after the symmetry in the banner");
+
+  // Comments and blank lines, then the size line.
+  std::string_view size_line;
+  for (;;) {
+    if (lines.done())
+      throw ParseError(name, lines.number(),
+                       "missing size line 'rows columns entries': the file ends after the header");
+    size_line = lines.next();
+    if (!is_comment_or_blank(size_line)) break;
+  }
+  header.size_line = lines.number();
+  const auto size_tokens = split_blanks(size_line);
+  if (size_tokens.size() != 3)
+    throw ParseError(name, header.size_line,
+                     "malformed size line " + quoted(size_line) +
+                         ": expected three integers 'rows columns entries'");
+  static constexpr const char* kSizeNames[] = {"rows", "columns", "entries"};
+  std::int64_t sizes[3] = {};
+  for (int i = 0; i < 3; ++i) {
+    const std::string_view token = size_tokens[static_cast<std::size_t>(i)];
+    bool overflow = false;
+    const char* end = token.data() + token.size();
+    if (detail::parse_integer_token(token.data(), end, sizes[i], overflow) == nullptr)
+      throw ParseError(name, header.size_line,
+                       std::string("malformed size line: the number of ") + kSizeNames[i] + " " +
+                           quoted(token) + (overflow ? " is too large" : " is not an integer"));
+    if (sizes[i] < 0)
+      throw ParseError(name, header.size_line,
+                       std::string("negative number of ") + kSizeNames[i] + ": " + str(sizes[i]));
+  }
+  header.rows = sizes[0];
+  header.cols = sizes[1];
+  header.entries = sizes[2];
+  constexpr auto kIndexMax = static_cast<std::int64_t>(std::numeric_limits<Index>::max());
+  for (int i = 0; i < 3; ++i)
+    if (sizes[i] > kIndexMax)
+      throw IndexOverflowError(name + ":" + str(header.size_line) + ": " + str(sizes[i]) + " " +
+                               kSizeNames[i] + " do not fit " +
+                               detail::index_width_name<Index>() + " indices (at most " +
+                               str(kIndexMax) + "); read it with 64-bit indices");
+  if (tuning.max_dimension >= 0 &&
+      (header.rows > tuning.max_dimension || header.cols > tuning.max_dimension))
+    throw Error(name + ":" + str(header.size_line) + ": " + str(header.rows) + " x " +
+                str(header.cols) + " exceeds the configured limit of " + str(tuning.max_dimension));
+  if (header.symmetry != Symmetry::general && header.rows != header.cols)
+    throw ParseError(name, header.size_line,
+                     "a " + symmetry_name(header.symmetry) + " matrix must be square, but the "
+                     "size line declares " + str(header.rows) + " x " + str(header.cols));
+  header.entries_offset = lines.offset();
+  header.entries_first_line = header.size_line + 1;
+  return header;
+}
+
+// ---- entries ----------------------------------------------------------------------------------
+
+struct Chunk {
+  const char* begin = nullptr;
+  const char* end = nullptr;
+  std::int64_t newlines = 0;       ///< '\n' in [begin, end)
+  std::int64_t first_line = 0;     ///< 1-based number of the line at begin
+  std::int64_t slot = 0;           ///< where its entries go in the COO arrays
+  std::int64_t capacity = 0;       ///< how many entries it may hold
+  std::int64_t entries = 0;        ///< how many it holds after parsing
+  std::int64_t error_line = -1;    ///< first error, if any
+  std::string error;
+};
+
+/// A line holds an entry when its first non-blank character is neither '%' nor the end.
+inline bool holds_entry(const char* p, const char* end) {
+  p = skip_blanks(p, end);
+  return p < end && *p != '\n' && *p != '%';
+}
+
+std::int64_t count_newlines(const char* begin, const char* end) {
+  std::int64_t count = 0;
+  for (const char* p = begin; p < end; ++p) count += *p == '\n' ? 1 : 0;  // vectorised
+  return count;
+}
+
+std::int64_t count_entry_lines(const char* p, const char* end) {
+  std::int64_t count = 0;
+  while (p < end) {
+    count += holds_entry(p, end) ? 1 : 0;
+    p = detail::next_line(p, end);
+  }
+  return count;
+}
+
+struct EntryRules {
+  std::int64_t rows = 0, cols = 0;
+  Field field = Field::real;
+  bool skew = false;
+};
+
+/// strtod in the "C" locale whatever the process locale (for the rare out-of-range values).
+double strtod_c_locale(const std::string& token) {
+  struct CLocale {
+    locale_t handle = newlocale(LC_ALL_MASK, "C", locale_t{});
+    ~CLocale() {
+      if (handle != locale_t{}) freelocale(handle);
+    }
+  };
+  static const CLocale c_locale;
+  if (c_locale.handle == locale_t{}) return std::strtod(token.c_str(), nullptr);
+  return strtod_l(token.c_str(), nullptr, c_locale.handle);
+}
+
+template <typename Value>
+const char* parse_value(const char* p, const char* end, Field field, Value& value,
+                        std::string& error) {
+  // from_chars takes no '+'; Matrix Market writers sometimes print one.
+  const char* start = p;
+  if (*p == '+' && p + 1 < end && p[1] != '-' && p[1] != '+') ++p;
+  if (field == Field::integer) {
+    std::int64_t integer = 0;
+    bool overflow = false;
+    const char* next = detail::parse_integer_token(p, end, integer, overflow);
+    if (next == nullptr) {
+      error = overflow ? "integer value '" + token_preview(start, end) + "' is out of range"
+                       : "expected an integer value, found '" + token_preview(start, end) + "'";
+      return nullptr;
+    }
+    value = from_double<Value>(static_cast<double>(integer));
+    return next;
+  }
+  using Parsed = std::conditional_t<std::is_same_v<Value, float>, float, double>;
+  Parsed parsed{};
+  const auto [next, status] = std::from_chars(p, end, parsed);
+  if (status == std::errc::result_out_of_range && detail::at_token_end(next, end)) {
+    // Overflow or underflow: strtod tells which (it returns +-HUGE_VAL on overflow and the
+    // nearest subnormal or zero on underflow).
+    const double wide = strtod_c_locale(std::string(p, next));
+    if (std::isinf(wide)) {
+      error = "value '" + token_preview(start, end) + "' is out of the range of double";
+      return nullptr;
+    }
+    value = from_double<Value>(wide);
+    return next;
+  }
+  if (status != std::errc{} || !detail::at_token_end(next, end)) {
+    error = "malformed value '" + token_preview(start, end) + "'";
+    return nullptr;
+  }
+  if constexpr (std::is_same_v<Value, float>) value = parsed;
+  else value = from_double<Value>(parsed);
+  return next;
+}
+
+const char* parse_index(const char* p, const char* end, const char* what, std::int64_t limit,
+                        std::int64_t& index, std::string& error) {
+  bool overflow = false;
+  const char* next = detail::parse_integer_token(p, end, index, overflow);
+  if (next == nullptr) {
+    error = std::string(overflow ? "too large " : "expected an integer ") + what +
+            " index, found '" + token_preview(p, end) + "'";
+    return nullptr;
+  }
+  if (index < 1 || index > limit) {
+    error = std::string(what) + " index " + str(index) + " is out of range [1, " + str(limit) +
+            "] (indices are 1-based)";
+    return nullptr;
+  }
+  return next;
+}
+
+/// Parses the entry lines of one chunk into the COO arrays from chunk.slot on. Stops at the
+/// first error, which it records in the chunk (no exception crosses the OpenMP region).
+template <typename Value, typename Index>
+void parse_chunk(Chunk& chunk, const EntryRules& rules, Index* row_out, Index* col_out,
+                 Value* value_out) {
+  const char* p = chunk.begin;
+  const char* const end = chunk.end;
+  std::int64_t line = chunk.first_line;
+  std::int64_t count = 0;
+  std::string error;
+  const auto fail = [&](std::string message) {
+    chunk.error_line = line;
+    chunk.error = std::move(message);
+    chunk.entries = count;
+  };
+  const bool has_value = rules.field != Field::pattern;
+  while (p < end) {
+    p = skip_blanks(p, end);
+    if (p == end) break;
+    if (*p == '\n') {  // blank line
+      ++p;
+      ++line;
+      continue;
+    }
+    if (*p == '%') {  // comment
+      p = detail::next_line(p, end);
+      ++line;
+      continue;
+    }
+    if (count == chunk.capacity) return fail("internal error: more entries than counted");
+
+    std::int64_t row = 0, column = 0;
+    p = parse_index(p, end, "row", rules.rows, row, error);
+    if (p == nullptr) return fail(std::move(error));
+    p = skip_blanks(p, end);
+    if (p == end || *p == '\n')
+      return fail(has_value ? "missing column index and value: expected 'row column value'"
+                            : "missing column index: expected 'row column'");
+    p = parse_index(p, end, "column", rules.cols, column, error);
+    if (p == nullptr) return fail(std::move(error));
+    if (rules.skew && row == column)
+      return fail("entry on the diagonal (row " + str(row) + ", column " + str(column) +
+                  ") in a skew-symmetric file: its diagonal is zero and is not stored");
+
+    const auto slot = static_cast<std::size_t>(chunk.slot + count);
+    if (has_value) {
+      p = skip_blanks(p, end);
+      if (p == end || *p == '\n')
+        return fail("missing value: a " + field_name(rules.field) +
+                    " file needs 'row column value'");
+      p = parse_value(p, end, rules.field, value_out[slot], error);
+      if (p == nullptr) return fail(std::move(error));
+    }
+    p = skip_blanks(p, end);
+    if (p < end && *p != '\n')
+      return fail("unexpected text '" + token_preview(p, end) + "' after the " +
+                  (has_value ? std::string("value") : "column index (a pattern file has no values)"));
+    row_out[slot] = static_cast<Index>(row - 1);
+    col_out[slot] = static_cast<Index>(column - 1);
+    ++count;
+    if (p < end) {
+      ++p;  // past '\n'
+      ++line;
+    }
+  }
+  chunk.entries = count;
+}
+
+/// Splits [begin, end) into about `count` chunks that start at line starts.
+std::vector<Chunk> split_into_chunks(const char* begin, const char* end, std::int64_t count) {
+  std::vector<Chunk> chunks;
+  const auto size = static_cast<std::int64_t>(end - begin);
+  const char* start = begin;
+  for (std::int64_t k = 1; k <= count && start < end; ++k) {
+    const char* stop = end;
+    if (k < count) {
+      stop = begin + size * k / count;
+      if (stop <= start) continue;
+      if (stop[-1] != '\n') stop = detail::next_line(stop, end);
+    }
+    Chunk chunk;
+    chunk.begin = start;
+    chunk.end = stop;
+    chunks.push_back(std::move(chunk));
+    start = stop;
+  }
+  return chunks;
+}
+
+/// Stored entries as read, before assembly.
+template <typename Value, typename Index>
+struct ParsedEntries {
+  Header header;
+  detail::UninitializedVector<Index> row_idx, col_idx;
+  detail::UninitializedVector<Value> values;
+};
+
+template <typename Value, typename Index>
+ParsedEntries<Value, Index> parse_entries(std::string_view text, const std::string& name,
+                                          const ReadOptions& options,
+                                          const detail::MatrixMarketTuning& tuning) {
+  ParsedEntries<Value, Index> parsed;
+  Header& header = parsed.header;
+  header = parse_header<Index>(text, name, tuning);
+
+  const char* const begin = text.data() + header.entries_offset;
+  const char* const end = text.data() + text.size();
+  const int threads = detail::resolve_threads(options.threads);
+  const auto region = static_cast<std::int64_t>(end - begin);
+  const auto min_chunk = static_cast<std::int64_t>(std::max<std::size_t>(tuning.min_chunk_bytes, 1));
+  const std::int64_t chunk_count = std::clamp<std::int64_t>(region / min_chunk, 1,
+                                                            threads * kChunksPerThread);
+  std::vector<Chunk> chunks = split_into_chunks(begin, end, chunk_count);
+  const auto chunk_total = static_cast<std::int64_t>(chunks.size());
+  const int team = chunk_total > 1 ? threads : 1;
+
+  // Pass 1: newlines per chunk give every chunk its first line number and an upper bound on its
+  // entries (one per line).
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
+  for (std::int64_t c = 0; c < chunk_total; ++c) {
+    Chunk& chunk = chunks[static_cast<std::size_t>(c)];
+    chunk.newlines = count_newlines(chunk.begin, chunk.end);
+    chunk.capacity = chunk.newlines + (chunk.end[-1] != '\n' ? 1 : 0);
+  }
+  std::int64_t lines = 0;
+  for (Chunk& chunk : chunks) {
+    chunk.first_line = header.entries_first_line + lines;
+    lines += chunk.newlines;
+  }
+  // The last line of the file: the size line when no entry text follows it.
+  const std::int64_t last_line =
+      region == 0 ? header.size_line
+                  : header.entries_first_line + lines - (end[-1] == '\n' ? 1 : 0);
+
+  std::int64_t capacity = 0;
+  for (const Chunk& chunk : chunks) capacity += chunk.capacity;
+  if (capacity > header.entries) {
+    // More lines than declared entries: comments, blank lines, or too many entries. Count the
+    // entry lines exactly, so that storage never exceeds the declared count.
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
+    for (std::int64_t c = 0; c < chunk_total; ++c) {
+      Chunk& chunk = chunks[static_cast<std::size_t>(c)];
+      chunk.capacity = count_entry_lines(chunk.begin, chunk.end);
+    }
+    capacity = 0;
+    for (const Chunk& chunk : chunks) {
+      if (capacity + chunk.capacity > header.entries) {
+        // The first surplus entry is in this chunk: find its line.
+        std::int64_t line = chunk.first_line;
+        std::int64_t seen = capacity;
+        for (const char* p = chunk.begin; p < chunk.end; p = detail::next_line(p, chunk.end)) {
+          if (holds_entry(p, chunk.end) && ++seen > header.entries) break;
+          ++line;
+        }
+        throw ParseError(name, line,
+                         "more entries than the " + str(header.entries) +
+                             " declared on the size line (line " + str(header.size_line) + ")");
+      }
+      capacity += chunk.capacity;
+    }
+  }
+  {
+    std::int64_t slot = 0;
+    for (Chunk& chunk : chunks) {
+      chunk.slot = slot;
+      slot += chunk.capacity;
+    }
+  }
+
+  // Pass 2: parse.
+  parsed.row_idx.resize(static_cast<std::size_t>(capacity));
+  parsed.col_idx.resize(static_cast<std::size_t>(capacity));
+  parsed.values.resize(static_cast<std::size_t>(capacity));
+  const EntryRules rules{header.rows, header.cols, header.field,
+                         header.symmetry == Symmetry::skew_symmetric};
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
+  for (std::int64_t c = 0; c < chunk_total; ++c)
+    parse_chunk<Value, Index>(chunks[static_cast<std::size_t>(c)], rules, parsed.row_idx.data(),
+                              parsed.col_idx.data(), parsed.values.data());
+
+  const Chunk* first_error = nullptr;
+  for (const Chunk& chunk : chunks)
+    if (chunk.error_line >= 0 && (first_error == nullptr || chunk.error_line < first_error->error_line))
+      first_error = &chunk;
+  if (first_error != nullptr) throw ParseError(name, first_error->error_line, first_error->error);
+
+  // Close the gaps that comment and blank lines left (chunks in order, so moves go left).
+  std::int64_t found = 0;
+  for (const Chunk& chunk : chunks) {
+    if (chunk.slot != found) {
+      const auto from = static_cast<std::ptrdiff_t>(chunk.slot);
+      const auto count = static_cast<std::ptrdiff_t>(chunk.entries);
+      const auto to = static_cast<std::ptrdiff_t>(found);
+      std::copy(parsed.row_idx.begin() + from, parsed.row_idx.begin() + from + count,
+                parsed.row_idx.begin() + to);
+      std::copy(parsed.col_idx.begin() + from, parsed.col_idx.begin() + from + count,
+                parsed.col_idx.begin() + to);
+      std::copy(parsed.values.begin() + from, parsed.values.begin() + from + count,
+                parsed.values.begin() + to);
+    }
+    found += chunk.entries;
+  }
+  if (found < header.entries)
+    throw ParseError(name, last_line,
+                     "expected " + str(header.entries) + " entries (size line, line " +
+                         str(header.size_line) + "), found " + str(found) +
+                         (found == 0 ? "" : " (file truncated?)"));
+  parsed.row_idx.resize(static_cast<std::size_t>(found));
+  parsed.col_idx.resize(static_cast<std::size_t>(found));
+  parsed.values.resize(static_cast<std::size_t>(found));
+
+  if (header.field == Field::pattern) {
+    const int value_team = detail::threads_for(found, options.threads);
+#pragma omp parallel for num_threads(value_team) schedule(static) if (value_team > 1)
+    for (std::int64_t e = 0; e < found; ++e)
+      parsed.values[static_cast<std::size_t>(e)] = from_double<Value>(
+          detail::pattern_value(options.pattern_seed, static_cast<std::uint64_t>(e)));
+  }
+  return parsed;
+}
+
+template <typename Value, typename Index>
+CsrMatrix<Value, Index> assemble_entries(ParsedEntries<Value, Index>& parsed,
+                                         const std::string& name, const ReadOptions& options) {
+  detail::AssemblyOptions assembly;
+  assembly.threads = options.threads;
+  assembly.duplicates = DuplicatePolicy::sum;
+  switch (parsed.header.symmetry) {
+    case Symmetry::general: assembly.mirror = detail::Mirror::none; break;
+    case Symmetry::symmetric:
+    case Symmetry::hermitian: assembly.mirror = detail::Mirror::symmetric; break;
+    case Symmetry::skew_symmetric: assembly.mirror = detail::Mirror::skew_symmetric; break;
+  }
+  try {
+    return detail::assemble_csr<Value, Index>(
+        static_cast<Index>(parsed.header.rows), static_cast<Index>(parsed.header.cols),
+        parsed.row_idx, parsed.col_idx, parsed.values, assembly, [&parsed] {
+          parsed.row_idx = {};
+          parsed.col_idx = {};
+        });
+  } catch (const IndexOverflowError& overflow) {
+    throw IndexOverflowError(name + ": " + overflow.what() + "; read it with 64-bit indices");
+  }
+}
+
+void fill_report(ReadReport* report, const Header& header, std::size_t text_bytes,
+                 std::int64_t entries) {
+  if (report == nullptr) return;
+  report->text_bytes = text_bytes;
+  report->entries_in_file = entries;
+  report->field = field_name(header.field);
+  report->symmetry = symmetry_name(header.symmetry);
+}
+
+// ---- writer -----------------------------------------------------------------------------------
+
+/// Entries per formatting block of the writer (a few MB of text each).
+constexpr std::int64_t kWriteBlockEntries = 1 << 17;
+/// Longest entry line: two 19-digit indices, a value of at most 24 characters, 3 separators.
+constexpr std::size_t kMaxEntryLine = 19 + 1 + 19 + 1 + 32 + 1;
+
+template <typename Value>
+char* format_value(char* out, char* limit, Value value) {
+  // double and float: the shortest text that reads back to the same value. half and bfloat16
+  // through their exact double, which the reader (parsing double, then rounding) gets back.
+  if constexpr (std::is_same_v<Value, float>) return std::to_chars(out, limit, value).ptr;
+  else return std::to_chars(out, limit, to_double(value)).ptr;
+}
+
+}  // namespace
+
+namespace detail {
+
+template <typename Value, typename Index>
+CsrMatrix<Value, Index> parse_matrix_market_text(std::string_view text, const std::string& name,
+                                                 const ReadOptions& options, ReadReport* report,
+                                                 const MatrixMarketTuning& tuning) {
+  auto start = std::chrono::steady_clock::now();
+  auto parsed = parse_entries<Value, Index>(text, name, options, tuning);
+  const auto entries = static_cast<std::int64_t>(parsed.row_idx.size());
+  if (report != nullptr) report->parse_seconds = seconds_since(start);
+  start = std::chrono::steady_clock::now();
+  auto matrix = assemble_entries(parsed, name, options);
+  if (report != nullptr) report->assemble_seconds = seconds_since(start);
+  fill_report(report, parsed.header, text.size(), entries);
+  return matrix;
+}
+
+}  // namespace detail
+
+template <typename Value, typename Index>
+CsrMatrix<Value, Index> read_matrix_market(const std::filesystem::path& path,
+                                           const ReadOptions& options, ReadReport* report) {
+  const std::string name = path.string();
+  detail::FileText file = detail::read_text_file(path, options.threads);
+  auto start = std::chrono::steady_clock::now();
+  auto parsed = parse_entries<Value, Index>(file.text.view(), name, options, {});
+  const double parse_seconds = seconds_since(start);
+  const std::size_t text_bytes = file.text.size();
+  file.text.release();  // the text is no longer needed: free it before assembly allocates
+  const auto entries = static_cast<std::int64_t>(parsed.row_idx.size());
+  start = std::chrono::steady_clock::now();
+  auto matrix = assemble_entries(parsed, name, options);
+  if (report != nullptr) {
+    report->file_bytes = file.file_bytes;
+    report->read_seconds = file.read_seconds;
+    report->parse_seconds = parse_seconds;
+    report->assemble_seconds = seconds_since(start);
+    fill_report(report, parsed.header, text_bytes, entries);
+  }
+  return matrix;
+}
+
+template <typename Value, typename Index>
+void write_matrix_market(const std::filesystem::path& path,
+                         const CsrMatrix<Value, Index>& matrix) {
+  matrix.validate();
+  detail::OutputFile file(path);
+  const std::string header = "%%MatrixMarket matrix coordinate real general\n" +
+                             str(matrix.rows) + " " + str(matrix.cols) + " " +
+                             str(matrix.nnz()) + "\n";
+  file.write(header);
+
+  // Blocks of whole rows of about kWriteBlockEntries entries, formatted a round at a time in
+  // parallel and written in order.
+  std::vector<std::int64_t> block_starts{0};
+  for (std::int64_t row = 0; row < matrix.rows; ++row) {
+    const auto block_entries =
+        static_cast<std::int64_t>(matrix.row_ptr[static_cast<std::size_t>(row) + 1]) -
+        static_cast<std::int64_t>(matrix.row_ptr[static_cast<std::size_t>(block_starts.back())]);
+    if (block_entries >= kWriteBlockEntries || row + 1 == matrix.rows) block_starts.push_back(row + 1);
+  }
+  const auto blocks = static_cast<std::int64_t>(block_starts.size()) - 1;
+  const int threads = detail::resolve_threads(0);
+  const std::int64_t round_size = blocks > 1 ? threads : 1;
+  std::vector<std::string> texts(static_cast<std::size_t>(round_size));
+  for (std::int64_t round = 0; round < blocks; round += round_size) {
+    const std::int64_t in_round = std::min(round_size, blocks - round);
+#pragma omp parallel for num_threads(static_cast<int>(in_round)) schedule(static, 1) if (in_round > 1)
+    for (std::int64_t b = 0; b < in_round; ++b) {
+      const std::int64_t first_row = block_starts[static_cast<std::size_t>(round + b)];
+      const std::int64_t last_row = block_starts[static_cast<std::size_t>(round + b + 1)];
+      const auto first_entry = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(first_row)]);
+      const auto last_entry = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(last_row)]);
+      std::string& text = texts[static_cast<std::size_t>(b)];
+      text.resize((last_entry - first_entry) * kMaxEntryLine);
+      char* out = text.data();
+      char* const limit = text.data() + text.size();
+      for (std::int64_t row = first_row; row < last_row; ++row) {
+        for (auto k = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row)]);
+             k < static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row) + 1]); ++k) {
+          out = std::to_chars(out, limit, row + 1).ptr;
+          *out++ = ' ';
+          out = std::to_chars(out, limit, static_cast<std::int64_t>(matrix.col_idx[k]) + 1).ptr;
+          *out++ = ' ';
+          out = format_value(out, limit, matrix.values[k]);
+          *out++ = '\n';
+        }
+      }
+      text.resize(static_cast<std::size_t>(out - text.data()));
+    }
+    for (std::int64_t b = 0; b < in_round; ++b) file.write(texts[static_cast<std::size_t>(b)]);
+  }
+  file.close();
+}
+
+#define TCSPARSE_INSTANTIATE_MATRIX_MARKET(Value, Index)                                        \
+  template CsrMatrix<Value, Index> read_matrix_market<Value, Index>(                            \
+      const std::filesystem::path&, const ReadOptions&, ReadReport*);                           \
+  template void write_matrix_market(const std::filesystem::path&, const CsrMatrix<Value, Index>&); \
+  template CsrMatrix<Value, Index> detail::parse_matrix_market_text<Value, Index>(              \
+      std::string_view, const std::string&, const ReadOptions&, ReadReport*,                    \
+      const detail::MatrixMarketTuning&);
+
+TCSPARSE_INSTANTIATE_MATRIX_MARKET(double, std::int32_t)
+TCSPARSE_INSTANTIATE_MATRIX_MARKET(double, std::int64_t)
+TCSPARSE_INSTANTIATE_MATRIX_MARKET(float, std::int32_t)
+TCSPARSE_INSTANTIATE_MATRIX_MARKET(float, std::int64_t)
+TCSPARSE_INSTANTIATE_MATRIX_MARKET(half, std::int32_t)
+TCSPARSE_INSTANTIATE_MATRIX_MARKET(half, std::int64_t)
+TCSPARSE_INSTANTIATE_MATRIX_MARKET(bfloat16, std::int32_t)
+TCSPARSE_INSTANTIATE_MATRIX_MARKET(bfloat16, std::int64_t)
+
+}  // namespace tcsparse

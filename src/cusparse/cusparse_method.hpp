@@ -13,7 +13,9 @@ template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      Method method, const PlanOptions& options);
 
-/// Method::cusparse / cusparse_alg2 / cusparse_alg3 (CUSPARSE_SPMM_CSR_ALG1/2/3), B and C row-major.
+/// Method::cusparse / cusparse_alg2 / cusparse_alg3 (CUSPARSE_SPMM_ALG_DEFAULT / CSR_ALG2 /
+/// CSR_ALG3), B and C row-major. fp16 / bf16 run with cusparse and cusparse_alg3 only (cuSPARSE
+/// computes mixed precision with CSR_ALG3).
 template <typename Value>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      std::int64_t n, Method method,

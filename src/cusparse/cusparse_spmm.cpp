@@ -1,1 +1,169 @@
-// placeholder: to be written by the owner of this area
+// cusparseSpMM (generic API, CSR, 32-bit indices) with row-major B and C behind the SpmmMethod
+// interface.
+//
+// Algorithms: Method::cusparse -> CUSPARSE_SPMM_ALG_DEFAULT, cusparse_alg2 -> CSR_ALG2 (the one
+// cuSPARSE intends for row-major layout), cusparse_alg3 -> CSR_ALG3 (deterministic; CSR with
+// opA = non-transpose only, which is what we run). cuSPARSE computes fp16 / bf16 (mixed
+// precision) with CSR_ALG3 only, so cusparse_alg2 refuses them (method_table.cpp); the default
+// picks CSR_ALG3 for them itself. Any other combination cuSPARSE refuses at plan time
+// (CUSPARSE_STATUS_NOT_SUPPORTED) becomes an UnsupportedError.
+//
+// A matrix with no nonzeros never reaches cuSPARSE: C = beta * C by our own scale.
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cusparse/cusparse_common.hpp"
+#include "cusparse/cusparse_method.hpp"
+#include "runtime/scale.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::cusparse {
+
+namespace {
+
+struct SpmmAlgorithm {
+  cusparseSpMMAlg_t id;
+  const char* name;
+};
+
+SpmmAlgorithm spmm_algorithm(Method method) {
+  switch (method) {
+    case Method::cusparse: return {CUSPARSE_SPMM_ALG_DEFAULT, "CUSPARSE_SPMM_ALG_DEFAULT"};
+    case Method::cusparse_alg2: return {CUSPARSE_SPMM_CSR_ALG2, "CUSPARSE_SPMM_CSR_ALG2"};
+    case Method::cusparse_alg3: return {CUSPARSE_SPMM_CSR_ALG3, "CUSPARSE_SPMM_CSR_ALG3"};
+    default: break;
+  }
+  throw UnsupportedError("method '" + std::string(to_string(method)) +
+                         "' has no cuSPARSE SpMM algorithm (SpMM runs with cusparse, "
+                         "cusparse_alg2 or cusparse_alg3)");
+}
+
+template <typename Value>
+class CusparseSpmm final : public detail::SpmmMethod<Value> {
+ public:
+  CusparseSpmm(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n, Method method)
+      : algorithm_(spmm_algorithm(method)), n_(n) {
+    if (n < 0) throw ValidationError("SpMM: n must not be negative, got " + std::to_string(n));
+    matrix_ = upload_csr(matrix, stats_);
+    stats_.stored_values = matrix_.nnz;
+    stats_.padding_ratio = 0.0;
+    stats_.device_bytes = matrix_.bytes();
+    if (has_products()) prepare(method);
+    stats_.details_json = details_json(algorithm_.name, value_data_type<Value>(),
+                                       compute_data_type<Value>(), workspace_.bytes());
+  }
+
+  void apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
+             Stream stream) const override {
+    if (matrix_.rows == 0 || n_ == 0) return;
+    if (!has_products()) {
+      detail::scale_async(C, matrix_.rows * n_, beta, stream);
+      return;
+    }
+    const cusparseHandle_t handle = state_->handle.get();
+    TCSPARSE_CUSPARSE_CHECK(cusparseSetStream(handle, stream));
+    // cuSPARSE only reads B; its descriptor setter just takes a non-const pointer.
+    TCSPARSE_CUSPARSE_CHECK(cusparseDnMatSetValues(state_->B.get(), const_cast<Value*>(B)));
+    TCSPARSE_CUSPARSE_CHECK(cusparseDnMatSetValues(state_->C.get(), C));
+    TCSPARSE_CUSPARSE_CHECK(cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                         CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                         state_->matrix.get(), state_->B.get(), &beta,
+                                         state_->C.get(), compute_data_type<Value>(),
+                                         algorithm_.id, workspace_ptr()));
+  }
+
+  const PlanStats& stats() const override { return stats_; }
+
+ private:
+  bool has_products() const {
+    return matrix_.rows > 0 && matrix_.cols > 0 && matrix_.nnz > 0 && n_ > 0;
+  }
+
+  void* workspace_ptr() const { return const_cast<std::byte*>(workspace_.data()); }
+
+  void prepare(Method method) {
+    const std::string what = std::string(to_string(method)) + " SpMM in " +
+                             std::string(to_string(precision_of<Value>())) +
+                             " with row-major B and C";
+    state_.emplace();
+    state_->matrix = make_csr_descriptor(matrix_);
+
+    // B (cols x n) and C (rows x n), row-major: leading dimension n. Stand-in buffers give the
+    // descriptors device pointers for the preprocessing; every apply replaces them.
+    detail::DeviceBuffer<Value> b_stand_in(static_cast<std::size_t>(matrix_.cols * n_));
+    detail::DeviceBuffer<Value> c_stand_in(static_cast<std::size_t>(matrix_.rows * n_));
+    cusparseDnMatDescr_t B = nullptr, C = nullptr;
+    TCSPARSE_CUSPARSE_CHECK(cusparseCreateDnMat(&B, matrix_.cols, n_, n_, b_stand_in.data(),
+                                                value_data_type<Value>(), CUSPARSE_ORDER_ROW));
+    state_->B = DenseMatrixDescriptor(B);
+    TCSPARSE_CUSPARSE_CHECK(cusparseCreateDnMat(&C, matrix_.rows, n_, n_, c_stand_in.data(),
+                                                value_data_type<Value>(), CUSPARSE_ORDER_ROW));
+    state_->C = DenseMatrixDescriptor(C);
+
+    const cusparseHandle_t handle = state_->handle.get();
+    TCSPARSE_CUSPARSE_CHECK(cusparseSetStream(handle, nullptr));
+    const scalar_t<Value> alpha = 1, beta = 0;
+    std::size_t workspace_bytes = 0;
+    TCSPARSE_CUSPARSE_PLAN_CHECK(
+        cusparseSpMM_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, state_->matrix.get(),
+                                state_->B.get(), &beta, state_->C.get(),
+                                compute_data_type<Value>(), algorithm_.id, &workspace_bytes),
+        what);
+    workspace_ = detail::DeviceBuffer<std::byte>(workspace_bytes);
+
+    DeviceTimer timer(nullptr);
+    TCSPARSE_CUSPARSE_PLAN_CHECK(
+        cusparseSpMM_preprocess(handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, state_->matrix.get(),
+                                state_->B.get(), &beta, state_->C.get(),
+                                compute_data_type<Value>(), algorithm_.id, workspace_ptr()),
+        what);
+    stats_.device_preprocess_ms = timer.stop_ms();
+    stats_.device_bytes += workspace_.bytes();
+  }
+
+  struct CusparseState {
+    detail::CusparseHandle handle;
+    SparseMatrixDescriptor matrix;
+    DenseMatrixDescriptor B, C;
+  };
+
+  SpmmAlgorithm algorithm_;
+  std::int64_t n_ = 0;
+  PlanStats stats_;
+  DeviceCsr<Value> matrix_;
+  detail::DeviceBuffer<std::byte> workspace_;
+  std::optional<CusparseState> state_;
+};
+
+}  // namespace
+
+template <typename Value>
+std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
+                                                     std::int64_t n, Method method,
+                                                     const PlanOptions& options) {
+  reject_parameters(method, options);
+  if (method == Method::cusparse_alg2 &&
+      (precision_of<Value>() == Precision::fp16 || precision_of<Value>() == Precision::bf16))
+    throw UnsupportedError("cusparse_alg2 SpMM does not run in " +
+                           std::string(to_string(precision_of<Value>())) +
+                           ": cuSPARSE computes fp16 / bf16 SpMM with CUSPARSE_SPMM_CSR_ALG3 "
+                           "only (use cusparse or cusparse_alg3)");
+  return std::make_unique<CusparseSpmm<Value>>(matrix, n, method);
+}
+
+template std::unique_ptr<detail::SpmmMethod<double>> make_spmm(
+    const CsrMatrix<double, std::int32_t>&, std::int64_t, Method, const PlanOptions&);
+template std::unique_ptr<detail::SpmmMethod<float>> make_spmm(
+    const CsrMatrix<float, std::int32_t>&, std::int64_t, Method, const PlanOptions&);
+template std::unique_ptr<detail::SpmmMethod<half>> make_spmm(
+    const CsrMatrix<half, std::int32_t>&, std::int64_t, Method, const PlanOptions&);
+template std::unique_ptr<detail::SpmmMethod<bfloat16>> make_spmm(
+    const CsrMatrix<bfloat16, std::int32_t>&, std::int64_t, Method, const PlanOptions&);
+
+}  // namespace tcsparse::cusparse

@@ -1,1 +1,153 @@
-// placeholder: to be written by the owner of this area
+// cusparseSpMV (generic API, CSR, 32-bit indices) behind the SpmvMethod interface: the baseline.
+//
+// Plan time: upload the CSR arrays, create the descriptors, size and allocate the workspace, and
+// call cusparseSpMV_preprocess (timed). Apply: point the dense-vector descriptors at x and y, set
+// the stream, call cusparseSpMV. Nothing in apply synchronizes.
+//
+// A matrix with no nonzeros (which includes 0 columns) never reaches cuSPARSE: y = beta * y is
+// done by our own scale (runtime/scale.hpp), so beta == 0 still clears a NaN-poisoned y.
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cusparse/cusparse_common.hpp"
+#include "cusparse/cusparse_method.hpp"
+#include "runtime/scale.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::cusparse {
+
+namespace {
+
+struct SpmvAlgorithm {
+  cusparseSpMVAlg_t id;
+  const char* name;
+};
+
+SpmvAlgorithm spmv_algorithm(Method method) {
+  switch (method) {
+    case Method::cusparse: return {CUSPARSE_SPMV_ALG_DEFAULT, "CUSPARSE_SPMV_ALG_DEFAULT"};
+    case Method::cusparse_alg2: return {CUSPARSE_SPMV_CSR_ALG2, "CUSPARSE_SPMV_CSR_ALG2"};
+    default: break;
+  }
+  throw UnsupportedError("method '" + std::string(to_string(method)) +
+                         "' has no cuSPARSE SpMV algorithm (SpMV runs with cusparse or "
+                         "cusparse_alg2)");
+}
+
+template <typename Value>
+class CusparseSpmv final : public detail::SpmvMethod<Value> {
+ public:
+  CusparseSpmv(const CsrMatrix<Value, std::int32_t>& matrix, Method method)
+      : algorithm_(spmv_algorithm(method)) {
+    matrix_ = upload_csr(matrix, stats_);
+    stats_.stored_values = matrix_.nnz;
+    stats_.padding_ratio = 0.0;
+    stats_.device_bytes = matrix_.bytes();
+    if (has_products()) prepare(method);
+    stats_.details_json = details_json(algorithm_.name, value_data_type<Value>(),
+                                       compute_data_type<Value>(), workspace_.bytes());
+  }
+
+  void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
+             Stream stream) const override {
+    if (matrix_.rows == 0) return;
+    if (!has_products()) {
+      detail::scale_async(y, matrix_.rows, beta, stream);
+      return;
+    }
+    const cusparseHandle_t handle = state_->handle.get();
+    TCSPARSE_CUSPARSE_CHECK(cusparseSetStream(handle, stream));
+    // cuSPARSE only reads x; its descriptor setter just takes a non-const pointer.
+    TCSPARSE_CUSPARSE_CHECK(cusparseDnVecSetValues(state_->x.get(), const_cast<Value*>(x)));
+    TCSPARSE_CUSPARSE_CHECK(cusparseDnVecSetValues(state_->y.get(), y));
+    TCSPARSE_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                         state_->matrix.get(), state_->x.get(), &beta,
+                                         state_->y.get(), compute_data_type<Value>(),
+                                         algorithm_.id, workspace_ptr()));
+  }
+
+  const PlanStats& stats() const override { return stats_; }
+
+ private:
+  /// Rows and columns and at least one nonzero: the only case handed to cuSPARSE.
+  bool has_products() const { return matrix_.rows > 0 && matrix_.cols > 0 && matrix_.nnz > 0; }
+
+  void* workspace_ptr() const { return const_cast<std::byte*>(workspace_.data()); }
+
+  void prepare(Method method) {
+    const std::string what = std::string(to_string(method)) + " SpMV in " +
+                             std::string(to_string(precision_of<Value>()));
+    state_.emplace();
+    state_->matrix = make_csr_descriptor(matrix_);
+
+    // The dense-vector descriptors need device pointers now; the real x and y replace them in
+    // every apply (cuSPARSE allows x, y, alpha and beta to change after the preprocessing).
+    detail::DeviceBuffer<Value> x_stand_in(static_cast<std::size_t>(matrix_.cols));
+    detail::DeviceBuffer<Value> y_stand_in(static_cast<std::size_t>(matrix_.rows));
+    cusparseDnVecDescr_t x = nullptr, y = nullptr;
+    TCSPARSE_CUSPARSE_CHECK(
+        cusparseCreateDnVec(&x, matrix_.cols, x_stand_in.data(), value_data_type<Value>()));
+    state_->x = DenseVectorDescriptor(x);
+    TCSPARSE_CUSPARSE_CHECK(
+        cusparseCreateDnVec(&y, matrix_.rows, y_stand_in.data(), value_data_type<Value>()));
+    state_->y = DenseVectorDescriptor(y);
+
+    const cusparseHandle_t handle = state_->handle.get();
+    TCSPARSE_CUSPARSE_CHECK(cusparseSetStream(handle, nullptr));
+    const scalar_t<Value> alpha = 1, beta = 0;
+    std::size_t workspace_bytes = 0;
+    TCSPARSE_CUSPARSE_PLAN_CHECK(
+        cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                state_->matrix.get(), state_->x.get(), &beta, state_->y.get(),
+                                compute_data_type<Value>(), algorithm_.id, &workspace_bytes),
+        what);
+    workspace_ = detail::DeviceBuffer<std::byte>(workspace_bytes);
+
+    DeviceTimer timer(nullptr);
+    TCSPARSE_CUSPARSE_PLAN_CHECK(
+        cusparseSpMV_preprocess(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                state_->matrix.get(), state_->x.get(), &beta, state_->y.get(),
+                                compute_data_type<Value>(), algorithm_.id, workspace_ptr()),
+        what);
+    stats_.device_preprocess_ms = timer.stop_ms();
+    stats_.device_bytes += workspace_.bytes();
+  }
+
+  /// The cuSPARSE objects, present when has_products(). Declared after the buffers they point
+  /// into, so they are destroyed first.
+  struct CusparseState {
+    detail::CusparseHandle handle;
+    SparseMatrixDescriptor matrix;
+    DenseVectorDescriptor x, y;
+  };
+
+  SpmvAlgorithm algorithm_;
+  PlanStats stats_;
+  DeviceCsr<Value> matrix_;
+  detail::DeviceBuffer<std::byte> workspace_;
+  std::optional<CusparseState> state_;
+};
+
+}  // namespace
+
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
+                                                     Method method, const PlanOptions& options) {
+  reject_parameters(method, options);
+  return std::make_unique<CusparseSpmv<Value>>(matrix, method);
+}
+
+template std::unique_ptr<detail::SpmvMethod<double>> make_spmv(
+    const CsrMatrix<double, std::int32_t>&, Method, const PlanOptions&);
+template std::unique_ptr<detail::SpmvMethod<float>> make_spmv(
+    const CsrMatrix<float, std::int32_t>&, Method, const PlanOptions&);
+template std::unique_ptr<detail::SpmvMethod<half>> make_spmv(const CsrMatrix<half, std::int32_t>&,
+                                                             Method, const PlanOptions&);
+template std::unique_ptr<detail::SpmvMethod<bfloat16>> make_spmv(
+    const CsrMatrix<bfloat16, std::int32_t>&, Method, const PlanOptions&);
+
+}  // namespace tcsparse::cusparse

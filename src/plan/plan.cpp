@@ -1,1 +1,224 @@
-// placeholder: to be written by the owner of this area
+// SpmvPlan / SpmmPlan: check what was asked, pick the device, and hand the matrix to the method
+// (the registry of detail::make_spmv_method / make_spmm_method).
+#include "tcsparse/plan.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "cusparse/cusparse_method.hpp"
+#include "dasp/dasp.hpp"
+#include "plan/method.hpp"
+#include "runtime/cuda_check.hpp"
+#include "tcsparse/device.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse {
+
+namespace {
+
+std::string_view operation_name(Operation operation) {
+  return operation == Operation::spmv ? "SpMV" : "SpMM";
+}
+
+/// "SpMV in fp64, fp16, bf16; SpMM in fp64, fp32" for an UnsupportedError.
+std::string capabilities_text(Method method) {
+  std::string text;
+  for (const Operation operation : {Operation::spmv, Operation::spmm}) {
+    std::string precisions;
+    for (const Precision precision : method_info(method).precisions)
+      if (supports(method, operation, precision))
+        precisions += (precisions.empty() ? "" : ", ") + std::string(to_string(precision));
+    if (precisions.empty()) continue;
+    text += (text.empty() ? "" : "; ") + std::string(operation_name(operation)) + " in " +
+            precisions;
+  }
+  return text;
+}
+
+void require_supported(Method method, Operation operation, Precision precision) {
+  if (supports(method, operation, precision)) return;
+  throw UnsupportedError("method '" + std::string(to_string(method)) + "' does not support " +
+                         std::string(operation_name(operation)) + " in " +
+                         std::string(to_string(precision)) + " (it supports " +
+                         capabilities_text(method) + ")");
+}
+
+/// The matrix is assumed valid (CsrMatrix::validate); this checks only that its arrays agree with
+/// its shape, so that no method reads past an array.
+template <typename Value>
+void require_consistent_shape(const CsrMatrix<Value, std::int32_t>& matrix) {
+  const auto fail = [](const std::string& message) {
+    throw ValidationError("plan: matrix " + message);
+  };
+  if (matrix.rows < 0 || matrix.cols < 0)
+    fail("has a negative shape " + std::to_string(matrix.rows) + " x " +
+         std::to_string(matrix.cols));
+  if (matrix.row_ptr.size() != static_cast<std::size_t>(matrix.rows) + 1)
+    fail("has " + std::to_string(matrix.row_ptr.size()) + " row pointers, expected rows + 1 = " +
+         std::to_string(static_cast<std::int64_t>(matrix.rows) + 1));
+  if (matrix.values.size() != matrix.col_idx.size())
+    fail("has " + std::to_string(matrix.values.size()) + " values but " +
+         std::to_string(matrix.col_idx.size()) + " column indices");
+  if (matrix.row_ptr.front() != 0 ||
+      static_cast<std::size_t>(matrix.row_ptr.back()) != matrix.col_idx.size())
+    fail("row pointers run from " + std::to_string(matrix.row_ptr.front()) + " to " +
+         std::to_string(matrix.row_ptr.back()) + ", expected 0 to nnz = " +
+         std::to_string(matrix.col_idx.size()));
+}
+
+/// Makes `ordinal` the calling thread's current device (and leaves it so: apply runs there).
+void select_device(int ordinal) {
+  require_cuda_device();
+  int count = 0;
+  TCSPARSE_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (ordinal < 0 || ordinal >= count)
+    throw NoDeviceError("PlanOptions::device " + std::to_string(ordinal) +
+                        " does not exist: " + std::to_string(count) + " CUDA device(s) present");
+  TCSPARSE_CUDA_CHECK(cudaSetDevice(ordinal));
+}
+
+template <typename Value>
+const detail::SpmvMethod<Value>& spmv_impl(const std::unique_ptr<detail::SpmvMethod<Value>>& impl) {
+  if (!impl) throw Error("SpmvPlan: used after being moved from");
+  return *impl;
+}
+template <typename Value>
+const detail::SpmmMethod<Value>& spmm_impl(const std::unique_ptr<detail::SpmmMethod<Value>>& impl) {
+  if (!impl) throw Error("SpmmPlan: used after being moved from");
+  return *impl;
+}
+
+}  // namespace
+
+// ---- the registry: one entry per (method, operation) ----------------------------------------
+
+namespace detail {
+
+template <typename Value>
+std::unique_ptr<SpmvMethod<Value>> make_spmv_method(const CsrMatrix<Value, std::int32_t>& matrix,
+                                                    Method method, const PlanOptions& options) {
+  require_supported(method, Operation::spmv, precision_of<Value>());
+  switch (method) {
+    case Method::cusparse:
+    case Method::cusparse_alg2:
+    case Method::cusparse_alg3: return cusparse::make_spmv(matrix, method, options);
+    case Method::dasp:
+      // DASP has no fp32 (require_supported refused it): do not even name that instantiation.
+      if constexpr (!std::is_same_v<Value, float>) return dasp::make_spmv(matrix, options);
+      break;
+  }
+  throw Error("internal: no SpMV implementation for method '" + std::string(to_string(method)) +
+              "'");
+}
+
+template <typename Value>
+std::unique_ptr<SpmmMethod<Value>> make_spmm_method(const CsrMatrix<Value, std::int32_t>& matrix,
+                                                    std::int64_t n, Method method,
+                                                    const PlanOptions& options) {
+  require_supported(method, Operation::spmm, precision_of<Value>());
+  switch (method) {
+    case Method::cusparse:
+    case Method::cusparse_alg2:
+    case Method::cusparse_alg3: return cusparse::make_spmm(matrix, n, method, options);
+    case Method::dasp: break;
+  }
+  throw Error("internal: no SpMM implementation for method '" + std::string(to_string(method)) +
+              "'");
+}
+
+}  // namespace detail
+
+// ---- SpmvPlan ---------------------------------------------------------------------------------
+
+template <typename Value>
+SpmvPlan<Value>::SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method method,
+                          const PlanOptions& options)
+    : method_(method), rows_(matrix.rows), cols_(matrix.cols), nnz_(matrix.nnz()) {
+  require_consistent_shape(matrix);
+  require_supported(method, Operation::spmv, precision_of<Value>());
+  select_device(options.device);
+  impl_ = detail::make_spmv_method(matrix, method, options);
+}
+
+template <typename Value>
+SpmvPlan<Value>::~SpmvPlan() = default;
+template <typename Value>
+SpmvPlan<Value>::SpmvPlan(SpmvPlan&&) noexcept = default;
+template <typename Value>
+SpmvPlan<Value>& SpmvPlan<Value>::operator=(SpmvPlan&&) noexcept = default;
+
+template <typename Value>
+void SpmvPlan<Value>::apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
+                            Stream stream) const {
+  const detail::SpmvMethod<Value>& impl = spmv_impl(impl_);
+  if (rows_ > 0 && y == nullptr)
+    throw Error("SpmvPlan::apply: y is null, expected " + std::to_string(rows_) + " values");
+  if (cols_ > 0 && nnz_ > 0 && x == nullptr)
+    throw Error("SpmvPlan::apply: x is null, expected " + std::to_string(cols_) + " values");
+  impl.apply(x, y, alpha, beta, stream);
+}
+
+template <typename Value>
+const PlanStats& SpmvPlan<Value>::stats() const {
+  return spmv_impl(impl_).stats();
+}
+
+// ---- SpmmPlan ---------------------------------------------------------------------------------
+
+template <typename Value>
+SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n,
+                          Method method, const PlanOptions& options)
+    : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz()) {
+  require_consistent_shape(matrix);
+  if (n < 0) throw ValidationError("SpmmPlan: n must not be negative, got " + std::to_string(n));
+  require_supported(method, Operation::spmm, precision_of<Value>());
+  select_device(options.device);
+  impl_ = detail::make_spmm_method(matrix, n, method, options);
+}
+
+template <typename Value>
+SpmmPlan<Value>::~SpmmPlan() = default;
+template <typename Value>
+SpmmPlan<Value>::SpmmPlan(SpmmPlan&&) noexcept = default;
+template <typename Value>
+SpmmPlan<Value>& SpmmPlan<Value>::operator=(SpmmPlan&&) noexcept = default;
+
+template <typename Value>
+void SpmmPlan<Value>::apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
+                            Stream stream) const {
+  const detail::SpmmMethod<Value>& impl = spmm_impl(impl_);
+  if (rows_ > 0 && n_ > 0 && C == nullptr)
+    throw Error("SpmmPlan::apply: C is null, expected " + std::to_string(rows_) + " x " +
+                std::to_string(n_) + " values");
+  if (cols_ > 0 && n_ > 0 && nnz_ > 0 && B == nullptr)
+    throw Error("SpmmPlan::apply: B is null, expected " + std::to_string(cols_) + " x " +
+                std::to_string(n_) + " values");
+  impl.apply(B, C, alpha, beta, stream);
+}
+
+template <typename Value>
+const PlanStats& SpmmPlan<Value>::stats() const {
+  return spmm_impl(impl_).stats();
+}
+
+// ---- explicit instantiations -----------------------------------------------------------------
+
+#define TCSPARSE_INSTANTIATE_PLANS(Value)                                                      \
+  template class SpmvPlan<Value>;                                                             \
+  template class SpmmPlan<Value>;                                                             \
+  template std::unique_ptr<detail::SpmvMethod<Value>> detail::make_spmv_method(               \
+      const CsrMatrix<Value, std::int32_t>&, Method, const PlanOptions&);                     \
+  template std::unique_ptr<detail::SpmmMethod<Value>> detail::make_spmm_method(               \
+      const CsrMatrix<Value, std::int32_t>&, std::int64_t, Method, const PlanOptions&);
+
+TCSPARSE_INSTANTIATE_PLANS(double)
+TCSPARSE_INSTANTIATE_PLANS(float)
+TCSPARSE_INSTANTIATE_PLANS(half)
+TCSPARSE_INSTANTIATE_PLANS(bfloat16)
+
+#undef TCSPARSE_INSTANTIATE_PLANS
+
+}  // namespace tcsparse

@@ -8,11 +8,15 @@
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
+#include <cstddef>
 #include <string>
 
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::detail {
+
+/// "512 B", "1.5 KiB", "12.0 GiB": sizes in error messages.
+std::string format_bytes(std::size_t bytes);
 
 [[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cusparse_error(cusparseStatus_t status, const char* call, const char* file,

@@ -113,7 +113,13 @@ class CudaEvent {
 class CusparseHandle {
  public:
   CusparseHandle() { TCSPARSE_CUSPARSE_CHECK(cusparseCreate(&handle_)); }
-  ~CusparseHandle() { if (handle_) cusparseDestroy(handle_); }
+  ~CusparseHandle() {
+    if (!handle_) return;
+    // The last stream set on the handle may be gone already (streams often die before plans):
+    // detach it so that the destruction cannot touch it.
+    cusparseSetStream(handle_, nullptr);
+    cusparseDestroy(handle_);
+  }
   CusparseHandle(CusparseHandle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
   CusparseHandle& operator=(CusparseHandle&&) = delete;
   CusparseHandle(const CusparseHandle&) = delete;

@@ -16,25 +16,31 @@
 
 namespace tcsparse::testing {
 
-/// Why the GPU tests cannot run here, or an empty string when a device is present.
+/// Why the GPU tests cannot run here (the runtime's reason), or "" when a device is present.
 inline std::string no_cuda_device_reason() {
   if (cuda_device_available()) return {};
   try {
     require_cuda_device();
   } catch (const Error& error) {
-    return error.what();
+    std::string reason = error.what();
+    const std::string prefix = "no CUDA device found: ";
+    if (reason.rfind(prefix, 0) == 0) reason.erase(0, prefix.size());
+    return reason;
   }
   return "cuda_device_available() is false";
 }
 
-/// Skips the calling test when no CUDA device is present. For use in a SetUp().
-#define TCSPARSE_SKIP_WITHOUT_GPU()                                                  \
-  do {                                                                               \
-    if (const std::string tcsparse_no_gpu_reason = ::tcsparse::testing::no_cuda_device_reason(); \
-        !tcsparse_no_gpu_reason.empty())                                             \
-      GTEST_SKIP() << "no CUDA device: " << tcsparse_no_gpu_reason;                  \
+/// Skips the calling test when no CUDA device is present. For use in a SetUp() or a TEST body.
+#define TCSPARSE_SKIP_WITHOUT_GPU()                                                 \
+  do {                                                                              \
+    const std::string tcsparse_no_gpu_reason =                                      \
+        ::tcsparse::testing::no_cuda_device_reason();                               \
+    if (!tcsparse_no_gpu_reason.empty())                                            \
+      GTEST_SKIP() << "no CUDA device: " << tcsparse_no_gpu_reason;                 \
   } while (false)
 
+/// A fixture that overrides SetUp() must call the base first and stop when it skipped:
+///   void SetUp() override { GpuTest::SetUp(); if (IsSkipped()) return; ... }
 class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override { TCSPARSE_SKIP_WITHOUT_GPU(); }

@@ -1,1 +1,452 @@
-// placeholder
+// DASP on the GPU through SpmvPlan<Value>(A, Method::dasp), against the CPU reference (double
+// accumulation): fp64 below 1e-12, fp16 / bf16 below 1e-2, outputs poisoned with NaN first.
+// The same matrices as the host tests (every category alone and mixed, row counts that do not
+// fill a block), generated matrices of every kind, real matrices; and the promises of apply:
+// the caller's stream, no synchronisation, identical results run to run.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "dasp/dasp.hpp"
+#include "dasp/dasp_format.hpp"
+#include "dasp/dasp_testing.hpp"
+#include "gpu/gpu_test.hpp"
+#include "runtime/device_buffer.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
+#include "tcsparse/plan.hpp"
+#include "tcsparse/reference.hpp"
+
+namespace tcsparse {
+namespace {
+
+using Matrix = CsrMatrix<double, std::int32_t>;
+using detail::DeviceBuffer;
+
+struct Scalars {
+  double alpha;
+  double beta;
+};
+constexpr Scalars kScalarCases[] = {{1.0, 0.0}, {-0.75, 0.0}, {1.5, -0.5}, {0.5, 1.0}};
+
+/// rows = lengths.size(), each row `lengths[r]` distinct random columns of [0, cols).
+Matrix matrix_with_lengths(std::int32_t cols, const std::vector<int>& lengths, std::uint64_t seed) {
+  Matrix a;
+  a.rows = static_cast<std::int32_t>(lengths.size());
+  a.cols = cols;
+  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
+  auto next = [&]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  std::vector<char> used(static_cast<std::size_t>(cols), 0);
+  for (int len : lengths) {
+    std::vector<std::int32_t> columns;
+    while (static_cast<int>(columns.size()) < len) {
+      const auto c = static_cast<std::int32_t>(next() % static_cast<std::uint64_t>(cols));
+      if (!used[static_cast<std::size_t>(c)]) used[static_cast<std::size_t>(c)] = 1, columns.push_back(c);
+    }
+    std::sort(columns.begin(), columns.end());
+    for (std::int32_t c : columns) {
+      used[static_cast<std::size_t>(c)] = 0;
+      a.col_idx.push_back(c);
+      const double magnitude = 0.1 + 0.9 * static_cast<double>(next() % 1000) / 999.0;
+      a.values.push_back(next() & 1 ? magnitude : -magnitude);
+    }
+    a.row_ptr.push_back(static_cast<std::int32_t>(a.col_idx.size()));
+  }
+  return a;
+}
+
+/// fp16 holds at most 65504: scale a matrix so that no row's sum of |a_ij| exceeds 1000.
+Matrix scaled_for_fp16(Matrix matrix) {
+  double largest = 0.0;
+  for (std::int32_t r = 0; r < matrix.rows; ++r) {
+    double sum = 0.0;
+    for (std::int32_t k = matrix.row_ptr[r]; k < matrix.row_ptr[r + 1]; ++k)
+      sum += std::abs(matrix.values[static_cast<std::size_t>(k)]);
+    largest = std::max(largest, sum);
+  }
+  if (largest > 1000.0)
+    for (double& v : matrix.values) v *= 1000.0 / largest;
+  return matrix;
+}
+
+/// Runs y = alpha A x + beta y0 through a DASP plan (y poisoned with NaN when beta == 0) and
+/// returns y.
+template <typename Value>
+std::vector<Value> run_dasp(const CsrMatrix<Value, std::int32_t>& a, const std::vector<Value>& x,
+                            const std::vector<Value>& y0, Scalars s,
+                            const PlanOptions& options = {}) {
+  const SpmvPlan<Value> plan(a, Method::dasp, options);
+  DeviceBuffer<Value> dx(x);
+  DeviceBuffer<Value> dy(s.beta == 0.0 ? test::make_poisoned<Value>(y0.size()) : y0);
+  plan.apply(dx.data(), dy.data(), static_cast<scalar_t<Value>>(s.alpha),
+             static_cast<scalar_t<Value>>(s.beta));
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  return dy.download();
+}
+
+/// ||DASP - reference|| / ||reference|| on the matrix converted to Value.
+template <typename Value>
+double dasp_error(const Matrix& matrix64, Scalars s, const PlanOptions& options = {}) {
+  const Matrix scaled = std::is_same_v<Value, double> ? matrix64 : scaled_for_fp16(matrix64);
+  const auto a = test::with_values<Value>(scaled);
+  const auto x = test::make_x<Value>(scaled);
+  const auto y0 = test::make_y<Value>(scaled);
+  std::vector<double> reference = test::to_double_vector(y0);
+  spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), s.alpha, s.beta);
+  const auto y = run_dasp(a, x, y0, s, options);
+  return relative_error(std::span<const Value>(y), std::span<const double>(reference));
+}
+
+template <typename Value>
+void expect_dasp_matches_reference(const Matrix& matrix, const PlanOptions& options = {}) {
+  for (const Scalars s : kScalarCases)
+    EXPECT_LT(dasp_error<Value>(matrix, s, options), test::tolerance<Value>())
+        << "alpha " << s.alpha << " beta " << s.beta;
+}
+
+// ---- the shared catalogue -------------------------------------------------------------------
+
+class DaspGpuOnCatalogue : public testing::GpuTestWithParam<test::NamedMatrix> {};
+
+TEST_P(DaspGpuOnCatalogue, Fp64MatchesReference) {
+  expect_dasp_matches_reference<double>(GetParam().matrix);
+}
+TEST_P(DaspGpuOnCatalogue, Fp16MatchesReference) {
+  expect_dasp_matches_reference<half>(GetParam().matrix);
+}
+TEST_P(DaspGpuOnCatalogue, Bf16MatchesReference) {
+  expect_dasp_matches_reference<bfloat16>(GetParam().matrix);
+}
+/// Every kernel instantiation: rows a warp (LOOP_NUM) x blocks in flight x pipelined loads,
+/// with small pieces of work (split medium row-blocks and long rows) or the defaults.
+std::vector<PlanOptions> kernel_shape_options(std::initializer_list<const char*> rows_per_warp) {
+  std::vector<PlanOptions> all;
+  for (const char* rows : rows_per_warp)
+    for (const char* in_flight : {"1", "2", "4"})
+      for (const char* pipelined : {"0", "1"}) {
+        PlanOptions options;
+        options.parameters = {std::string("medium_rows_per_warp=") + rows,
+                              std::string("blocks_in_flight=") + in_flight,
+                              std::string("pipelined_loads=") + pipelined};
+        if (std::string(in_flight) == "2") {
+          options.parameters.push_back("medium_blocks_per_warp=1");
+          options.parameters.push_back("long_groups_per_warp=1");
+        }
+        if (std::string(pipelined) == "1") options.parameters.push_back("max_medium_row_length=256");
+        all.push_back(options);
+      }
+  return all;
+}
+
+std::string describe(const PlanOptions& options) {
+  std::string text;
+  for (const auto& p : options.parameters) text += p + " ";
+  return text;
+}
+
+TEST_P(DaspGpuOnCatalogue, Fp64WithEveryKernelShapeMatchesReference) {
+  for (const PlanOptions& options : kernel_shape_options({"8", "16", "32"}))
+    EXPECT_LT(dasp_error<double>(GetParam().matrix, {1.0, 0.0}, options), 1e-12)
+        << describe(options);
+}
+TEST_P(DaspGpuOnCatalogue, Fp16WithEveryKernelShapeMatchesReference) {
+  for (PlanOptions options : kernel_shape_options({"16", "32"})) {
+    options.parameters.push_back("regular_block_min_fill=0.5");
+    EXPECT_LT(dasp_error<half>(GetParam().matrix, {1.0, 0.5}, options), 1e-2)
+        << describe(options);
+  }
+}
+TEST_P(DaspGpuOnCatalogue, Bf16WithSplitWorkMatchesReference) {
+  PlanOptions options;
+  options.parameters = {"medium_rows_per_warp=16", "medium_blocks_per_warp=1",
+                        "long_groups_per_warp=1", "max_medium_row_length=256"};
+  EXPECT_LT(dasp_error<bfloat16>(GetParam().matrix, {-1.0, 0.5}, options), 1e-2);
+}
+
+/// The GPU fill of the value arrays (default) writes exactly what the host fill writes.
+template <typename Value>
+void expect_device_fill_equals_host_fill(const Matrix& matrix64,
+                                         const std::vector<std::string>& parameters) {
+  const auto a = test::with_values<Value>(matrix64);
+  PlanOptions options;
+  options.parameters = parameters;
+  const auto method = dasp::make_spmv<Value>(a, options);
+  const auto device = dasp::testing::download_value_arrays<Value>(*method);
+  const auto host = dasp::build_dasp_layout(a, dasp::parse_parameters(parameters));
+  auto same_values = [](const std::vector<Value>& d, const dasp::HostArray<Value>& h) {
+    return d.size() == h.size() &&
+           (d.empty() || std::memcmp(d.data(), h.data(), d.size() * sizeof(Value)) == 0);
+  };
+  auto same_cols = [](const std::vector<std::int32_t>& d, const dasp::HostArray<std::int32_t>& h) {
+    return d.size() == h.size() && std::equal(d.begin(), d.end(), h.span().begin());
+  };
+  EXPECT_TRUE(same_values(device.long_values, host.long_values));
+  EXPECT_TRUE(same_cols(device.long_cols, host.long_cols));
+  EXPECT_TRUE(same_values(device.regular_values, host.regular_values));
+  EXPECT_TRUE(same_cols(device.regular_cols, host.regular_cols));
+  EXPECT_TRUE(same_values(device.irregular_values, host.irregular_values));
+  EXPECT_TRUE(same_cols(device.irregular_cols, host.irregular_cols));
+  EXPECT_TRUE(same_values(device.short_values, host.short_values));
+  EXPECT_TRUE(same_cols(device.short_cols, host.short_cols));
+}
+
+TEST_P(DaspGpuOnCatalogue, DeviceFillEqualsHostFill) {
+  expect_device_fill_equals_host_fill<double>(GetParam().matrix, {});
+  expect_device_fill_equals_host_fill<half>(GetParam().matrix, {});
+  expect_device_fill_equals_host_fill<bfloat16>(
+      GetParam().matrix, {"max_medium_row_length=40", "regular_block_min_fill=0.3"});
+}
+TEST_P(DaspGpuOnCatalogue, PaperLayoutWithShortTilesByRowMatchesReference) {
+  PlanOptions options;
+  options.parameters = {"max_medium_row_length=256", "short_tile_order=row"};
+  EXPECT_LT(dasp_error<double>(GetParam().matrix, {1.0, 0.5}, options), 1e-12);
+  EXPECT_LT(dasp_error<half>(GetParam().matrix, {-1.0, 0.0}, options), 1e-2);
+  EXPECT_LT(dasp_error<bfloat16>(GetParam().matrix, {1.0, 0.0}, options), 1e-2);
+}
+TEST_P(DaspGpuOnCatalogue, HostFillMatchesReference) {
+  PlanOptions options;
+  options.parameters = {"fill=host"};
+  EXPECT_LT(dasp_error<double>(GetParam().matrix, {1.0, 0.5}, options), 1e-12);
+  EXPECT_LT(dasp_error<half>(GetParam().matrix, {1.0, 0.0}, options), 1e-2);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSynthetic, DaspGpuOnCatalogue,
+                         ::testing::ValuesIn(test::all_synthetic_matrices()),
+                         test::NamedMatrixName{});
+
+// ---- every category alone and mixed, row counts that do not fill a block --------------------
+
+class DaspGpuOnRowCounts : public testing::GpuTestWithParam<int> {};
+
+TEST_P(DaspGpuOnRowCounts, EveryLengthCategoryAloneMatchesReference) {
+  const int rows = GetParam();
+  for (int len : {0, 1, 2, 3, 4, 5, 7, 8, 27, 256, 257, 700}) {
+    const Matrix a = matrix_with_lengths(800, std::vector<int>(rows, len), rows * 1000 + len);
+    EXPECT_LT(dasp_error<double>(a, {1.0, 0.5}), 1e-12) << "length " << len;
+    EXPECT_LT(dasp_error<half>(a, {1.0, 0.0}), 1e-2) << "length " << len;
+    EXPECT_LT(dasp_error<bfloat16>(a, {1.0, 0.5}), 1e-2) << "length " << len;
+  }
+}
+
+TEST_P(DaspGpuOnRowCounts, AllCategoriesMixedMatchesReference) {
+  const int rows = GetParam();
+  std::vector<int> lengths;
+  const int cycle[] = {3, 0, 260, 1, 5, 2, 17, 4, 1, 2, 3, 90, 1};
+  for (int r = 0; r < rows; ++r) lengths.push_back(cycle[r % 13]);
+  const Matrix a = matrix_with_lengths(600, lengths, static_cast<std::uint64_t>(rows));
+  expect_dasp_matches_reference<double>(a);
+  expect_dasp_matches_reference<half>(a);
+}
+
+INSTANTIATE_TEST_SUITE_P(RowCounts, DaspGpuOnRowCounts,
+                         ::testing::Values(1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65, 100));
+
+// ---- larger generated matrices of every kind ----------------------------------------------------
+
+class DaspGpu : public testing::GpuTest {};
+
+TEST_F(DaspGpu, LargeGeneratedMatricesMatchReference) {
+  const Matrix cases[] = {
+      generate_stencil_3d_27pt(60, 60, 60, 1),
+      generate_stencil_2d_5pt(500, 400, 2),
+      generate_rmat(17, 16, 3),
+      generate_random_rows(100000, 50000, RowLengthDistribution::uniform, 0, 64, 4),
+      generate_random_rows(50000, 50000, RowLengthDistribution::power_law, 1, 20000, 5),
+      generate_banded(100000, 7, 6),
+      generate_short_rows(300000, 100000, 7),
+      generate_long_rows(300, 200000, 5000, 8),
+      generate_pruned_weights(1024, 4096, 0.9, 9),
+  };
+  for (const Matrix& a : cases) {
+    EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}), 1e-12) << a.rows << " x " << a.cols;
+    EXPECT_LT(dasp_error<double>(a, {-0.5, 2.0}), 1e-12) << a.rows << " x " << a.cols;
+    EXPECT_LT(dasp_error<half>(a, {1.0, 0.0}), 1e-2) << a.rows << " x " << a.cols;
+    EXPECT_LT(dasp_error<bfloat16>(a, {1.0, 0.5}), 1e-2) << a.rows << " x " << a.cols;
+  }
+}
+
+TEST_F(DaspGpu, DeviceFillEqualsHostFillOnLargeMatrices) {
+  const Matrix cases[] = {generate_rmat(16, 16, 3), generate_stencil_3d_27pt(40, 40, 40, 1),
+                          generate_short_rows(200000, 100000, 7),
+                          generate_long_rows(100, 100000, 5000, 8)};
+  for (const Matrix& a : cases) {
+    expect_device_fill_equals_host_fill<double>(a, {});
+    expect_device_fill_equals_host_fill<half>(a, {});
+  }
+}
+
+TEST_F(DaspGpu, OneVeryLongRowSpreadOverManyWarpsMatchesReference) {
+  const Matrix a = matrix_with_lengths(2000000, {1500000, 3, 0, 700}, 5);
+  EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}), 1e-12);
+  EXPECT_LT(dasp_error<half>(a, {1.0, 0.0}), 1e-2);
+}
+
+// ---- real matrices ----------------------------------------------------------------------------
+
+class DaspGpuOnRealMatrices : public testing::GpuTestWithParam<std::string> {};
+
+TEST_P(DaspGpuOnRealMatrices, Fp64AndFp16MatchReference) {
+  if (GetParam().empty())
+    GTEST_SKIP() << "no matrix directory: set TCSPARSE_MATRIX_DIR to test real matrices";
+  const auto named = test::load_real_matrix(GetParam());
+  EXPECT_LT(dasp_error<double>(named.matrix, {1.0, 0.0}), 1e-12) << named.name;
+  EXPECT_LT(dasp_error<double>(named.matrix, {0.5, 1.0}), 1e-12) << named.name;
+  EXPECT_LT(dasp_error<half>(named.matrix, {1.0, 0.0}), 1e-2) << named.name;
+  EXPECT_LT(dasp_error<bfloat16>(named.matrix, {1.0, 0.0}), 1e-2) << named.name;
+}
+
+std::vector<std::string> real_matrix_paths() {
+  std::vector<std::string> paths;
+  for (const auto& file : test::real_matrix_files(50)) paths.push_back(file.string());
+  if (paths.empty()) paths.push_back("");  // one instance that reports the skip
+  return paths;
+}
+
+/// "3_cage5" from ".../suitesparse/cage5.mtx.gz" (index first: names stay unique).
+struct RealMatrixTestName {
+  std::string operator()(const ::testing::TestParamInfo<std::string>& param) const {
+    if (param.param.empty()) return "none";
+    const std::string stem = std::filesystem::path(param.param).stem().stem().string();
+    return test::sanitized_name(std::to_string(param.index) + "_" + stem);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Selection, DaspGpuOnRealMatrices,
+                         ::testing::ValuesIn(real_matrix_paths()), RealMatrixTestName{});
+
+// ---- promises of apply ----------------------------------------------------------------------------
+
+TEST_F(DaspGpu, ApplyIsQueuedOnTheCallersStreamAndDoesNotSynchronize) {
+  const Matrix a = generate_rmat(12, 8, 1);
+  const auto x = test::make_x<double>(a);
+  const SpmvPlan<double> plan(a, Method::dasp);
+  DeviceBuffer<double> dx(x);
+  DeviceBuffer<double> dy(test::make_poisoned<double>(static_cast<std::size_t>(a.rows)));
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  detail::CudaStream stream;
+  // hold the stream with a host function until released (or 10 s pass, if apply blocked)
+  std::atomic<bool> released{false};
+  auto hold = [](void* flag) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!static_cast<std::atomic<bool>*>(flag)->load() &&
+           std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  ASSERT_EQ(cudaLaunchHostFunc(stream.get(), hold, &released), cudaSuccess);
+  const auto before = std::chrono::steady_clock::now();
+  plan.apply(dx.data(), dy.data(), 1.0, 0.0, stream.get());
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(5))
+      << "apply waited for its stream";
+  EXPECT_EQ(cudaStreamQuery(stream.get()), cudaErrorNotReady);
+  // the legacy stream does not wait for a non-blocking stream: y is still the poison
+  const auto still_poisoned = dy.download();
+  EXPECT_TRUE(std::isnan(still_poisoned[0]));
+  released = true;
+  stream.synchronize();
+  std::vector<double> reference(static_cast<std::size_t>(a.rows));
+  spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 1.0, 0.0);
+  const auto y = dy.download();
+  EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12);
+}
+
+TEST_F(DaspGpu, TwoAppliesGiveBitwiseIdenticalResults) {
+  // long rows reduced across warps (last-ticket order must not matter), all categories
+  std::vector<int> lengths = {90000, 3000, 1, 2, 3, 4, 5, 300, 0};
+  for (int i = 0; i < 5000; ++i) lengths.push_back(i % 250);
+  const Matrix a = matrix_with_lengths(100000, lengths, 3);
+  for (int precision = 0; precision < 2; ++precision) {
+    if (precision == 0) {
+      const auto x = test::make_x<double>(a);
+      const auto y0 = test::make_y<double>(a);
+      const auto first = run_dasp(a, x, y0, {1.0, 0.5});
+      for (int run = 0; run < 5; ++run) EXPECT_EQ(run_dasp(a, x, y0, {1.0, 0.5}), first);
+    } else {
+      const auto ah = test::with_values<half>(a);
+      const auto x = test::make_x<half>(a);
+      const auto y0 = test::make_y<half>(a);
+      const auto first = run_dasp(ah, x, y0, {1.0, 0.0});
+      for (int run = 0; run < 5; ++run) {
+        const auto again = run_dasp(ah, x, y0, {1.0, 0.0});
+        ASSERT_EQ(again.size(), first.size());
+        for (std::size_t i = 0; i < first.size(); ++i) EXPECT_EQ(again[i].bits, first[i].bits);
+      }
+    }
+  }
+}
+
+TEST_F(DaspGpu, RepeatedAppliesOfOnePlanStayCorrect) {
+  // the long-row and medium-piece tickets reset themselves: every launch must reduce correctly
+  std::vector<int> lengths = {20000, 5000, 1000, 3};
+  for (int i = 0; i < 300; ++i) lengths.push_back(5 + i % 250);
+  const Matrix a = matrix_with_lengths(50000, lengths, 4);
+  const auto x = test::make_x<double>(a);
+  std::vector<double> reference(static_cast<std::size_t>(a.rows));
+  spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 1.0, 0.0);
+  PlanOptions split;  // medium row-blocks in pieces too
+  split.parameters = {"max_medium_row_length=256", "medium_blocks_per_warp=2",
+                      "long_groups_per_warp=3"};
+  for (const PlanOptions& options : {PlanOptions{}, split}) {
+    const SpmvPlan<double> plan(a, Method::dasp, options);
+    DeviceBuffer<double> dx(x);
+    DeviceBuffer<double> dy(static_cast<std::size_t>(a.rows));
+    for (int run = 0; run < 20; ++run) {
+      dy.fill_bytes(0xff);
+      plan.apply(dx.data(), dy.data(), 1.0, 0.0);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const auto y = dy.download();
+      ASSERT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)),
+                1e-12)
+          << "run " << run << " " << describe(options);
+    }
+  }
+}
+
+TEST_F(DaspGpu, StatsDescribeTheLayout) {
+  const Matrix a = matrix_with_lengths(1000, {0, 1, 2, 3, 4, 5, 256, 257}, 2);
+  const SpmvPlan<double> plan(a, Method::dasp);
+  const PlanStats& stats = plan.stats();
+  EXPECT_GT(stats.stored_values, a.nnz());
+  EXPECT_NEAR(stats.padding_ratio,
+              static_cast<double>(stats.stored_values - a.nnz()) / static_cast<double>(a.nnz()),
+              1e-12);
+  EXPECT_GT(stats.device_bytes, static_cast<std::size_t>(stats.stored_values) * 12);
+  EXPECT_GE(stats.host_preprocess_ms, 0.0);
+  EXPECT_GE(stats.upload_ms, 0.0);
+  // a small matrix: rows longer than 32 are long rows
+  EXPECT_NE(stats.details_json.find("\"rows\": {\"long\": 2, \"medium\": 1, \"short\": 4"),
+            std::string::npos)
+      << stats.details_json;
+  EXPECT_NE(stats.details_json.find("host_preprocess_nnz_per_s"), std::string::npos);
+}
+
+TEST_F(DaspGpu, Fp32IsUnsupported) {
+  CsrMatrix<float, std::int32_t> a;
+  EXPECT_THROW(SpmvPlan<float>(a, Method::dasp), UnsupportedError);
+}
+
+TEST_F(DaspGpu, UnknownParameterIsUnsupported) {
+  PlanOptions options;
+  options.parameters = {"no_such_key=1"};
+  EXPECT_THROW(SpmvPlan<double>(generate_rmat(8, 4, 1), Method::dasp, options), UnsupportedError);
+}
+
+}  // namespace
+}  // namespace tcsparse

@@ -1,1 +1,610 @@
-// placeholder: written by the owner of this area
+// The DASP host layout (SC'23 §3.2) and its host apply: the apply walks the layout exactly as the
+// kernels do, so agreeing with the CPU reference on every matrix checks every block, padding,
+// row order and piecing without a GPU. Then the layout's own promises: categories, order,
+// padding, the 75 % threshold, piecing counts, warp units, parameters.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "dasp/dasp.hpp"
+#include "dasp/dasp_format.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
+#include "tcsparse/reference.hpp"
+
+namespace tcsparse::dasp {
+namespace {
+
+using Matrix = CsrMatrix<double, std::int32_t>;
+using test::NamedMatrix;
+
+constexpr DaspBlockShape kFp64Shape{8, 4};
+constexpr DaspBlockShape kFp16Shape{16, 4};
+
+/// rows = lengths.size(), each row `lengths[r]` distinct random columns of [0, cols), random
+/// values in [-1, -0.1] U [0.1, 1].
+Matrix matrix_with_lengths(std::int32_t cols, const std::vector<int>& lengths,
+                           std::uint64_t seed = 1) {
+  Matrix a;
+  a.rows = static_cast<std::int32_t>(lengths.size());
+  a.cols = cols;
+  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
+  auto next = [&]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int len : lengths) {
+    std::set<std::int32_t> columns;
+    while (static_cast<int>(columns.size()) < len)
+      columns.insert(static_cast<std::int32_t>(next() % static_cast<std::uint64_t>(cols)));
+    for (std::int32_t c : columns) {
+      a.col_idx.push_back(c);
+      const double magnitude = 0.1 + 0.9 * static_cast<double>(next() % 1000) / 999.0;
+      a.values.push_back(next() & 1 ? magnitude : -magnitude);
+    }
+    a.row_ptr.push_back(static_cast<std::int32_t>(a.col_idx.size()));
+  }
+  a.validate();
+  return a;
+}
+
+/// ||host apply - reference|| / ||reference|| for y = alpha A x + beta y0 (y poisoned with NaN
+/// when beta == 0).
+template <typename Value>
+double host_apply_error(const CsrMatrix<Value, std::int32_t>& a, const DaspLayout<Value>& layout,
+                        double alpha, double beta) {
+  const auto x = random_vector<Value>(static_cast<std::size_t>(a.cols), 21);
+  const auto y0 = random_vector<double>(static_cast<std::size_t>(a.rows), 22);
+  std::vector<double> reference = y0;
+  spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), alpha, beta);
+  std::vector<double> y = beta == 0.0
+                              ? std::vector<double>(y0.size(), std::numeric_limits<double>::quiet_NaN())
+                              : y0;
+  dasp_host_apply(layout, std::span<const Value>(x), std::span<double>(y), alpha, beta);
+  return relative_error(std::span<const double>(y), std::span<const double>(reference));
+}
+
+template <typename Value>
+double host_apply_error(const Matrix& a, DaspBlockShape shape, const DaspParameters& p = {},
+                        double alpha = 1.0, double beta = 0.0) {
+  const auto converted = test::with_values<Value>(a);
+  const auto layout = build_dasp_layout(converted, p, shape);
+  return host_apply_error(converted, layout, alpha, beta);
+}
+
+// ---- the host apply against the reference, on the shared catalogue -----------------------
+
+class DaspHostApplyOnCatalogue : public ::testing::TestWithParam<NamedMatrix> {};
+
+TEST_P(DaspHostApplyOnCatalogue, Fp64LayoutMatchesReferenceWithBetaZero) {
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape), 1e-12);
+}
+
+TEST_P(DaspHostApplyOnCatalogue, Fp64LayoutMatchesReferenceWithAlphaAndBeta) {
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, {}, -1.5, 0.75), 1e-12);
+}
+
+TEST_P(DaspHostApplyOnCatalogue, Fp16ShapedLayoutMatchesReference) {
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp16Shape, {}, 2.0, -0.5), 1e-12);
+}
+
+TEST_P(DaspHostApplyOnCatalogue, HalfValuesInTheirDefaultLayoutMatchReference) {
+  // half inputs, double accumulation on both sides: only the summation order differs
+  EXPECT_LT(host_apply_error<half>(GetParam().matrix, default_block_shape<half>()), 1e-12);
+}
+
+TEST_P(DaspHostApplyOnCatalogue, Bfloat16ValuesInTheirDefaultLayoutMatchReference) {
+  EXPECT_LT(host_apply_error<bfloat16>(GetParam().matrix, default_block_shape<bfloat16>(), {},
+                                       1.0, 1.0),
+            1e-12);
+}
+
+TEST_P(DaspHostApplyOnCatalogue, NonDefaultParametersStillMatchReference) {
+  DaspParameters p;
+  p.max_medium_row_length = 32;
+  p.regular_block_min_fill = 0.5;
+  p.medium_rows_per_warp = 32;
+  p.long_groups_per_warp = 1;
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, p), 1e-12);
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp16Shape, p), 1e-12);
+}
+
+TEST_P(DaspHostApplyOnCatalogue, MediumRowBlocksSplitOverWarpsMatchReference) {
+  DaspParameters p;
+  p.medium_rows_per_warp = 8;
+  p.medium_blocks_per_warp = 1;  // every regular block its own warp
+  p.long_groups_per_warp = 1;
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, p, 1.0, -1.0), 1e-12);
+  p.medium_blocks_per_warp = 3;
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp16Shape, p, 1.0, 0.0), 1e-12);
+}
+
+TEST_P(DaspHostApplyOnCatalogue, CountsWithoutFillingAgreeWithTheBuiltLayout) {
+  const auto& a = GetParam().matrix;
+  const auto built = build_dasp_layout(a, {}, kFp64Shape).counts;
+  const auto counted = count_dasp_layout(a, {}, kFp64Shape);
+  EXPECT_EQ(built.stored_values(), counted.stored_values());
+  EXPECT_EQ(built.warps(), counted.warps());
+  EXPECT_EQ(counted.nnz(), a.nnz());
+  EXPECT_EQ(counted.rows_long + counted.rows_medium + counted.rows_short + counted.rows_empty,
+            a.rows);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSynthetic, DaspHostApplyOnCatalogue,
+                         ::testing::ValuesIn(test::all_synthetic_matrices()),
+                         test::NamedMatrixName{});
+
+// ---- every category alone and mixed, and row counts that do not fill a block --------------
+
+class DaspHostApplyOnRowCounts : public ::testing::TestWithParam<int> {};
+
+TEST_P(DaspHostApplyOnRowCounts, EveryLengthCategoryAloneMatchesReference) {
+  const int rows = GetParam();
+  for (int len : {0, 1, 2, 3, 4, 5, 7, 8, 27, 256, 257, 700}) {
+    const Matrix a = matrix_with_lengths(800, std::vector<int>(rows, len), rows * 1000 + len);
+    EXPECT_LT(host_apply_error<double>(a, kFp64Shape, {}, 1.0, 0.5), 1e-12) << "length " << len;
+    EXPECT_LT(host_apply_error<double>(a, kFp16Shape, {}, 1.0, 0.5), 1e-12) << "length " << len;
+  }
+}
+
+TEST_P(DaspHostApplyOnRowCounts, AllCategoriesMixedMatchesReference) {
+  const int rows = GetParam();
+  std::vector<int> lengths;
+  const int cycle[] = {3, 0, 260, 1, 5, 2, 17, 4, 1, 2, 3, 90, 1};
+  for (int r = 0; r < rows; ++r) lengths.push_back(cycle[r % 13]);
+  const Matrix a = matrix_with_lengths(600, lengths, static_cast<std::uint64_t>(rows));
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape), 1e-12);
+  EXPECT_LT(host_apply_error<double>(a, kFp16Shape, {}, 0.5, 2.0), 1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(RowCounts, DaspHostApplyOnRowCounts,
+                         ::testing::Values(1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65, 100));
+
+TEST(DaspHostApply, LargeGeneratedMatricesMatchReference) {
+  const Matrix cases[] = {generate_stencil_3d_27pt(30, 30, 30, 1),
+                          generate_stencil_2d_5pt(200, 150, 2), generate_rmat(14, 8, 3),
+                          generate_random_rows(20000, 5000, RowLengthDistribution::power_law, 1,
+                                               2000, 4)};
+  for (const Matrix& a : cases) {
+    EXPECT_LT(host_apply_error<double>(a, kFp64Shape, {}, 1.0, 0.0), 1e-12);
+    EXPECT_LT(host_apply_error<double>(a, kFp16Shape, {}, 1.0, 0.0), 1e-12);
+  }
+}
+
+TEST(DaspHostApply, ZeroByZeroMatrixIsANoOp) {
+  const Matrix a;  // 0 x 0
+  const auto layout = build_dasp_layout(a, {}, kFp64Shape);
+  EXPECT_EQ(layout.counts.warps(), 0);
+  std::vector<double> x, y;
+  dasp_host_apply(layout, std::span<const double>(x), std::span<double>(y), 1.0, 0.0);
+}
+
+TEST(DaspHostApply, EmptyRowsAreWrittenAsBetaTimesY) {
+  const Matrix a = matrix_with_lengths(5, std::vector<int>(40, 0));
+  const auto layout = build_dasp_layout(a, {}, kFp64Shape);
+  std::vector<double> x(5, 1.0), y(40, 2.0);
+  dasp_host_apply(layout, std::span<const double>(x), std::span<double>(y), 1.0, 0.25);
+  for (double v : y) EXPECT_EQ(v, 0.5);
+  std::fill(y.begin(), y.end(), std::numeric_limits<double>::quiet_NaN());
+  dasp_host_apply(layout, std::span<const double>(x), std::span<double>(y), 1.0, 0.0);
+  for (double v : y) EXPECT_EQ(v, 0.0);
+}
+
+TEST(DaspHostApply, RejectsVectorsOfTheWrongSize) {
+  const Matrix a = matrix_with_lengths(5, {1, 2});
+  const auto layout = build_dasp_layout(a, {}, kFp64Shape);
+  std::vector<double> x(4), y(2);
+  EXPECT_THROW(
+      dasp_host_apply(layout, std::span<const double>(x), std::span<double>(y), 1.0, 0.0),
+      Error);
+}
+
+// ---- the layout itself ----------------------------------------------------------------------
+
+/// The paper's MAX_LEN (the default for small matrices is kDaspSmallMatrixMaxMediumRowLength).
+DaspParameters paper_max_medium() {
+  DaspParameters p;
+  p.max_medium_row_length = kDaspMaxMediumRowLength;
+  return p;
+}
+
+TEST(DaspLayout, RowsAreClassifiedByLength) {
+  // §3.2: long > 256, medium 5..256, short 1..4, empty 0
+  const Matrix a = matrix_with_lengths(1000, {0, 1, 2, 3, 4, 5, 256, 257, 0});
+  const auto c = build_dasp_layout(a, paper_max_medium(), kFp64Shape).counts;
+  EXPECT_EQ(c.rows_long, 1);
+  EXPECT_EQ(c.rows_medium, 2);
+  EXPECT_EQ(c.rows_short, 4);
+  EXPECT_EQ(c.rows_empty, 2);
+  EXPECT_EQ(c.nnz_long, 257);
+  EXPECT_EQ(c.nnz_short, 10);
+  EXPECT_EQ(c.nnz_medium_regular + c.nnz_medium_irregular, 261);
+}
+
+TEST(DaspLayout, SmallMatricesTakeRowsLongerThan32AsLongRows) {
+  const Matrix a = matrix_with_lengths(1000, {32, 33, 256});
+  const auto c = build_dasp_layout(a, {}, kFp64Shape).counts;
+  EXPECT_EQ(c.max_medium_row_length, kDaspSmallMatrixMaxMediumRowLength);
+  EXPECT_EQ(c.rows_medium, 1);
+  EXPECT_EQ(c.rows_long, 2);
+  EXPECT_EQ(resolve_max_medium_row_length({}, kDaspSmallMatrixNnz - 1),
+            kDaspSmallMatrixMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length({}, kDaspSmallMatrixNnz), kDaspMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(paper_max_medium(), 10), kDaspMaxMediumRowLength);
+}
+
+TEST(DaspLayout, MaxMediumRowLengthMovesTheLongRowBoundary) {
+  DaspParameters p;
+  p.max_medium_row_length = 100;
+  const Matrix a = matrix_with_lengths(1000, {100, 101, 256});
+  const auto c = build_dasp_layout(a, p, kFp64Shape).counts;
+  EXPECT_EQ(c.rows_medium, 1);
+  EXPECT_EQ(c.rows_long, 2);
+}
+
+TEST(DaspLayout, MediumRowsAreSortedByLengthDescendingAndStable) {
+  const Matrix a = matrix_with_lengths(100, {5, 7, 5, 9, 7, 5, 2});
+  const auto layout = build_dasp_layout(a, {}, kFp64Shape);
+  const std::vector<std::int32_t> expected = {3, 1, 4, 0, 2, 5};
+  ASSERT_GE(layout.medium_row_ids.size(), expected.size());
+  EXPECT_TRUE(std::equal(expected.begin(), expected.end(), layout.medium_row_ids.begin()));
+  // the rest of the warp unit is padding
+  for (std::size_t i = expected.size(); i < layout.medium_row_ids.size(); ++i)
+    EXPECT_EQ(layout.medium_row_ids[i], -1);
+  EXPECT_EQ(layout.medium_row_ids.size() % static_cast<std::size_t>(layout.medium_rows_per_warp),
+            0u);
+}
+
+TEST(DaspLayout, LongRowsArePaddedToWholeGroupsOfTwoBlocks) {
+  // fp64: a group is 2 x 8 x 4 = 64 values; 257 values take 5 groups (63 zeros)
+  const Matrix a = matrix_with_lengths(1000, {257, 300});
+  const auto layout = build_dasp_layout(a, {}, kFp64Shape);
+  EXPECT_EQ(layout.counts.long_groups, 10);
+  EXPECT_EQ(layout.counts.stored_long, 640);
+  EXPECT_EQ(layout.long_group_ptr, (std::vector<std::int32_t>{0, 5, 10}));
+  EXPECT_EQ(layout.long_row_ids, (std::vector<std::int32_t>{0, 1}));
+  // padding is a zero with the row's last column
+  const std::int32_t last_col = a.col_idx[256];
+  for (std::size_t i = 257; i < 320; ++i) {
+    EXPECT_EQ(layout.long_values[i], 0.0);
+    EXPECT_EQ(layout.long_cols[i], last_col);
+  }
+}
+
+TEST(DaspLayout, Fp16LongGroupsHold128Values) {
+  const Matrix a = matrix_with_lengths(1000, {257});
+  const auto c = build_dasp_layout(test::with_values<half>(a)).counts;
+  EXPECT_EQ(c.long_groups, 3);
+  EXPECT_EQ(c.stored_long, 384);
+}
+
+TEST(DaspLayout, LongRowsAreSplitIntoWarpTasksOfGroupsPerWarp) {
+  DaspParameters p;
+  p.long_groups_per_warp = 8;
+  const Matrix a = matrix_with_lengths(5000, {64 * 20, 300});
+  const auto layout = build_dasp_layout(a, p, kFp64Shape);
+  ASSERT_EQ(layout.long_tasks.size(), 4u);
+  EXPECT_EQ(layout.long_task_ptr, (std::vector<std::int32_t>{0, 3, 4}));
+  const int expected[][3] = {{0, 0, 16}, {0, 16, 32}, {0, 32, 40}, {1, 40, 50}};
+  for (std::size_t t = 0; t < 4; ++t) {
+    EXPECT_EQ(layout.long_tasks[t].row, expected[t][0]);
+    EXPECT_EQ(layout.long_tasks[t].block_begin, expected[t][1]);
+    EXPECT_EQ(layout.long_tasks[t].block_end, expected[t][2]);
+    EXPECT_EQ(layout.long_tasks[t].long_row, expected[t][0]);
+  }
+}
+
+TEST(DaspLayout, BlockOfExactlyThreeQuartersFilledIsRegular) {
+  // 8 rows of 7: chunk 0 full, chunk 1 holds 8 x 3 = 24 of 32 values = 75 % -> regular
+  const Matrix a = matrix_with_lengths(100, std::vector<int>(8, 7));
+  const auto c = build_dasp_layout(a, {}, kFp64Shape).counts;
+  EXPECT_EQ(c.regular_blocks, 2);
+  EXPECT_EQ(c.nnz_medium_irregular, 0);
+  EXPECT_EQ(c.stored_medium_regular - c.nnz_medium_regular, 8);
+}
+
+TEST(DaspLayout, BlockJustBelowThreeQuartersGoesToTheIrregularPart) {
+  // seven rows of 7 and one of 6: chunk 1 holds 7 x 3 + 2 = 23 of 32 -> irregular
+  std::vector<int> lengths(7, 7);
+  lengths.push_back(6);
+  const Matrix a = matrix_with_lengths(100, lengths);
+  const auto c = build_dasp_layout(a, {}, kFp64Shape).counts;
+  EXPECT_EQ(c.regular_blocks, 1);
+  EXPECT_EQ(c.nnz_medium_regular, 32);
+  EXPECT_EQ(c.nnz_medium_irregular, 23);
+}
+
+TEST(DaspLayout, Fp16BlockThresholdIsThreeQuartersOf64) {
+  // 16 rows of 7: chunk 1 holds 48 of 64 -> regular; with one row of 6, 47 -> irregular
+  std::vector<int> lengths(16, 7);
+  EXPECT_EQ(build_dasp_layout(matrix_with_lengths(100, lengths), {}, kFp16Shape).counts.regular_blocks, 2);
+  lengths.back() = 6;
+  EXPECT_EQ(build_dasp_layout(matrix_with_lengths(100, lengths), {}, kFp16Shape).counts.regular_blocks, 1);
+}
+
+TEST(DaspLayout, RegularFillParameterMovesTheThreshold) {
+  // rows of 5: chunk 1 holds 8 of 32 = 25 %
+  const Matrix a = matrix_with_lengths(100, std::vector<int>(8, 5));
+  DaspParameters p;
+  p.regular_block_min_fill = 0.25;
+  EXPECT_EQ(build_dasp_layout(a, p, kFp64Shape).counts.regular_blocks, 2);
+  p.regular_block_min_fill = 0.26;
+  EXPECT_EQ(build_dasp_layout(a, p, kFp64Shape).counts.regular_blocks, 1);
+  p.regular_block_min_fill = 0.0;  // every non-empty chunk
+  EXPECT_EQ(build_dasp_layout(a, p, kFp64Shape).counts.regular_blocks, 2);
+}
+
+TEST(DaspLayout, RegularPaddingReadsTheRowsLastColumn) {
+  const Matrix a = matrix_with_lengths(100, std::vector<int>(8, 7));
+  const auto layout = build_dasp_layout(a, {}, kFp64Shape);
+  // block 1 (values 32..63), block row r = medium row r = row r; its value 3 is padding
+  for (int r = 0; r < 8; ++r) {
+    const std::size_t at = 32 + static_cast<std::size_t>(kFp64Shape.offset(r, 3));
+    EXPECT_EQ(layout.regular_values[at], 0.0);
+    EXPECT_EQ(layout.regular_cols[at], a.col_idx[static_cast<std::size_t>(a.row_ptr[r] + 6)]);
+  }
+}
+
+TEST(DaspLayout, ShortRowsArePiecedOneWithThreeAndTwoWithTwo) {
+  // five 1s, three 2s, two 3s, one 4
+  const Matrix a = matrix_with_lengths(50, {1, 2, 3, 4, 1, 1, 2, 3, 1, 2, 1});
+  const auto c = build_dasp_layout(a, {}, kFp64Shape).counts;
+  EXPECT_EQ(c.pairs_1_3, 2);
+  EXPECT_EQ(c.single_1, 3);
+  EXPECT_EQ(c.pairs_2_2, 1);
+  EXPECT_EQ(c.padded_2, 1);
+  EXPECT_EQ(c.padded_3, 0);
+  EXPECT_EQ(c.rows_4, 2);  // the 4 and the odd 2
+}
+
+TEST(DaspLayout, ThreesLeftOverFromPiecingArePaddedToFour) {
+  const Matrix a = matrix_with_lengths(50, {3, 3, 1, 3, 3});
+  const auto c = build_dasp_layout(a, {}, kFp64Shape).counts;
+  EXPECT_EQ(c.pairs_1_3, 1);
+  EXPECT_EQ(c.padded_3, 3);
+  EXPECT_EQ(c.rows_4, 3);
+  EXPECT_EQ(c.single_1, 0);
+}
+
+TEST(DaspLayout, ShortTilesHoldThirtyTwoOutputs) {
+  // 40 pairs of 1+3 -> 3 tiles of 16 pairs; 33 fours -> 2 tiles; 33 ones -> 2 tiles
+  std::vector<int> lengths;
+  for (int i = 0; i < 40; ++i) lengths.insert(lengths.end(), {1, 3});
+  for (int i = 0; i < 33; ++i) lengths.insert(lengths.end(), {4, 1});
+  const Matrix a = matrix_with_lengths(50, lengths);
+  const auto layout = build_dasp_layout(a, {}, kFp64Shape);
+  const auto& c = layout.counts;
+  EXPECT_EQ(c.pairs_1_3, 40);
+  EXPECT_EQ(c.single_1, 33);
+  EXPECT_EQ(c.short_tiles[0], 3);
+  EXPECT_EQ(c.short_tiles[1], 2);
+  EXPECT_EQ(c.short_tiles[2], 0);
+  EXPECT_EQ(c.short_tiles[3], 2);
+  EXPECT_EQ(c.stored_short, 3 * 64 + 2 * 128 + 2 * 32);
+  EXPECT_EQ(layout.short_row_ids.size(), 7u * 32u);
+  // every short row appears once among the row ids
+  std::vector<std::int32_t> ids;
+  for (auto id : layout.short_row_ids)
+    if (id >= 0) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  std::vector<std::int32_t> all(lengths.size());
+  std::iota(all.begin(), all.end(), 0);
+  EXPECT_EQ(ids, all);
+}
+
+TEST(DaspLayout, EmptyRowsArePaddedToWholeTiles) {
+  const Matrix a = matrix_with_lengths(10, {0, 3, 0, 0});
+  const auto layout = build_dasp_layout(a, {}, kFp64Shape);
+  ASSERT_EQ(layout.empty_row_ids.size(), 32u);
+  EXPECT_EQ(layout.empty_row_ids[0], 0);
+  EXPECT_EQ(layout.empty_row_ids[1], 2);
+  EXPECT_EQ(layout.empty_row_ids[2], 3);
+  EXPECT_EQ(layout.empty_row_ids[3], -1);
+}
+
+TEST(DaspLayout, PaddingRatioCountsEveryStoredZero) {
+  // one 1+3 pair in a tile of 16 pairs: 64 stored for 4 nonzeros
+  const Matrix a = matrix_with_lengths(10, {1, 3});
+  const auto c = build_dasp_layout(a, {}, kFp64Shape).counts;
+  EXPECT_EQ(c.stored_values(), 64);
+  EXPECT_DOUBLE_EQ(c.padding_ratio(), 15.0);
+}
+
+TEST(DaspLayout, MediumWarpUnitsFollowTheLoopNumThresholds) {
+  // at most the paper's LOOP_NUM: 1 below 59990 medium rows, 2 below 400000, else 4
+  DaspParameters p;
+  EXPECT_EQ(resolve_medium_rows_per_warp(p, 59989, 8, 7000, 7000), 8);
+  EXPECT_EQ(resolve_medium_rows_per_warp(p, 59990, 8, 7000, 7000), 16);
+  EXPECT_EQ(resolve_medium_rows_per_warp(p, 400000, 8, 50000, 50000), 32);
+  EXPECT_EQ(resolve_medium_rows_per_warp(p, 10, 16), 16);  // fp16 row-blocks are 16 rows
+  p.medium_rows_per_warp = 32;
+  EXPECT_EQ(resolve_medium_rows_per_warp(p, 10, 8), 32);
+}
+
+TEST(DaspLayout, MediumWarpUnitsFollowTheBlocksOfTheRowBlocks) {
+  const DaspParameters p;
+  // one block a row-block (5-point stencil): the paper's 4
+  EXPECT_EQ(resolve_medium_rows_per_warp(p, 400000, 8, 50000, 50000, 1), 32);
+  // several blocks (27-point stencil, banded): 2
+  EXPECT_EQ(resolve_medium_rows_per_warp(p, 400000, 8, 50000, 50000 * 7, 7), 16);
+  EXPECT_EQ(resolve_medium_rows_per_warp(p, 400000, 16, 25000, 25000 * 7, 7), 32);
+  // heavy-tailed (largest row-block > 4x the average): 1
+  EXPECT_EQ(resolve_medium_rows_per_warp(p, 400000, 8, 50000, 50000 * 3, 64), 8);
+  EXPECT_EQ(resolve_medium_rows_per_warp(p, 400000, 16, 25000, 25000 * 3, 64), 16);
+}
+
+TEST(DaspLayout, ShortTilesByRowListEveryTileOnceInRowOrder) {
+  std::vector<int> lengths;
+  for (int i = 0; i < 2000; ++i) lengths.push_back(1 + (i * 7) % 4);
+  const Matrix a = matrix_with_lengths(5000, lengths, 5);
+  DaspParameters p;
+  p.short_tile_order = 2;
+  const auto layout = build_dasp_layout(a, p, kFp64Shape);
+  ASSERT_TRUE(layout.counts.short_tiles_by_row);
+  std::int64_t tiles = 0;
+  for (auto t : layout.counts.short_tiles) tiles += t;
+  ASSERT_EQ(static_cast<std::int64_t>(layout.short_tile_order.size()), tiles);
+  std::set<std::int32_t> codes(layout.short_tile_order.begin(), layout.short_tile_order.end());
+  EXPECT_EQ(static_cast<std::int64_t>(codes.size()), tiles);
+  std::int32_t previous_first_row = -1;
+  for (std::int32_t code : layout.short_tile_order) {
+    const DaspShortPart& part = layout.short_parts[static_cast<std::size_t>(code & 3)];
+    ASSERT_LT(code >> 2, part.tiles);
+    std::int32_t first = std::numeric_limits<std::int32_t>::max();
+    for (int lane = 0; lane < 32; ++lane) {
+      const auto id = layout.short_row_ids[static_cast<std::size_t>(part.row_offset + (code >> 2) * 32 + lane)];
+      if (id >= 0) first = std::min(first, id);
+    }
+    EXPECT_GE(first, previous_first_row);
+    previous_first_row = first;
+  }
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape, p), 1e-12);
+  // small matrices keep the paper's order by kind
+  EXPECT_TRUE(build_dasp_layout(a, {}, kFp64Shape).short_tile_order.empty());
+}
+
+TEST(DaspLayout, LeadingUnitsWithoutIrregularValuesAreCounted) {
+  DaspParameters p;
+  p.medium_rows_per_warp = 8;
+  // 16 rows of 8 (two plain row-blocks), then 8 rows of 5 (one block + 1 irregular each)
+  std::vector<int> lengths(16, 8);
+  lengths.insert(lengths.end(), 8, 5);
+  const auto layout = build_dasp_layout(matrix_with_lengths(100, lengths), p, kFp64Shape);
+  EXPECT_EQ(layout.medium_plain_units, 2);
+  EXPECT_EQ(build_dasp_layout(matrix_with_lengths(100, std::vector<int>(9, 5)), p, kFp64Shape)
+                .medium_plain_units,
+            0);
+}
+
+TEST(DaspLayout, MediumArraysArePaddedToWholeWarpUnits) {
+  DaspParameters p;
+  p.medium_rows_per_warp = 32;
+  const Matrix a = matrix_with_lengths(100, std::vector<int>(40, 9));  // 5 row-blocks
+  const auto layout = build_dasp_layout(a, p, kFp64Shape);
+  EXPECT_EQ(layout.counts.row_blocks, 5);
+  EXPECT_EQ(layout.counts.medium_units, 2);
+  EXPECT_EQ(layout.medium_row_ids.size(), 64u);
+  EXPECT_EQ(layout.rowblock_ptr.size(), 9u);
+  EXPECT_EQ(layout.irregular_ptr.size(), 65u);
+  EXPECT_EQ(layout.rowblock_ptr.back(), layout.rowblock_ptr[5]);
+}
+
+TEST(DaspLayout, LayoutDoesNotDependOnTheNumberOfThreads) {
+  const Matrix a = generate_random_rows(120000, 4000, RowLengthDistribution::power_law, 0, 400, 9);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const auto one = build_dasp_layout(a, {}, kFp64Shape);
+  omp_set_num_threads(std::max(4, threads));
+  const auto many = build_dasp_layout(a, {}, kFp64Shape);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(one.medium_row_ids, many.medium_row_ids);
+  EXPECT_EQ(one.rowblock_ptr, many.rowblock_ptr);
+  EXPECT_EQ(one.irregular_ptr, many.irregular_ptr);
+  EXPECT_EQ(one.short_row_ids, many.short_row_ids);
+  EXPECT_EQ(one.empty_row_ids, many.empty_row_ids);
+  ASSERT_EQ(one.regular_cols.size(), many.regular_cols.size());
+  EXPECT_TRUE(std::equal(one.regular_cols.span().begin(), one.regular_cols.span().end(),
+                         many.regular_cols.span().begin()));
+  EXPECT_TRUE(std::equal(one.short_cols.span().begin(), one.short_cols.span().end(),
+                         many.short_cols.span().begin()));
+}
+
+TEST(DaspLayout, RejectsABlockShapeTheKernelsDoNotHave) {
+  const Matrix a = matrix_with_lengths(10, {3});
+  EXPECT_THROW(build_dasp_layout(a, {}, DaspBlockShape{4, 4}), UnsupportedError);
+}
+
+TEST(DaspLayout, StatsJsonNamesEveryCategory) {
+  // a small matrix: rows longer than 32 are long rows
+  const Matrix a = matrix_with_lengths(1000, {0, 1, 2, 3, 4, 5, 256, 257});
+  const std::string json = format_stats_json(a);
+  for (const char* key : {"\"rows\"", "\"long\": 2", "\"medium\": 1", "\"short\": 4",
+                          "\"empty\": 1", "\"nnz\"", "\"medium_regular\"", "\"medium_irregular\"",
+                          "\"stored_values\"", "\"padding_ratio\"", "\"row_blocks\"",
+                          "\"loop_num\": 1", "\"max_medium_row_length\": 32"})
+    EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
+}
+
+// ---- parameters -----------------------------------------------------------------------------
+
+TEST(DaspParameters, DefaultsAreThePapersOrAuto) {
+  const DaspParameters p = parse_parameters({});
+  EXPECT_EQ(p.max_medium_row_length, 0);  // auto: 256 (the paper's) for large matrices
+  EXPECT_DOUBLE_EQ(p.regular_block_min_fill, 0.75);
+  EXPECT_EQ(p.medium_rows_per_warp, 0);
+  EXPECT_EQ(p.long_groups_per_warp, 0);  // auto
+  EXPECT_EQ(p.medium_blocks_per_warp, 0);  // auto
+  EXPECT_EQ(p.blocks_in_flight, 0);   // auto
+  EXPECT_EQ(p.pipelined_loads, -1);  // auto
+}
+
+TEST(DaspParameters, ParsesEveryKey) {
+  const DaspParameters p = parse_parameters(
+      {"max_medium_row_length=128", "regular_block_min_fill=0.5", "medium_rows_per_warp=16",
+       "long_groups_per_warp=3", "medium_blocks_per_warp=5", "blocks_in_flight=2",
+       "pipelined_loads=0", "short_tile_order=row", "fill=host"});
+  EXPECT_EQ(p.max_medium_row_length, 128);
+  EXPECT_DOUBLE_EQ(p.regular_block_min_fill, 0.5);
+  EXPECT_EQ(p.medium_rows_per_warp, 16);
+  EXPECT_EQ(p.long_groups_per_warp, 3);
+  EXPECT_EQ(p.medium_blocks_per_warp, 5);
+  EXPECT_EQ(p.blocks_in_flight, 2);
+  EXPECT_EQ(p.pipelined_loads, 0);
+  EXPECT_EQ(parse_parameters({"medium_rows_per_warp=auto"}).medium_rows_per_warp, 0);
+}
+
+TEST(DaspParameters, UnknownKeyIsUnsupportedAndListsTheKnownKeys) {
+  try {
+    parse_parameters({"loop_numm=2"});
+    FAIL() << "no exception";
+  } catch (const UnsupportedError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("loop_numm"), std::string::npos) << message;
+    for (auto key : parameter_keys())
+      EXPECT_NE(message.find(std::string(key)), std::string::npos) << message;
+  }
+}
+
+TEST(DaspParameters, MalformedOrOutOfRangeValuesAreUnsupported) {
+  EXPECT_THROW(parse_parameters({"max_medium_row_length"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"max_medium_row_length=3"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"max_medium_row_length=12x"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"regular_block_min_fill=1.5"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"regular_block_min_fill=abc"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"medium_rows_per_warp=12"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"long_groups_per_warp=0"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"blocks_in_flight=3"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"medium_blocks_per_warp=0"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"pipelined_loads=2"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"short_tile_order=diagonal"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"fill=gpu"}), UnsupportedError);
+}
+
+TEST(DaspParameters, ToStringRoundTrips) {
+  DaspParameters p;
+  p.max_medium_row_length = 64;
+  p.medium_rows_per_warp = 32;
+  std::vector<std::string> items;
+  const std::string text = p.to_string();
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  const DaspParameters q = parse_parameters(items);
+  EXPECT_EQ(q.to_string(), text);
+}
+
+}  // namespace
+}  // namespace tcsparse::dasp

@@ -1,0 +1,149 @@
+// The benchmark harness: one runner for every method, so that every number in a result file was
+// measured the same way (DESIGN.md, "Numbers everyone uses").
+//
+// For one matrix x method x precision x operation it
+//   1. builds the plan (PlanStats: host preprocessing, upload and device preprocessing apart),
+//   2. draws random inputs (never all zeros or ones), poisons the output with NaN, applies once
+//      and compares with the CPU reference (relative error, per-precision threshold),
+//   3. warms up, then times many runs with CUDA events (median, min, max per apply),
+//   4. returns a BenchRecord, written as one JSON line.
+//
+//   tcsparse::bench::RunEnvironment env = tcsparse::bench::RunEnvironment::detect();
+//   tcsparse::bench::MatrixBenchmark benchmark(input, env, options);
+//   if (auto record = benchmark.run({Method::dasp, Precision::fp64, Operation::spmv}))
+//     out << record->to_json().dump() << '\n';
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "tcsparse/csr.hpp"
+#include "tcsparse/plan.hpp"
+#include "tcsparse/types.hpp"
+
+namespace tcsparse::bench {
+
+/// A matrix to benchmark: always held in fp64 and converted to each precision as needed.
+struct MatrixInput {
+  std::string name;    ///< short label, e.g. "cage11" or "stencil3d_100"
+  std::string source;  ///< file path or generator spec ("gen:stencil3d:nx=100,...")
+  CsrMatrix<double, std::int32_t> matrix;
+};
+
+/// What is the same for every record of a run: the machine, the software, the ceiling.
+struct RunEnvironment {
+  int device = 0;
+  std::string gpu;          ///< e.g. "NVIDIA H200"
+  std::string driver;       ///< driver version as the runtime reports it
+  std::string cuda;         ///< CUDA runtime version
+  std::string commit;       ///< git describe of the source tree (env TCSPARSE_COMMIT overrides)
+  std::size_t l2_cache_bytes = 0;
+  double copy_gbps = 0.0;   ///< device-to-device copy bandwidth, measured once per run
+
+  /// Queries the device and measures the copy bandwidth (about a second). Throws NoDeviceError
+  /// without a GPU.
+  static RunEnvironment detect(int device = 0);
+};
+
+/// The commit the records name: env TCSPARSE_COMMIT if set, else the configure-time
+/// `git describe`, else "unknown".
+std::string source_commit();
+
+/// "spmv" or "spmm".
+std::string_view operation_name(Operation operation);
+
+/// One case of the cross product.
+struct CaseRequest {
+  Method method = Method::cusparse;
+  Precision precision = Precision::fp64;
+  Operation operation = Operation::spmv;
+  std::int64_t n = 1;  ///< columns of the dense operand (SpMM); 1 for SpMV
+};
+
+struct HarnessOptions {
+  /// Used for the correctness check and for the timed applies. Benchmarks keep beta = 0.
+  double alpha = 1.0;
+  double beta = 0.0;
+  /// Warm-up: at least 10 applies and at least this long.
+  double warmup_ms = 10.0;
+  /// Timed runs wanted; fewer when they would take longer than max_timing_ms (never < min_runs).
+  int runs = 100;
+  int min_runs = 10;
+  double max_timing_ms = 2000.0;
+  /// Seed of the random input vectors / matrices (the same for every method of a precision).
+  std::uint64_t input_seed = 20240611;
+  /// SpMM cases whose dense operands hold more elements than this are recorded as errors
+  /// instead of exhausting host memory for the reference.
+  std::int64_t max_dense_elements = std::int64_t{1} << 30;
+  PlanOptions plan;
+};
+
+/// One JSON line of a result file. Fields as in bench/README.md.
+struct BenchRecord {
+  // where and what
+  std::string gpu, driver, cuda, commit, timestamp;
+  std::string matrix, matrix_source;
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::string method, precision, operation;
+  std::int64_t n = 1;
+  double alpha = 1.0, beta = 0.0;
+  // timing (per apply)
+  double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;
+  int runs = 0;
+  int applies_per_run = 1;  ///< > 1 when each timed run is a batch of applies (tiny matrices)
+  double gflops = 0.0, gbps = 0.0, copy_gbps = 0.0, bandwidth_share = 0.0;
+  std::int64_t min_bytes = 0;
+  bool fits_l2 = false;  ///< matrix + x + y fit in L2: repeated runs hit the cache
+  // correctness
+  double rel_error = 0.0, error_threshold = 0.0;
+  bool check_passed = false;
+  // plan
+  double plan_build_ms = 0.0;  ///< wall-clock time of the plan constructor
+  double host_preprocess_ms = 0.0, upload_ms = 0.0, device_preprocess_ms = 0.0;
+  std::int64_t device_bytes = 0;
+  double padding_ratio = 0.0;
+  std::string details_json = "null";
+  /// Set when the case failed (anything but UnsupportedError); the other results are then 0.
+  std::optional<std::string> error;
+
+  nlohmann::ordered_json to_json() const;
+};
+
+/// The relative-error threshold of a precision (DESIGN.md): fp64 1e-12, fp32 1e-5, fp16/bf16
+/// (fp32 accumulation) 1e-2.
+double error_threshold(Precision precision);
+
+/// The least bytes a product must move: values + column indices + row pointers + x + y
+/// (SpMM: + B + C instead of x + y), sizeof(Value) per value and 4 bytes per index; y (or C) is
+/// counted twice when beta != 0 (read and written).
+std::int64_t minimum_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                           Precision precision, Operation operation, std::int64_t n, bool reads_y);
+
+/// Runs the cases of one matrix. Converted matrices, inputs and reference outputs are kept for
+/// the precision last used, so run the cases precision by precision.
+class MatrixBenchmark {
+ public:
+  MatrixBenchmark(const MatrixInput& input, const RunEnvironment& environment,
+                  const HarnessOptions& options);
+  ~MatrixBenchmark();
+  MatrixBenchmark(const MatrixBenchmark&) = delete;
+  MatrixBenchmark& operator=(const MatrixBenchmark&) = delete;
+
+  /// The record of one case, or nullopt when the method does not support it (per the method
+  /// table or by throwing UnsupportedError). Any other failure gives a record with `error` set.
+  std::optional<BenchRecord> run(const CaseRequest& request);
+  /// Why the last run() returned nullopt (the method table's answer or UnsupportedError::what).
+  const std::string& last_skip_reason() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace tcsparse::bench

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Figures and a summary table from `tcsparse bench` result files (JSON lines).
+
+For every (GPU, operation, n, precision) found in the results it writes
+  speedup-<gpu>-<op>-<precision>.png    speedup of each method over cuSPARSE (default algorithm,
+                                        same precision) per matrix: bars, log scale, geometric
+                                        means in the title
+  bandwidth-<gpu>-<op>-<precision>.png  achieved GB/s against nnz, one colour per method, a line
+                                        at the measured copy bandwidth
+and prints a markdown table to stdout: geometric-mean speedup per method x precision, min, max.
+
+Records with an "error" are left out; records that failed their check against the CPU reference
+are left out of the speedups (and counted in the table). When several files hold the same case,
+the last one read wins.
+
+    python3 bench/plot.py bench/results/2026-11-21-nvidia-h200-default.jsonl -o bench/results/plots
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+BASELINE = "cusparse"
+MAX_FIGURE_WIDTH = 40  # inches
+MAX_LABELLED_MATRICES = 80  # above this the bars are too thin for names
+
+
+def read_records(paths):
+    """Every record of every file, keyed by case; the last one read wins."""
+    cases = {}
+    for path in paths:
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    print(f"{path}:{number}: not JSON ({error}); line skipped", file=sys.stderr)
+                    continue
+                key = (record.get("gpu"), record.get("operation"), record.get("n", 1),
+                       record.get("precision"), record.get("matrix"), record.get("method"))
+                cases[key] = record
+    return list(cases.values())
+
+
+def group_key(record):
+    return (record["gpu"], record["operation"], record.get("n", 1), record["precision"])
+
+
+def group_label(key):
+    gpu, operation, n, precision = key
+    return f"{gpu} {operation}{f' n={n}' if operation == 'spmm' else ''} {precision}"
+
+
+def file_stem(key):
+    gpu, operation, n, precision = key
+    slug = re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-")
+    return f"{slug}-{operation}{f'-n{n}' if operation == 'spmm' else ''}-{precision}"
+
+
+def timed(record):
+    return "error" not in record and record.get("median_ms", 0) > 0
+
+
+def usable(record):
+    return timed(record) and record.get("check_passed", False)
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+class Group:
+    """The records of one (gpu, operation, n, precision)."""
+
+    def __init__(self, key, records):
+        self.key = key
+        self.records = records
+        self.by_case = {(r["matrix"], r["method"]): r for r in records}
+        by_nnz = sorted({(r["nnz"], r["matrix"]) for r in records})
+        self.matrices = [matrix for _, matrix in by_nnz]
+        self.methods = sorted({r["method"] for r in records}, key=lambda m: (m != BASELINE, m))
+
+    def speedups(self, method):
+        """{matrix: speedup over the baseline} where both are timed and passed their check."""
+        result = {}
+        for matrix in self.matrices:
+            base = self.by_case.get((matrix, BASELINE))
+            other = self.by_case.get((matrix, method))
+            if base and other and usable(base) and usable(other):
+                result[matrix] = base["median_ms"] / other["median_ms"]
+        return result
+
+    def failed_checks(self, method):
+        return sum(1 for r in self.records
+                   if r["method"] == method and timed(r) and not r.get("check_passed", False))
+
+    def copy_gbps(self):
+        values = [r["copy_gbps"] for r in self.records if r.get("copy_gbps", 0) > 0]
+        return statistics.median(values) if values else None
+
+
+def plot_speedups(group, out_dir):
+    methods = [m for m in group.methods if m != BASELINE]
+    speedups = {m: group.speedups(m) for m in methods}
+    if not any(speedups.values()):
+        return None
+    matrices = [m for m in group.matrices if any(m in s for s in speedups.values())]
+    width = 0.8 / max(1, len(methods))
+    bars = len(matrices) * max(1, len(methods))
+    fig, ax = plt.subplots(figsize=(min(MAX_FIGURE_WIDTH, max(8, 0.12 * bars)), 5))
+    for i, method in enumerate(methods):
+        xs = [j + i * width for j, m in enumerate(matrices) if m in speedups[method]]
+        ys = [speedups[method][m] for m in matrices if m in speedups[method]]
+        ax.bar(xs, ys, width=width, label=method)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    times = FuncFormatter(lambda value, _: f"{value:g}x")
+    ax.yaxis.set_major_formatter(times)
+    ax.yaxis.set_minor_formatter(times)
+    ax.tick_params(axis="y", which="minor", labelsize=7)
+    ax.set_ylabel(f"speedup over {BASELINE} (log)")
+    if len(matrices) <= MAX_LABELLED_MATRICES:
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(matrices))])
+        ax.set_xticklabels(matrices, rotation=60, ha="right", fontsize=7)
+    else:
+        ax.set_xlabel(f"{len(matrices)} matrices, by number of nonzeros")
+    means = ", ".join(f"{m} {geomean(list(speedups[m].values())):.2f}x"
+                      for m in methods if speedups[m])
+    ax.set_title(f"{group_label(group.key)}: geomean {means}", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out_dir, f"speedup-{file_stem(group.key)}.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_bandwidth(group, out_dir):
+    points = [r for r in group.records if timed(r)]
+    if not points:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for method in group.methods:
+        mine = [r for r in points if r["method"] == method]
+        if mine:
+            ax.scatter([r["nnz"] for r in mine], [r["gbps"] for r in mine], s=14, label=method,
+                       alpha=0.8)
+    copy = group.copy_gbps()
+    if copy:
+        ax.axhline(copy, color="black", linestyle="--", linewidth=1,
+                   label=f"copy bandwidth {copy:.0f} GB/s")
+    ax.set_xscale("log")
+    ax.set_xlabel("nonzeros")
+    ax.set_ylabel("achieved GB/s (minimum bytes / median time)")
+    ax.set_title(f"{group_label(group.key)}: bandwidth", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out_dir, f"bandwidth-{file_stem(group.key)}.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def summary_table(groups):
+    lines = ["| gpu | operation | precision | method | matrices | geomean speedup | min | max "
+             "| failed checks |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|"]
+    for group in groups:
+        gpu, operation, n, precision = group.key
+        op = f"{operation} n={n}" if operation == "spmm" else operation
+        for method in group.methods:
+            if method == BASELINE:
+                continue
+            values = list(group.speedups(method).values())
+            cells = (f"{geomean(values):.2f}x | {min(values):.2f}x | {max(values):.2f}x"
+                     if values else "- | - | -")
+            lines.append(f"| {gpu} | {op} | {precision} | {method} | {len(values)} | {cells} "
+                         f"| {group.failed_checks(method)} |")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", nargs="+", help="JSON-lines files written by tcsparse bench")
+    parser.add_argument("-o", "--output-dir", default="bench/results/plots",
+                        help="where the PNGs go (default: %(default)s)")
+    parser.add_argument("--no-plots", action="store_true", help="only print the summary table")
+    args = parser.parse_args()
+
+    records = read_records(args.results)
+    errors = [r for r in records if "error" in r]
+    grouped = defaultdict(list)
+    for record in records:
+        if "error" not in record:
+            grouped[group_key(record)].append(record)
+    groups = [Group(key, grouped[key]) for key in sorted(grouped, key=str)]
+
+    if not args.no_plots:
+        os.makedirs(args.output_dir, exist_ok=True)
+        for group in groups:
+            for path in (plot_speedups(group, args.output_dir),
+                         plot_bandwidth(group, args.output_dir)):
+                if path:
+                    print(f"wrote {path}", file=sys.stderr)
+
+    print(summary_table(groups))
+    if errors:
+        print(f"\n{len(errors)} records with errors left out, e.g. {errors[0]['matrix']} "
+              f"{errors[0]['method']} {errors[0]['precision']}: {errors[0]['error']}")
+
+
+if __name__ == "__main__":
+    main()

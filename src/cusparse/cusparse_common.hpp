@@ -1,0 +1,187 @@
+// What the cuSPARSE SpMV and SpMM methods share: data types, RAII descriptors, the CSR upload.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+#include <library_types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "plan/method.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/device_buffer.hpp"
+#include "tcsparse/csr.hpp"
+#include "tcsparse/plan.hpp"
+#include "tcsparse/types.hpp"
+
+namespace tcsparse::cusparse {
+
+/// The cudaDataType of the stored values (matrix, x, y, B, C).
+template <typename Value>
+constexpr cudaDataType value_data_type() {
+  if constexpr (precision_of<Value>() == Precision::fp64) return CUDA_R_64F;
+  else if constexpr (precision_of<Value>() == Precision::fp32) return CUDA_R_32F;
+  else if constexpr (precision_of<Value>() == Precision::fp16) return CUDA_R_16F;
+  else return CUDA_R_16BF;
+}
+
+/// The compute type: fp64 for fp64, fp32 otherwise (fp16 / bf16 are mixed precision with fp32
+/// accumulation, as cuSPARSE's mixed-precision tables allow). alpha and beta have this type,
+/// which is scalar_t<Value>.
+template <typename Value>
+constexpr cudaDataType compute_data_type() {
+  return precision_of<Value>() == Precision::fp64 ? CUDA_R_64F : CUDA_R_32F;
+}
+static_assert(sizeof(scalar_t<half>) == 4 && sizeof(scalar_t<double>) == 8);
+
+/// "CUDA_R_64F" etc., for statistics and messages.
+const char* data_type_name(cudaDataType type);
+
+/// Method::cusparse etc. take no PlanOptions::parameters: throws UnsupportedError naming the
+/// first one given.
+void reject_parameters(Method method, const PlanOptions& options);
+
+/// A cuSPARSE call made while building a plan: CUSPARSE_STATUS_NOT_SUPPORTED becomes an
+/// UnsupportedError naming what was asked (`what`, e.g. "cusparse_alg2 SpMM in fp16"), any other
+/// failure a CusparseError.
+void check_plan_status(cusparseStatus_t status, const char* call, const char* file, int line,
+                       const std::string& what);
+
+#define TCSPARSE_CUSPARSE_PLAN_CHECK(call, what) \
+  ::tcsparse::cusparse::check_plan_status((call), #call, __FILE__, __LINE__, (what))
+
+/// Owns a cusparseSpMatDescr_t.
+class SparseMatrixDescriptor {
+ public:
+  SparseMatrixDescriptor() = default;
+  explicit SparseMatrixDescriptor(cusparseSpMatDescr_t descriptor) : descriptor_(descriptor) {}
+  SparseMatrixDescriptor(SparseMatrixDescriptor&& other) noexcept
+      : descriptor_(std::exchange(other.descriptor_, nullptr)) {}
+  SparseMatrixDescriptor& operator=(SparseMatrixDescriptor&& other) noexcept {
+    std::swap(descriptor_, other.descriptor_);
+    return *this;
+  }
+  SparseMatrixDescriptor(const SparseMatrixDescriptor&) = delete;
+  SparseMatrixDescriptor& operator=(const SparseMatrixDescriptor&) = delete;
+  ~SparseMatrixDescriptor() {
+    if (descriptor_) cusparseDestroySpMat(descriptor_);
+  }
+  cusparseSpMatDescr_t get() const { return descriptor_; }
+
+ private:
+  cusparseSpMatDescr_t descriptor_ = nullptr;
+};
+
+/// Owns a cusparseDnVecDescr_t.
+class DenseVectorDescriptor {
+ public:
+  DenseVectorDescriptor() = default;
+  explicit DenseVectorDescriptor(cusparseDnVecDescr_t descriptor) : descriptor_(descriptor) {}
+  DenseVectorDescriptor(DenseVectorDescriptor&& other) noexcept
+      : descriptor_(std::exchange(other.descriptor_, nullptr)) {}
+  DenseVectorDescriptor& operator=(DenseVectorDescriptor&& other) noexcept {
+    std::swap(descriptor_, other.descriptor_);
+    return *this;
+  }
+  DenseVectorDescriptor(const DenseVectorDescriptor&) = delete;
+  DenseVectorDescriptor& operator=(const DenseVectorDescriptor&) = delete;
+  ~DenseVectorDescriptor() {
+    if (descriptor_) cusparseDestroyDnVec(descriptor_);
+  }
+  cusparseDnVecDescr_t get() const { return descriptor_; }
+
+ private:
+  cusparseDnVecDescr_t descriptor_ = nullptr;
+};
+
+/// Owns a cusparseDnMatDescr_t.
+class DenseMatrixDescriptor {
+ public:
+  DenseMatrixDescriptor() = default;
+  explicit DenseMatrixDescriptor(cusparseDnMatDescr_t descriptor) : descriptor_(descriptor) {}
+  DenseMatrixDescriptor(DenseMatrixDescriptor&& other) noexcept
+      : descriptor_(std::exchange(other.descriptor_, nullptr)) {}
+  DenseMatrixDescriptor& operator=(DenseMatrixDescriptor&& other) noexcept {
+    std::swap(descriptor_, other.descriptor_);
+    return *this;
+  }
+  DenseMatrixDescriptor(const DenseMatrixDescriptor&) = delete;
+  DenseMatrixDescriptor& operator=(const DenseMatrixDescriptor&) = delete;
+  ~DenseMatrixDescriptor() {
+    if (descriptor_) cusparseDestroyDnMat(descriptor_);
+  }
+  cusparseDnMatDescr_t get() const { return descriptor_; }
+
+ private:
+  cusparseDnMatDescr_t descriptor_ = nullptr;
+};
+
+/// The CSR arrays on the device, exactly as on the host (32-bit indices, zero-based).
+template <typename Value>
+struct DeviceCsr {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  detail::DeviceBuffer<std::int32_t> row_ptr;  ///< rows + 1
+  detail::DeviceBuffer<std::int32_t> col_idx;  ///< nnz
+  detail::DeviceBuffer<Value> values;          ///< nnz
+
+  std::size_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
+};
+
+/// Allocates and uploads `matrix`; stats.upload_ms gets the time of the copies (allocation
+/// excluded, completion of the transfers included).
+template <typename Value>
+DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanStats& stats) {
+  DeviceCsr<Value> device;
+  device.rows = matrix.rows;
+  device.cols = matrix.cols;
+  device.nnz = matrix.nnz();
+  device.row_ptr = detail::DeviceBuffer<std::int32_t>(matrix.row_ptr.size());
+  device.col_idx = detail::DeviceBuffer<std::int32_t>(matrix.col_idx.size());
+  device.values = detail::DeviceBuffer<Value>(matrix.values.size());
+
+  const auto start = std::chrono::steady_clock::now();
+  device.row_ptr.upload(std::span<const std::int32_t>(matrix.row_ptr));
+  device.col_idx.upload(std::span<const std::int32_t>(matrix.col_idx));
+  device.values.upload(std::span<const Value>(matrix.values));
+  // cudaMemcpy from pageable memory may return before its DMA ends: wait for the stream it used.
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  stats.upload_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return device;
+}
+
+/// A CSR descriptor over `device` (32-bit indices, base 0, the value type of Value).
+template <typename Value>
+SparseMatrixDescriptor make_csr_descriptor(DeviceCsr<Value>& device) {
+  cusparseSpMatDescr_t descriptor = nullptr;
+  TCSPARSE_CUSPARSE_CHECK(cusparseCreateCsr(
+      &descriptor, device.rows, device.cols, device.nnz, device.row_ptr.data(),
+      device.col_idx.data(), device.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+      CUSPARSE_INDEX_BASE_ZERO, value_data_type<Value>()));
+  return SparseMatrixDescriptor(descriptor);
+}
+
+/// Milliseconds between two events recorded around device work on `stream` (waits for it).
+class DeviceTimer {
+ public:
+  explicit DeviceTimer(cudaStream_t stream) : stream_(stream) { start_.record(stream_); }
+  double stop_ms() {
+    stop_.record(stream_);
+    stop_.synchronize();
+    return stop_.elapsed_ms_since(start_);
+  }
+
+ private:
+  cudaStream_t stream_;
+  detail::CudaEvent start_, stop_;
+};
+
+/// {"algorithm": "...", "compute_type": "...", "value_type": "...", "workspace_bytes": N}
+std::string details_json(const char* algorithm, cudaDataType value_type, cudaDataType compute_type,
+                         std::size_t workspace_bytes);
+
+}  // namespace tcsparse::cusparse

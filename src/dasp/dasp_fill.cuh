@@ -1,0 +1,141 @@
+// The value and column arrays of a DASP layout, filled on the GPU from the uploaded CSR.
+//
+// The host builds the index arrays (sorted row ids, offsets, tasks; build_dasp_layout with
+// DaspFill::index_only), which is linear in the rows; the O(nnz) part, scattering every value
+// into its block, runs here. The result is bit for bit what the host fill (dasp_format.cpp)
+// writes: the same padding (0 with the row's last column; 0 with column 0 where no row is) and
+// the same positions (DaspBlockShape::offset). A GPU test compares the two.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "dasp/dasp_kernels.cuh"
+
+namespace tcsparse::dasp::device {
+
+/// The uploaded CSR matrix.
+template <typename V>
+struct CsrArrays {
+  const int* row_ptr;
+  const int* col_idx;
+  const V* values;
+};
+
+/// Block row `slot` and position `value` of storage position `offset` inside a block
+/// (the inverse of DaspBlockShape::offset).
+template <int kBlockRows>
+__device__ __forceinline__ void slot_of_offset(int offset, int& slot, int& value) {
+  value = offset & 3;
+  const int quad = offset >> 2;  // which 4-value group of the block
+  constexpr int kHalves = kBlockRows / 8;
+  slot = quad / kHalves + 8 * (quad % kHalves);
+}
+
+/// Writes (value i of `row`, or padding) to position `at`: a value of the row when i < length,
+/// else 0 with the row's last column; 0 with column 0 where row < 0.
+template <typename V>
+__device__ __forceinline__ void put_value(const CsrArrays<V>& csr, int row, long long i,
+                                          V* out_values, int* out_cols, long long at) {
+  if (row < 0) {
+    out_values[at] = V{};
+    out_cols[at] = 0;
+    return;
+  }
+  const long long begin = csr.row_ptr[row];
+  const long long length = csr.row_ptr[row + 1] - begin;
+  if (i < length) {
+    out_values[at] = csr.values[begin + i];
+    out_cols[at] = csr.col_idx[begin + i];
+  } else {
+    out_values[at] = V{};
+    out_cols[at] = csr.col_idx[begin + length - 1];
+  }
+}
+
+/// Long rows: one warp a task; the task's values are its row's values from the first value of
+/// its first group (long_group_ptr) on, then padding.
+template <typename V>
+__global__ void fill_long_kernel(CsrArrays<V> csr, const int4* tasks, int task_count,
+                                 const int* group_ptr, V* out_values, int* out_cols) {
+  constexpr long long kValuesPerBlock = kBlockValues<V>;
+  constexpr long long kGroupValues = 2 * kValuesPerBlock;
+  const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize);
+  const int lane = static_cast<int>(threadIdx.x % kWarpSize);
+  if (warp >= task_count) return;
+  const int4 task = tasks[warp];  // row, block_begin, block_end, long_row
+  const long long row_first = group_ptr[task.w] * kGroupValues;
+  for (long long at = task.y * kValuesPerBlock + lane; at < task.z * kValuesPerBlock;
+       at += kWarpSize)
+    put_value(csr, task.x, at - row_first, out_values, out_cols, at);
+}
+
+/// Medium rows: one warp a row-block; its regular blocks (block row s = medium row rb*R + s,
+/// chunk j = values 4j..4j+3 of the row), then the rest of each row to the irregular part.
+template <typename V>
+__global__ void fill_medium_kernel(CsrArrays<V> csr, int row_blocks, const int* rowblock_ptr,
+                                   const int* medium_row_ids, const int* irregular_ptr,
+                                   V* regular_values, int* regular_cols, V* irregular_values,
+                                   int* irregular_cols) {
+  constexpr int R = Traits<V>::kBlockRows;
+  constexpr int kBlockValuesR = kBlockValues<V>;
+  const int rb = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize);
+  const int lane = static_cast<int>(threadIdx.x % kWarpSize);
+  if (rb >= row_blocks) return;
+  const long long base = rowblock_ptr[rb], end = rowblock_ptr[rb + 1];
+  for (long long at = base + lane; at < end; at += kWarpSize) {
+    const long long within = at - base;
+    const long long chunk = within / kBlockValuesR;
+    int slot, value;
+    slot_of_offset<R>(static_cast<int>(within % kBlockValuesR), slot, value);
+    const int row = medium_row_ids[static_cast<long long>(rb) * R + slot];
+    put_value(csr, row, chunk * 4 + value, regular_values, regular_cols, at);
+  }
+  const long long regular_per_row = (end - base) / kBlockValuesR * 4;
+  for (int slot = 0; slot < R; ++slot) {
+    const long long m = static_cast<long long>(rb) * R + slot;
+    const int row = medium_row_ids[m];
+    if (row < 0) continue;
+    const long long begin = csr.row_ptr[row];
+    const long long length = csr.row_ptr[row + 1] - begin;
+    const long long to = irregular_ptr[m];
+    for (long long i = regular_per_row + lane; i < length; i += kWarpSize) {
+      irregular_values[to + i - regular_per_row] = csr.values[begin + i];
+      irregular_cols[to + i - regular_per_row] = csr.col_idx[begin + i];
+    }
+  }
+}
+
+/// Short rows: one warp a tile of one kind, lane o = output o of the tile (short_row_ids):
+///   pairs (split 1 or 2): block o / 2R, part (o / R) % 2, block row o % R; part 0 writes
+///     values [0, split) of the block row, part 1 values [split, 4)
+///   rows of 4: block o / R, block row o % R, 4 values (padding after a 3 or a 2)
+///   single values: value o of the tile
+template <typename V>
+__global__ void fill_short_kernel(CsrArrays<V> csr, int kind, long long tiles,
+                                  const int* row_ids, V* values, int* cols) {
+  constexpr int R = Traits<V>::kBlockRows;
+  constexpr int kBlockValuesR = kBlockValues<V>;
+  const long long tile = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
+  const int o = static_cast<int>(threadIdx.x % kWarpSize);
+  if (tile >= tiles) return;
+  const int row = row_ids[tile * kWarpSize + o];
+  auto offset = [](int slot, int value) {
+    return (slot % 8) * (R / 8) * 4 + (slot / 8) * 4 + value;
+  };
+  if (kind == 0 || kind == 2) {  // pairs 1+3, 2+2
+    const int split = kind == 0 ? 1 : 2;
+    const int block = o / (2 * R), part = (o / R) % 2, slot = o % R;
+    const long long start = tile * 64 + static_cast<long long>(block) * kBlockValuesR;
+    const int from = part ? split : 0, to = part ? 4 : split;
+    for (int v = from; v < to; ++v)
+      put_value(csr, row, v - from, values, cols, start + offset(slot, v));
+  } else if (kind == 1) {  // rows of 4
+    const int block = o / R, slot = o % R;
+    const long long start = tile * 128 + static_cast<long long>(block) * kBlockValuesR;
+    for (int v = 0; v < 4; ++v) put_value(csr, row, v, values, cols, start + offset(slot, v));
+  } else {  // single values
+    put_value(csr, row, 0, values, cols, tile * kWarpSize + o);
+  }
+}
+
+}  // namespace tcsparse::dasp::device

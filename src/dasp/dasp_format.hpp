@@ -1,0 +1,253 @@
+// The DASP layout (SC'23 §3.2) on the host: CSR -> long / medium / short / empty rows in
+// mma-shaped blocks, and a host `apply` that walks the layout exactly as the kernels do.
+//
+// Rows are split by length (number of nonzeros):
+//   long    > max_medium_row_length (256)  groups of 2 blocks, zero-padded, several warps a row
+//   medium  5 .. 256                       sorted by length (descending, stable), cut into
+//                                          row-blocks of `shape.rows` rows; the leading 4-wide
+//                                          column chunks of a row-block that are >= 75 % full
+//                                          are regular (zero-padded) blocks, the rest of each
+//                                          row goes to an irregular CSR part
+//   short   1 .. 4                         pieced into 4-wide block rows: 1+3, 4 (3s and an odd
+//                                          2 padded to 4), 2+2; leftover 1s one value a row
+//   empty   0                              only written (beta * y or 0)
+//
+// A block is `shape.rows` x 4 values (DaspBlockShape). Lane l of a warp holds the block's values
+// [l * values_per_lane, (l + 1) * values_per_lane) in storage order, which is the mma A fragment:
+//
+//   fp64, 8x4, one mma.m8n8k4            fp16/bf16, 16x4, one mma.m16n8k8 (A is 16x8)
+//   storage = row-major 8x4:             storage = 8 memory rows of 8 values:
+//     lane 4r+k <- row r, value k           memory row r = [block row r (4) | block row r+8 (4)]
+//   A[r][k] = block row r, value k        lane 4r+q <- 2 values; q < 2: block row r  -> A rows 0-7,
+//   B[k][r] = x[col of A[r][k]]                                   k 0-3; q >= 2: row r+8 -> A rows
+//   C[r][r] = dot product of block row r                          8-15, k 4-7 (zeros elsewhere)
+//                                        C[r][r], C[r+8][r] = block rows r and r+8
+//
+// Padding values are 0 with the column of a real value of the same row (its last), so a padded
+// slot reads an x the row reads anyway; padding that belongs to no row has column 0.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "dasp/dasp_parameters.hpp"
+#include "tcsparse/csr.hpp"
+
+namespace tcsparse::dasp {
+
+/// Threads of a warp; also the rows (outputs) of one short-row warp tile (§3.3.3).
+inline constexpr int kWarpSize = 32;
+
+/// The shape of one block, a property of the layout (fp64 and fp16 differ).
+struct DaspBlockShape {
+  /// Block rows: 8 = MMA_M of mma.m8n8k4 (fp64); 16 = the two 8-row halves of one
+  /// mma.m16n8k8 (fp16, bf16), rows 0-7 on k 0-3 and rows 8-15 on k 4-7.
+  int rows = 8;
+  /// Values of one row in a block (kDaspBlockWidth).
+  int width = kDaspBlockWidth;
+
+  constexpr int values() const { return rows * width; }
+  constexpr int values_per_lane() const { return values() / kWarpSize; }
+  /// Storage position inside a block of value `value` (0..width-1) of block row `slot`.
+  constexpr int offset(int slot, int value) const {
+    return (slot % 8) * (rows / 8) * width + (slot / 8) * width + value;
+  }
+  friend constexpr bool operator==(const DaspBlockShape&, const DaspBlockShape&) = default;
+};
+
+/// The block shape the kernels use for a value type: 8x4 for double, 16x4 for half / bfloat16.
+template <typename Value>
+constexpr DaspBlockShape default_block_shape() {
+  if constexpr (std::is_same_v<Value, double>) return {8, kDaspBlockWidth};
+  else return {16, kDaspBlockWidth};
+}
+
+/// An array that is not zero-filled on allocation (the builder fills it in parallel).
+template <typename T>
+class HostArray {
+ public:
+  HostArray() = default;
+  explicit HostArray(std::size_t size)
+      : data_(size ? std::make_unique_for_overwrite<T[]>(size) : nullptr), size_(size) {}
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  std::span<T> span() { return {data_.get(), size_}; }
+  std::span<const T> span() const { return {data_.get(), size_}; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t size_ = 0;
+};
+
+/// One warp's share of a long row: blocks [block_begin, block_end) of the long arrays.
+/// Same layout as the kernels' int4.
+struct DaspLongTask {
+  std::int32_t row = 0;          ///< the row in the caller's order
+  std::int32_t block_begin = 0;
+  std::int32_t block_end = 0;
+  std::int32_t long_row = 0;     ///< index among the long rows (tickets, task pointers)
+};
+static_assert(sizeof(DaspLongTask) == 16);
+
+/// A piece of a medium row-block after its first, when a warp takes one row-block
+/// (medium_rows_per_warp = shape.rows) and the row-block has more regular blocks than
+/// medium_blocks_per_piece: piece k takes blocks [k * per_piece, (k + 1) * per_piece) of the
+/// row-block. Piece 0 of every row-block is the warp of the same index (no table); only the
+/// further pieces are listed. Same layout as the kernels' int2.
+struct DaspMediumPiece {
+  std::int32_t row_block = 0;
+  std::int32_t piece = 0;
+};
+static_assert(sizeof(DaspMediumPiece) == 8);
+
+/// The four short-row piecings (§3.2, §3.3.3), in storage order.
+enum class DaspShortKind { pairs_1_3 = 0, rows_4 = 1, pairs_2_2 = 2, single_1 = 3 };
+inline constexpr int kDaspShortKinds = 4;
+
+/// Values of one warp tile (32 outputs) of each short kind: 16 pairs or 32 rows of 4, 32 ones.
+inline constexpr std::array<int, kDaspShortKinds> kDaspShortTileValues = {64, 128, 64, 32};
+
+/// Where one short kind lives in the short arrays.
+struct DaspShortPart {
+  std::int64_t tiles = 0;         ///< warp tiles of 32 outputs
+  std::int64_t value_offset = 0;  ///< first value in short_values / short_cols
+  std::int64_t row_offset = 0;    ///< first entry in short_row_ids (= 32 * tiles before it)
+};
+
+/// What the layout holds, for statistics and tests. "stored" counts padding.
+struct DaspCounts {
+  std::int64_t rows_long = 0, rows_medium = 0, rows_short = 0, rows_empty = 0;
+  std::int64_t nnz_long = 0, nnz_medium_regular = 0, nnz_medium_irregular = 0, nnz_short = 0;
+  std::int64_t stored_long = 0, stored_medium_regular = 0, stored_short = 0;
+  std::int64_t long_groups = 0, long_tasks = 0;
+  std::int64_t row_blocks = 0, regular_blocks = 0;
+  /// warps of the medium part: units of several row-blocks, or pieces of one (medium tasks)
+  std::int64_t medium_units = 0;
+  /// short rows by length 1..4 (index 0 unused)
+  std::array<std::int64_t, 5> short_rows_of_length{};
+  std::int64_t pairs_1_3 = 0, pairs_2_2 = 0, rows_4 = 0, padded_3 = 0, padded_2 = 0, single_1 = 0;
+  std::array<std::int64_t, kDaspShortKinds> short_tiles{};
+  std::int64_t empty_tiles = 0;
+  /// Resolved work division (reported with the counts).
+  int max_medium_row_length = kDaspMaxMediumRowLength;
+  int medium_rows_per_warp = 8;
+  DaspWorkSplit split;
+  bool short_tiles_by_row = false;
+
+  std::int64_t nnz() const {
+    return nnz_long + nnz_medium_regular + nnz_medium_irregular + nnz_short;
+  }
+  /// Every value stored on the device, padding included.
+  std::int64_t stored_values() const {
+    return stored_long + stored_medium_regular + nnz_medium_irregular + stored_short;
+  }
+  double padding_ratio() const {
+    const std::int64_t n = nnz();
+    return n ? static_cast<double>(stored_values() - n) / static_cast<double>(n) : 0.0;
+  }
+  /// Warps of one launch: long tasks, medium units, short tiles, empty tiles.
+  std::int64_t warps() const {
+    std::int64_t w = long_tasks + medium_units + empty_tiles;
+    for (auto t : short_tiles) w += t;
+    return w;
+  }
+};
+
+/// The DASP layout of one matrix.
+template <typename Value>
+struct DaspLayout {
+  std::int32_t rows = 0, cols = 0;
+  std::int64_t nnz = 0;
+  DaspBlockShape shape;
+  DaspParameters parameters;
+  int medium_rows_per_warp = 8;  ///< resolved (§3.3.2); rows of one medium warp unit
+  DaspWorkSplit split;           ///< resolved long groups / medium blocks a warp
+  DaspCounts counts;
+
+  // Long rows (§3.2 longVal, longCid, groupPtr). Row l holds groups
+  // [long_group_ptr[l], long_group_ptr[l+1]) of 2 blocks; its values in order, then zeros.
+  std::vector<std::int32_t> long_row_ids;
+  std::vector<std::int32_t> long_group_ptr;
+  HostArray<Value> long_values;
+  HostArray<std::int32_t> long_cols;
+  std::vector<DaspLongTask> long_tasks;      ///< one per warp, rows in order
+  std::vector<std::int32_t> long_task_ptr;   ///< [long rows + 1]: tasks of each row
+
+  // Medium rows (§3.2 regVal, regCid, rowblockPtr, irregVal, irregCid, irregPtr), in sorted
+  // order, padded with empty rows / row-blocks to whole warp units (row id -1).
+  std::vector<std::int32_t> medium_row_ids;  ///< [padded row-blocks * shape.rows]
+  std::vector<std::int32_t> rowblock_ptr;    ///< value offsets, [padded row-blocks + 1]
+  /// With one row-block a warp (rowblocks_per_unit() == 1), a row-block of more than
+  /// medium_blocks_per_piece regular blocks is split into pieces: warp rb takes piece 0 of
+  /// row-block rb (and its irregular part), warp row_blocks + e takes medium_extra_pieces[e].
+  /// Split row-blocks are a prefix (block counts do not grow along the sorted row-blocks), so
+  /// their partial sums fit [split row-blocks][medium_max_pieces][shape.rows].
+  std::vector<DaspMediumPiece> medium_extra_pieces;
+  std::int32_t medium_blocks_per_piece = 1 << 30;
+  std::int32_t medium_max_pieces = 1;
+  std::int64_t medium_split_row_blocks = 0;
+  HostArray<Value> regular_values;
+  HostArray<std::int32_t> regular_cols;
+  std::vector<std::int32_t> irregular_ptr;   ///< [padded row-blocks * shape.rows + 1]
+  /// The leading medium warp units (row-blocks when one a warp) without irregular values:
+  /// their warps skip reading irregular_ptr. Rows are sorted by length, so they are a prefix.
+  std::int64_t medium_plain_units = 0;
+  HostArray<Value> irregular_values;
+  HostArray<std::int32_t> irregular_cols;
+
+  // Short rows (§3.2 shortVal, shortCid): the four kinds one after another in warp tiles; row
+  // ids in output order (tile * 32 + lane), -1 where a tile is not full.
+  std::array<DaspShortPart, kDaspShortKinds> short_parts{};
+  HostArray<Value> short_values;
+  HostArray<std::int32_t> short_cols;
+  std::vector<std::int32_t> short_row_ids;
+  /// When counts.short_tiles_by_row: the short warps' tiles in run order, each
+  /// kind | tile << 2, sorted by the tile's smallest row; empty: by kind, as above.
+  std::vector<std::int32_t> short_tile_order;
+
+  // Empty rows, padded with -1 to whole tiles of 32.
+  std::vector<std::int32_t> empty_row_ids;
+
+  int rowblocks_per_unit() const { return medium_rows_per_warp / shape.rows; }
+  std::int64_t medium_units() const { return counts.medium_units; }
+};
+
+/// What build_dasp_layout fills: every array, or the index arrays only (row ids, offsets, tasks,
+/// pieces), leaving long/regular/irregular/short values and columns empty for the GPU to fill
+/// from the CSR (dasp.cu); their sizes are in DaspCounts.
+enum class DaspFill { values, index_only };
+
+/// Builds the layout (OpenMP; linear time). `shape` defaults to default_block_shape<Value>().
+/// Throws IndexOverflowError when a padded array would not fit 32-bit offsets.
+template <typename Value>
+DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, std::int32_t>& matrix,
+                                    const DaspParameters& parameters = {},
+                                    std::optional<DaspBlockShape> shape = std::nullopt,
+                                    DaspFill fill = DaspFill::values);
+
+/// The counts build_dasp_layout would report, without filling any array.
+template <typename Value>
+DaspCounts count_dasp_layout(const CsrMatrix<Value, std::int32_t>& matrix,
+                             const DaspParameters& parameters, DaspBlockShape shape);
+
+/// y = alpha * A * x + beta * y by walking the layout exactly as the kernels do (same blocks,
+/// padding, row order and piecing), accumulating in double. beta == 0 ignores y's contents.
+/// Throws Error if a stored column is outside [0, cols) (a layout bug).
+template <typename Value>
+void dasp_host_apply(const DaspLayout<Value>& layout, std::span<const Value> x,
+                     std::span<double> y, double alpha, double beta);
+
+/// The statistics JSON object of format_stats_json (dasp.hpp) for given counts.
+std::string stats_json(const DaspCounts& counts, DaspBlockShape shape,
+                       const DaspParameters& parameters);
+
+}  // namespace tcsparse::dasp

@@ -1,0 +1,149 @@
+// DASP (SC'23) parameters: the constants the paper fixes, each named for what it means with the
+// section that set it, and the PlanOptions::parameters ("key=value") that override them for
+// experiments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tcsparse::dasp {
+
+/// MAX_LEN (§3.2): rows with more nonzeros are "long rows"; 256 is "just right for the workload of
+/// a thread block" (§3.3.1: 4 warps x 2 blocks x 8x4 = 256).
+inline constexpr int kDaspMaxMediumRowLength = 256;
+
+/// Below this many nonzeros a matrix is "small": its time is the latency of one launch and of
+/// its longest warp rather than bandwidth (about 1 M: 32 k fp64 blocks, 16 per warp of a full
+/// H100 / H200 wave).
+inline constexpr std::int64_t kDaspSmallMatrixNnz = 1 << 20;
+
+/// MAX_LEN for small matrices (not the paper's 256): rows of more than 32 values become long
+/// rows, which one warp takes whole with all their blocks in flight, instead of one warp taking
+/// 8 rows of up to 64 blocks each in sequence. Measured on an H200 over 299 real matrices (up
+/// to 560 k nonzeros): geometric-mean speedup over cuSPARSE fp64 1.14x -> 1.25x, fp16 1.32x ->
+/// 1.46x (64: 1.22x, 1.42x).
+inline constexpr int kDaspSmallMatrixMaxMediumRowLength = 32;
+
+/// Rows of at most this many nonzeros are "short rows", pieced 1+3, 2+2, 4 and 1 (§3.2). Fixed:
+/// the piecing is defined for a block row of exactly 4 values.
+inline constexpr int kDaspMaxShortRowLength = 4;
+
+/// The block width: MMA_K of mma.m8n8k4 (§3.2). Every block row holds 4 values of one row.
+inline constexpr int kDaspBlockWidth = 4;
+
+/// A medium-row block is kept in the regular (padded) part when at least this fraction of it is
+/// filled (§3.2 "threshold ... set to 0.75"); the rest of the row-block's values go to the
+/// irregular CSR part.
+inline constexpr double kDaspRegularBlockMinFill = 0.75;
+
+/// A long-row group is 2 blocks (§3.2: 2 x MMA_M x MMA_K = 64 values in fp64); rows are padded
+/// with zeros to whole groups.
+inline constexpr int kDaspBlocksPerLongGroup = 2;
+
+/// LOOP_NUM, the row-blocks of 8 rows one warp computes (§3.3.2): 1 below 59990 medium rows,
+/// 2 below 400000, 4 from there. Expressed here as medium rows per warp (8 * LOOP_NUM) so that it
+/// also means something for the 16-row blocks of fp16.
+inline constexpr std::int64_t kDaspLoopNum2MinMediumRows = 59990;
+inline constexpr std::int64_t kDaspLoopNum4MinMediumRows = 400000;
+
+/// Long-row groups one warp takes, at most. Not in the paper (it gives each warp one group and
+/// reduces in a second pass, §3.3.1). Measured on an H200 (fp64, 20-27 M nonzeros): the cross-
+/// warp reduction (partial sum, fence, ticket) is costly, and rows of 1000-1600 values ran
+/// 1.1-1.45x faster taken whole by one warp (32 groups = 2048 fp64 values) than in tasks of 8
+/// groups; a row longer than that is still spread over several warps.
+inline constexpr int kDaspLongGroupsPerWarp = 32;
+
+/// Blocks whose loads one warp issues before their first use (software unrolling of the block
+/// loops; not in the paper). Measured on an H200: 2 for large matrices (fewer registers, more
+/// resident warps: stencils and banded 5-15 % faster than with 4); 4 for small ones, whose
+/// time is the latency of their longest warp, and for any matrix whose x stays in L1
+/// (kDaspL1ResidentXBytes; fp16 pruned weights with 16 k columns ran 25 % faster with 4).
+inline constexpr int kDaspBlocksInFlightLarge = 2;
+inline constexpr int kDaspBlocksInFlightSmall = 4;
+inline constexpr std::int64_t kDaspL1ResidentXBytes = 64 * 1024;
+
+/// A medium row-block distribution is heavy-tailed when its largest row-block has more than
+/// this many times the average regular blocks (power-law and R-MAT rows): then one row-block a
+/// warp balances best (measured: R-MAT 1.15x, power-law rows 1.09x faster than 2 a warp).
+inline constexpr double kDaspHeavyTailRatio = 4.0;
+
+/// Row-blocks of at most this many regular blocks on average count as one-block row-blocks
+/// (5-point stencils), which run best with the paper's 4 row-blocks a warp; others with at most
+/// 2 (27-point stencil, banded, cage11: 10-15 % faster than with 4).
+inline constexpr double kDaspOneBlockRowBlocks = 1.5;
+
+/// At least this many short-row tiles: tiles are ordered by row rather than by piecing kind, so
+/// that the warps running at one time write nearby rows of y (whole 32-byte sectors).
+inline constexpr std::int64_t kDaspShortTilesByRowMin = 4096;
+
+/// Settings of one DASP layout and its kernels. Defaults are the paper's.
+struct DaspParameters {
+  /// 0 = by size: kDaspSmallMatrixMaxMediumRowLength below kDaspSmallMatrixNnz nonzeros, else
+  /// the paper's kDaspMaxMediumRowLength.
+  int max_medium_row_length = 0;
+  double regular_block_min_fill = kDaspRegularBlockMinFill;
+  /// 0 = chosen from the medium row count as §3.3.2 says; else 8, 16 or 32.
+  int medium_rows_per_warp = 0;
+  /// 0 = kDaspLongGroupsPerWarp; else 1.. groups.
+  int long_groups_per_warp = 0;
+  /// Blocks of one medium row-block a warp takes when a warp takes one row-block: a longer
+  /// row-block is split over several warps (pieces with a ticket reduction). 0 = never split
+  /// (measured: splitting did not pay on average, the fence and ticket cost more than the
+  /// parallelism gained).
+  int medium_blocks_per_warp = 0;
+  /// 1, 2 or 4; 0 = by the size of the matrix and of x (kDaspBlocksInFlightLarge / Small).
+  int blocks_in_flight = 0;
+  /// 1: the next batch of blocks is loaded while the current one's x is gathered; 0: not;
+  /// -1 = auto (measured: only large fp16 / bf16 matrices gain from it).
+  int pipelined_loads = -1;
+  /// Order of the short-row tiles among the warps: 0 = auto (by row from
+  /// kDaspShortTilesByRowMin tiles), 1 = by piecing kind (the paper's), 2 = by row.
+  int short_tile_order = 0;
+  /// Where the value and column arrays are filled: on the GPU from the uploaded CSR (the host
+  /// builds only the index arrays), or on the host ("fill=host", then uploaded).
+  bool fill_on_device = true;
+
+  /// "key=value,key=value" with every key, for reports.
+  std::string to_string() const;
+};
+
+/// How the work of a layout is divided among warps.
+struct DaspWorkSplit {
+  int long_groups_per_warp = kDaspLongGroupsPerWarp;
+  int medium_blocks_per_warp = 1 << 30;  ///< "never split"
+};
+
+/// The split: explicit parameters, else kDaspLongGroupsPerWarp and no medium pieces.
+DaspWorkSplit resolve_work_split(const DaspParameters& parameters);
+
+/// MAX_LEN for a matrix of `nnz` nonzeros (kDaspSmallMatrixMaxMediumRowLength when small).
+int resolve_max_medium_row_length(const DaspParameters& parameters, std::int64_t nnz);
+
+/// The kernel's loop shape for a matrix of `nnz` nonzeros whose x takes `x_bytes`.
+struct DaspLoopShape {
+  int blocks_in_flight = kDaspBlocksInFlightLarge;
+  bool pipelined_loads = false;
+};
+DaspLoopShape resolve_loop_shape(const DaspParameters& parameters, std::int64_t nnz,
+                                 std::int64_t x_bytes, bool fp64);
+
+/// The keys parse_parameters accepts, in a fixed order.
+const std::vector<std::string_view>& parameter_keys();
+
+/// Parses PlanOptions::parameters ("key=value" each). An unknown key, a missing '=' or a value out
+/// of range throws UnsupportedError naming it (and, for an unknown key, the known ones).
+DaspParameters parse_parameters(const std::vector<std::string>& key_values);
+
+/// The medium rows one warp computes, or the explicit setting; a multiple of `block_rows`, at
+/// most 32. At most the paper's 8 * LOOP_NUM for `medium_rows` medium rows (§3.3.2); of
+/// `row_blocks` row-blocks holding `regular_blocks` regular blocks, the largest
+/// `largest_row_block` of them: one row-block a warp when heavy-tailed (kDaspHeavyTailRatio),
+/// up to 4 for one-block row-blocks (kDaspOneBlockRowBlocks), else up to 2.
+int resolve_medium_rows_per_warp(const DaspParameters& parameters, std::int64_t medium_rows,
+                                 int block_rows, std::int64_t row_blocks = 0,
+                                 std::int64_t regular_blocks = 0,
+                                 std::int64_t largest_row_block = 0);
+
+}  // namespace tcsparse::dasp

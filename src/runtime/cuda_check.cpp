@@ -1,0 +1,94 @@
+// Typed errors from CUDA / cuSPARSE status codes, and device allocation that says how much memory
+// was asked for and how much was free.
+#include "runtime/cuda_check.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "runtime/device_buffer.hpp"
+
+namespace tcsparse::detail {
+
+namespace {
+
+/// __FILE__ relative to the repository: the part from the last "src/", "tests/", "tools/" or
+/// "bench/" on, so messages read "src/x.cu:12" whatever the build directory was.
+std::string_view source_path(const char* file) {
+  const std::string_view path(file);
+  std::size_t best = std::string_view::npos;
+  for (const std::string_view top : {"/src/", "/tests/", "/tools/", "/bench/", "/python/"}) {
+    const std::size_t at = path.rfind(top);
+    if (at != std::string_view::npos && (best == std::string_view::npos || at > best)) best = at;
+  }
+  return best == std::string_view::npos ? path : path.substr(best + 1);
+}
+
+std::string location(const char* call, const char* file, int line) {
+  return std::string(call) + " failed at " + std::string(source_path(file)) + ":" +
+         std::to_string(line);
+}
+
+}  // namespace
+
+std::string format_bytes(std::size_t bytes) {
+  static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(units)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[48];
+  if (unit == 0)
+    std::snprintf(text, sizeof text, "%zu B", bytes);
+  else
+    std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+  return text;
+}
+
+void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
+  // A failed runtime call also leaves its status as the thread's "last error"; clear it (it stays
+  // only if sticky) so that a later TCSPARSE_CUDA_CHECK_LAUNCH does not report it a second time.
+  cudaGetLastError();
+  const std::string message = location(call, file, line) + ": " + cudaGetErrorString(status) +
+                              " (" + cudaGetErrorName(status) + ")";
+  if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver)
+    throw NoDeviceError(message);
+  throw CudaError(static_cast<int>(status), message);
+}
+
+void throw_cusparse_error(cusparseStatus_t status, const char* call, const char* file, int line) {
+  throw CusparseError(static_cast<int>(status), location(call, file, line) + ": " +
+                                                    cusparseGetErrorString(status) + " (" +
+                                                    cusparseGetErrorName(status) + ")");
+}
+
+void* device_allocate(std::size_t bytes) {
+  void* pointer = nullptr;
+  const cudaError_t status = cudaMalloc(&pointer, bytes);
+  if (status == cudaSuccess) return pointer;
+  if (status != cudaErrorMemoryAllocation)
+    throw_cuda_error(status, "cudaMalloc", __FILE__, __LINE__);
+
+  cudaGetLastError();  // out of memory is not sticky: clear it so the context stays usable
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    cudaGetLastError();
+    free_bytes = total_bytes = 0;
+  }
+  std::string message = "cannot allocate " + format_bytes(bytes) + " on the GPU: ";
+  if (total_bytes)
+    message += format_bytes(free_bytes) + " free of " + format_bytes(total_bytes);
+  else
+    message += "free memory unknown";
+  throw DeviceMemoryError(static_cast<int>(status), bytes, free_bytes, message);
+}
+
+void device_free(void* pointer) noexcept {
+  if (pointer && cudaFree(pointer) != cudaSuccess) cudaGetLastError();
+}
+
+}  // namespace tcsparse::detail

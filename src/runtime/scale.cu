@@ -1,0 +1,73 @@
+#include "runtime/scale.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <type_traits>
+
+#include "runtime/cuda_check.hpp"
+
+namespace tcsparse::detail {
+
+namespace {
+
+constexpr int scale_block_threads = 256;
+/// Enough blocks to fill any current GPU; the kernel strides over the rest.
+constexpr std::int64_t scale_max_blocks = 4096;
+
+/// The device type with the bit layout of a tcsparse value type (types.hpp).
+template <typename Value>
+struct device_value {
+  using type = Value;
+};
+template <>
+struct device_value<half> {
+  using type = __half;
+};
+template <>
+struct device_value<bfloat16> {
+  using type = __nv_bfloat16;
+};
+
+template <typename T, typename Scalar>
+__global__ void scale_kernel(T* values, std::int64_t count, Scalar beta) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < count; i += stride) {
+    if constexpr (std::is_same_v<T, __half>)
+      values[i] = __float2half_rn(beta * __half2float(values[i]));
+    else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+      values[i] = __float2bfloat16_rn(beta * __bfloat162float(values[i]));
+    else
+      values[i] = beta * values[i];
+  }
+}
+
+}  // namespace
+
+template <typename Value>
+void scale_async(Value* values, std::int64_t count, scalar_t<Value> beta, cudaStream_t stream) {
+  if (count <= 0 || beta == scalar_t<Value>(1)) return;
+  if (beta == scalar_t<Value>(0)) {
+    // All-zero bits are +0 in every value type.
+    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(values, 0, static_cast<std::size_t>(count) * sizeof(Value),
+                                        stream));
+    return;
+  }
+  using T = typename device_value<Value>::type;
+  static_assert(sizeof(T) == sizeof(Value));
+  const std::int64_t blocks =
+      std::min<std::int64_t>((count + scale_block_threads - 1) / scale_block_threads,
+                             scale_max_blocks);
+  scale_kernel<<<static_cast<unsigned>(blocks), scale_block_threads, 0, stream>>>(
+      reinterpret_cast<T*>(values), count, beta);
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+}
+
+template void scale_async<double>(double*, std::int64_t, double, cudaStream_t);
+template void scale_async<float>(float*, std::int64_t, float, cudaStream_t);
+template void scale_async<half>(half*, std::int64_t, float, cudaStream_t);
+template void scale_async<bfloat16>(bfloat16*, std::int64_t, float, cudaStream_t);
+
+}  // namespace tcsparse::detail

@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Tests of the `tcsparse` command-line program that need no GPU (run by CTest, one case each).
+
+Usage: test_cli.py TCSPARSE_BINARY CASE [--matrix-dir DIR]
+Exit code 0: passed, 77: skipped (with the reason on stdout), anything else: failed.
+"""
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+class Skip(Exception):
+    pass
+
+
+class Cli:
+    def __init__(self, binary, workdir, matrix_dir):
+        self.binary = binary
+        self.workdir = workdir
+        self.matrix_dir = matrix_dir
+
+    def run(self, *args, expect_rc=0):
+        """Runs tcsparse with args; asserts the exit code (None: any); returns the result."""
+        result = subprocess.run([self.binary, *args], cwd=self.workdir, capture_output=True,
+                                text=True, timeout=300)
+        if expect_rc is not None and result.returncode != expect_rc:
+            raise AssertionError(
+                f"tcsparse {' '.join(args)}: exit code {result.returncode}, expected {expect_rc}\n"
+                f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+        return result
+
+    def json(self, *args):
+        return json.loads(self.run(*args).stdout)
+
+    def path(self, name):
+        return os.path.join(self.workdir, name)
+
+    def real_matrix(self, relative):
+        if not self.matrix_dir or not os.path.isfile(os.path.join(self.matrix_dir, relative)):
+            raise Skip(f"real matrix {relative} not found (set TCSPARSE_MATRIX_DIR)")
+        return os.path.join(self.matrix_dir, relative)
+
+    def manifest_row(self, relative):
+        with open(os.path.join(self.matrix_dir, "MANIFEST.tsv")) as manifest:
+            header = manifest.readline().rstrip("\n").split("\t")
+            for line in manifest:
+                row = dict(zip(header, line.rstrip("\n").split("\t")))
+                if row["file"] == relative:
+                    return row
+        raise Skip(f"{relative} is not in MANIFEST.tsv")
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def gpu_present():
+    nvidia_smi = shutil.which("nvidia-smi")
+    if not nvidia_smi:
+        return False
+    result = subprocess.run([nvidia_smi, "-L"], capture_output=True, text=True)
+    return result.returncode == 0 and "GPU" in result.stdout
+
+
+STENCIL_10x10 = "gen:stencil2d:nx=10,ny=10,seed=3"
+STENCIL_10x10_NNZ = 5 * 100 - 4 * 10  # each boundary side loses one neighbour per node
+
+
+def check_info_shape(info, rows, cols, nnz):
+    check((info["rows"], info["cols"], info["nnz"]) == (rows, cols, nnz),
+          f"shape {info['rows']} x {info['cols']}, {info['nnz']} nonzeros; "
+          f"expected {rows} x {cols}, {nnz}")
+    lengths = info["row_lengths"]
+    check(sum(lengths["log2_histogram"]) == rows, "the histogram does not count every row")
+    check(len(lengths["log2_histogram"]) == len(lengths["log2_histogram_buckets"]),
+          "histogram and bucket labels differ in length")
+    check(abs(lengths["mean"] - nnz / rows) < 1e-9, "mean row length is not nnz / rows")
+
+
+def check_info_methods(cli, info):
+    names = [method["name"] for method in cli.json("methods", "--json")]
+    check(sorted(info["methods"]) == sorted(names),
+          f"info lists methods {sorted(info['methods'])}, the library has {sorted(names)}")
+    check(info["methods"]["cusparse"] is None, "cuSPARSE has no host format: expected null")
+    dasp = info["methods"].get("dasp")
+    if isinstance(dasp, dict) and "rows" in dasp:
+        check(sum(dasp["rows"].values()) == info["rows"],
+              f"DASP's row categories {dasp['rows']} do not add up to {info['rows']} rows")
+
+
+# ---- the cases ----
+
+def test_info_generated_json(cli):
+    info = cli.json("info", STENCIL_10x10, "--json")
+    check_info_shape(info, 100, 100, STENCIL_10x10_NNZ)
+    lengths = info["row_lengths"]
+    check((lengths["min"], lengths["max"], lengths["empty_rows"]) == (3, 5, 0),
+          f"5-point stencil rows hold 3..5 entries: got {lengths}")
+    check_info_methods(cli, info)
+
+
+def test_info_generated_text(cli):
+    out = cli.run("info", STENCIL_10x10).stdout
+    check(f"100 x 100, {STENCIL_10x10_NNZ} nonzeros" in out, f"shape line missing:\n{out}")
+    check("row-length histogram" in out and "dasp" in out, f"sections missing:\n{out}")
+
+
+def test_info_real_general_file(cli):
+    relative = "suitesparse/west0067.mtx.gz"
+    path = cli.real_matrix(relative)
+    row = cli.manifest_row(relative)
+    info = cli.json("info", path, "--json")
+    check_info_shape(info, int(row["rows"]), int(row["cols"]), int(row["nnz_expanded"]))
+    check(info["file"]["symmetry"] == "general" and info["file"]["field"] == "real",
+          f"file header read as {info['file']}")
+    check_info_methods(cli, info)
+
+
+def test_info_real_symmetric_file(cli):
+    relative = "suitesparse/bcsstk03.mtx.gz"
+    path = cli.real_matrix(relative)
+    row = cli.manifest_row(relative)
+    info = cli.json("info", path, "--json")
+    check_info_shape(info, int(row["rows"]), int(row["cols"]), int(row["nnz_expanded"]))
+    check(info["file"]["entries_in_file"] == int(row["nnz_stored"]),
+          "entries_in_file should count the stored triangle")
+
+
+def test_info_smtx_file(cli):
+    relative = "dlmc/rn50/magnitude_pruning/0.9/bottleneck_1_block_group1_1_1.smtx.gz"
+    path = cli.real_matrix(relative)
+    row = cli.manifest_row(relative)
+    info = cli.json("info", path, "--json")
+    check_info_shape(info, int(row["rows"]), int(row["cols"]), int(row["nnz_expanded"]))
+
+
+def test_generate_convert_round_trip(cli):
+    first, second, packed = cli.path("a.mtx"), cli.path("b.mtx"), cli.path("c.mtx.gz")
+    cli.run("generate", "stencil3d", "nx=6", "ny=5", "nz=4", "seed=7", "-o", first)
+    out = cli.run("convert", first, packed).stdout
+    check("MB/s parsed" in out, f"convert does not report the parse speed:\n{out}")
+    cli.run("convert", packed, second)
+    with open(first) as a, open(second) as b:
+        check(a.read() == b.read(), "mtx -> mtx.gz -> mtx changed the file")
+    with gzip.open(packed, "rt") as c, open(first) as a:
+        check(c.read() == a.read(), "the .mtx.gz holds other text than the .mtx")
+    info = cli.json("info", second, "--json")
+    check_info_shape(info, 120, 120, cli.json("info", "gen:stencil3d:nx=6,ny=5,nz=4,seed=7",
+                                               "--json")["nnz"])
+
+
+def test_generate_spec_equals_key_values(cli):
+    by_keys, by_spec = cli.path("keys.mtx"), cli.path("spec.mtx")
+    cli.run("generate", "random", "rows=50", "cols=40", "dist=power_law", "min=1", "max=30",
+            "seed=5", "-o", by_keys)
+    cli.run("generate", "gen:random:rows=50,cols=40,dist=power_law,min=1,max=30,seed=5",
+            "-o", by_spec)
+    with open(by_keys) as a, open(by_spec) as b:
+        check(a.read() == b.read(), "KIND key=value and the spec string differ")
+
+
+def test_generate_smtx_round_trip(cli):
+    smtx = cli.path("band.smtx")
+    cli.run("generate", "banded", "n=300", "bandwidth=2", "-o", smtx)
+    info = cli.json("info", smtx, "--json")
+    check_info_shape(info, 300, 300, 300 * 5 - 2 * 3)
+
+
+def test_malformed_file_is_a_clear_error(cli):
+    bad = cli.path("bad.mtx")
+    with open(bad, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n2 x 1.0\n")
+    result = cli.run("info", bad, expect_rc=None)
+    check(result.returncode not in (0, 2), f"exit code {result.returncode} for a malformed file")
+    check(result.stderr.startswith("tcsparse: error: ") and f"{bad}:4" in result.stderr,
+          f"expected 'tcsparse: error: {bad}:4: ...', got:\n{result.stderr}")
+
+
+def test_missing_file_is_a_clear_error(cli):
+    result = cli.run("info", cli.path("missing.mtx"), expect_rc=None)
+    check(result.returncode == 1 and result.stderr.startswith("tcsparse: error: "),
+          f"exit code {result.returncode}, stderr:\n{result.stderr}")
+
+
+def test_bad_generator_spec_is_a_clear_error(cli):
+    result = cli.run("info", "gen:nosuchkind:n=3", expect_rc=None)
+    check(result.returncode == 1 and "nosuchkind" in result.stderr,
+          f"exit code {result.returncode}, stderr:\n{result.stderr}")
+
+
+def test_gpu_commands_without_gpu_exit_2(cli):
+    if gpu_present():
+        raise Skip("a GPU is present: the no-device path cannot be tested here")
+    for args in (["spmv", STENCIL_10x10, "--method", "cusparse"],
+                 ["spmm", STENCIL_10x10, "-n", "4"],
+                 ["bench", "--suite", "small", "--output", cli.path("r.jsonl")]):
+        result = cli.run(*args, expect_rc=2)
+        check(result.stderr.startswith("tcsparse: error: no CUDA device found: "),
+              f"tcsparse {' '.join(args)}: stderr:\n{result.stderr}")
+
+
+def test_spmv_on_cpu(cli):
+    for precision in ("fp64", "fp32", "fp16", "bf16"):
+        out = cli.run("spmv", STENCIL_10x10, "--device", "cpu", "--precision", precision,
+                      "--runs", "3").stdout
+        check("passed" in out and "GFLOP/s" in out, f"{precision}:\n{out}")
+
+
+def test_spmm_on_cpu_with_beta(cli):
+    out = cli.run("spmm", "gen:rmat:scale=8,edge_factor=4,seed=2", "-n", "5", "--device", "cpu",
+                  "--alpha", "0.5", "--beta", "2", "--runs", "2").stdout
+    check("passed" in out and "n=5" in out, out)
+
+
+def test_unknown_precision_is_a_clear_error(cli):
+    result = cli.run("spmv", STENCIL_10x10, "--device", "cpu", "--precision", "fp8",
+                     expect_rc=1)
+    check("fp8" in result.stderr, result.stderr)
+
+
+def test_methods_lists_capabilities(cli):
+    methods = {m["name"]: m for m in cli.json("methods", "--json")}
+    check("cusparse" in methods and methods["cusparse"]["baseline"], f"{methods}")
+    check(all(m["spmv"] or m["spmm"] for m in methods.values()), "a method with no operation")
+    text = cli.run("methods").stdout
+    check(all(name in text for name in methods), text)
+
+
+def test_small_suite_matrices_are_small(cli):
+    lines = cli.run("bench", "--suite", "small", "--list").stdout.splitlines()
+    check(len(lines) >= 9, f"the small suite lists {len(lines)} matrices")
+    for line in lines:
+        name, spec = line.split("\t")
+        info = cli.json("info", spec, "--json")
+        check(0 < info["nnz"] < 200_000, f"{name}: {info['nnz']} nonzeros (should be < 200 k)")
+
+
+def test_bench_lists_directory_recursively(cli):
+    os.makedirs(cli.path("dir/sub"))
+    cli.run("generate", STENCIL_10x10, "-o", cli.path("dir/a.mtx"))
+    cli.run("generate", STENCIL_10x10, "-o", cli.path("dir/sub/b.smtx"))
+    with open(cli.path("dir/notes.txt"), "w") as f:
+        f.write("not a matrix\n")
+    lines = cli.run("bench", cli.path("dir"), "--list").stdout.splitlines()
+    check([line.split("\t")[0] for line in lines] == ["a", "sub/b"], f"listed {lines}")
+
+
+CASES = {name[len("test_"):]: f for name, f in globals().items() if name.startswith("test_")}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("binary")
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--matrix-dir", default="")
+    args = parser.parse_args()
+    matrix_dir = os.environ.get("TCSPARSE_MATRIX_DIR") or args.matrix_dir
+    with tempfile.TemporaryDirectory(prefix="tcsparse-cli-") as workdir:
+        try:
+            CASES[args.case](Cli(os.path.abspath(args.binary), workdir, matrix_dir))
+        except Skip as reason:
+            print(f"SKIPPED: {reason}")
+            return SKIP
+        except AssertionError as failure:
+            print(f"FAILED: {failure}")
+            return 1
+    print("passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+// `tcsparse bench [FILES|DIRS|SPECS...] [--suite default|small] ...`: every method and precision
+// that applies, on every matrix, through the benchmark harness. One JSON line per case in the
+// results file, a progress line on stderr, speedup tables over cuSPARSE on stdout.
+#include <cctype>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "bench_report.hpp"
+#include "commands.hpp"
+#include "harness.hpp"
+#include "matrix_source.hpp"
+#include "suites.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/plan.hpp"
+
+namespace tcsparse::cli {
+namespace {
+
+/// SpMM columns for DLMC weight matrices when --spmm-n is not given: N = 256, as TCA-SpMM
+/// (tca-spmm-electronics24, evaluation) measures them.
+constexpr std::int64_t kDlmcSpmmColumns = 256;
+
+struct BenchOptions {
+  std::vector<std::string> inputs;
+  std::string suite;
+  std::vector<std::string> methods;
+  std::vector<std::string> precisions{"fp64", "fp32", "fp16", "bf16"};
+  std::string output;
+  std::int64_t spmm_n = 0;
+  std::int64_t max_nnz = 0;
+  int runs = 100;
+  double warmup_ms = 10.0;
+  std::string matrix_dir;
+  bool list = false;
+};
+
+/// What will run: the matrices, and the methods and precisions to try on each.
+struct BenchSelection {
+  std::string label;  ///< the suite's name, or "files"
+  std::vector<MatrixSourceRef> matrices;
+  std::vector<Method> methods;
+  std::vector<Precision> precisions;
+};
+
+std::vector<MatrixSourceRef> suite_matrices(const std::string& name, const std::string& dir) {
+  const auto matrix_dir = dir.empty() ? bench::default_matrix_dir() : std::filesystem::path(dir);
+  std::vector<MatrixSourceRef> refs;
+  for (const auto& entry : bench::suite(name, matrix_dir.value_or(std::filesystem::path{})))
+    refs.push_back({entry.name, entry.spec, false});
+  return refs;
+}
+
+BenchSelection select(const BenchOptions& options) {
+  BenchSelection selection;
+  const bool use_suite = !options.suite.empty() || options.inputs.empty();
+  const std::string suite = options.suite.empty() ? "default" : options.suite;
+  if (use_suite) selection.matrices = suite_matrices(suite, options.matrix_dir);
+  const auto files = expand_matrix_arguments(options.inputs);
+  selection.matrices.insert(selection.matrices.end(), files.begin(), files.end());
+  selection.label = use_suite ? (files.empty() ? suite : suite + "+files") : "files";
+  if (options.methods.empty())
+    for (const MethodInfo& info : methods()) selection.methods.push_back(info.method);
+  for (const std::string& name : options.methods) selection.methods.push_back(parse_method(name));
+  for (const std::string& name : options.precisions)
+    selection.precisions.push_back(parse_precision(name));
+  return selection;
+}
+
+/// The cases of one matrix, precision by precision (the harness keeps one precision's data).
+std::vector<bench::CaseRequest> cases_for(const MatrixSourceRef& matrix,
+                                          const BenchSelection& selection, std::int64_t spmm_n) {
+  const std::int64_t n = spmm_n > 0 ? spmm_n : (matrix.is_smtx ? kDlmcSpmmColumns : 0);
+  std::vector<bench::CaseRequest> cases;
+  for (Precision precision : selection.precisions) {
+    for (Method method : selection.methods)
+      if (supports(method, Operation::spmv, precision))
+        cases.push_back({method, precision, Operation::spmv, 1});
+    if (n > 0)
+      for (Method method : selection.methods)
+        if (supports(method, Operation::spmm, precision))
+          cases.push_back({method, precision, Operation::spmm, n});
+  }
+  return cases;
+}
+
+std::string slug(std::string text) {
+  for (char& c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    c = std::isalnum(byte) ? static_cast<char>(std::tolower(byte)) : '-';
+  }
+  return text;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &local);
+  return text;
+}
+
+/// bench/results/<date>-<gpu>-<label>.jsonl, with -2, -3, ... rather than overwrite a file.
+std::filesystem::path default_output(const std::string& gpu, const std::string& label) {
+  const std::filesystem::path dir = "bench/results";
+  const std::string stem = today() + "-" + slug(gpu) + "-" + label;
+  std::filesystem::path path = dir / (stem + ".jsonl");
+  for (int i = 2; std::filesystem::exists(path); ++i)
+    path = dir / (stem + "-" + std::to_string(i) + ".jsonl");
+  return path;
+}
+
+std::ofstream open_results(const std::filesystem::path& path) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path);
+  if (!out) throw Error("cannot open the results file " + path.string() + " for writing");
+  return out;
+}
+
+/// The matrices on stdout (name TAB source), the methods and precisions on stderr.
+int list_selection(const BenchSelection& selection) {
+  for (const MatrixSourceRef& matrix : selection.matrices)
+    fmt::print("{}\t{}\n", matrix.name, matrix.source);
+  std::string methods_text, precisions_text;
+  for (Method method : selection.methods) methods_text += fmt::format(" {}", to_string(method));
+  for (Precision precision : selection.precisions)
+    precisions_text += fmt::format(" {}", to_string(precision));
+  fmt::print(stderr, "{} matrices; methods:{}; precisions:{}\n", selection.matrices.size(),
+             methods_text, precisions_text);
+  return kExitOk;
+}
+
+/// One bench run: the results file, the records so far, and what could not run.
+class BenchRun {
+ public:
+  BenchRun(const BenchOptions& options, const BenchSelection& selection,
+           const bench::RunEnvironment& environment, const std::filesystem::path& output)
+      : options_(options), environment_(environment), output_(output),
+        results_(open_results(output)) {
+    harness_.runs = options.runs;
+    harness_.warmup_ms = options.warmup_ms;
+    for (const MatrixSourceRef& matrix : selection.matrices) {
+      cases_.push_back(cases_for(matrix, selection, options.spmm_n));
+      total_cases_ += static_cast<std::int64_t>(cases_.back().size());
+    }
+  }
+
+  std::int64_t total_cases() const { return total_cases_; }
+
+  void run(const std::vector<MatrixSourceRef>& matrices) {
+    start_ = std::chrono::steady_clock::now();
+    Progress progress(total_cases_);
+    for (std::size_t i = 0; i < matrices.size(); ++i) run_matrix(matrices[i], cases_[i], progress);
+    progress.finish();
+  }
+
+  /// Tables, problems and totals on stdout; returns the exit code.
+  int report() const {
+    print_speedup_tables(stdout, records_);
+    fmt::print("\n");
+    const std::int64_t problems = print_problems(stdout, records_);
+    for (const std::string& reason : unreadable_) fmt::print("SKIPPED       {}\n", reason);
+    const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start_;
+    fmt::print("\n{} records in {} ({:.0f} s); {} failed checks or errors; {} matrices "
+               "unreadable, {} above --max-nnz\n",
+               records_.size(), output_.string(), seconds.count(), problems, unreadable_.size(),
+               above_max_nnz_);
+    return problems > 0 ? kExitCheckFailed : kExitOk;
+  }
+
+ private:
+  void run_matrix(const MatrixSourceRef& ref, const std::vector<bench::CaseRequest>& cases,
+                  Progress& progress) {
+    const auto case_count = static_cast<std::int64_t>(cases.size());
+    progress.start_matrix(ref.name, case_count);
+    std::optional<bench::MatrixInput> input;
+    try {
+      input = load_matrix(ref);
+    } catch (const std::exception& error) {  // a file that fails to parse: report, go on
+      unreadable_.push_back(fmt::format("{}: {}", ref.source, error.what()));
+      progress.message("skipping " + unreadable_.back());
+      progress.skip_cases(case_count);
+      return;
+    }
+    if (options_.max_nnz > 0 && input->matrix.nnz() > options_.max_nnz) {
+      ++above_max_nnz_;
+      progress.skip_cases(case_count);
+      return;
+    }
+    bench::MatrixBenchmark benchmark(*input, environment_, harness_);
+    for (const bench::CaseRequest& request : cases) {
+      progress.start_case(input->name, request);
+      if (auto record = benchmark.run(request)) record_result(std::move(*record), progress);
+      // else: the method does not support the case (UnsupportedError), skipped silently
+    }
+  }
+
+  void record_result(bench::BenchRecord record, Progress& progress) {
+    results_ << record.to_json().dump() << '\n' << std::flush;
+    const std::string what = fmt::format("{} {} {} {}", record.matrix, record.operation,
+                                         record.method, record.precision);
+    if (record.error)
+      progress.message(fmt::format("ERROR {}: {}", what, *record.error));
+    else if (!record.check_passed)
+      progress.message(fmt::format("CHECK FAILED {}: relative error {:.3g} >= {:.0e}", what,
+                                   record.rel_error, record.error_threshold));
+    records_.push_back(std::move(record));
+  }
+
+  const BenchOptions& options_;
+  const bench::RunEnvironment& environment_;
+  std::filesystem::path output_;
+  std::ofstream results_;
+  bench::HarnessOptions harness_;
+  std::vector<std::vector<bench::CaseRequest>> cases_;  ///< per matrix
+  std::int64_t total_cases_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  std::vector<bench::BenchRecord> records_;
+  std::vector<std::string> unreadable_;
+  std::int64_t above_max_nnz_ = 0;
+};
+
+int run_bench(const BenchOptions& options) {
+  const BenchSelection selection = select(options);
+  if (options.list) return list_selection(selection);
+
+  const bench::RunEnvironment environment = bench::RunEnvironment::detect();
+  const std::filesystem::path output = options.output.empty()
+                                           ? default_output(environment.gpu, selection.label)
+                                           : std::filesystem::path(options.output);
+  BenchRun run(options, selection, environment, output);
+  fmt::print(stderr, "tcsparse bench: {} matrices, {} cases on {} (driver {}, CUDA {}, copy "
+             "bandwidth {:.0f} GB/s, commit {})\nresults: {}\n",
+             selection.matrices.size(), run.total_cases(), environment.gpu, environment.driver,
+             environment.cuda, environment.copy_gbps, environment.commit, output.string());
+  run.run(selection.matrices);
+  return run.report();
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& app) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "bench", "Benchmark every method and precision on a suite, files or directories");
+  sub->add_option("INPUTS", options->inputs,
+                  "Matrix files, directories (searched recursively) or gen: specs; none: the "
+                  "default suite");
+  sub->add_option("--suite", options->suite, "Built-in suite")
+      ->check(CLI::IsMember(bench::suite_names()));
+  // One comma-separated value per occurrence, so that inputs may follow.
+  sub->add_option("--methods", options->methods, "Methods to run, e.g. cusparse,dasp (default: all)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  sub->add_option("--precisions", options->precisions, "Precisions to run")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->capture_default_str();
+  sub->add_option("-o,--output", options->output,
+                  "Results file (default bench/results/<date>-<gpu>-<suite>.jsonl)");
+  sub->add_option("--spmm-n", options->spmm_n,
+                  "Also run SpMM with this many columns on every matrix (.smtx files: 256 "
+                  "unless given)");
+  sub->add_option("--max-nnz", options->max_nnz, "Skip matrices with more nonzeros");
+  sub->add_option("--runs", options->runs, "Timed runs per case (fewer if they exceed 2 s)")
+      ->capture_default_str();
+  sub->add_option("--warmup-ms", options->warmup_ms, "Warm-up per case (at least 10 applies)")
+      ->capture_default_str();
+  sub->add_option("--matrix-dir", options->matrix_dir,
+                  "Real matrices for the suites' replicated matrix (default $TCSPARSE_MATRIX_DIR "
+                  "or the shared directory)");
+  sub->add_flag("--list", options->list, "Print the matrices that would run and exit (no GPU)");
+  return {sub, [options] { return run_bench(*options); }};
+}
+
+}  // namespace tcsparse::cli

@@ -1,0 +1,146 @@
+// `tcsparse info FILE [--json]`: shape, row-length statistics and each method's host
+// preprocessing statistics. Needs no GPU.
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "matrix_source.hpp"
+#include "tcsparse/csr.hpp"
+#include "tcsparse/plan.hpp"
+
+namespace tcsparse::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct InfoOptions {
+  std::string file;
+  bool json = false;
+};
+
+/// "0" for empty rows, then "1", "2-3", "4-7", ...: the row lengths bucket k holds.
+std::string histogram_bucket_label(std::size_t bucket) {
+  if (bucket == 0) return "0";
+  const std::int64_t low = std::int64_t{1} << (bucket - 1);
+  const std::int64_t high = (std::int64_t{1} << bucket) - 1;
+  return low == high ? std::to_string(low) : fmt::format("{}-{}", low, high);
+}
+
+Json row_length_json(const RowLengthStats& stats) {
+  Json buckets = Json::array();
+  for (std::size_t k = 0; k < stats.log2_histogram.size(); ++k)
+    buckets.push_back(histogram_bucket_label(k));
+  return Json{{"empty_rows", stats.empty_rows},
+              {"min", stats.min_length},
+              {"max", stats.max_length},
+              {"mean", stats.mean_length},
+              {"stddev", stats.stddev_length},
+              {"log2_histogram", stats.log2_histogram},
+              {"log2_histogram_buckets", buckets}};
+}
+
+/// format_stats_json of every method; a method that fails says why instead of stopping info.
+Json methods_json(const CsrMatrix<double, std::int32_t>& matrix) {
+  Json methods_object = Json::object();
+  for (const MethodInfo& info : methods()) {
+    const std::string name(info.name);
+    try {
+      methods_object[name] = Json::parse(format_stats_json(info.method, matrix));
+    } catch (const std::exception& error) {
+      methods_object[name] = Json{{"error", error.what()}};
+    }
+  }
+  return methods_object;
+}
+
+Json file_json(const ReadReport& report) {
+  return Json{{"field", report.field},
+              {"symmetry", report.symmetry},
+              {"file_bytes", report.file_bytes},
+              {"text_bytes", report.text_bytes},
+              {"entries_in_file", report.entries_in_file},
+              {"parse_mb_per_second", report.parse_mb_per_second()}};
+}
+
+Json info_json(const bench::MatrixInput& input, const ReadReport* report) {
+  const RowLengthStats stats = row_length_stats(input.matrix);
+  Json info{{"matrix", input.name},   {"source", input.source}, {"rows", stats.rows},
+            {"cols", stats.cols},     {"nnz", stats.nnz},
+            {"density", stats.rows && stats.cols
+                            ? static_cast<double>(stats.nnz) /
+                                  (static_cast<double>(stats.rows) * static_cast<double>(stats.cols))
+                            : 0.0},
+            {"row_lengths", row_length_json(stats)}};
+  if (report) info["file"] = file_json(*report);
+  info["methods"] = methods_json(input.matrix);
+  return info;
+}
+
+void print_histogram(const Json& row_lengths) {
+  const auto& counts = row_lengths["log2_histogram"];
+  const auto& labels = row_lengths["log2_histogram_buckets"];
+  std::int64_t largest = 1;
+  for (const auto& count : counts) largest = std::max(largest, count.get<std::int64_t>());
+  constexpr int kBarWidth = 40;
+  fmt::print("row-length histogram (log2 buckets):\n");
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    const auto count = counts[k].get<std::int64_t>();
+    const auto bar = static_cast<std::size_t>(kBarWidth * count / largest);
+    fmt::print("  {:>13} {:>12}  {}\n", labels[k].get<std::string>(), count,
+               std::string(bar == 0 && count > 0 ? 1 : bar, '#'));
+  }
+}
+
+void print_info_text(const Json& info) {
+  fmt::print("matrix:  {} ({})\n", info["matrix"].get<std::string>(),
+             info["source"].get<std::string>());
+  fmt::print("shape:   {} x {}, {} nonzeros (density {:.3g})\n", info["rows"].get<std::int64_t>(),
+             info["cols"].get<std::int64_t>(), info["nnz"].get<std::int64_t>(),
+             info["density"].get<double>());
+  if (info.contains("file")) {
+    const auto& file = info["file"];
+    fmt::print("file:    {} {}, {} entries stored, parsed at {:.1f} MB/s\n",
+               file["field"].get<std::string>(), file["symmetry"].get<std::string>(),
+               file["entries_in_file"].get<std::int64_t>(),
+               file["parse_mb_per_second"].get<double>());
+  }
+  const auto& rows = info["row_lengths"];
+  fmt::print("rows:    {} empty; length min {}, mean {:.2f}, max {}, stddev {:.2f}\n",
+             rows["empty_rows"].get<std::int64_t>(), rows["min"].get<std::int64_t>(),
+             rows["mean"].get<double>(), rows["max"].get<std::int64_t>(),
+             rows["stddev"].get<double>());
+  print_histogram(rows);
+  fmt::print("host preprocessing per method:\n");
+  for (const auto& [name, stats] : info["methods"].items())
+    fmt::print("  {:<14} {}\n", name, stats.is_null() ? "(no host format)" : stats.dump());
+}
+
+int run_info(const InfoOptions& options) {
+  ReadReport report;
+  const bench::MatrixInput input = load_matrix(options.file, &report);
+  const bool from_file = !is_generator_spec(options.file);
+  const Json info = info_json(input, from_file ? &report : nullptr);
+  if (options.json)
+    fmt::print("{}\n", info.dump(2));
+  else
+    print_info_text(info);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_info_command(CLI::App& app) {
+  auto options = std::make_shared<InfoOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "info", "Shape, row-length statistics and each method's preprocessing statistics");
+  sub->add_option("FILE", options->file, "Matrix file or generator spec (gen:KIND:key=value,...)")
+      ->required();
+  sub->add_flag("--json", options->json, "Print one JSON object instead of text");
+  return {sub, [options] { return run_info(*options); }};
+}
+
+}  // namespace tcsparse::cli
