@@ -175,7 +175,7 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
   const int64_t rows = matrix.rows;
   const auto& row_ptr = matrix.row_ptr;
   auto length = [&](int32_t r) { return int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)]; };
-  const int max_medium = resolve_max_medium_row_length(parameters, matrix.nnz());
+  const int max_medium = resolve_max_medium_row_length(matrix, parameters, shape);
   plan.order = sort_rows_by_length(row_ptr, rows, max_medium);
   const RowOrder& order = plan.order;
   DaspCounts& c = plan.counts;
@@ -769,6 +769,29 @@ std::string json_number(double v) {
 // ---- public --------------------------------------------------------------------------------
 
 template <typename Value>
+int resolve_max_medium_row_length(const CsrMatrix<Value, int32_t>& matrix,
+                                  const DaspParameters& parameters, DaspBlockShape shape) {
+  if (parameters.max_medium_row_length) return parameters.max_medium_row_length;
+  const int64_t nnz = matrix.nnz();
+  if (nnz >= kDaspSmallMatrixNnz) return kDaspMaxMediumRowLength;
+  const int64_t group = int64_t{kDaspBlocksPerLongGroup} * shape.values();
+  const int64_t bytes_per_value = static_cast<int64_t>(sizeof(Value)) + 4;
+  const auto& row_ptr = matrix.row_ptr;
+  for (const int candidate : kDaspSmallMatrixMaxMediumRowLengths) {
+    int64_t padding = 0;  // zeros that long rows (> candidate) get to whole groups
+    const int64_t rows = matrix.rows;
+    const int team = threads_for(rows);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(+ : padding)
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
+      if (len > candidate) padding += ceil_div(len, group) * group - len;
+    }
+    if ((nnz + padding) * bytes_per_value <= kDaspLatencyBoundLayoutBytes) return candidate;
+  }
+  return kDaspMaxMediumRowLength;
+}
+
+template <typename Value>
 DaspCounts count_dasp_layout(const CsrMatrix<Value, int32_t>& matrix,
                              const DaspParameters& parameters, DaspBlockShape shape) {
   return plan_layout(matrix, parameters, shape).counts;
@@ -835,7 +858,10 @@ std::string stats_json(const DaspCounts& c, DaspBlockShape shape,
     << ", \"loop_num\": " << medium_rows_per_warp / 8
     << ", \"medium_rows_per_warp\": " << medium_rows_per_warp
     << ", \"long_groups_per_warp\": " << c.split.long_groups_per_warp
-    << ", \"medium_blocks_per_warp\": " << c.split.medium_blocks_per_warp
+    << ", \"medium_blocks_per_warp\": "
+    << (c.split.medium_blocks_per_warp >= DaspWorkSplit{}.medium_blocks_per_warp
+            ? std::string("null")  // never split
+            : std::to_string(c.split.medium_blocks_per_warp))
     << ", \"short_pieces\": {\"pairs_1_3\": " << c.pairs_1_3 << ", \"rows_4\": " << c.rows_4
     << ", \"padded_3\": " << c.padded_3 << ", \"padded_2\": " << c.padded_2
     << ", \"pairs_2_2\": " << c.pairs_2_2 << ", \"single_1\": " << c.single_1 << "}"
@@ -853,6 +879,8 @@ std::string format_stats_json(const CsrMatrix<double, std::int32_t>& matrix) {
 }
 
 #define TCSPARSE_DASP_INSTANTIATE(Value)                                                       \
+  template int resolve_max_medium_row_length(const CsrMatrix<Value, int32_t>&,                \
+                                             const DaspParameters&, DaspBlockShape);          \
   template DaspCounts count_dasp_layout(const CsrMatrix<Value, int32_t>&,                     \
                                         const DaspParameters&, DaspBlockShape);               \
   template DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, int32_t>&,              \

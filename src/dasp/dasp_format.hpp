@@ -234,6 +234,14 @@ DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, std::int32_t>& matrix
                                     std::optional<DaspBlockShape> shape = std::nullopt,
                                     DaspFill fill = DaspFill::values);
 
+/// MAX_LEN for `matrix` in a layout of `shape`: the explicit parameter; else, below
+/// kDaspSmallMatrixNnz nonzeros, the first of kDaspSmallMatrixMaxMediumRowLengths whose layout
+/// (values of sizeof(Value) and 4-byte columns, long rows padded to whole groups) takes at most
+/// kDaspLatencyBoundLayoutBytes; else the paper's kDaspMaxMediumRowLength.
+template <typename Value>
+int resolve_max_medium_row_length(const CsrMatrix<Value, std::int32_t>& matrix,
+                                  const DaspParameters& parameters, DaspBlockShape shape);
+
 /// The counts build_dasp_layout would report, without filling any array.
 template <typename Value>
 DaspCounts count_dasp_layout(const CsrMatrix<Value, std::int32_t>& matrix,

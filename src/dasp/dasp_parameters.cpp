@@ -160,11 +160,6 @@ DaspWorkSplit resolve_work_split(const DaspParameters& parameters) {
   return split;
 }
 
-int resolve_max_medium_row_length(const DaspParameters& parameters, std::int64_t nnz) {
-  if (parameters.max_medium_row_length) return parameters.max_medium_row_length;
-  return nnz < kDaspSmallMatrixNnz ? kDaspSmallMatrixMaxMediumRowLength : kDaspMaxMediumRowLength;
-}
-
 DaspLoopShape resolve_loop_shape(const DaspParameters& parameters, std::int64_t nnz,
                                  std::int64_t x_bytes, bool fp64) {
   const bool small = nnz < kDaspSmallMatrixNnz;

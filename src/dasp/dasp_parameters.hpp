@@ -19,12 +19,20 @@ inline constexpr int kDaspMaxMediumRowLength = 256;
 /// H100 / H200 wave).
 inline constexpr std::int64_t kDaspSmallMatrixNnz = 1 << 20;
 
-/// MAX_LEN for small matrices (not the paper's 256): rows of more than 32 values become long
-/// rows, which one warp takes whole with all their blocks in flight, instead of one warp taking
-/// 8 rows of up to 64 blocks each in sequence. Measured on an H200 over 299 real matrices (up
-/// to 560 k nonzeros): geometric-mean speedup over cuSPARSE fp64 1.14x -> 1.25x, fp16 1.32x ->
-/// 1.46x (64: 1.22x, 1.42x).
-inline constexpr int kDaspSmallMatrixMaxMediumRowLength = 32;
+/// MAX_LEN for small matrices (not the paper's 256): the first of these whose padded layout
+/// fits kDaspLatencyBoundLayoutBytes, else 256. Rows longer than it become long rows, which one
+/// warp takes whole with all their blocks in flight, instead of one warp taking 8 rows of up to
+/// 64 blocks each in sequence. Measured on an H200 over 299 real matrices (up to 850 k
+/// nonzeros), geometric-mean speedup over cuSPARSE: fp64 1.17x (256) / 1.29x (32) / 1.33x (16),
+/// fp16 1.37x / 1.50x / 1.54x.
+inline constexpr int kDaspSmallMatrixMaxMediumRowLengths[] = {16, 32};
+
+/// A small matrix whose layout with a short MAX_LEN would take more than this many bytes
+/// (values and column indices, long-row padding included) keeps the paper's 256: about 1 us of
+/// HBM traffic, beyond which the padding of rows just over MAX_LEN to whole long-row groups
+/// costs more than the latency it saves (measured: power-law rows, 800 k nonzeros, fp16 0.72x
+/// of cuSPARSE with MAX_LEN 32 against 1.26x with 256).
+inline constexpr std::int64_t kDaspLatencyBoundLayoutBytes = std::int64_t{4} << 20;
 
 /// Rows of at most this many nonzeros are "short rows", pieced 1+3, 2+2, 4 and 1 (§3.2). Fixed:
 /// the piecing is defined for a block row of exactly 4 values.
@@ -80,8 +88,8 @@ inline constexpr std::int64_t kDaspShortTilesByRowMin = 4096;
 
 /// Settings of one DASP layout and its kernels. Defaults are the paper's.
 struct DaspParameters {
-  /// 0 = by size: kDaspSmallMatrixMaxMediumRowLength below kDaspSmallMatrixNnz nonzeros, else
-  /// the paper's kDaspMaxMediumRowLength.
+  /// 0 = by size: below kDaspSmallMatrixNnz nonzeros one of kDaspSmallMatrixMaxMediumRowLengths
+  /// (resolve_max_medium_row_length), else the paper's kDaspMaxMediumRowLength.
   int max_medium_row_length = 0;
   double regular_block_min_fill = kDaspRegularBlockMinFill;
   /// 0 = chosen from the medium row count as §3.3.2 says; else 8, 16 or 32.
@@ -117,9 +125,6 @@ struct DaspWorkSplit {
 
 /// The split: explicit parameters, else kDaspLongGroupsPerWarp and no medium pieces.
 DaspWorkSplit resolve_work_split(const DaspParameters& parameters);
-
-/// MAX_LEN for a matrix of `nnz` nonzeros (kDaspSmallMatrixMaxMediumRowLength when small).
-int resolve_max_medium_row_length(const DaspParameters& parameters, std::int64_t nnz);
 
 /// The kernel's loop shape for a matrix of `nnz` nonzeros whose x takes `x_bytes`.
 struct DaspLoopShape {

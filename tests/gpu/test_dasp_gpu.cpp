@@ -430,7 +430,7 @@ TEST_F(DaspGpu, StatsDescribeTheLayout) {
   EXPECT_GT(stats.device_bytes, static_cast<std::size_t>(stats.stored_values) * 12);
   EXPECT_GE(stats.host_preprocess_ms, 0.0);
   EXPECT_GE(stats.upload_ms, 0.0);
-  // a small matrix: rows longer than 32 are long rows
+  // a small matrix: rows longer than 16 are long rows
   EXPECT_NE(stats.details_json.find("\"rows\": {\"long\": 2, \"medium\": 1, \"short\": 4"),
             std::string::npos)
       << stats.details_json;

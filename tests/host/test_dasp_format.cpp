@@ -231,16 +231,33 @@ TEST(DaspLayout, RowsAreClassifiedByLength) {
   EXPECT_EQ(c.nnz_medium_regular + c.nnz_medium_irregular, 261);
 }
 
-TEST(DaspLayout, SmallMatricesTakeRowsLongerThan32AsLongRows) {
-  const Matrix a = matrix_with_lengths(1000, {32, 33, 256});
+TEST(DaspLayout, SmallMatricesTakeRowsLongerThan16AsLongRows) {
+  const Matrix a = matrix_with_lengths(1000, {16, 17, 256});
   const auto c = build_dasp_layout(a, {}, kFp64Shape).counts;
-  EXPECT_EQ(c.max_medium_row_length, kDaspSmallMatrixMaxMediumRowLength);
+  EXPECT_EQ(c.max_medium_row_length, kDaspSmallMatrixMaxMediumRowLengths[0]);
   EXPECT_EQ(c.rows_medium, 1);
   EXPECT_EQ(c.rows_long, 2);
-  EXPECT_EQ(resolve_max_medium_row_length({}, kDaspSmallMatrixNnz - 1),
-            kDaspSmallMatrixMaxMediumRowLength);
-  EXPECT_EQ(resolve_max_medium_row_length({}, kDaspSmallMatrixNnz), kDaspMaxMediumRowLength);
-  EXPECT_EQ(resolve_max_medium_row_length(paper_max_medium(), 10), kDaspMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(a, paper_max_medium(), kFp64Shape),
+            kDaspMaxMediumRowLength);
+}
+
+TEST(DaspLayout, SmallMatricesWhosePaddedLayoutIsLargeKeepThePapersMaxLen) {
+  // 8 000 rows of 33: with MAX_LEN 16 or 32 each is a long row padded to 64 values
+  // (8000 * 64 * 12 bytes > 4 MiB) -> the paper's 256
+  const Matrix rows_of_33 = generate_random_rows(8000, 5000, RowLengthDistribution::uniform,
+                                                 33, 33, 3);
+  EXPECT_EQ(resolve_max_medium_row_length(rows_of_33, {}, kFp64Shape), kDaspMaxMediumRowLength);
+  // 2 000 rows of 17 fit with 16
+  const Matrix few = generate_random_rows(2000, 5000, RowLengthDistribution::uniform, 17, 17, 3);
+  EXPECT_EQ(resolve_max_medium_row_length(few, {}, kFp64Shape),
+            kDaspSmallMatrixMaxMediumRowLengths[0]);
+  // 12 000 rows of 17: 16 pads past the budget (12000 * 64 * 12 > 4 MiB), 32 fits
+  const Matrix middle = generate_random_rows(12000, 5000, RowLengthDistribution::uniform, 17, 17, 3);
+  EXPECT_EQ(resolve_max_medium_row_length(middle, {}, kFp64Shape),
+            kDaspSmallMatrixMaxMediumRowLengths[1]);
+  // large matrices always take the paper's
+  const Matrix large = generate_banded(200000, 3, 1);  // 1.4 M nonzeros
+  EXPECT_EQ(resolve_max_medium_row_length(large, {}, kFp64Shape), kDaspMaxMediumRowLength);
 }
 
 TEST(DaspLayout, MaxMediumRowLengthMovesTheLongRowBoundary) {
@@ -525,13 +542,13 @@ TEST(DaspLayout, RejectsABlockShapeTheKernelsDoNotHave) {
 }
 
 TEST(DaspLayout, StatsJsonNamesEveryCategory) {
-  // a small matrix: rows longer than 32 are long rows
+  // a small matrix: rows longer than 16 are long rows
   const Matrix a = matrix_with_lengths(1000, {0, 1, 2, 3, 4, 5, 256, 257});
   const std::string json = format_stats_json(a);
   for (const char* key : {"\"rows\"", "\"long\": 2", "\"medium\": 1", "\"short\": 4",
                           "\"empty\": 1", "\"nnz\"", "\"medium_regular\"", "\"medium_irregular\"",
                           "\"stored_values\"", "\"padding_ratio\"", "\"row_blocks\"",
-                          "\"loop_num\": 1", "\"max_medium_row_length\": 32"})
+                          "\"loop_num\": 1", "\"max_medium_row_length\": 16"})
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
 }
 
