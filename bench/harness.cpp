@@ -153,8 +153,23 @@ struct DenseOperands {
 template <typename Value>
 struct PrecisionProblem {
   CsrMatrix<Value, std::int32_t> converted;  ///< empty for double: the input matrix is used
+  double value_scale = 1.0;                  ///< see BenchRecord::value_scale
   std::map<std::pair<Operation, std::int64_t>, DenseOperands<Value>> operands;
 };
+
+/// 1 / max |a_ij| (1 for an all-zero matrix): the scale that keeps 16-bit runs finite.
+double unit_max_scale(const CsrMatrix<double, std::int32_t>& matrix) {
+  double max_abs = 0.0;
+  for (const double value : matrix.values) max_abs = std::max(max_abs, std::abs(value));
+  return max_abs > 0.0 ? 1.0 / max_abs : 1.0;
+}
+
+CsrMatrix<double, std::int32_t> scaled(const CsrMatrix<double, std::int32_t>& matrix,
+                                       double scale) {
+  CsrMatrix<double, std::int32_t> result = matrix;
+  for (double& value : result.values) value *= scale;
+  return result;
+}
 
 using AnyProblem = std::variant<std::monostate, PrecisionProblem<double>, PrecisionProblem<float>,
                                 PrecisionProblem<half>, PrecisionProblem<bfloat16>>;
@@ -178,8 +193,12 @@ struct MatrixBenchmark::State {
     if (!std::holds_alternative<PrecisionProblem<Value>>(problem)) {
       problem = std::monostate{};  // frees the previous precision first
       auto& fresh = problem.emplace<PrecisionProblem<Value>>();
-      if constexpr (!std::is_same_v<Value, double>)
+      if constexpr (std::is_same_v<Value, half> || std::is_same_v<Value, bfloat16>) {
+        fresh.value_scale = unit_max_scale(input.matrix);
+        fresh.converted = convert_values<Value>(scaled(input.matrix, fresh.value_scale));
+      } else if constexpr (!std::is_same_v<Value, double>) {
         fresh.converted = convert_values<Value>(input.matrix);
+      }
     }
     return std::get<PrecisionProblem<Value>>(problem);
   }
@@ -296,6 +315,7 @@ Timing MatrixBenchmark::State::measure(const CaseRequest& request, BenchRecord& 
   require_dense_size_within(std::max(record.rows, record.cols) * n, options.max_dense_elements);
   const auto& operands = operands_for<Value>(request.operation, n);
   const auto& matrix = matrix_for<Value>();
+  record.value_scale = problem_for<Value>().value_scale;
   const auto output_size = static_cast<std::size_t>(record.rows * n);
   const auto build_start = std::chrono::steady_clock::now();
   if (request.operation == Operation::spmv) {
@@ -398,6 +418,7 @@ nlohmann::ordered_json BenchRecord::to_json() const {
   j["device_bytes"] = device_bytes;
   j["padding_ratio"] = padding_ratio;
   j["fits_l2"] = fits_l2;
+  j["value_scale"] = value_scale;
   j["details"] = nlohmann::ordered_json::parse(details_json, nullptr, /*allow_exceptions=*/false);
   if (j["details"].is_discarded()) j["details"] = details_json;  // keep it, as a string
   return j;

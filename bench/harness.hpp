@@ -100,6 +100,9 @@ struct BenchRecord {
   double gflops = 0.0, gbps = 0.0, copy_gbps = 0.0, bandwidth_share = 0.0;
   std::int64_t min_bytes = 0;
   bool fits_l2 = false;  ///< matrix + x + y fit in L2: repeated runs hit the cache
+  /// fp16/bf16 runs multiply the matrix by this (1 / max |a_ij|) before converting it, so that
+  /// real matrices with entries beyond fp16's range (65504) stay finite; 1 otherwise.
+  double value_scale = 1.0;
   // correctness
   double rel_error = 0.0, error_threshold = 0.0;
   bool check_passed = false;

@@ -23,7 +23,8 @@ struct DeviceInfo {
   std::size_t l2_cache_bytes = 0;
   std::size_t shared_memory_per_block_optin = 0;
   int memory_bus_width_bits = 0;
-  std::string driver_version;      ///< e.g. "580.159.04" as the runtime reports it ("13.0")
+  std::string driver_version;      ///< the kernel driver, e.g. "580.159.04" (Linux), else the
+                                   ///< CUDA version the driver supports, e.g. "CUDA 13.0"
   std::string runtime_version;     ///< CUDA runtime, e.g. "13.0"
 };
 

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,21 @@ constexpr int copy_warmup_runs = 3;
 constexpr int copy_timed_runs = 20;
 
 /// 13000 -> "13.0", 12080 -> "12.8" (the encoding of cudaDriverGetVersion/cudaRuntimeGetVersion).
+/// The NVIDIA kernel module's version ("580.159.04") from /proc/driver/nvidia/version, which
+/// reads "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  <date>"; none elsewhere.
+std::optional<std::string> kernel_driver_version() {
+  std::ifstream file("/proc/driver/nvidia/version");
+  std::string line;
+  if (!file || !std::getline(file, line)) return std::nullopt;
+  const std::string marker = "Kernel Module";
+  const auto at = line.find(marker);
+  if (at == std::string::npos) return std::nullopt;
+  std::istringstream rest(line.substr(at + marker.size()));
+  std::string version;
+  if (!(rest >> version)) return std::nullopt;
+  return version;
+}
+
 std::string cuda_version_string(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
@@ -109,7 +127,7 @@ DeviceInfo query_device(int ordinal) {
   int driver = 0, runtime = 0;
   TCSPARSE_CUDA_CHECK(cudaDriverGetVersion(&driver));
   TCSPARSE_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  info.driver_version = cuda_version_string(driver);
+  info.driver_version = kernel_driver_version().value_or("CUDA " + cuda_version_string(driver));
   info.runtime_version = cuda_version_string(runtime);
   return info;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <span>
 #include <string>
 #include <utility>
@@ -110,6 +111,19 @@ void expect_spmv_matches_reference(const Matrix& matrix64, Method method,
   }
 }
 
+/// cuSPARSE's own bf16 SpMM (default algorithm, CUDA 13.0) does not hold the 1e-2 that fp32
+/// accumulation gives: on an H200 it measured relative errors of 1.0e-2 to 9.4e-2 on rows of
+/// 300 to 100000 nonzeros (its fp16 path, same inputs, stays under 1e-2). It is the baseline,
+/// not ours: we record its accuracy and hold it to 0.1 so that a worse regression still fails.
+constexpr double kCusparseBf16SpmmTolerance = 0.1;
+
+template <typename Value>
+double spmm_tolerance(Method method) {
+  if (std::is_same_v<Value, bfloat16> && method == Method::cusparse)
+    return kCusparseBf16SpmmTolerance;
+  return test::tolerance<Value>();
+}
+
 template <typename Value>
 void expect_spmm_matches_reference(const Matrix& matrix64, std::int64_t n, Method method,
                                    const std::string& label) {
@@ -140,7 +154,7 @@ void expect_spmm_matches_reference(const Matrix& matrix64, std::int64_t n, Metho
     spmm_reference(matrix, std::span<const Value>(B), n, std::span<double>(expected),
                    scalars.alpha, scalars.beta);
     EXPECT_LT(relative_error(std::span<const Value>(C), std::span<const double>(expected)),
-              test::tolerance<Value>())
+              spmm_tolerance<Value>(method))
         << label << ", n " << n << ", alpha " << scalars.alpha << ", beta " << scalars.beta;
   }
 }
