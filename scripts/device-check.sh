@@ -5,6 +5,7 @@
 #   scripts/device-check.sh tests           GPU + host tests, memcheck and racecheck
 #   scripts/device-check.sh bench-default   tcsparse bench on the built-in default suite
 #   scripts/device-check.sh bench-matrices  tcsparse bench over $TCSPARSE_MATRIX_DIR
+#   scripts/device-check.sh parse-speed     Matrix Market parse speed on 100 million entries
 #
 # Binaries: from $TCSPARSE_PREBUILT when set (a folder with tcsparse, tcsparse_gpu_tests and
 # tcsparse_host_tests built on the development machine and carried), else built here with
@@ -70,7 +71,16 @@ for what in "$@"; do
       echo "bench exit code $?" | tee -a "$log"
       tail -25 "$out/bench-matrices.txt"
       ;;
-    *) echo "unknown step '$what' (tests, bench-default, bench-matrices)" >&2; exit 2 ;;
+    parse-speed)
+      step "parse speed: a generated file of 100 million entries, read with all $(nproc) cores"
+      big=$(mktemp -d)/random_100m.mtx
+      "$cli" generate random rows=10000000 cols=10000000 dist=uniform min=10 max=10 seed=7 \
+        -o "$big" >>"$log" 2>&1
+      ls -l "$big" | tee -a "$log"
+      "$cli" convert "$big" "${big%.mtx}.smtx" 2>&1 | tee -a "$log"
+      rm -f "$big" "${big%.mtx}.smtx"
+      ;;
+    *) echo "unknown step '$what' (tests, bench-default, bench-matrices, parse-speed)" >&2; exit 2 ;;
   esac
 done
 step "done"

@@ -46,29 +46,6 @@ void require_supported(Method method, Operation operation, Precision precision) 
                          capabilities_text(method) + ")");
 }
 
-/// The matrix is assumed valid (CsrMatrix::validate); this checks only that its arrays agree with
-/// its shape, so that no method reads past an array.
-template <typename Value>
-void require_consistent_shape(const CsrMatrix<Value, std::int32_t>& matrix) {
-  const auto fail = [](const std::string& message) {
-    throw ValidationError("plan: matrix " + message);
-  };
-  if (matrix.rows < 0 || matrix.cols < 0)
-    fail("has a negative shape " + std::to_string(matrix.rows) + " x " +
-         std::to_string(matrix.cols));
-  if (matrix.row_ptr.size() != static_cast<std::size_t>(matrix.rows) + 1)
-    fail("has " + std::to_string(matrix.row_ptr.size()) + " row pointers, expected rows + 1 = " +
-         std::to_string(static_cast<std::int64_t>(matrix.rows) + 1));
-  if (matrix.values.size() != matrix.col_idx.size())
-    fail("has " + std::to_string(matrix.values.size()) + " values but " +
-         std::to_string(matrix.col_idx.size()) + " column indices");
-  if (matrix.row_ptr.front() != 0 ||
-      static_cast<std::size_t>(matrix.row_ptr.back()) != matrix.col_idx.size())
-    fail("row pointers run from " + std::to_string(matrix.row_ptr.front()) + " to " +
-         std::to_string(matrix.row_ptr.back()) + ", expected 0 to nnz = " +
-         std::to_string(matrix.col_idx.size()));
-}
-
 /// Makes `ordinal` the calling thread's current device (and leaves it so: apply runs there).
 void select_device(int ordinal) {
   require_cuda_device();
@@ -137,7 +114,7 @@ template <typename Value>
 SpmvPlan<Value>::SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method method,
                           const PlanOptions& options)
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), nnz_(matrix.nnz()) {
-  require_consistent_shape(matrix);
+  matrix.validate();  // every method relies on valid CSR: refuse anything else up front
   require_supported(method, Operation::spmv, precision_of<Value>());
   select_device(options.device);
   impl_ = detail::make_spmv_method(matrix, method, options);
@@ -172,7 +149,7 @@ template <typename Value>
 SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n,
                           Method method, const PlanOptions& options)
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz()) {
-  require_consistent_shape(matrix);
+  matrix.validate();  // every method relies on valid CSR: refuse anything else up front
   if (n < 0) throw ValidationError("SpmmPlan: n must not be negative, got " + std::to_string(n));
   require_supported(method, Operation::spmm, precision_of<Value>());
   select_device(options.device);

@@ -364,6 +364,23 @@ TEST(PlanRefusal, ValuesThatDisagreeWithTheColumnIndicesAreAValidationError) {
   EXPECT_THROW(SpmvPlan<double>(matrix, Method::cusparse), ValidationError);
 }
 
+TEST(PlanRefusal, AColumnOutOfRangeIsAValidationErrorForEveryMethod) {
+  for (const Method method : {Method::cusparse, Method::dasp}) {
+    Matrix matrix = small_matrix();
+    matrix.col_idx.back() = matrix.cols;
+    EXPECT_THROW(SpmvPlan<double>(matrix, method), ValidationError) << to_string(method);
+  }
+}
+
+TEST(PlanRefusal, UnsortedColumnsAreAValidationErrorForEveryMethod) {
+  for (const Method method : {Method::cusparse, Method::dasp}) {
+    Matrix matrix = small_matrix();
+    ASSERT_GE(matrix.row_length(0), 2) << "small_matrix()'s first row needs two entries";
+    std::swap(matrix.col_idx[0], matrix.col_idx[1]);
+    EXPECT_THROW(SpmvPlan<double>(matrix, method), ValidationError) << to_string(method);
+  }
+}
+
 TEST(PlanWithoutGpu, ThrowsNoDeviceError) {
   if (cuda_device_available()) GTEST_SKIP() << "a CUDA device is present";
   EXPECT_THROW(SpmvPlan<double>(small_matrix(), Method::cusparse), NoDeviceError);
