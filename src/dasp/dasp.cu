@@ -19,6 +19,7 @@
 #include "dasp/dasp_format.hpp"
 #include "dasp/dasp_kernels.cuh"
 #include "dasp/dasp_testing.hpp"
+#include "runtime/device_types.cuh"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "tcsparse/error.hpp"
@@ -28,18 +29,6 @@ namespace {
 
 using detail::DeviceBuffer;
 
-template <typename Value>
-struct DeviceValue {
-  using type = Value;
-};
-template <>
-struct DeviceValue<half> {
-  using type = __half;
-};
-template <>
-struct DeviceValue<bfloat16> {
-  using type = __nv_bfloat16;
-};
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -57,7 +46,7 @@ DeviceBuffer<T> upload(const HostArray<T>& host) {
 
 template <typename Value>
 class DaspSpmv final : public detail::SpmvMethod<Value> {
-  using V = typename DeviceValue<Value>::type;
+  using V = detail::device_value_t<Value>;
   using Acc = device::Acc<V>;
   using Kernel = void (*)(const device::Arguments<V>, const V*, V*, Acc, Acc);
 
@@ -81,7 +70,8 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     const DaspLoopShape loop = resolve_loop_shape(
         parameters, matrix.nnz(),
         static_cast<std::int64_t>(matrix.cols) * static_cast<std::int64_t>(sizeof(Value)),
-        std::is_same_v<Value, double>);
+        std::is_same_v<Value, double>,
+        is_dense_long_rows_layout(parameters, layout.counts.max_medium_row_length));
     kernel_ = pick_kernel(layout.rowblocks_per_unit(), loop.blocks_in_flight,
                           loop.pipelined_loads);
     warps_ = layout.counts.warps();

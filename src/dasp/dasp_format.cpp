@@ -38,6 +38,10 @@ std::size_t sz(int64_t v) { return static_cast<std::size_t>(v); }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Longest row the dense-long-rows rule makes medium: the row sort keeps one counter per
+/// length (as the parser's limit on max_medium_row_length).
+constexpr int64_t kLargestDenseRowLength = 1 << 16;
+
 void require_int32(int64_t count, const char* what) {
   if (count > std::numeric_limits<int32_t>::max())
     throw IndexOverflowError(std::string("DASP layout: ") + what + " needs " +
@@ -230,11 +234,17 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
   plan.medium_rows_per_warp = resolve_medium_rows_per_warp(
       parameters, c.rows_medium, block_rows, c.row_blocks, regular_blocks,
       c.row_blocks > 0 ? plan.regular_chunks[0] : 0);  // row-blocks shrink: the first is largest
-  const int64_t rowblocks_per_unit = plan.medium_rows_per_warp / block_rows;
 
   // Warps: long tasks of split.long_groups_per_warp groups; medium units of rowblocks_per_unit
   // row-blocks, or, one row-block a warp, pieces of split.medium_blocks_per_warp blocks.
   plan.split = resolve_work_split(parameters);
+  if (is_dense_long_rows_layout(parameters, max_medium)) {
+    // dense long rows: one row-block a warp, in pieces (kDaspDenseRowsBlocksPerPiece)
+    if (!parameters.medium_rows_per_warp) plan.medium_rows_per_warp = block_rows;
+    if (!parameters.medium_blocks_per_warp)
+      plan.split.medium_blocks_per_warp = kDaspDenseRowsBlocksPerPiece;
+  }
+  const int64_t rowblocks_per_unit = plan.medium_rows_per_warp / block_rows;
   c.split = plan.split;
   c.max_medium_row_length = max_medium;
   c.medium_rows_per_warp = plan.medium_rows_per_warp;
@@ -764,16 +774,43 @@ std::string json_number(double v) {
   return out.str();
 }
 
+/// The longest row of a matrix of dense long rows (kDaspDenseRowsMinDensity, every row longer
+/// than kDaspMaxMediumRowLength), else 0.
+template <typename Value>
+int dense_long_rows_length(const CsrMatrix<Value, int32_t>& matrix) {
+  const int64_t rows = matrix.rows;
+  if (rows == 0 || matrix.cols == 0) return 0;
+  const double density = static_cast<double>(matrix.nnz()) /
+                         (static_cast<double>(rows) * static_cast<double>(matrix.cols));
+  if (density < kDaspDenseRowsMinDensity) return 0;
+  int64_t shortest = std::numeric_limits<int64_t>::max(), longest = 0;
+  const auto& row_ptr = matrix.row_ptr;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
+    shortest = std::min(shortest, len);
+    longest = std::max(longest, len);
+  }
+  if (shortest <= kDaspMaxMediumRowLength || longest > kLargestDenseRowLength) return 0;
+  return static_cast<int>(longest);
+}
+
 }  // namespace
 
 // ---- public --------------------------------------------------------------------------------
+
+bool is_dense_long_rows_layout(const DaspParameters& parameters, int max_medium_row_length) {
+  return !parameters.max_medium_row_length && max_medium_row_length > kDaspMaxMediumRowLength;
+}
 
 template <typename Value>
 int resolve_max_medium_row_length(const CsrMatrix<Value, int32_t>& matrix,
                                   const DaspParameters& parameters, DaspBlockShape shape) {
   if (parameters.max_medium_row_length) return parameters.max_medium_row_length;
   const int64_t nnz = matrix.nnz();
-  if (nnz >= kDaspSmallMatrixNnz) return kDaspMaxMediumRowLength;
+  if (nnz >= kDaspSmallMatrixNnz) {
+    const int dense = shape.rows == 8 ? dense_long_rows_length(matrix) : 0;  // fp64 blocks
+    return dense ? dense : kDaspMaxMediumRowLength;
+  }
   const int64_t group = int64_t{kDaspBlocksPerLongGroup} * shape.values();
   const int64_t bytes_per_value = static_cast<int64_t>(sizeof(Value)) + 4;
   const auto& row_ptr = matrix.row_ptr;

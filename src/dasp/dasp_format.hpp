@@ -237,10 +237,17 @@ DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, std::int32_t>& matrix
 /// MAX_LEN for `matrix` in a layout of `shape`: the explicit parameter; else, below
 /// kDaspSmallMatrixNnz nonzeros, the first of kDaspSmallMatrixMaxMediumRowLengths whose layout
 /// (values of sizeof(Value) and 4-byte columns, long rows padded to whole groups) takes at most
-/// kDaspLatencyBoundLayoutBytes; else the paper's kDaspMaxMediumRowLength.
+/// kDaspLatencyBoundLayoutBytes; for a large matrix of dense long rows (kDaspDenseRowsMinDensity)
+/// its longest row, so that every row is a medium row (then one row-block a warp, in pieces of
+/// kDaspDenseRowsBlocksPerPiece blocks); else the paper's kDaspMaxMediumRowLength.
 template <typename Value>
 int resolve_max_medium_row_length(const CsrMatrix<Value, std::int32_t>& matrix,
                                   const DaspParameters& parameters, DaspBlockShape shape);
+
+/// The layout's MAX_LEN came from the dense-long-rows rule of resolve_max_medium_row_length (no
+/// explicit MAX_LEN, and one above the paper's, which no other automatic choice gives): its
+/// medium row-blocks are split in pieces and its kernel keeps kDaspDenseRowsBlocksInFlight.
+bool is_dense_long_rows_layout(const DaspParameters& parameters, int max_medium_row_length);
 
 /// The counts build_dasp_layout would report, without filling any array.
 template <typename Value>

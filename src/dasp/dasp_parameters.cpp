@@ -161,11 +161,12 @@ DaspWorkSplit resolve_work_split(const DaspParameters& parameters) {
 }
 
 DaspLoopShape resolve_loop_shape(const DaspParameters& parameters, std::int64_t nnz,
-                                 std::int64_t x_bytes, bool fp64) {
+                                 std::int64_t x_bytes, bool fp64, bool dense_long_rows) {
   const bool small = nnz < kDaspSmallMatrixNnz;
   DaspLoopShape shape;
   shape.blocks_in_flight =
       parameters.blocks_in_flight ? parameters.blocks_in_flight
+      : dense_long_rows                              ? kDaspDenseRowsBlocksInFlight
       : (small || x_bytes <= kDaspL1ResidentXBytes) ? kDaspBlocksInFlightSmall
                                                      : kDaspBlocksInFlightLarge;
   shape.pipelined_loads =

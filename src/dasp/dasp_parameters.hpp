@@ -34,6 +34,26 @@ inline constexpr int kDaspSmallMatrixMaxMediumRowLengths[] = {16, 32};
 /// of cuSPARSE with MAX_LEN 32 against 1.26x with 256).
 inline constexpr std::int64_t kDaspLatencyBoundLayoutBytes = std::int64_t{4} << 20;
 
+/// Dense long rows (pruned weight matrices), fp64 (8x4 blocks) only: a large matrix all of whose
+/// rows are longer than kDaspMaxMediumRowLength and that fills at least kDaspDenseRowsMinDensity
+/// of its columns takes MAX_LEN = its longest row: every row is a medium row, one row-block a
+/// warp in pieces of kDaspDenseRowsBlocksPerPiece blocks, kDaspDenseRowsBlocksInFlight blocks in
+/// flight. The 8 rows of a block, of nearly equal length after the sort, read x at nearby
+/// columns (value k of a row of length L lies near column k * cols / L). Not in the paper.
+/// Measured on an H200 (dasp-tune, pruned 16384^2 at density 0.1, 26.8 M nonzeros, 50-run
+/// medians): long-row path 111.2 us fp64 (load hints - L1 no-allocate for the matrix, L1
+/// evict-last for x, maximum L1 carveout - all within 0.1 %; 4 blocks in flight 112.1 us);
+/// medium path in pieces of 64 blocks: 121.4 us with 2 blocks in flight, 106.5 us with 4 (4 %
+/// faster than the long-row path); pieces of 32: 141.9 us, 128: 119.9 us, unsplit: 252 us.
+/// fp16 (16x4 blocks) ran 4 % slower on the medium path (53.9 against 51.7 us): not applied.
+inline constexpr double kDaspDenseRowsMinDensity = 1.0 / 32;
+inline constexpr int kDaspDenseRowsBlocksInFlight = 4;
+
+/// A row-block of dense long rows is split among warps in pieces of this many blocks (8x4:
+/// 2048 fp64 values, the work of one warp of kDaspLongGroupsPerWarp long-row groups), so that
+/// a 16 k-row matrix still has about 14 k warps.
+inline constexpr int kDaspDenseRowsBlocksPerPiece = 64;
+
 /// Rows of at most this many nonzeros are "short rows", pieced 1+3, 2+2, 4 and 1 (§3.2). Fixed:
 /// the piecing is defined for a block row of exactly 4 values.
 inline constexpr int kDaspMaxShortRowLength = 4;
@@ -126,13 +146,14 @@ struct DaspWorkSplit {
 /// The split: explicit parameters, else kDaspLongGroupsPerWarp and no medium pieces.
 DaspWorkSplit resolve_work_split(const DaspParameters& parameters);
 
-/// The kernel's loop shape for a matrix of `nnz` nonzeros whose x takes `x_bytes`.
+/// The kernel's loop shape for a matrix of `nnz` nonzeros whose x takes `x_bytes`;
+/// `dense_long_rows`: the layout took the dense-long-rows rule (kDaspDenseRowsBlocksInFlight).
 struct DaspLoopShape {
   int blocks_in_flight = kDaspBlocksInFlightLarge;
   bool pipelined_loads = false;
 };
 DaspLoopShape resolve_loop_shape(const DaspParameters& parameters, std::int64_t nnz,
-                                 std::int64_t x_bytes, bool fp64);
+                                 std::int64_t x_bytes, bool fp64, bool dense_long_rows = false);
 
 /// The keys parse_parameters accepts, in a fixed order.
 const std::vector<std::string_view>& parameter_keys();

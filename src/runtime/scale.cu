@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "runtime/cuda_check.hpp"
+#include "runtime/device_types.cuh"
 
 namespace tcsparse::detail {
 
@@ -16,19 +17,6 @@ constexpr int scale_block_threads = 256;
 /// Enough blocks to fill any current GPU; the kernel strides over the rest.
 constexpr std::int64_t scale_max_blocks = 4096;
 
-/// The device type with the bit layout of a tcsparse value type (types.hpp).
-template <typename Value>
-struct device_value {
-  using type = Value;
-};
-template <>
-struct device_value<half> {
-  using type = __half;
-};
-template <>
-struct device_value<bfloat16> {
-  using type = __nv_bfloat16;
-};
 
 template <typename T, typename Scalar>
 __global__ void scale_kernel(T* values, std::int64_t count, Scalar beta) {
@@ -55,7 +43,7 @@ void scale_async(Value* values, std::int64_t count, scalar_t<Value> beta, cudaSt
                                         stream));
     return;
   }
-  using T = typename device_value<Value>::type;
+  using T = device_value_t<Value>;
   static_assert(sizeof(T) == sizeof(Value));
   const std::int64_t blocks =
       std::min<std::int64_t>((count + scale_block_threads - 1) / scale_block_threads,

@@ -283,6 +283,17 @@ TEST_F(DaspGpu, LargeGeneratedMatricesMatchReference) {
   }
 }
 
+TEST_F(DaspGpu, DenseLongRowsTakenAsMediumRowsInPiecesMatchReference) {
+  // 1.26 M nonzeros at density 0.3: fp64 takes every row as a medium row, row-blocks split in
+  // pieces, 4 blocks in flight (fp16 / bf16 keep long rows)
+  const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
+  EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}), 1e-12);
+  EXPECT_LT(dasp_error<double>(a, {-0.5, 2.0}), 1e-12);
+  EXPECT_LT(dasp_error<half>(a, {1.0, 0.0}), 1e-2);
+  EXPECT_LT(dasp_error<bfloat16>(a, {1.0, 0.5}), 1e-2);
+  expect_device_fill_equals_host_fill<double>(a, {});
+}
+
 TEST_F(DaspGpu, DeviceFillEqualsHostFillOnLargeMatrices) {
   const Matrix cases[] = {generate_rmat(16, 16, 3), generate_stencil_3d_27pt(40, 40, 40, 1),
                           generate_short_rows(200000, 100000, 7),

@@ -260,6 +260,72 @@ TEST(DaspLayout, SmallMatricesWhosePaddedLayoutIsLargeKeepThePapersMaxLen) {
   EXPECT_EQ(resolve_max_medium_row_length(large, {}, kFp64Shape), kDaspMaxMediumRowLength);
 }
 
+TEST(DaspLayout, LargeFp64MatricesOfDenseLongRowsTakeEveryRowAsAMediumRow) {
+  // 1024 x 4096 at density 0.3 (1.26 M nonzeros): MAX_LEN = the longest row, no long rows,
+  // one row-block a warp in pieces of kDaspDenseRowsBlocksPerPiece blocks
+  const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
+  ASSERT_GE(a.nnz(), kDaspSmallMatrixNnz);
+  const auto stats = row_length_stats(a);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), stats.max_length);
+  const auto c = build_dasp_layout(a, {}, kFp64Shape).counts;
+  EXPECT_EQ(c.rows_long, 0);
+  EXPECT_EQ(c.rows_medium, a.rows);
+  EXPECT_EQ(c.medium_rows_per_warp, kFp64Shape.rows);
+  EXPECT_EQ(c.split.medium_blocks_per_warp, kDaspDenseRowsBlocksPerPiece);
+  EXPECT_GT(c.medium_units, c.row_blocks);  // row-blocks are split
+  EXPECT_TRUE(is_dense_long_rows_layout({}, c.max_medium_row_length));
+}
+
+TEST(DaspLayout, Fp16LayoutsOfDenseLongRowsKeepThePapersMaxLen) {
+  const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp16Shape), kDaspMaxMediumRowLength);
+  const auto c = build_dasp_layout(a, {}, kFp16Shape).counts;
+  EXPECT_EQ(c.rows_long, a.rows);
+  EXPECT_FALSE(is_dense_long_rows_layout({}, c.max_medium_row_length));
+}
+
+TEST(DaspLayout, DenseLongRowsLayoutsKeepMoreBlocksInFlightUnlessSet) {
+  const std::int64_t nnz = 26797068, x_bytes = 16384 * 8;
+  EXPECT_EQ(resolve_loop_shape({}, nnz, x_bytes, true, true).blocks_in_flight,
+            kDaspDenseRowsBlocksInFlight);
+  EXPECT_EQ(resolve_loop_shape({}, nnz, x_bytes, true, false).blocks_in_flight,
+            kDaspBlocksInFlightLarge);
+  DaspParameters two;
+  two.blocks_in_flight = 2;
+  EXPECT_EQ(resolve_loop_shape(two, nnz, x_bytes, true, true).blocks_in_flight, 2);
+}
+
+TEST(DaspLayout, DenseLongRowsLayoutMatchesReference) {
+  const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape, {}, 1.0, 0.0), 1e-12);
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape, {}, -0.5, 2.0), 1e-12);
+}
+
+TEST(DaspLayout, SparseLongRowsKeepThePapersMaxLen) {
+  // rows of 1000 in 1 M columns (density 0.001): x is not shared between the rows of a block
+  const Matrix a = generate_long_rows(1200, 1000000, 1000, 8);
+  ASSERT_GE(a.nnz(), kDaspSmallMatrixNnz);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), kDaspMaxMediumRowLength);
+}
+
+TEST(DaspLayout, DenseRowsOfWhichSomeAreMediumKeepThePapersMaxLen) {
+  // rows of 200 (medium) and 1300 (long) in 2048 columns
+  std::vector<int> lengths(1600);
+  for (std::size_t r = 0; r < lengths.size(); ++r) lengths[r] = (r % 2) ? 1300 : 200;
+  const Matrix a = matrix_with_lengths(2048, lengths);
+  ASSERT_GE(a.nnz(), kDaspSmallMatrixNnz);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), kDaspMaxMediumRowLength);
+}
+
+TEST(DaspLayout, ExplicitMaxMediumRowLengthOverridesTheDenseLongRowsRule) {
+  const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
+  const auto c = build_dasp_layout(a, paper_max_medium(), kFp64Shape).counts;
+  EXPECT_EQ(c.max_medium_row_length, kDaspMaxMediumRowLength);
+  EXPECT_EQ(c.rows_long, a.rows);
+  EXPECT_EQ(c.split.medium_blocks_per_warp, DaspWorkSplit{}.medium_blocks_per_warp);
+  EXPECT_FALSE(is_dense_long_rows_layout(paper_max_medium(), c.max_medium_row_length));
+}
+
 TEST(DaspLayout, MaxMediumRowLengthMovesTheLongRowBoundary) {
   DaspParameters p;
   p.max_medium_row_length = 100;
