@@ -33,12 +33,14 @@ else
 fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-')
 
-# The sanitizer runs cover every DASP category, the edge-case matrices of every method and the
-# scale kernel; the stream test is left out (it holds its stream on purpose, which the
-# sanitizer's serialised launches turn into a wait).
+# The sanitizer runs cover every DASP category, and (memcheck only) the edge-case matrices of
+# cuSPARSE and our scale kernel: racecheck reports shared-memory hazards inside cuSPARSE's own
+# csrmv_v3_kernel (CUDA 13.0), which are not ours to fix. The stream test is left out (it holds
+# its stream on purpose, which the sanitizer's serialised launches turn into a wait).
 sanitized_tests='RowCounts/DaspGpuOnRowCounts.*:DaspGpu.TwoApplies*:DaspGpu.RepeatedApplies*'
 sanitized_tests+=':AllSynthetic/DaspGpuOnCatalogue.Fp64MatchesReference/*'
 sanitized_tests+=':AllSynthetic/DaspGpuOnCatalogue.Fp16MatchesReference/*'
+dasp_tests=$sanitized_tests
 sanitized_tests+=':Synthetic/CusparseSpmv.MatchesTheReference/empty*'
 
 for what in "$@"; do
@@ -52,8 +54,10 @@ for what in "$@"; do
       "$host_tests" --gtest_brief=1 2>&1 | tail -2 | tee -a "$log"
       for tool in memcheck racecheck; do
         step "compute-sanitizer --tool $tool"
+        filter=$sanitized_tests
+        [[ $tool == racecheck ]] && filter=$dasp_tests
         compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 "$gpu_tests" \
-          --gtest_brief=1 --gtest_filter="$sanitized_tests" >>"$out/sanitizer.log" 2>&1
+          --gtest_brief=1 --gtest_filter="$filter" >>"$out/sanitizer.log" 2>&1
         echo "$tool exit code $?" | tee -a "$log"
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests from .* ran|PASSED|FAILED" "$out/sanitizer.log" | tail -3 | tee -a "$log"
       done

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <fstream>
 #include <optional>
@@ -26,8 +27,9 @@ constexpr int copy_warmup_runs = 3;
 constexpr int copy_timed_runs = 20;
 
 /// 13000 -> "13.0", 12080 -> "12.8" (the encoding of cudaDriverGetVersion/cudaRuntimeGetVersion).
-/// The NVIDIA kernel module's version ("580.159.04") from /proc/driver/nvidia/version, which
-/// reads "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  <date>"; none elsewhere.
+/// The NVIDIA kernel module's version ("580.159.04") from /proc/driver/nvidia/version, whose first
+/// line reads "NVRM version: NVIDIA UNIX [Open] Kernel Module [for x86_64]  580.159.04  <date>":
+/// the first word after "Kernel Module" that starts with a digit. None elsewhere.
 std::optional<std::string> kernel_driver_version() {
   std::ifstream file("/proc/driver/nvidia/version");
   std::string line;
@@ -36,9 +38,11 @@ std::optional<std::string> kernel_driver_version() {
   const auto at = line.find(marker);
   if (at == std::string::npos) return std::nullopt;
   std::istringstream rest(line.substr(at + marker.size()));
-  std::string version;
-  if (!(rest >> version)) return std::nullopt;
-  return version;
+  for (std::string word; rest >> word;)
+    if (std::isdigit(static_cast<unsigned char>(word.front())) &&
+        word.find('.') != std::string::npos)
+      return word;
+  return std::nullopt;
 }
 
 std::string cuda_version_string(int version) {
