@@ -17,6 +17,7 @@ the last one read wins.
 """
 
 import argparse
+import gzip
 import json
 import math
 import os
@@ -40,7 +41,7 @@ def read_records(paths):
     """Every record of every file, keyed by case; the last one read wins."""
     cases = {}
     for path in paths:
-        with open(path) as f:
+        with (gzip.open(path, 'rt') if str(path).endswith('.gz') else open(path)) as f:
             for number, line in enumerate(f, 1):
                 line = line.strip()
                 if not line:
@@ -196,7 +197,7 @@ def summary_table(groups):
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results", nargs="+", help="JSON-lines files written by tcsparse bench")
+    parser.add_argument("results", nargs="+", help="JSON-lines files written by tcsparse bench (.jsonl or .jsonl.gz)")
     parser.add_argument("-o", "--output-dir", default="bench/results/plots",
                         help="where the PNGs go (default: %(default)s)")
     parser.add_argument("--no-plots", action="store_true", help="only print the summary table")
