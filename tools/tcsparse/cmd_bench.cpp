@@ -39,6 +39,7 @@ struct BenchOptions {
   int runs = 100;
   double warmup_ms = 10.0;
   std::string matrix_dir;
+  std::vector<std::string> parameters;  ///< PlanOptions::parameters, for experiments
   bool list = false;
 };
 
@@ -147,6 +148,7 @@ class BenchRun {
         results_(open_results(output)) {
     harness_.runs = options.runs;
     harness_.warmup_ms = options.warmup_ms;
+    harness_.plan.parameters = options.parameters;
     for (const MatrixSourceRef& matrix : selection.matrices) {
       cases_.push_back(cases_for(matrix, selection, options.spmm_n));
       total_cases_ += static_cast<std::int64_t>(cases_.back().size());
@@ -277,6 +279,9 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--matrix-dir", options->matrix_dir,
                   "Real matrices for the suites' replicated matrix (default $TCSPARSE_MATRIX_DIR "
                   "or the shared directory)");
+  sub->add_option("--param", options->parameters,
+                  "Method parameter KEY=VALUE for experiments, e.g. long_groups_per_warp=8 "
+                  "(methods that do not know a key refuse it: run those separately)");
   sub->add_flag("--list", options->list, "Print the matrices that would run and exit (no GPU)");
   return {sub, [options] { return run_bench(*options); }};
 }
