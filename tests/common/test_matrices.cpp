@@ -42,46 +42,6 @@ class SplitMix64 {
   std::uint64_t state_;
 };
 
-/// A cols-wide matrix whose row i holds exactly lengths[i] entries at distinct random columns.
-Matrix with_row_lengths(std::int64_t cols, const std::vector<std::int64_t>& lengths,
-                        std::uint64_t seed) {
-  Matrix matrix;
-  matrix.rows = static_cast<std::int32_t>(lengths.size());
-  matrix.cols = static_cast<std::int32_t>(cols);
-  matrix.row_ptr.assign(lengths.size() + 1, 0);
-  SplitMix64 rng(seed);
-  std::vector<std::int32_t> row_columns;
-  for (std::size_t row = 0; row < lengths.size(); ++row) {
-    const std::int64_t length = lengths[row];
-    if (length > cols) throw std::logic_error("test matrix: row longer than the matrix is wide");
-    row_columns.clear();
-    if (2 * length > cols) {
-      // Dense row: keep each column with probability needed / remaining (selection sampling).
-      std::int64_t needed = length;
-      for (std::int64_t col = 0; col < cols && needed > 0; ++col) {
-        if (rng.below(cols - col) < needed) {
-          row_columns.push_back(static_cast<std::int32_t>(col));
-          --needed;
-        }
-      }
-    } else {
-      while (static_cast<std::int64_t>(row_columns.size()) < length) {
-        row_columns.push_back(static_cast<std::int32_t>(rng.below(cols)));
-        if (static_cast<std::int64_t>(row_columns.size()) == length) {
-          std::sort(row_columns.begin(), row_columns.end());
-          row_columns.erase(std::unique(row_columns.begin(), row_columns.end()), row_columns.end());
-        }
-      }
-    }
-    for (const std::int32_t col : row_columns) {
-      matrix.col_idx.push_back(col);
-      matrix.values.push_back(rng.nonzero_value());
-    }
-    matrix.row_ptr[row + 1] = static_cast<std::int32_t>(matrix.col_idx.size());
-  }
-  return matrix;
-}
-
 Matrix empty_matrix(std::int32_t rows, std::int32_t cols) {
   Matrix matrix;
   matrix.rows = rows;
@@ -330,6 +290,45 @@ void take_spread(const std::vector<RealMatrixEntry>& entries, std::size_t count,
 }
 
 }  // namespace
+
+Matrix with_row_lengths(std::int64_t cols, const std::vector<std::int64_t>& lengths,
+                        std::uint64_t seed) {
+  Matrix matrix;
+  matrix.rows = static_cast<std::int32_t>(lengths.size());
+  matrix.cols = static_cast<std::int32_t>(cols);
+  matrix.row_ptr.assign(lengths.size() + 1, 0);
+  SplitMix64 rng(seed);
+  std::vector<std::int32_t> row_columns;
+  for (std::size_t row = 0; row < lengths.size(); ++row) {
+    const std::int64_t length = lengths[row];
+    if (length > cols) throw std::logic_error("test matrix: row longer than the matrix is wide");
+    row_columns.clear();
+    if (2 * length > cols) {
+      // Dense row: keep each column with probability needed / remaining (selection sampling).
+      std::int64_t needed = length;
+      for (std::int64_t col = 0; col < cols && needed > 0; ++col) {
+        if (rng.below(cols - col) < needed) {
+          row_columns.push_back(static_cast<std::int32_t>(col));
+          --needed;
+        }
+      }
+    } else {
+      while (static_cast<std::int64_t>(row_columns.size()) < length) {
+        row_columns.push_back(static_cast<std::int32_t>(rng.below(cols)));
+        if (static_cast<std::int64_t>(row_columns.size()) == length) {
+          std::sort(row_columns.begin(), row_columns.end());
+          row_columns.erase(std::unique(row_columns.begin(), row_columns.end()), row_columns.end());
+        }
+      }
+    }
+    for (const std::int32_t col : row_columns) {
+      matrix.col_idx.push_back(col);
+      matrix.values.push_back(rng.nonzero_value());
+    }
+    matrix.row_ptr[row + 1] = static_cast<std::int32_t>(matrix.col_idx.size());
+  }
+  return matrix;
+}
 
 void PrintTo(const NamedMatrix& named, std::ostream* out) {
   *out << named.name << " (" << named.matrix.rows << " x " << named.matrix.cols << ", "

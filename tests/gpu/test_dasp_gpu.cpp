@@ -42,35 +42,11 @@ struct Scalars {
 };
 constexpr Scalars kScalarCases[] = {{1.0, 0.0}, {-0.75, 0.0}, {1.5, -0.5}, {0.5, 1.0}};
 
-/// rows = lengths.size(), each row `lengths[r]` distinct random columns of [0, cols).
-Matrix matrix_with_lengths(std::int32_t cols, const std::vector<int>& lengths, std::uint64_t seed) {
-  Matrix a;
-  a.rows = static_cast<std::int32_t>(lengths.size());
-  a.cols = cols;
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
-  auto next = [&]() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
-  std::vector<char> used(static_cast<std::size_t>(cols), 0);
-  for (int len : lengths) {
-    std::vector<std::int32_t> columns;
-    while (static_cast<int>(columns.size()) < len) {
-      const auto c = static_cast<std::int32_t>(next() % static_cast<std::uint64_t>(cols));
-      if (!used[static_cast<std::size_t>(c)]) used[static_cast<std::size_t>(c)] = 1, columns.push_back(c);
-    }
-    std::sort(columns.begin(), columns.end());
-    for (std::int32_t c : columns) {
-      used[static_cast<std::size_t>(c)] = 0;
-      a.col_idx.push_back(c);
-      const double magnitude = 0.1 + 0.9 * static_cast<double>(next() % 1000) / 999.0;
-      a.values.push_back(next() & 1 ? magnitude : -magnitude);
-    }
-    a.row_ptr.push_back(static_cast<std::int32_t>(a.col_idx.size()));
-  }
-  return a;
+/// rows = lengths.size(), each row `lengths[r]` distinct random columns of [0, cols): the shared
+/// catalogue's builder, taking the int lengths these tests write.
+Matrix matrix_with_lengths(std::int32_t cols, const std::vector<int>& lengths,
+                           std::uint64_t seed = 1) {
+  return test::with_row_lengths(cols, {lengths.begin(), lengths.end()}, seed);
 }
 
 /// fp16 holds at most 65504: scale a matrix so that no row's sum of |a_ij| exceeds 1000.

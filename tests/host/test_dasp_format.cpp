@@ -29,33 +29,11 @@ using test::NamedMatrix;
 constexpr DaspBlockShape kFp64Shape{8, 4};
 constexpr DaspBlockShape kFp16Shape{16, 4};
 
-/// rows = lengths.size(), each row `lengths[r]` distinct random columns of [0, cols), random
-/// values in [-1, -0.1] U [0.1, 1].
+/// rows = lengths.size(), each row `lengths[r]` distinct random columns of [0, cols): the shared
+/// catalogue's builder, taking the int lengths these tests write.
 Matrix matrix_with_lengths(std::int32_t cols, const std::vector<int>& lengths,
                            std::uint64_t seed = 1) {
-  Matrix a;
-  a.rows = static_cast<std::int32_t>(lengths.size());
-  a.cols = cols;
-  std::uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
-  auto next = [&]() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
-  for (int len : lengths) {
-    std::set<std::int32_t> columns;
-    while (static_cast<int>(columns.size()) < len)
-      columns.insert(static_cast<std::int32_t>(next() % static_cast<std::uint64_t>(cols)));
-    for (std::int32_t c : columns) {
-      a.col_idx.push_back(c);
-      const double magnitude = 0.1 + 0.9 * static_cast<double>(next() % 1000) / 999.0;
-      a.values.push_back(next() & 1 ? magnitude : -magnitude);
-    }
-    a.row_ptr.push_back(static_cast<std::int32_t>(a.col_idx.size()));
-  }
-  a.validate();
-  return a;
+  return test::with_row_lengths(cols, {lengths.begin(), lengths.end()}, seed);
 }
 
 /// ||host apply - reference|| / ||reference|| for y = alpha A x + beta y0 (y poisoned with NaN
