@@ -317,13 +317,16 @@ Timing MatrixBenchmark::State::measure(const CaseRequest& request, BenchRecord& 
   const auto& matrix = matrix_for<Value>();
   record.value_scale = problem_for<Value>().value_scale;
   const auto output_size = static_cast<std::size_t>(record.rows * n);
+  PlanOptions plan_options = options.plan;
+  plan_options.parameters.insert(plan_options.parameters.end(), request.parameters.begin(),
+                                 request.parameters.end());
   const auto build_start = std::chrono::steady_clock::now();
   if (request.operation == Operation::spmv) {
-    const SpmvPlan<Value> plan(matrix, request.method, options.plan);
+    const SpmvPlan<Value> plan(matrix, request.method, plan_options);
     copy_plan_stats(plan.stats(), milliseconds_since(build_start), record);
     return check_and_time<Value>(plan, operands, output_size, options, stream.get(), record);
   }
-  const SpmmPlan<Value> plan(matrix, n, request.method, options.plan);
+  const SpmmPlan<Value> plan(matrix, n, request.method, plan_options);
   copy_plan_stats(plan.stats(), milliseconds_since(build_start), record);
   return check_and_time<Value>(plan, operands, output_size, options, stream.get(), record);
 }
@@ -388,6 +391,10 @@ nlohmann::ordered_json BenchRecord::to_json() const {
   j["cols"] = cols;
   j["nnz"] = nnz;
   j["method"] = method;
+  if (!variant.empty()) {
+    j["variant"] = variant;
+    j["parameters"] = parameters;
+  }
   j["precision"] = precision;
   j["operation"] = operation;
   j["n"] = n;
@@ -424,6 +431,10 @@ nlohmann::ordered_json BenchRecord::to_json() const {
   return j;
 }
 
+std::string BenchRecord::method_label() const {
+  return variant.empty() ? method : method + "[" + variant + "]";
+}
+
 MatrixBenchmark::MatrixBenchmark(const MatrixInput& input, const RunEnvironment& environment,
                                  const HarnessOptions& options)
     : state_(std::make_unique<State>(input, environment, options)) {}
@@ -446,6 +457,8 @@ BenchRecord describe_case(const MatrixInput& input, const RunEnvironment& enviro
   record.cols = input.matrix.cols;
   record.nnz = input.matrix.nnz();
   record.method = std::string(to_string(request.method));
+  record.variant = request.variant;
+  record.parameters = request.parameters;
   record.precision = std::string(to_string(request.precision));
   record.operation = operation_name(request.operation);
   record.n = request.operation == Operation::spmv ? 1 : request.n;

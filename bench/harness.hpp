@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -64,6 +65,10 @@ struct CaseRequest {
   Precision precision = Precision::fp64;
   Operation operation = Operation::spmv;
   std::int64_t n = 1;  ///< columns of the dense operand (SpMM); 1 for SpMV
+  /// An experiment's variant of the method: its label (recorded) and the parameters added to
+  /// HarnessOptions::plan.parameters for this case only. Empty: the method as configured.
+  std::string variant;
+  std::vector<std::string> parameters;
 };
 
 struct HarnessOptions {
@@ -91,6 +96,8 @@ struct BenchRecord {
   std::string matrix, matrix_source;
   std::int64_t rows = 0, cols = 0, nnz = 0;
   std::string method, precision, operation;
+  std::string variant;                  ///< CaseRequest::variant ("" = none, not written)
+  std::vector<std::string> parameters;  ///< CaseRequest::parameters (written with a variant)
   std::int64_t n = 1;
   double alpha = 1.0, beta = 0.0;
   // timing (per apply)
@@ -116,6 +123,8 @@ struct BenchRecord {
   std::optional<std::string> error;
 
   nlohmann::ordered_json to_json() const;
+  /// The method as tables name it: "dasp", or "dasp[VARIANT]" for a variant.
+  std::string method_label() const;
 };
 
 /// The relative-error threshold of a precision (DESIGN.md): fp64 1e-12, fp32 1e-5, fp16/bf16

@@ -51,6 +51,8 @@ def read_records(paths):
                 except json.JSONDecodeError as error:
                     print(f"{path}:{number}: not JSON ({error}); line skipped", file=sys.stderr)
                     continue
+                if record.get("variant"):  # an experiment's variant: a method of its own
+                    record["method"] = f'{record["method"]}[{record["variant"]}]'
                 key = (record.get("gpu"), record.get("operation"), record.get("n", 1),
                        record.get("precision"), record.get("matrix"), record.get("method"))
                 cases[key] = record

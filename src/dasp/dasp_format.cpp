@@ -12,7 +12,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -186,11 +188,13 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
 
   // Long rows: groups of 2 blocks (§3.2); warp tasks of long_groups_per_warp groups.
   c.rows_long = plan.long_rows();
+  int64_t longest_row = 0;
   for (int64_t l = 0; l < c.rows_long; ++l) {
     const int64_t len = length(order.rows[sz(l)]);
     const int64_t groups = ceil_div(len, plan.group_values());
     c.nnz_long += len;
     c.long_groups += groups;
+    longest_row = std::max(longest_row, len);
   }
   c.stored_long = c.long_groups * plan.group_values();
   require_int32(c.stored_long, "the long-row values");
@@ -238,6 +242,10 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
   // Warps: long tasks of split.long_groups_per_warp groups; medium units of rowblocks_per_unit
   // row-blocks, or, one row-block a warp, pieces of split.medium_blocks_per_warp blocks.
   plan.split = resolve_work_split(parameters);
+  if (!parameters.long_groups_per_warp && matrix.nnz() < kDaspSmallMatrixNnz &&
+      static_cast<double>(longest_row) >
+          kDaspVeryLongRowRatio * static_cast<double>(matrix.nnz()) / static_cast<double>(rows))
+    plan.split.long_groups_per_warp = kDaspSmallMatrixLongGroupsPerWarp;  // few, very long rows
   if (is_dense_long_rows_layout(parameters, max_medium)) {
     // dense long rows: one row-block a warp, in pieces (kDaspDenseRowsBlocksPerPiece)
     if (!parameters.medium_rows_per_warp) plan.medium_rows_per_warp = block_rows;
@@ -814,17 +822,26 @@ int resolve_max_medium_row_length(const CsrMatrix<Value, int32_t>& matrix,
   const int64_t group = int64_t{kDaspBlocksPerLongGroup} * shape.values();
   const int64_t bytes_per_value = static_cast<int64_t>(sizeof(Value)) + 4;
   const auto& row_ptr = matrix.row_ptr;
-  for (const int candidate : kDaspSmallMatrixMaxMediumRowLengths) {
-    int64_t padding = 0;  // zeros that long rows (> candidate) get to whole groups
+  // zeros that long rows (> each candidate) get to whole groups
+  std::array<int64_t, std::size(kDaspSmallMatrixMaxMediumRowLengths)> padding{};
+  for (std::size_t i = 0; i < padding.size(); ++i) {
+    const int candidate = kDaspSmallMatrixMaxMediumRowLengths[i];
+    int64_t zeros = 0;
     const int64_t rows = matrix.rows;
     const int team = threads_for(rows);
-#pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(+ : padding)
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(+ : zeros)
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
-      if (len > candidate) padding += ceil_div(len, group) * group - len;
+      if (len > candidate) zeros += ceil_div(len, group) * group - len;
     }
-    if ((nnz + padding) * bytes_per_value <= kDaspLatencyBoundLayoutBytes) return candidate;
+    padding[i] = zeros;
   }
+  for (std::size_t i = 0; i < padding.size(); ++i)
+    if ((nnz + padding[i]) * bytes_per_value <= kDaspLatencyBoundLayoutBytes)
+      return kDaspSmallMatrixMaxMediumRowLengths[i];
+  for (std::size_t i = 0; i < padding.size(); ++i)
+    if (static_cast<double>(padding[i]) <= kDaspSmallMatrixMaxLongRowPadding * static_cast<double>(nnz))
+      return kDaspSmallMatrixMaxMediumRowLengths[i];
   return kDaspMaxMediumRowLength;
 }
 

@@ -50,6 +50,7 @@ inline constexpr unsigned kFullMask = 0xffffffffu;
 inline constexpr int kThreadsPerBlock = 256;
 inline constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
 
+
 // ---- value types ---------------------------------------------------------------------------
 
 template <typename V>
@@ -293,30 +294,48 @@ __device__ __forceinline__ void for_each_block(const V* values, const int* cols,
   }
 }
 
-/// The irregular (CSR) part of one medium row, one lane a row (§3.3.2). The first value is
-/// loaded with the regular blocks and its x gathered with theirs (prefetch_value after the
-/// block loads, prefetch_x after their gathers), so a row with one irregular value (a 5-point
-/// stencil's) costs no extra round trip; the rest are walked after the regular part.
+/// Irregular values of a medium row loaded and gathered together with the first batch of
+/// regular blocks, so that a short tail (a 5-point stencil's fifth value) costs no extra round
+/// trip; the values beyond these are walked after the regular part. Experiments may set
+/// TCSPARSE_DASP_IRREGULAR_PREFETCH (3 holds the whole tail of a row whose length is not a
+/// multiple of 4, at 8-20 more registers a lane).
+#ifndef TCSPARSE_DASP_IRREGULAR_PREFETCH
+#define TCSPARSE_DASP_IRREGULAR_PREFETCH 1
+#endif
+inline constexpr int kIrregularValuesPrefetched = TCSPARSE_DASP_IRREGULAR_PREFETCH;
+
+/// The irregular (CSR) part of one medium row, one lane a row (§3.3.2). The first
+/// kIrregularValuesPrefetched values are loaded with the regular blocks and their x gathered
+/// with theirs (prefetch_values after the block loads, prefetch_x after their gathers); the rest
+/// are walked after the regular part.
 template <typename V>
 struct IrregularPart {
+  static constexpr int kPrefetched = kIrregularValuesPrefetched;
   int begin = 0, end = 0;
-  V first_value{};
-  int first_col = 0;
-  Acc<V> first_x = 0;
+  V value[kPrefetched] = {};
+  int col[kPrefetched] = {};
+  Acc<V> x_value[kPrefetched] = {};
 
-  __device__ void prefetch_value(const V* values, const int* cols) {
-    if (begin < end) {
-      first_value = __ldg(values + begin);
-      first_col = __ldg(cols + begin);
+  __device__ void prefetch_values(const V* values, const int* cols) {
+#pragma unroll
+    for (int k = 0; k < kPrefetched; ++k) {
+      if (begin + k < end) {
+        value[k] = __ldg(values + begin + k);
+        col[k] = __ldg(cols + begin + k);
+      }
     }
   }
   __device__ void prefetch_x(const V* x) {
-    if (begin < end) first_x = Traits<V>::to_acc(load_x(x, first_col));
+#pragma unroll
+    for (int k = 0; k < kPrefetched; ++k)
+      if (begin + k < end) x_value[k] = Traits<V>::to_acc(load_x(x, col[k]));
   }
   __device__ Acc<V> sum(const V* values, const int* cols, const V* x) const {
-    if (begin >= end) return 0;
-    Acc<V> s = Traits<V>::to_acc(first_value) * first_x;
-    for (int k = begin + 1; k < end; ++k)
+    Acc<V> s = 0;
+#pragma unroll
+    for (int k = 0; k < kPrefetched; ++k)
+      if (begin + k < end) s += Traits<V>::to_acc(value[k]) * x_value[k];
+    for (int k = begin + kPrefetched; k < end; ++k)
       s += Traits<V>::to_acc(__ldg(values + k)) * Traits<V>::to_acc(load_x(x, __ldg(cols + k)));
     return s;
   }
@@ -452,7 +471,7 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
         for (int j = 0; j < kRowBlocks; ++j)
           if (i == j) mma_block<V>(f, acc[j], lane);
       },
-      [&] { irregular.prefetch_value(p.irregular_values, p.irregular_cols); },
+      [&] { irregular.prefetch_values(p.irregular_values, p.irregular_cols); },
       [&] { irregular.prefetch_x(x); });
 
   Acc<V> sum = 0;
@@ -506,7 +525,7 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
   for_each_block<V, kInFlight, kPipelined>(
       p.regular_values, p.regular_cols, begin, end, x, lane,
       [&](const Fragment<V>& f, int) { mma_block<V>(f, acc, lane); },
-      [&] { irregular.prefetch_value(p.irregular_values, p.irregular_cols); },
+      [&] { irregular.prefetch_values(p.irregular_values, p.irregular_cols); },
       [&] { irregular.prefetch_x(x); });
   Acc<V> sum = diagonal_of_slot<V>(acc, lane % R);
   if (lane < R) sum += irregular.sum(p.irregular_values, p.irregular_cols, x);

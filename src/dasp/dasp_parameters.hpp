@@ -28,11 +28,20 @@ inline constexpr std::int64_t kDaspSmallMatrixNnz = 1 << 20;
 inline constexpr int kDaspSmallMatrixMaxMediumRowLengths[] = {16, 32};
 
 /// A small matrix whose layout with a short MAX_LEN would take more than this many bytes
-/// (values and column indices, long-row padding included) keeps the paper's 256: about 1 us of
+/// (values and column indices, long-row padding included) keeps the paper's 256 unless its
+/// long-row padding is small (kDaspSmallMatrixMaxLongRowPadding): about 1 us of
 /// HBM traffic, beyond which the padding of rows just over MAX_LEN to whole long-row groups
 /// costs more than the latency it saves (measured: power-law rows, 800 k nonzeros, fp16 0.72x
 /// of cuSPARSE with MAX_LEN 32 against 1.26x with 256).
 inline constexpr std::int64_t kDaspLatencyBoundLayoutBytes = std::int64_t{4} << 20;
+
+/// A small matrix whose short-MAX_LEN layout exceeds kDaspLatencyBoundLayoutBytes still takes
+/// the first of kDaspSmallMatrixMaxMediumRowLengths that pads its long rows by at most this
+/// fraction of its nonzeros. Measured on an H200 (fp64, rows interleaved with the plain run):
+/// pruned 2048^2 at density 0.1 (rows of ~200, padding 0.16 with MAX_LEN 16) 1.94x faster
+/// than with 256; R-MAT scale 15 (padding 0.19 with 32) 1.04x; a 27-point stencil (rows of 27:
+/// padding 1.4 with 16, none with 32) kept off 16, which ran it 2.6x slower.
+inline constexpr double kDaspSmallMatrixMaxLongRowPadding = 0.2;
 
 /// Dense long rows (pruned weight matrices), fp64 (8x4 blocks) only: a large matrix all of whose
 /// rows are longer than kDaspMaxMediumRowLength and that fills at least kDaspDenseRowsMinDensity
@@ -83,6 +92,18 @@ inline constexpr std::int64_t kDaspLoopNum4MinMediumRows = 400000;
 /// groups; a row longer than that is still spread over several warps.
 inline constexpr int kDaspLongGroupsPerWarp = 32;
 
+/// Long-row groups one warp takes in a small matrix (< kDaspSmallMatrixNnz) whose longest row
+/// has more than kDaspVeryLongRowRatio times the mean row length: there the few longest rows
+/// are the kernel's critical path (one warp walking up to 64 blocks in sequence), and spreading
+/// them over more warps beats the cost of the cross-warp reduction. Measured on an H200 (each
+/// case interleaved with the plain run): the 7 such matrices of the default suite and
+/// ../shared/matrices (R-MAT scale 15, power-law rows, case9, rajat01, rajat19, adder_dcop_05,
+/// hangGlider_2) ran 1.24x (fp64) and 1.68x (fp16) faster in geometric mean (R-MAT fp16 2.8x,
+/// case9 2.0x / 3.8x); matrices whose rows are all long (DLMC weights) do not qualify and are
+/// not split.
+inline constexpr int kDaspSmallMatrixLongGroupsPerWarp = 4;
+inline constexpr double kDaspVeryLongRowRatio = 64.0;
+
 /// Blocks whose loads one warp issues before their first use (software unrolling of the block
 /// loops; not in the paper). Measured on an H200: 2 for large matrices (fewer registers, more
 /// resident warps: stencils and banded 5-15 % faster than with 4); 4 for small ones, whose
@@ -114,7 +135,8 @@ struct DaspParameters {
   double regular_block_min_fill = kDaspRegularBlockMinFill;
   /// 0 = chosen from the medium row count as §3.3.2 says; else 8, 16 or 32.
   int medium_rows_per_warp = 0;
-  /// 0 = kDaspLongGroupsPerWarp; else 1.. groups.
+  /// 0 = kDaspLongGroupsPerWarp, or kDaspSmallMatrixLongGroupsPerWarp for a small matrix with a
+  /// few very long rows; else 1.. groups.
   int long_groups_per_warp = 0;
   /// Blocks of one medium row-block a warp takes when a warp takes one row-block: a longer
   /// row-block is split over several warps (pieces with a ticket reduction). 0 = never split

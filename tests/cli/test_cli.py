@@ -254,6 +254,18 @@ def test_bench_lists_directory_recursively(cli):
     check([line.split("\t")[0] for line in lines] == ["a", "sub/b"], f"listed {lines}")
 
 
+def test_bench_variants_are_listed_and_checked(cli):
+    result = cli.run("bench", "--suite", "small", "--list", "--methods", "dasp",
+                     "--variant", "lg4:long_groups_per_warp=4,blocks_in_flight=2")
+    check("variants: lg4(long_groups_per_warp=4,blocks_in_flight=2)" in result.stderr,
+          result.stderr)
+    for bad in ["no_label_here", ":long_groups_per_warp=4", "x:long_groups_per_warp",
+                "x:a=1,,b=2", "bad label:a=1"]:
+        result = cli.run("bench", "--list", "--variant", bad, expect_rc=1)
+        check(f"--variant '{bad}'" in result.stderr and "LABEL:KEY=VALUE" in result.stderr,
+              f"{bad}: {result.stderr}")
+
+
 CASES = {name[len("test_"):]: f for name, f in globals().items() if name.startswith("test_")}
 
 

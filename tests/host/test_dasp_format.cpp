@@ -238,6 +238,47 @@ TEST(DaspLayout, SmallMatricesWhosePaddedLayoutIsLargeKeepThePapersMaxLen) {
   EXPECT_EQ(resolve_max_medium_row_length(large, {}, kFp64Shape), kDaspMaxMediumRowLength);
 }
 
+TEST(DaspLayout, SmallMatricesBeyondTheBudgetTakeAShortMaxLenWhenItPadsLittle) {
+  // 2 048 rows of 220 (a pruned weight matrix): 16 pads each row to 256 values (0.16 of the
+  // nonzeros, within kDaspSmallMatrixMaxLongRowPadding) although the layout exceeds 4 MiB
+  const Matrix rows_of_220 = matrix_with_lengths(2048, std::vector<int>(2048, 220));
+  ASSERT_GT(2048 * 256 * 12, kDaspLatencyBoundLayoutBytes);
+  EXPECT_EQ(resolve_max_medium_row_length(rows_of_220, {}, kFp64Shape),
+            kDaspSmallMatrixMaxMediumRowLengths[0]);
+  // 27 000 rows of 27 (a 27-point stencil): 16 would pad 27 to 64, 32 pads nothing
+  const Matrix rows_of_27 = matrix_with_lengths(30000, std::vector<int>(27000, 27));
+  EXPECT_EQ(resolve_max_medium_row_length(rows_of_27, {}, kFp64Shape),
+            kDaspSmallMatrixMaxMediumRowLengths[1]);
+}
+
+TEST(DaspLayout, SmallMatricesWithAFewVeryLongRowsSpreadThemOverMoreWarps) {
+  // 20 000 rows of 8 and one of 3 000 (> kDaspVeryLongRowRatio x the mean)
+  std::vector<int> lengths(20000, 8);
+  lengths[777] = 3000;
+  const Matrix tail = matrix_with_lengths(20000, lengths);
+  const auto c = build_dasp_layout(tail, {}, kFp64Shape).counts;
+  EXPECT_EQ(c.split.long_groups_per_warp, kDaspSmallMatrixLongGroupsPerWarp);
+  EXPECT_EQ(c.long_tasks, (3000 + 255) / 256);  // 4 groups of 64 values a task
+  EXPECT_LT(host_apply_error<double>(tail, kFp64Shape, {}, 1.0, 0.0), 1e-12);
+  EXPECT_LT(host_apply_error<double>(tail, kFp64Shape, {}, -0.5, 2.0), 1e-12);
+  // an explicit setting wins
+  DaspParameters explicit_split;
+  explicit_split.long_groups_per_warp = 8;
+  EXPECT_EQ(build_dasp_layout(tail, explicit_split, kFp64Shape).counts.split.long_groups_per_warp,
+            8);
+  // rows that are all long (weights) are not a tail: whole tasks
+  const Matrix all_long = matrix_with_lengths(2048, std::vector<int>(512, 600));
+  EXPECT_EQ(build_dasp_layout(all_long, {}, kFp64Shape).counts.split.long_groups_per_warp,
+            kDaspLongGroupsPerWarp);
+  // nor is a large matrix split: bandwidth, not its longest warp, sets its time
+  std::vector<int> large_lengths(150000, 8);
+  large_lengths[5] = 3000;
+  const Matrix large = matrix_with_lengths(150000, large_lengths);
+  ASSERT_GE(large.nnz(), kDaspSmallMatrixNnz);
+  EXPECT_EQ(build_dasp_layout(large, {}, kFp64Shape).counts.split.long_groups_per_warp,
+            kDaspLongGroupsPerWarp);
+}
+
 TEST(DaspLayout, LargeFp64MatricesOfDenseLongRowsTakeEveryRowAsAMediumRow) {
   // 1024 x 4096 at density 0.3 (1.26 M nonzeros): MAX_LEN = the longest row, no long rows,
   // one row-block a warp in pieces of kDaspDenseRowsBlocksPerPiece blocks

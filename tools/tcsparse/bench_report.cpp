@@ -58,7 +58,7 @@ using TableKey = std::tuple<std::string, std::int64_t, std::string>;
 
 struct Table {
   std::vector<std::string> matrices;  ///< in the order they ran
-  std::vector<std::string> methods;   ///< non-baseline-default methods, in the library's order
+  std::vector<std::string> methods;   ///< non-baseline methods in the library's order, then variants
   std::map<std::pair<std::string, std::string>, const BenchRecord*> cells;  ///< (matrix, method)
 };
 
@@ -76,9 +76,9 @@ std::vector<std::pair<TableKey, Table>> group_into_tables(const std::vector<Benc
     if (std::find(table.matrices.begin(), table.matrices.end(), record.matrix) ==
         table.matrices.end())
       table.matrices.push_back(record.matrix);
-    table.cells[{record.matrix, record.method}] = &record;
+    table.cells[{record.matrix, record.method_label()}] = &record;
   }
-  for (auto& [key, table] : tables)
+  for (auto& [key, table] : tables) {
     for (const MethodInfo& info : methods()) {
       const std::string name(info.name);
       if (name == kBaseline) continue;
@@ -88,6 +88,13 @@ std::vector<std::pair<TableKey, Table>> group_into_tables(const std::vector<Benc
                                        });
       if (present) table.methods.push_back(name);
     }
+    for (const BenchRecord& record : records)  // variants, in the order they ran
+      if (!record.variant.empty() &&
+          TableKey{record.operation, record.n, record.precision} == key &&
+          std::find(table.methods.begin(), table.methods.end(), record.method_label()) ==
+              table.methods.end())
+        table.methods.push_back(record.method_label());
+  }
   return tables;
 }
 
@@ -173,7 +180,7 @@ std::int64_t print_problems(std::FILE* out, const std::vector<BenchRecord>& reco
   std::int64_t problems = 0;
   for (const BenchRecord& record : records) {
     const std::string what = fmt::format("{} {} {} {}", record.matrix, record.operation,
-                                         record.method, record.precision);
+                                         record.method_label(), record.precision);
     if (record.error) {
       fmt::print(out, "ERROR         {}: {}\n", what, *record.error);
       ++problems;

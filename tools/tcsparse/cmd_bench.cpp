@@ -40,8 +40,40 @@ struct BenchOptions {
   double warmup_ms = 10.0;
   std::string matrix_dir;
   std::vector<std::string> parameters;  ///< PlanOptions::parameters, for experiments
+  std::vector<std::string> variants;    ///< "LABEL:KEY=VALUE,...", for experiments
   bool list = false;
 };
+
+/// A method variant of an experiment: every selected method runs once more per variant, right
+/// after the methods themselves on the same matrix and precision, with these parameters added.
+struct Variant {
+  std::string label;
+  std::vector<std::string> parameters;
+};
+
+/// "LABEL:KEY=VALUE,KEY=VALUE" -> Variant; anything else is a UsageError naming the text.
+Variant parse_variant(const std::string& text) {
+  const auto colon = text.find(':');
+  const auto bad = [&](const std::string& why) {
+    return Error("--variant '" + text + "': " + why +
+                      " (expected LABEL:KEY=VALUE[,KEY=VALUE...])");
+  };
+  if (colon == std::string::npos || colon == 0) throw bad("no label");
+  Variant variant{text.substr(0, colon), {}};
+  for (const char c : variant.label)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
+      throw bad("the label may hold letters, digits, '_' and '-' only");
+  std::string rest = text.substr(colon + 1);
+  for (std::size_t begin = 0; begin <= rest.size();) {
+    const auto comma = std::min(rest.find(',', begin), rest.size());
+    const std::string item = rest.substr(begin, comma - begin);
+    if (item.find('=') == std::string::npos || item.front() == '=')
+      throw bad("'" + item + "' is not KEY=VALUE");
+    variant.parameters.push_back(item);
+    begin = comma + 1;
+  }
+  return variant;
+}
 
 /// What will run: the matrices, and the methods and precisions to try on each.
 struct BenchSelection {
@@ -49,6 +81,7 @@ struct BenchSelection {
   std::vector<MatrixSourceRef> matrices;
   std::vector<Method> methods;
   std::vector<Precision> precisions;
+  std::vector<Variant> variants;
 };
 
 std::vector<MatrixSourceRef> suite_matrices(const std::string& name, const std::string& dir) {
@@ -72,6 +105,8 @@ BenchSelection select(const BenchOptions& options) {
   for (const std::string& name : options.methods) selection.methods.push_back(parse_method(name));
   for (const std::string& name : options.precisions)
     selection.precisions.push_back(parse_precision(name));
+  for (const std::string& text : options.variants)
+    selection.variants.push_back(parse_variant(text));
   return selection;
 }
 
@@ -79,15 +114,19 @@ BenchSelection select(const BenchOptions& options) {
 std::vector<bench::CaseRequest> cases_for(const MatrixSourceRef& matrix,
                                           const BenchSelection& selection, std::int64_t spmm_n) {
   const std::int64_t n = spmm_n > 0 ? spmm_n : (matrix.is_smtx ? kDlmcSpmmColumns : 0);
+  std::vector<Variant> variants{Variant{}};  // the methods as they are, then each variant
+  variants.insert(variants.end(), selection.variants.begin(), selection.variants.end());
   std::vector<bench::CaseRequest> cases;
-  for (Precision precision : selection.precisions) {
-    for (Method method : selection.methods)
-      if (supports(method, Operation::spmv, precision))
-        cases.push_back({method, precision, Operation::spmv, 1});
-    if (n > 0)
+  const auto add = [&](Precision precision, Operation operation, std::int64_t columns) {
+    for (const Variant& variant : variants)
       for (Method method : selection.methods)
-        if (supports(method, Operation::spmm, precision))
-          cases.push_back({method, precision, Operation::spmm, n});
+        if (supports(method, operation, precision))
+          cases.push_back({method, precision, operation, columns, variant.label,
+                           variant.parameters});
+  };
+  for (Precision precision : selection.precisions) {
+    add(precision, Operation::spmv, 1);
+    if (n > 0) add(precision, Operation::spmm, n);
   }
   return cases;
 }
@@ -134,8 +173,16 @@ int list_selection(const BenchSelection& selection) {
   for (Method method : selection.methods) methods_text += fmt::format(" {}", to_string(method));
   for (Precision precision : selection.precisions)
     precisions_text += fmt::format(" {}", to_string(precision));
-  fmt::print(stderr, "{} matrices; methods:{}; precisions:{}\n", selection.matrices.size(),
-             methods_text, precisions_text);
+  std::string variants_text;
+  for (const Variant& variant : selection.variants) {
+    std::string parameters;
+    for (const std::string& parameter : variant.parameters)
+      parameters += (parameters.empty() ? "" : ",") + parameter;
+    variants_text += fmt::format(" {}({})", variant.label, parameters);
+  }
+  fmt::print(stderr, "{} matrices; methods:{}; precisions:{}{}{}\n", selection.matrices.size(),
+             methods_text, precisions_text, variants_text.empty() ? "" : "; variants:",
+             variants_text);
   return kExitOk;
 }
 
@@ -208,7 +255,7 @@ class BenchRun {
   void record_result(bench::BenchRecord record, Progress& progress) {
     results_ << record.to_json().dump() << '\n' << std::flush;
     const std::string what = fmt::format("{} {} {} {}", record.matrix, record.operation,
-                                         record.method, record.precision);
+                                         record.method_label(), record.precision);
     if (record.error)
       progress.message(fmt::format("ERROR {}: {}", what, *record.error));
     else if (!record.check_passed)
@@ -282,6 +329,11 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--param", options->parameters,
                   "Method parameter KEY=VALUE for experiments, e.g. long_groups_per_warp=8 "
                   "(methods that do not know a key refuse it: run those separately)");
+  sub->add_option("--variant", options->variants,
+                  "LABEL:KEY=VALUE[,KEY=VALUE...]: run each method once more with these "
+                  "parameters, interleaved with the plain run on each matrix (recorded as "
+                  "\"variant\"; methods that do not know a key skip it); repeatable")
+      ->allow_extra_args(false);
   sub->add_flag("--list", options->list, "Print the matrices that would run and exit (no GPU)");
   return {sub, [options] { return run_bench(*options); }};
 }

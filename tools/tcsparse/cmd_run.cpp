@@ -78,7 +78,12 @@ int run_on_gpu(const RunOptions& options) {
   harness.runs = harness.min_runs = std::max(1, options.runs);  // exactly what was asked
   harness.plan.parameters = options.parameters;
   bench::MatrixBenchmark benchmark(input, environment, harness);
-  const auto record = benchmark.run({method, precision, options.operation, options.n});
+  bench::CaseRequest request;
+  request.method = method;
+  request.precision = precision;
+  request.operation = options.operation;
+  request.n = options.n;
+  const auto record = benchmark.run(request);
   if (!record) throw UnsupportedError(benchmark.last_skip_reason());
   if (record->error) throw Error(*record->error);
 
