@@ -6,6 +6,7 @@
 #   scripts/device-check.sh bench-default   tcsparse bench on the built-in default suite
 #   scripts/device-check.sh bench-matrices  tcsparse bench over $TCSPARSE_MATRIX_DIR
 #   scripts/device-check.sh parse-speed     Matrix Market parse speed on 100 million entries
+#   scripts/device-check.sh gather-ceiling  the random x-gather ceiling (tcsparse_gather_ceiling)
 #
 # Binaries: from $TCSPARSE_PREBUILT when set (a folder with tcsparse, tcsparse_gpu_tests and
 # tcsparse_host_tests built on the development machine and carried), else built here with
@@ -24,12 +25,14 @@ step "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format
 if [[ -n ${TCSPARSE_PREBUILT:-} ]]; then
   bin=$top/$TCSPARSE_PREBUILT
   cli=$bin/tcsparse gpu_tests=$bin/tcsparse_gpu_tests host_tests=$bin/tcsparse_host_tests
+  gather_ceiling=$bin/tcsparse_gather_ceiling
 else
   step "build"
   build=$top/build/device
   scripts/device-build.sh "$build" >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
   cli=$build/tools/tcsparse/tcsparse
   gpu_tests=$build/tests/gpu/tcsparse_gpu_tests host_tests=$build/tests/host/tcsparse_host_tests
+  gather_ceiling=$build/bench/tcsparse_gather_ceiling
 fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-')
 
@@ -84,7 +87,11 @@ for what in "$@"; do
       "$cli" convert "$big" "${big%.mtx}.smtx" 2>&1 | tee -a "$log"
       rm -f "$big" "${big%.mtx}.smtx"
       ;;
-    *) echo "unknown step '$what' (tests, bench-default, bench-matrices, parse-speed)" >&2; exit 2 ;;
+    gather-ceiling)
+      step "random x-gather ceiling"
+      "$gather_ceiling" 2>&1 | tee "$out/gather-ceiling.txt" | tee -a "$log"
+      ;;
+    *) echo "unknown step '$what' (tests, bench-default, bench-matrices, parse-speed, gather-ceiling)" >&2; exit 2 ;;
   esac
 done
 step "done"
