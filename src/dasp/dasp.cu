@@ -212,6 +212,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
         reinterpret_cast<const V*>(values_or_space(L.regular_values, c.stored_medium_regular));
     a.regular_cols = values_or_space(L.regular_cols, c.stored_medium_regular);
     a.rowblock_ptr = keep(upload(L.rowblock_ptr));
+    a.medium_tail_widths = keep(upload(L.medium_tail_widths));
     a.medium_row_ids = keep(upload(L.medium_row_ids));
     a.irregular_ptr = keep(upload(L.irregular_ptr));
     a.irregular_values =

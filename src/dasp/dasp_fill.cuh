@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include "dasp/dasp_format.hpp"
 #include "dasp/dasp_kernels.cuh"
 
 namespace tcsparse::dasp::device {
@@ -21,14 +22,25 @@ struct CsrArrays {
   const V* values;
 };
 
+/// Storage position inside a block of value `value` of block row `slot`: the host layout's
+/// DaspBlockShape::offset (a constexpr function, callable here).
+template <int kBlockRows>
+__device__ __forceinline__ int offset_of_slot(int slot, int value) {
+  return DaspBlockShape{kBlockRows, kDaspBlockWidth}.offset(slot, value);
+}
+
 /// Block row `slot` and position `value` of storage position `offset` inside a block
-/// (the inverse of DaspBlockShape::offset).
+/// (the inverse of offset_of_slot).
 template <int kBlockRows>
 __device__ __forceinline__ void slot_of_offset(int offset, int& slot, int& value) {
-  value = offset & 3;
-  const int quad = offset >> 2;  // which 4-value group of the block
-  constexpr int kHalves = kBlockRows / 8;
-  slot = quad / kHalves + 8 * (quad % kHalves);
+  if constexpr (kBlockRows == 8) {
+    slot = offset & 7;
+    value = offset >> 3;
+  } else {
+    value = offset & 3;
+    const int quad = offset >> 2;  // which 4-value group of the block
+    slot = quad / 2 + 8 * (quad % 2);
+  }
 }
 
 /// Writes (value i of `row`, or padding) to position `at`: a value of the row when i < length,
@@ -119,20 +131,18 @@ __global__ void fill_short_kernel(CsrArrays<V> csr, int kind, long long tiles,
   const int o = static_cast<int>(threadIdx.x % kWarpSize);
   if (tile >= tiles) return;
   const int row = row_ids[tile * kWarpSize + o];
-  auto offset = [](int slot, int value) {
-    return (slot % 8) * (R / 8) * 4 + (slot / 8) * 4 + value;
-  };
   if (kind == 0 || kind == 2) {  // pairs 1+3, 2+2
     const int split = kind == 0 ? 1 : 2;
     const int block = o / (2 * R), part = (o / R) % 2, slot = o % R;
     const long long start = tile * 64 + static_cast<long long>(block) * kBlockValuesR;
     const int from = part ? split : 0, to = part ? 4 : split;
     for (int v = from; v < to; ++v)
-      put_value(csr, row, v - from, values, cols, start + offset(slot, v));
+      put_value(csr, row, v - from, values, cols, start + offset_of_slot<R>(slot, v));
   } else if (kind == 1) {  // rows of 4
     const int block = o / R, slot = o % R;
     const long long start = tile * 128 + static_cast<long long>(block) * kBlockValuesR;
-    for (int v = 0; v < 4; ++v) put_value(csr, row, v, values, cols, start + offset(slot, v));
+    for (int v = 0; v < 4; ++v)
+      put_value(csr, row, v, values, cols, start + offset_of_slot<R>(slot, v));
   } else {  // single values
     put_value(csr, row, 0, values, cols, tile * kWarpSize + o);
   }

@@ -397,6 +397,15 @@ void fill_medium(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan
         return std::max<int64_t>(0, length(m) - int64_t{chunks[sz(m / block_rows)]} * width);
       },
       layout.irregular_ptr, "the irregular medium-row values");
+  layout.medium_tail_widths.assign(sz(padded_row_blocks), static_cast<std::uint8_t>(width));
+  for (int64_t rb = 0; rb < c.row_blocks; ++rb) {
+    const int64_t blocks = chunks[sz(rb)];
+    if (blocks == 0) continue;
+    // the first row is the longest (rows sorted by length, descending)
+    const int64_t in_last = length(rb * block_rows) - (blocks - 1) * width;
+    layout.medium_tail_widths[sz(rb)] =
+        static_cast<std::uint8_t>(std::clamp<int64_t>(in_last, 1, width));
+  }
 
   {
     const int64_t unit_rows = rowblocks_per_unit * block_rows;
@@ -441,20 +450,13 @@ void fill_medium(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan
       const int32_t* row_cols = matrix.col_idx.data() + begin;
       // padding in a row reads the row's last column; in a missing row, column 0
       const int32_t pad_col = len ? row_cols[len - 1] : 0;
-      // a block row's `width` values are contiguous (DaspBlockShape::offset)
-      const int64_t slot_base = base + shape.offset(slot, 0);
-      const int64_t whole = std::min(block_chunks, len / width);
-      for (int64_t j = 0; j < whole; ++j) {
-        const int64_t at = slot_base + j * block_values;
-        std::copy_n(row_values + j * width, width, regular_values + at);
-        std::copy_n(row_cols + j * width, width, regular_cols + at);
-      }
-      for (int64_t j = whole; j < block_chunks; ++j) {
-        const int64_t at = slot_base + j * block_values;
+      for (int64_t j = 0; j < block_chunks; ++j) {
+        const int64_t block_start = base + j * block_values;
         for (int v = 0; v < width; ++v) {
           const int64_t i = j * width + v;
-          regular_values[at + v] = i < len ? row_values[i] : Value{};
-          regular_cols[at + v] = i < len ? row_cols[i] : pad_col;
+          const int64_t at = block_start + shape.offset(slot, v);
+          regular_values[at] = i < len ? row_values[i] : Value{};
+          regular_cols[at] = i < len ? row_cols[i] : pad_col;
         }
       }
       const int64_t irregular_from = std::min(len, block_chunks * width);

@@ -12,16 +12,21 @@
 //                                          2 padded to 4), 2+2; leftover 1s one value a row
 //   empty   0                              only written (beta * y or 0)
 //
-// A block is `shape.rows` x 4 values (DaspBlockShape). Lane l of a warp holds the block's values
-// [l * values_per_lane, (l + 1) * values_per_lane) in storage order, which is the mma A fragment:
+// A block is `shape.rows` x 4 values (DaspBlockShape); lane 4r+q of a warp holds its share of
+// the mma A fragment (DaspBlockShape::offset gives where a value is stored):
 //
 //   fp64, 8x4, one mma.m8n8k4            fp16/bf16, 16x4, one mma.m16n8k8 (A is 16x8)
-//   storage = row-major 8x4:             storage = 8 memory rows of 8 values:
-//     lane 4r+k <- row r, value k           memory row r = [block row r (4) | block row r+8 (4)]
-//   A[r][k] = block row r, value k        lane 4r+q <- 2 values; q < 2: block row r  -> A rows 0-7,
-//   B[k][r] = x[col of A[r][k]]                                   k 0-3; q >= 2: row r+8 -> A rows
-//   C[r][r] = dot product of block row r                          8-15, k 4-7 (zeros elsewhere)
-//                                        C[r][r], C[r+8][r] = block rows r and r+8
+//   storage = column-major 8x4:          storage = 8 memory rows of 8 values:
+//     [value 0 of rows 0-7 | value 1 ..     memory row r = [block row r (4) | block row r+8 (4)]
+//      | value 2 .. | value 3 of rows 0-7]  lane 4r+q <- 2 values; q < 2: block row r  -> A rows 0-7,
+//     lane 4r+k <- row r, value k = [8k+r]                       k 0-3; q >= 2: row r+8 -> A rows
+//   A[r][k] = block row r, value k                               8-15, k 4-7 (zeros elsewhere)
+//   B[k][r] = x[col of A[r][k]]          C[r][r], C[r+8][r] = block rows r and r+8
+//   C[r][r] = dot product of block row r
+//
+// fp64 blocks are column-major so that the padded last values of a row-block's rows (a 27-value
+// row's 28th) form whole 32-byte sectors of values and of columns that the kernel does not load
+// (DaspLayout::medium_tail_widths).
 //
 // Padding values are 0 with the column of a real value of the same row (its last), so a padded
 // slot reads an x the row reads anyway; padding that belongs to no row has column 0.
@@ -54,8 +59,10 @@ struct DaspBlockShape {
 
   constexpr int values() const { return rows * width; }
   constexpr int values_per_lane() const { return values() / kWarpSize; }
-  /// Storage position inside a block of value `value` (0..width-1) of block row `slot`.
+  /// Storage position inside a block of value `value` (0..width-1) of block row `slot`:
+  /// column-major for 8 rows, memory rows [slot r | slot r + 8] for 16 (see the picture above).
   constexpr int offset(int slot, int value) const {
+    if (rows == 8) return value * 8 + slot;
     return (slot % 8) * (rows / 8) * width + (slot / 8) * width + value;
   }
   friend constexpr bool operator==(const DaspBlockShape&, const DaspBlockShape&) = default;
@@ -197,6 +204,10 @@ struct DaspLayout {
   std::int64_t medium_split_row_blocks = 0;
   HostArray<Value> regular_values;
   HostArray<std::int32_t> regular_cols;
+  /// [padded row-blocks]: values of its longest row (its first) in the row-block's last regular
+  /// block, 1..4; the other block rows hold no more there, so values [width, 4) of that block
+  /// are padding in every row and the fp64 kernel does not load them.
+  std::vector<std::uint8_t> medium_tail_widths;
   std::vector<std::int32_t> irregular_ptr;   ///< [padded row-blocks * shape.rows + 1]
   /// The leading medium warp units (row-blocks when one a warp) without irregular values:
   /// their warps skip reading irregular_ptr. Rows are sorted by length, so they are a prefix.

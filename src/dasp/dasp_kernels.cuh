@@ -23,7 +23,9 @@
 // What one lane holds of a block (lane = 4 * g + q, g = lane / 4, q = lane % 4):
 //
 //   fp64 8x4 block, 32 values            fp16 16x4 block, 64 values
-//     value [lane]  = block row g, k q      values [2 lane, 2 lane + 1] = memory row g, k 2q, 2q+1
+//     value [8q + g] = block row g, k q     values [2 lane, 2 lane + 1] = memory row g, k 2q, 2q+1
+//     (column-major: the values at k q of     
+//     the 8 rows are 2 whole sectors)
 //     A[g][q] = value, B[q][g] = x[col]     q < 2:  block row g    -> A[g][2q..],   a0 a1
 //     C[r][r] (lane 4r + r/2, c[r&1])       q >= 2: block row g+8  -> A[g+8][2q..], a2 a3
 //       = dot product of block row r        B[2q..][g] = x of the lane's two values, b0 b1
@@ -133,18 +135,27 @@ __device__ __forceinline__ T load_x(const T* x, int col) {
 
 // ---- one lane's share of a block -----------------------------------------------------------
 
-/// fp64: one value, its column, its x.
+/// fp64: one value, its column, its x. Lane 4g + q takes value q of block row g, stored at 8q + g
+/// of the column-major block. `skip`: the value is padding in every row of the block (q at or
+/// past a row-block's tail width, DaspLayout::medium_tail_widths); it is not loaded, which saves
+/// whole sectors of values and columns, and counts as 0.
 struct Fragment64 {
   double a = 0.0;
-  int col = 0;
+  int col = -1;
   double x = 0.0;
 
-  __device__ void load(const double* values, const int* cols, long long block, int lane) {
-    const long long at = block * kBlockValues<double> + lane;
-    a = __ldcs(values + at);
-    col = __ldcs(cols + at);
+  __device__ void load(const double* values, const int* cols, long long block, int lane,
+                       bool skip) {
+    if (!skip) {
+      const long long at = block * kBlockValues<double> + (lane & 3) * 8 + (lane >> 2);
+      a = __ldcs(values + at);
+      col = __ldcs(cols + at);
+    } else {
+      a = 0.0;
+      col = -1;
+    }
   }
-  __device__ void gather(const double* xs) { x = load_x(xs, col); }
+  __device__ void gather(const double* xs) { x = col >= 0 ? load_x(xs, col) : 0.0; }
   __device__ void mma(Accumulator<double>& acc) const { mma_m8n8k4(acc, a, x); }
   /// mma with x kept only for the lane's values at positions [from, to) of its block row.
   __device__ void mma_masked(Accumulator<double>& acc, int from, int to, int lane) const {
@@ -160,7 +171,8 @@ struct Fragment16 {
   int2 col = {0, 0};
   unsigned x = 0;
 
-  __device__ void load(const V* values, const int* cols, long long block, int lane) {
+  /// `skip` is not used: a lane's two values may be a real one and a padded one.
+  __device__ void load(const V* values, const int* cols, long long block, int lane, bool /*skip*/) {
     const long long at = block * (kBlockValues<V> / 2) + lane;  // in pairs
     a = __ldcs(reinterpret_cast<const unsigned*>(values) + at);
     col = __ldcs(reinterpret_cast<const int2*>(cols) + at);
@@ -243,15 +255,16 @@ __device__ __forceinline__ Acc<V> diagonal_sum(const Accumulator<V>& acc, int la
 
 /// Calls consume(fragment, block) for blocks [begin, end) in order, with the loads of kInFlight
 /// blocks issued together; kPipelined: the next batch's values and columns are loaded while the
-/// current batch's x is gathered. after_loads() runs once right after the first batch's loads
-/// are issued and after_gathers() right after its x gathers (also when there are no blocks), so
-/// that a caller's own dependent loads overlap them. `begin`, `end` are warp-uniform, so consume
-/// may use mma.
-template <typename V, int kInFlight, bool kPipelined, typename Consume, typename AfterLoads,
-          typename AfterGathers>
+/// current batch's x is gathered. skip_of(block): whether this lane's value of the block is
+/// padding not to be loaded (Fragment::load). after_loads() runs once right after the first batch's
+/// loads are issued and after_gathers() right after its x gathers (also when there are no
+/// blocks), so that a caller's own dependent loads overlap them. `begin`, `end` are
+/// warp-uniform, so consume may use mma.
+template <typename V, int kInFlight, bool kPipelined, typename SkipOf, typename Consume,
+          typename AfterLoads, typename AfterGathers>
 __device__ __forceinline__ void for_each_block(const V* values, const int* cols, int begin,
-                                               int end, const V* x, int lane, Consume consume,
-                                               AfterLoads after_loads,
+                                               int end, const V* x, int lane, SkipOf skip_of,
+                                               Consume consume, AfterLoads after_loads,
                                                AfterGathers after_gathers) {
   if (begin >= end) {
     after_loads();
@@ -261,14 +274,14 @@ __device__ __forceinline__ void for_each_block(const V* values, const int* cols,
   Fragment<V> current[kInFlight];
 #pragma unroll
   for (int u = 0; u < kInFlight; ++u)
-    if (begin + u < end) current[u].load(values, cols, begin + u, lane);
+    if (begin + u < end) current[u].load(values, cols, begin + u, lane, skip_of(begin + u));
   after_loads();
   bool first = true;
   for (int b = begin; b < end; b += kInFlight) {
     if (!kPipelined && !first) {
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u)
-        if (b + u < end) current[u].load(values, cols, b + u, lane);
+        if (b + u < end) current[u].load(values, cols, b + u, lane, skip_of(b + u));
     }
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u)
@@ -280,7 +293,7 @@ __device__ __forceinline__ void for_each_block(const V* values, const int* cols,
       const int nb = b + kInFlight;
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u)
-        if (nb + u < end) next[u].load(values, cols, nb + u, lane);
+        if (nb + u < end) next[u].load(values, cols, nb + u, lane, skip_of(nb + u));
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u)
         if (b + u < end) consume(current[u], b + u);
@@ -364,6 +377,7 @@ struct Arguments {
   const V* regular_values;
   const int* regular_cols;
   const int* rowblock_ptr;
+  const unsigned char* medium_tail_widths;  // per row-block: width of its last block (1..4)
   const int* medium_row_ids;
   const int* irregular_ptr;
   const V* irregular_values;
@@ -403,7 +417,7 @@ __device__ void long_task(const Arguments<V>& p, int task, int lane, const V* x,
   const int task_count = __ldg(p.long_task_ptr + t.w + 1) - first_task;
   Accumulator<V> acc;
   for_each_block<V, kInFlight, kPipelined>(
-      p.long_values, p.long_cols, t.y, t.z, x, lane,
+      p.long_values, p.long_cols, t.y, t.z, x, lane, [](int) { return false; },
       [&](const Fragment<V>& f, int) { mma_block<V>(f, acc, lane); }, [] {}, [] {});
   const Acc<V> sum = diagonal_sum<V>(acc, lane);
   if (task_count == 1) {
@@ -428,6 +442,11 @@ __device__ void long_task(const Arguments<V>& p, int task, int lane, const V* x,
   }
 }
 
+/// Units of more row-blocks than this (4: row-blocks of about one block, 5-point stencils) load
+/// the padding of their last blocks: the test per block took 14 more registers there (48 -> 62
+/// for fp64 with 2 blocks in flight), fewer resident warps.
+inline constexpr int kMaxRowBlocksSkippingPadding = 2;
+
 /// Medium rows (§3.3.2). A unit is kRowBlocks consecutive row-blocks (LOOP_NUM) = the rows of
 /// lanes 0 .. kRowBlocks * R - 1:
 ///
@@ -445,6 +464,7 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
   static_assert(kUnitRows <= kWarpSize);
   const int first_row_block = unit * kRowBlocks;
   const int bound = lane <= kRowBlocks ? __ldg(p.rowblock_ptr + first_row_block + lane) : 0;
+  const int tail = lane < kRowBlocks ? __ldg(p.medium_tail_widths + first_row_block + lane) : 0;
   const int m = unit * kUnitRows + lane;
   int row = -1;
   IrregularPart<V> irregular;
@@ -459,14 +479,32 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
 #pragma unroll
   for (int i = 0; i <= kRowBlocks; ++i)
     block_bound[i] = __shfl_sync(kFullMask, bound, i) / kBlockValues<V>;
+  unsigned beyond_tail = 0;  // bit i: this lane's value q lies past row-block i's tail width
+#pragma unroll
+  for (int i = 0; i < kRowBlocks; ++i)
+    beyond_tail |= ((lane & 3) >= __shfl_sync(kFullMask, tail, i) ? 1u : 0u) << i;
+  // the row-block of a block (warp-uniform)
+  const auto row_block_of = [&](int block) {
+    int i = 0;
+#pragma unroll
+    for (int j = 1; j < kRowBlocks; ++j) i += block >= block_bound[j] ? 1 : 0;
+    return i;
+  };
 
   Accumulator<V> acc[kRowBlocks];
   for_each_block<V, kInFlight, kPipelined>(
       p.regular_values, p.regular_cols, block_bound[0], block_bound[kRowBlocks], x, lane,
-      [&](const Fragment<V>& f, int block) {
-        int i = 0;  // the row-block of this block (warp-uniform)
+      [&](int block) {
+        bool skip = false;
+        if constexpr (kRowBlocks <= kMaxRowBlocksSkippingPadding) {
 #pragma unroll
-        for (int j = 1; j < kRowBlocks; ++j) i += block >= block_bound[j] ? 1 : 0;
+          for (int j = 0; j < kRowBlocks; ++j)
+            skip = skip || (block == block_bound[j + 1] - 1 && ((beyond_tail >> j) & 1u));
+        }
+        return skip;
+      },
+      [&](const Fragment<V>& f, int block) {
+        const int i = row_block_of(block);
 #pragma unroll
         for (int j = 0; j < kRowBlocks; ++j)
           if (i == j) mma_block<V>(f, acc[j], lane);
@@ -516,6 +554,7 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
   }
   const int first_block = __shfl_sync(kFullMask, bound, 0) / kBlockValues<V>;
   const int end_block = __shfl_sync(kFullMask, bound, 1) / kBlockValues<V>;
+  const bool beyond_tail = (lane & 3) >= __ldg(p.medium_tail_widths + row_block);
   const int per_piece = p.medium_blocks_per_piece;
   const int blocks = end_block - first_block;
   const int pieces = blocks > per_piece ? (blocks + per_piece - 1) / per_piece : 1;
@@ -524,6 +563,7 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
   Accumulator<V> acc;
   for_each_block<V, kInFlight, kPipelined>(
       p.regular_values, p.regular_cols, begin, end, x, lane,
+      [&](int block) { return beyond_tail && block == end_block - 1; },
       [&](const Fragment<V>& f, int) { mma_block<V>(f, acc, lane); },
       [&] { irregular.prefetch_values(p.irregular_values, p.irregular_cols); },
       [&] { irregular.prefetch_x(x); });
@@ -565,7 +605,7 @@ __device__ void short_pair_tile(const Arguments<V>& p, long long tile, int lane,
   Fragment<V> f[kBlocks];
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b)
-    f[b].load(p.short_values[kKind], p.short_cols[kKind], tile * kBlocks + b, lane);
+    f[b].load(p.short_values[kKind], p.short_cols[kKind], tile * kBlocks + b, lane, false);
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b) f[b].gather(x);
   Acc<V> out = 0;
@@ -593,7 +633,7 @@ __device__ void short_four_tile(const Arguments<V>& p, long long tile, int lane,
   Fragment<V> f[kBlocks];
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b)
-    f[b].load(p.short_values[1], p.short_cols[1], tile * kBlocks + b, lane);
+    f[b].load(p.short_values[1], p.short_cols[1], tile * kBlocks + b, lane, false);
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b) f[b].gather(x);
   Acc<V> out = 0;

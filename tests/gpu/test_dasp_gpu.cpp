@@ -235,6 +235,40 @@ TEST_P(DaspGpuOnRowCounts, AllCategoriesMixedMatchesReference) {
 INSTANTIATE_TEST_SUITE_P(RowCounts, DaspGpuOnRowCounts,
                          ::testing::Values(1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65, 100));
 
+// ---- row-blocks whose last block is partly padding ------------------------------------------
+
+class DaspGpuTailBlocks : public testing::GpuTest {};
+
+TEST_F(DaspGpuTailBlocks, PaddedLastValuesAreSkippedWithoutLosingRealOnes) {
+  // fp64 does not load the values of a row-block's last block past its longest row's tail
+  // (DaspLayout::medium_tail_widths): rows of 7, 11, 27 and 255 (3 values in the last block),
+  // 30 (a 2-value tail), row-blocks mixing 25, 26 and 27 and rows of 3 .. 51 (different tails
+  // in one block when blocks are kept regular from half full)
+  std::vector<int> lengths;
+  for (int len : {7, 11, 27, 255, 30})
+    for (int r = 0; r < 24; ++r) lengths.push_back(len);
+  for (int r = 0; r < 40; ++r) lengths.push_back(25 + r % 3);
+  for (int r = 0; r < 13; ++r) lengths.push_back(4 * r + 3);
+  const Matrix a = matrix_with_lengths(1000, lengths, 99);
+  const auto layout =
+      dasp::build_dasp_layout(a, dasp::parse_parameters({"max_medium_row_length=256"}));
+  ASSERT_TRUE(std::any_of(layout.medium_tail_widths.begin(), layout.medium_tail_widths.end(),
+                          [](std::uint8_t w) { return w < 4; }));
+  for (const char* rows : {"8", "16", "32"}) {
+    for (const char* per_piece : {"auto", "2"}) {
+      for (const char* min_fill : {"0.75", "0.5"}) {
+        PlanOptions options;
+        options.parameters = {"max_medium_row_length=256",
+                              std::string("medium_rows_per_warp=") + rows,
+                              std::string("medium_blocks_per_warp=") + per_piece,
+                              std::string("regular_block_min_fill=") + min_fill};
+        EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}, options), 1e-12) << describe(options);
+        EXPECT_LT(dasp_error<double>(a, {-0.5, 2.0}, options), 1e-12) << describe(options);
+      }
+    }
+  }
+}
+
 // ---- larger generated matrices of every kind ----------------------------------------------------
 
 class DaspGpu : public testing::GpuTest {};

@@ -251,6 +251,38 @@ TEST(DaspLayout, SmallMatricesBeyondTheBudgetTakeAShortMaxLenWhenItPadsLittle) {
             kDaspSmallMatrixMaxMediumRowLengths[1]);
 }
 
+TEST(DaspLayout, TailWidthIsTheLongestRowsValuesInTheLastRegularBlock) {
+  // blocks kept regular from half full: sorted, the row-blocks are 8 x 28 (7 full blocks),
+  // 8 x 27 (the 7th block 3/4 full), 27 over 7 x 26 (7th block 17/32 full, 3 values of the
+  // 27), 4 x 26 over 4 x 25 (7th chunk 12/32: irregular, so 6 full blocks)
+  std::vector<int> lengths(9, 27);
+  lengths.insert(lengths.end(), 8, 28);
+  lengths.insert(lengths.end(), 11, 26);
+  lengths.insert(lengths.end(), 4, 25);
+  DaspParameters half_full = paper_max_medium();
+  half_full.regular_block_min_fill = 0.5;
+  const Matrix a = matrix_with_lengths(100, lengths);
+  const auto layout = build_dasp_layout(a, half_full, kFp64Shape);
+  ASSERT_EQ(layout.medium_tail_widths.size(), 4u);
+  EXPECT_EQ(layout.medium_tail_widths[0], 4);
+  EXPECT_EQ(layout.medium_tail_widths[1], 3);
+  EXPECT_EQ(layout.medium_tail_widths[2], 3);
+  EXPECT_EQ(layout.medium_tail_widths[3], 4);
+  for (std::size_t rb = 0; rb < 4; ++rb) {
+    // the longest row (the first) fills exactly the tail width of the last block, no row more
+    const std::int64_t blocks = (layout.rowblock_ptr[rb + 1] - layout.rowblock_ptr[rb]) / 32;
+    for (std::size_t slot = 0; slot < 8; ++slot) {
+      const auto row = static_cast<std::size_t>(layout.medium_row_ids[rb * 8 + slot]);
+      const std::int64_t in_last = std::clamp<std::int64_t>(lengths[row] - 4 * (blocks - 1), 0, 4);
+      if (slot == 0) {
+        EXPECT_EQ(in_last, layout.medium_tail_widths[rb]) << "row-block " << rb;
+      }
+      EXPECT_LE(in_last, layout.medium_tail_widths[rb]) << "row-block " << rb << " slot " << slot;
+    }
+  }
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape, half_full, 1.0, 0.0), 1e-12);
+}
+
 TEST(DaspLayout, SmallMatricesWithAFewVeryLongRowsSpreadThemOverMoreWarps) {
   // 20 000 rows of 8 and one of 3 000 (> kDaspVeryLongRowRatio x the mean)
   std::vector<int> lengths(20000, 8);
