@@ -34,8 +34,8 @@ __device__ __forceinline__ int offset_of_slot(int slot, int value) {
 template <int kBlockRows>
 __device__ __forceinline__ void slot_of_offset(int offset, int& slot, int& value) {
   if constexpr (kBlockRows == 8) {
-    slot = offset & 7;
-    value = offset >> 3;
+    slot = (offset >> 4) * 4 + (offset & 3);
+    value = (offset >> 2) & 3;
   } else {
     value = offset & 3;
     const int quad = offset >> 2;  // which 4-value group of the block

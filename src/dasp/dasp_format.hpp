@@ -16,17 +16,20 @@
 // the mma A fragment (DaspBlockShape::offset gives where a value is stored):
 //
 //   fp64, 8x4, one mma.m8n8k4            fp16/bf16, 16x4, one mma.m16n8k8 (A is 16x8)
-//   storage = column-major 8x4:          storage = 8 memory rows of 8 values:
-//     [value 0 of rows 0-7 | value 1 ..     memory row r = [block row r (4) | block row r+8 (4)]
-//      | value 2 .. | value 3 of rows 0-7]  lane 4r+q <- 2 values; q < 2: block row r  -> A rows 0-7,
-//     lane 4r+k <- row r, value k = [8k+r]                       k 0-3; q >= 2: row r+8 -> A rows
-//   A[r][k] = block row r, value k                               8-15, k 4-7 (zeros elsewhere)
-//   B[k][r] = x[col of A[r][k]]          C[r][r], C[r+8][r] = block rows r and r+8
+//   storage = two column-major 4x4       storage = 8 memory rows of 8 values:
+//   halves (rows 0-3, rows 4-7):            memory row r = [block row r (4) | block row r+8 (4)]
+//     [v0 of rows 0-3 | v1 .. | v2 .. |     lane 4r+q <- 2 values; q < 2: block row r  -> A rows 0-7,
+//      v3 of rows 0-3 | v0 of rows 4-7 ..]                       k 0-3; q >= 2: row r+8 -> A rows
+//     lane 4r+k <- row r, value k                                8-15, k 4-7 (zeros elsewhere)
+//   A[r][k] = block row r, value k       C[r][r], C[r+8][r] = block rows r and r+8
+//   B[k][r] = x[col of A[r][k]]
 //   C[r][r] = dot product of block row r
 //
-// fp64 blocks are column-major so that the padded last values of a row-block's rows (a 27-value
-// row's 28th) form whole 32-byte sectors of values and of columns that the kernel does not load
-// (DaspLayout::medium_tail_widths).
+// In fp64 a half-warp (rows 0-3 or 4-7) reads one 128-byte line, and value k of 4 rows is one
+// 32-byte sector: the padded last values of a row-block's rows (a 27-value row's 28th) are whole
+// sectors, which the kernel does not load (DaspLayout::medium_tail_widths). Row-major storage
+// gives the padding no sector of its own; fully column-major storage spreads a half-warp over two
+// lines (measured 4 % slower on a 5-point stencil).
 //
 // Padding values are 0 with the column of a real value of the same row (its last), so a padded
 // slot reads an x the row reads anyway; padding that belongs to no row has column 0.
@@ -60,9 +63,10 @@ struct DaspBlockShape {
   constexpr int values() const { return rows * width; }
   constexpr int values_per_lane() const { return values() / kWarpSize; }
   /// Storage position inside a block of value `value` (0..width-1) of block row `slot`:
-  /// column-major for 8 rows, memory rows [slot r | slot r + 8] for 16 (see the picture above).
+  /// column-major 4x4 halves for 8 rows, memory rows [slot r | slot r + 8] for 16 (see the
+  /// picture above).
   constexpr int offset(int slot, int value) const {
-    if (rows == 8) return value * 8 + slot;
+    if (rows == 8) return (slot / 4) * 16 + value * 4 + slot % 4;
     return (slot % 8) * (rows / 8) * width + (slot / 8) * width + value;
   }
   friend constexpr bool operator==(const DaspBlockShape&, const DaspBlockShape&) = default;

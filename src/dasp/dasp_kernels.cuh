@@ -23,9 +23,8 @@
 // What one lane holds of a block (lane = 4 * g + q, g = lane / 4, q = lane % 4):
 //
 //   fp64 8x4 block, 32 values            fp16 16x4 block, 64 values
-//     value [8q + g] = block row g, k q     values [2 lane, 2 lane + 1] = memory row g, k 2q, 2q+1
-//     (column-major: the values at k q of     
-//     the 8 rows are 2 whole sectors)
+//     value [16 (g/4) + 4q + g%4]           values [2 lane, 2 lane + 1] = memory row g, k 2q, 2q+1
+//       = block row g, k q
 //     A[g][q] = value, B[q][g] = x[col]     q < 2:  block row g    -> A[g][2q..],   a0 a1
 //     C[r][r] (lane 4r + r/2, c[r&1])       q >= 2: block row g+8  -> A[g+8][2q..], a2 a3
 //       = dot product of block row r        B[2q..][g] = x of the lane's two values, b0 b1
@@ -135,27 +134,25 @@ __device__ __forceinline__ T load_x(const T* x, int col) {
 
 // ---- one lane's share of a block -----------------------------------------------------------
 
-/// fp64: one value, its column, its x. Lane 4g + q takes value q of block row g, stored at 8q + g
-/// of the column-major block. `skip`: the value is padding in every row of the block (q at or
-/// past a row-block's tail width, DaspLayout::medium_tail_widths); it is not loaded, which saves
-/// whole sectors of values and columns, and counts as 0.
+/// fp64: one value, its column, its x. Lane 4g + q takes value q of block row g, stored at
+/// 16 (g / 4) + 4 q + g % 4 (DaspBlockShape::offset: each half-warp reads one 128-byte line of
+/// values, and value q of 4 rows is one 32-byte sector). `skip`: value q is padding in every row
+/// of the block (q at or past a row-block's tail width, DaspLayout::medium_tail_widths); it is
+/// not loaded (0), which saves a sector of values a half-warp. The column is loaded anyway (a
+/// padding column is one the row reads), so that the x gather needs no test.
 struct Fragment64 {
   double a = 0.0;
-  int col = -1;
+  int col = 0;
   double x = 0.0;
 
   __device__ void load(const double* values, const int* cols, long long block, int lane,
                        bool skip) {
-    if (!skip) {
-      const long long at = block * kBlockValues<double> + (lane & 3) * 8 + (lane >> 2);
-      a = __ldcs(values + at);
-      col = __ldcs(cols + at);
-    } else {
-      a = 0.0;
-      col = -1;
-    }
+    const long long at =
+        block * kBlockValues<double> + (lane >> 4) * 16 + (lane & 3) * 4 + ((lane >> 2) & 3);
+    a = skip ? 0.0 : __ldcs(values + at);
+    col = __ldcs(cols + at);
   }
-  __device__ void gather(const double* xs) { x = col >= 0 ? load_x(xs, col) : 0.0; }
+  __device__ void gather(const double* xs) { x = load_x(xs, col); }
   __device__ void mma(Accumulator<double>& acc) const { mma_m8n8k4(acc, a, x); }
   /// mma with x kept only for the lane's values at positions [from, to) of its block row.
   __device__ void mma_masked(Accumulator<double>& acc, int from, int to, int lane) const {

@@ -196,6 +196,21 @@ DaspParameters paper_max_medium() {
   return p;
 }
 
+TEST(DaspLayout, BlockOffsetsArePermutationsWithPaddingColumnsInWholeSectors) {
+  for (const DaspBlockShape shape : {kFp64Shape, kFp16Shape}) {
+    std::vector<int> seen(static_cast<std::size_t>(shape.values()), 0);
+    for (int slot = 0; slot < shape.rows; ++slot)
+      for (int value = 0; value < shape.width; ++value)
+        ++seen[static_cast<std::size_t>(shape.offset(slot, value))];
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  }
+  // fp64: value k of rows 0-3 (and of rows 4-7) is one aligned 32-byte sector of 4 doubles
+  for (int half = 0; half < 2; ++half)
+    for (int value = 0; value < 4; ++value)
+      for (int r = 0; r < 4; ++r)
+        EXPECT_EQ(kFp64Shape.offset(4 * half + r, value) / 4, kFp64Shape.offset(4 * half, value) / 4);
+}
+
 TEST(DaspLayout, RowsAreClassifiedByLength) {
   // §3.2: long > 256, medium 5..256, short 1..4, empty 0
   const Matrix a = matrix_with_lengths(1000, {0, 1, 2, 3, 4, 5, 256, 257, 0});
