@@ -213,6 +213,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     a.regular_cols = values_or_space(L.regular_cols, c.stored_medium_regular);
     a.rowblock_ptr = keep(upload(L.rowblock_ptr));
     a.medium_tail_widths = keep(upload(L.medium_tail_widths));
+    a.column_major_blocks = L.shape.column_major;
     a.medium_row_ids = keep(upload(L.medium_row_ids));
     a.irregular_ptr = keep(upload(L.irregular_ptr));
     a.irregular_values =
@@ -272,13 +273,14 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
       device::fill_medium_kernel<V><<<warps_grid(c.row_blocks), device::kThreadsPerBlock>>>(
           csr, static_cast<int>(c.row_blocks), a.rowblock_ptr, a.medium_row_ids, a.irregular_ptr,
           const_cast<V*>(a.regular_values), const_cast<int*>(a.regular_cols),
-          const_cast<V*>(a.irregular_values), const_cast<int*>(a.irregular_cols));
+          const_cast<V*>(a.irregular_values), const_cast<int*>(a.irregular_cols),
+          L.shape.column_major);
     for (int kind = 0; kind < kDaspShortKinds; ++kind) {
       const DaspShortPart& part = L.short_parts[static_cast<std::size_t>(kind)];
       if (part.tiles == 0) continue;
       device::fill_short_kernel<V><<<warps_grid(part.tiles), device::kThreadsPerBlock>>>(
           csr, kind, part.tiles, a.short_row_ids[kind], const_cast<V*>(a.short_values[kind]),
-          const_cast<int*>(a.short_cols[kind]));
+          const_cast<int*>(a.short_cols[kind]), L.shape.column_major);
     }
     TCSPARSE_CUDA_CHECK_LAUNCH();
     stop.record(nullptr);

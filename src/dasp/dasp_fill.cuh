@@ -25,17 +25,21 @@ struct CsrArrays {
 /// Storage position inside a block of value `value` of block row `slot`: the host layout's
 /// DaspBlockShape::offset (a constexpr function, callable here).
 template <int kBlockRows>
-__device__ __forceinline__ int offset_of_slot(int slot, int value) {
-  return DaspBlockShape{kBlockRows, kDaspBlockWidth}.offset(slot, value);
+__device__ __forceinline__ int offset_of_slot(int slot, int value, bool column_major) {
+  return DaspBlockShape{kBlockRows, kDaspBlockWidth, column_major}.offset(slot, value);
 }
 
 /// Block row `slot` and position `value` of storage position `offset` inside a block
 /// (the inverse of offset_of_slot).
 template <int kBlockRows>
-__device__ __forceinline__ void slot_of_offset(int offset, int& slot, int& value) {
-  if constexpr (kBlockRows == 8) {
-    slot = (offset >> 4) * 4 + (offset & 3);
-    value = (offset >> 2) & 3;
+__device__ __forceinline__ void slot_of_offset(int offset, bool column_major, int& slot,
+                                               int& value) {
+  if (kBlockRows == 8 && column_major) {
+    slot = offset & 7;
+    value = offset >> 3;
+  } else if (kBlockRows == 8) {
+    slot = offset >> 2;
+    value = offset & 3;
   } else {
     value = offset & 3;
     const int quad = offset >> 2;  // which 4-value group of the block
@@ -87,7 +91,7 @@ template <typename V>
 __global__ void fill_medium_kernel(CsrArrays<V> csr, int row_blocks, const int* rowblock_ptr,
                                    const int* medium_row_ids, const int* irregular_ptr,
                                    V* regular_values, int* regular_cols, V* irregular_values,
-                                   int* irregular_cols) {
+                                   int* irregular_cols, bool column_major) {
   constexpr int R = Traits<V>::kBlockRows;
   constexpr int kBlockValuesR = kBlockValues<V>;
   const int rb = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize);
@@ -98,7 +102,7 @@ __global__ void fill_medium_kernel(CsrArrays<V> csr, int row_blocks, const int* 
     const long long within = at - base;
     const long long chunk = within / kBlockValuesR;
     int slot, value;
-    slot_of_offset<R>(static_cast<int>(within % kBlockValuesR), slot, value);
+    slot_of_offset<R>(static_cast<int>(within % kBlockValuesR), column_major, slot, value);
     const int row = medium_row_ids[static_cast<long long>(rb) * R + slot];
     put_value(csr, row, chunk * 4 + value, regular_values, regular_cols, at);
   }
@@ -124,7 +128,7 @@ __global__ void fill_medium_kernel(CsrArrays<V> csr, int row_blocks, const int* 
 ///   single values: value o of the tile
 template <typename V>
 __global__ void fill_short_kernel(CsrArrays<V> csr, int kind, long long tiles,
-                                  const int* row_ids, V* values, int* cols) {
+                                  const int* row_ids, V* values, int* cols, bool column_major) {
   constexpr int R = Traits<V>::kBlockRows;
   constexpr int kBlockValuesR = kBlockValues<V>;
   const long long tile = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
@@ -137,12 +141,13 @@ __global__ void fill_short_kernel(CsrArrays<V> csr, int kind, long long tiles,
     const long long start = tile * 64 + static_cast<long long>(block) * kBlockValuesR;
     const int from = part ? split : 0, to = part ? 4 : split;
     for (int v = from; v < to; ++v)
-      put_value(csr, row, v - from, values, cols, start + offset_of_slot<R>(slot, v));
+      put_value(csr, row, v - from, values, cols,
+                start + offset_of_slot<R>(slot, v, column_major));
   } else if (kind == 1) {  // rows of 4
     const int block = o / R, slot = o % R;
     const long long start = tile * 128 + static_cast<long long>(block) * kBlockValuesR;
     for (int v = 0; v < 4; ++v)
-      put_value(csr, row, v, values, cols, start + offset_of_slot<R>(slot, v));
+      put_value(csr, row, v, values, cols, start + offset_of_slot<R>(slot, v, column_major));
   } else {  // single values
     put_value(csr, row, 0, values, cols, tile * kWarpSize + o);
   }

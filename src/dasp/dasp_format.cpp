@@ -162,6 +162,19 @@ struct LayoutPlan {
   int64_t group_values() const { return int64_t{kDaspBlocksPerLongGroup} * shape.values(); }
 };
 
+}  // namespace
+
+bool resolve_fp64_column_major(const DaspParameters& parameters, DaspBlockShape shape,
+                               const DaspCounts& counts) {
+  if (shape.rows != 8) return false;
+  if (parameters.fp64_block_order) return parameters.fp64_block_order == 2;
+  return static_cast<double>(counts.padded_tail_blocks) >=
+         kDaspColumnMajorMinTailBlockShare * static_cast<double>(counts.regular_blocks) &&
+         counts.padded_tail_blocks > 0;
+}
+
+namespace {
+
 /// The fewest values a medium block must hold to be kept as a regular block (§3.2 threshold),
 /// at least 1 (an empty chunk is never a block).
 int min_regular_fill(const DaspParameters& parameters, DaspBlockShape shape) {
@@ -207,10 +220,10 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
   plan.regular_chunks.assign(sz(c.row_blocks), 0);
   const int min_fill = min_regular_fill(parameters, shape);
   const int64_t medium_begin = order.medium_begin;
-  int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0;
+  int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tail_blocks = 0;
   const int team = threads_for(c.rows_medium);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static) \
-    reduction(+ : regular_blocks, regular_nnz, medium_nnz)
+    reduction(+ : regular_blocks, regular_nnz, medium_nnz, padded_tail_blocks)
   for (int64_t rb = 0; rb < c.row_blocks; ++rb) {
     const int64_t first = rb * block_rows;
     const int rows_here = static_cast<int>(std::min<int64_t>(block_rows, c.rows_medium - first));
@@ -228,9 +241,14 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
     }
     plan.regular_chunks[sz(rb)] = static_cast<int32_t>(chunks);
     regular_blocks += chunks;
+    // the first row is the longest: fewer than `width` of its values in the last block
+    if (chunks > 0 && lengths[0] - (chunks - 1) * shape.width < shape.width) ++padded_tail_blocks;
     for (int s = 0; s < rows_here; ++s) regular_nnz += std::min(lengths[s], chunks * shape.width);
   }
   c.regular_blocks = regular_blocks;
+  c.padded_tail_blocks = padded_tail_blocks;
+  plan.shape.column_major = resolve_fp64_column_major(parameters, shape, c);
+  c.column_major_blocks = plan.shape.column_major;
   c.nnz_medium_regular = regular_nnz;
   c.nnz_medium_irregular = medium_nnz - regular_nnz;
   c.stored_medium_regular = regular_blocks * shape.values();
@@ -923,6 +941,8 @@ std::string stats_json(const DaspCounts& c, DaspBlockShape shape,
     << ", \"pairs_2_2\": " << c.pairs_2_2 << ", \"single_1\": " << c.single_1 << "}"
     << ", \"max_medium_row_length\": " << c.max_medium_row_length
     << ", \"short_tiles_by_row\": " << (c.short_tiles_by_row ? "true" : "false")
+    << ", \"padded_tail_blocks\": " << c.padded_tail_blocks
+    << ", \"column_major_blocks\": " << (c.column_major_blocks ? "true" : "false")
     << ", \"warps\": " << c.warps() << ", \"parameters\": \"" << parameters.to_string() << "\"}";
   return o.str();
 }

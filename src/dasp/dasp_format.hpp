@@ -16,20 +16,18 @@
 // the mma A fragment (DaspBlockShape::offset gives where a value is stored):
 //
 //   fp64, 8x4, one mma.m8n8k4            fp16/bf16, 16x4, one mma.m16n8k8 (A is 16x8)
-//   storage = two column-major 4x4       storage = 8 memory rows of 8 values:
-//   halves (rows 0-3, rows 4-7):            memory row r = [block row r (4) | block row r+8 (4)]
-//     [v0 of rows 0-3 | v1 .. | v2 .. |     lane 4r+q <- 2 values; q < 2: block row r  -> A rows 0-7,
-//      v3 of rows 0-3 | v0 of rows 4-7 ..]                       k 0-3; q >= 2: row r+8 -> A rows
-//     lane 4r+k <- row r, value k                                8-15, k 4-7 (zeros elsewhere)
-//   A[r][k] = block row r, value k       C[r][r], C[r+8][r] = block rows r and r+8
-//   B[k][r] = x[col of A[r][k]]
+//   storage = row-major 8x4 [8r + k],    storage = 8 memory rows of 8 values:
+//     or column-major [8k + r]              memory row r = [block row r (4) | block row r+8 (4)]
+//     (DaspBlockShape::column_major)        lane 4r+q <- 2 values; q < 2: block row r  -> A rows 0-7,
+//   lane 4r+k <- row r, value k                                  k 0-3; q >= 2: row r+8 -> A rows
+//   A[r][k] = block row r, value k                               8-15, k 4-7 (zeros elsewhere)
+//   B[k][r] = x[col of A[r][k]]          C[r][r], C[r+8][r] = block rows r and r+8
 //   C[r][r] = dot product of block row r
 //
-// In fp64 a half-warp (rows 0-3 or 4-7) reads one 128-byte line, and value k of 4 rows is one
-// 32-byte sector: the padded last values of a row-block's rows (a 27-value row's 28th) are whole
-// sectors, which the kernel does not load (DaspLayout::medium_tail_widths). Row-major storage
-// gives the padding no sector of its own; fully column-major storage spreads a half-warp over two
-// lines (measured 4 % slower on a 5-point stencil).
+// Column-major fp64 blocks put value k of the 8 rows in one aligned 64-byte piece, so the padded
+// last values of a row-block's rows (a 27-value row's 28th) are not loaded
+// (DaspLayout::medium_tail_widths); a half-warp then reads two lines instead of one, which costs
+// where there is little padding to skip (resolve_fp64_column_major).
 //
 // Padding values are 0 with the column of a real value of the same row (its last), so a padded
 // slot reads an x the row reads anyway; padding that belongs to no row has column 0.
@@ -59,14 +57,15 @@ struct DaspBlockShape {
   int rows = 8;
   /// Values of one row in a block (kDaspBlockWidth).
   int width = kDaspBlockWidth;
+  /// 8-row (fp64) blocks only: stored column-major (see the picture above).
+  bool column_major = false;
 
   constexpr int values() const { return rows * width; }
   constexpr int values_per_lane() const { return values() / kWarpSize; }
-  /// Storage position inside a block of value `value` (0..width-1) of block row `slot`:
-  /// column-major 4x4 halves for 8 rows, memory rows [slot r | slot r + 8] for 16 (see the
-  /// picture above).
+  /// Storage position inside a block of value `value` (0..width-1) of block row `slot` (see
+  /// the picture above).
   constexpr int offset(int slot, int value) const {
-    if (rows == 8) return (slot / 4) * 16 + value * 4 + slot % 4;
+    if (rows == 8 && column_major) return value * 8 + slot;
     return (slot % 8) * (rows / 8) * width + (slot / 8) * width + value;
   }
   friend constexpr bool operator==(const DaspBlockShape&, const DaspBlockShape&) = default;
@@ -153,6 +152,9 @@ struct DaspCounts {
   int medium_rows_per_warp = 8;
   DaspWorkSplit split;
   bool short_tiles_by_row = false;
+  /// Medium row-blocks whose last block holds fewer than 4 values of every row.
+  std::int64_t padded_tail_blocks = 0;
+  bool column_major_blocks = false;  ///< resolve_fp64_column_major
 
   std::int64_t nnz() const {
     return nnz_long + nnz_medium_regular + nnz_medium_irregular + nnz_short;
@@ -210,7 +212,7 @@ struct DaspLayout {
   HostArray<std::int32_t> regular_cols;
   /// [padded row-blocks]: values of its longest row (its first) in the row-block's last regular
   /// block, 1..4; the other block rows hold no more there, so values [width, 4) of that block
-  /// are padding in every row and the fp64 kernel does not load them.
+  /// are padding in every row, which the fp64 kernel does not load from column-major blocks.
   std::vector<std::uint8_t> medium_tail_widths;
   std::vector<std::int32_t> irregular_ptr;   ///< [padded row-blocks * shape.rows + 1]
   /// The leading medium warp units (row-blocks when one a warp) without irregular values:
@@ -249,10 +251,16 @@ DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, std::int32_t>& matrix
                                     std::optional<DaspBlockShape> shape = std::nullopt,
                                     DaspFill fill = DaspFill::values);
 
+/// Whether 8-row (fp64) blocks are stored column-major: the explicit fp64_block_order, else when
+/// counts.padded_tail_blocks reach kDaspColumnMajorMinTailBlockShare of the regular blocks.
+bool resolve_fp64_column_major(const DaspParameters& parameters, DaspBlockShape shape,
+                               const DaspCounts& counts);
+
 /// MAX_LEN for `matrix` in a layout of `shape`: the explicit parameter; else, below
 /// kDaspSmallMatrixNnz nonzeros, the first of kDaspSmallMatrixMaxMediumRowLengths whose layout
 /// (values of sizeof(Value) and 4-byte columns, long rows padded to whole groups) takes at most
-/// kDaspLatencyBoundLayoutBytes; for a large matrix of dense long rows (kDaspDenseRowsMinDensity)
+/// kDaspLatencyBoundLayoutBytes, or failing that pads its long rows by at most
+/// kDaspSmallMatrixMaxLongRowPadding of its nonzeros; for a large matrix of dense long rows (kDaspDenseRowsMinDensity)
 /// its longest row, so that every row is a medium row (then one row-block a warp, in pieces of
 /// kDaspDenseRowsBlocksPerPiece blocks); else the paper's kDaspMaxMediumRowLength.
 template <typename Value>

@@ -23,8 +23,8 @@
 // What one lane holds of a block (lane = 4 * g + q, g = lane / 4, q = lane % 4):
 //
 //   fp64 8x4 block, 32 values            fp16 16x4 block, 64 values
-//     value [16 (g/4) + 4q + g%4]           values [2 lane, 2 lane + 1] = memory row g, k 2q, 2q+1
-//       = block row g, k q
+//     value [4g + q] (or [8q + g] when      values [2 lane, 2 lane + 1] = memory row g, k 2q, 2q+1
+//     column-major) = block row g, k q
 //     A[g][q] = value, B[q][g] = x[col]     q < 2:  block row g    -> A[g][2q..],   a0 a1
 //     C[r][r] (lane 4r + r/2, c[r&1])       q >= 2: block row g+8  -> A[g+8][2q..], a2 a3
 //       = dot product of block row r        B[2q..][g] = x of the lane's two values, b0 b1
@@ -43,6 +43,8 @@
 
 #include <cstdint>
 #include <type_traits>
+
+#include "dasp/dasp_parameters.hpp"
 
 namespace tcsparse::dasp::device {
 
@@ -135,20 +137,20 @@ __device__ __forceinline__ T load_x(const T* x, int col) {
 // ---- one lane's share of a block -----------------------------------------------------------
 
 /// fp64: one value, its column, its x. Lane 4g + q takes value q of block row g, stored at
-/// 16 (g / 4) + 4 q + g % 4 (DaspBlockShape::offset: each half-warp reads one 128-byte line of
-/// values, and value q of 4 rows is one 32-byte sector). `skip`: value q is padding in every row
-/// of the block (q at or past a row-block's tail width, DaspLayout::medium_tail_widths); it is
-/// not loaded (0), which saves a sector of values a half-warp. The column is loaded anyway (a
-/// padding column is one the row reads), so that the x gather needs no test.
+/// 4g + q (row-major block) or 8q + g (column-major, DaspBlockShape::column_major). `skip`:
+/// value q is padding in every row of the block (q at or past a row-block's tail width,
+/// DaspLayout::medium_tail_widths); it is not loaded (0), which in a column-major block saves
+/// the aligned 64 bytes of value q of the 8 rows. The column is loaded anyway (a padding column
+/// is one the row reads), so that the x gather needs no test.
 struct Fragment64 {
   double a = 0.0;
   int col = 0;
   double x = 0.0;
 
   __device__ void load(const double* values, const int* cols, long long block, int lane,
-                       bool skip) {
+                       bool column_major, bool skip) {
     const long long at =
-        block * kBlockValues<double> + (lane >> 4) * 16 + (lane & 3) * 4 + ((lane >> 2) & 3);
+        block * kBlockValues<double> + (column_major ? (lane & 3) * 8 + (lane >> 2) : lane);
     a = skip ? 0.0 : __ldcs(values + at);
     col = __ldcs(cols + at);
   }
@@ -168,8 +170,10 @@ struct Fragment16 {
   int2 col = {0, 0};
   unsigned x = 0;
 
-  /// `skip` is not used: a lane's two values may be a real one and a padded one.
-  __device__ void load(const V* values, const int* cols, long long block, int lane, bool /*skip*/) {
+  /// 16x4 blocks have one storage order, and a lane's two values may be a real one and a padded
+  /// one: `column_major` and `skip` are not used.
+  __device__ void load(const V* values, const int* cols, long long block, int lane,
+                       bool /*column_major*/, bool /*skip*/) {
     const long long at = block * (kBlockValues<V> / 2) + lane;  // in pairs
     a = __ldcs(reinterpret_cast<const unsigned*>(values) + at);
     col = __ldcs(reinterpret_cast<const int2*>(cols) + at);
@@ -252,16 +256,17 @@ __device__ __forceinline__ Acc<V> diagonal_sum(const Accumulator<V>& acc, int la
 
 /// Calls consume(fragment, block) for blocks [begin, end) in order, with the loads of kInFlight
 /// blocks issued together; kPipelined: the next batch's values and columns are loaded while the
-/// current batch's x is gathered. skip_of(block): whether this lane's value of the block is
-/// padding not to be loaded (Fragment::load). after_loads() runs once right after the first batch's
+/// current batch's x is gathered. `column_major` and skip_of(block) (whether this lane's value
+/// of the block is padding not to be loaded) go to Fragment::load. after_loads() runs once right after the first batch's
 /// loads are issued and after_gathers() right after its x gathers (also when there are no
 /// blocks), so that a caller's own dependent loads overlap them. `begin`, `end` are
 /// warp-uniform, so consume may use mma.
 template <typename V, int kInFlight, bool kPipelined, typename SkipOf, typename Consume,
           typename AfterLoads, typename AfterGathers>
 __device__ __forceinline__ void for_each_block(const V* values, const int* cols, int begin,
-                                               int end, const V* x, int lane, SkipOf skip_of,
-                                               Consume consume, AfterLoads after_loads,
+                                               int end, const V* x, int lane, bool column_major,
+                                               SkipOf skip_of, Consume consume,
+                                               AfterLoads after_loads,
                                                AfterGathers after_gathers) {
   if (begin >= end) {
     after_loads();
@@ -271,14 +276,16 @@ __device__ __forceinline__ void for_each_block(const V* values, const int* cols,
   Fragment<V> current[kInFlight];
 #pragma unroll
   for (int u = 0; u < kInFlight; ++u)
-    if (begin + u < end) current[u].load(values, cols, begin + u, lane, skip_of(begin + u));
+    if (begin + u < end)
+      current[u].load(values, cols, begin + u, lane, column_major, skip_of(begin + u));
   after_loads();
   bool first = true;
   for (int b = begin; b < end; b += kInFlight) {
     if (!kPipelined && !first) {
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u)
-        if (b + u < end) current[u].load(values, cols, b + u, lane, skip_of(b + u));
+        if (b + u < end)
+          current[u].load(values, cols, b + u, lane, column_major, skip_of(b + u));
     }
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u)
@@ -290,7 +297,8 @@ __device__ __forceinline__ void for_each_block(const V* values, const int* cols,
       const int nb = b + kInFlight;
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u)
-        if (nb + u < end) next[u].load(values, cols, nb + u, lane, skip_of(nb + u));
+        if (nb + u < end)
+          next[u].load(values, cols, nb + u, lane, column_major, skip_of(nb + u));
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u)
         if (b + u < end) consume(current[u], b + u);
@@ -375,6 +383,7 @@ struct Arguments {
   const int* regular_cols;
   const int* rowblock_ptr;
   const unsigned char* medium_tail_widths;  // per row-block: width of its last block (1..4)
+  bool column_major_blocks;                 // fp64 blocks stored column-major
   const int* medium_row_ids;
   const int* irregular_ptr;
   const V* irregular_values;
@@ -414,7 +423,8 @@ __device__ void long_task(const Arguments<V>& p, int task, int lane, const V* x,
   const int task_count = __ldg(p.long_task_ptr + t.w + 1) - first_task;
   Accumulator<V> acc;
   for_each_block<V, kInFlight, kPipelined>(
-      p.long_values, p.long_cols, t.y, t.z, x, lane, [](int) { return false; },
+      p.long_values, p.long_cols, t.y, t.z, x, lane, p.column_major_blocks,
+      [](int) { return false; },
       [&](const Fragment<V>& f, int) { mma_block<V>(f, acc, lane); }, [] {}, [] {});
   const Acc<V> sum = diagonal_sum<V>(acc, lane);
   if (task_count == 1) {
@@ -461,7 +471,9 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
   static_assert(kUnitRows <= kWarpSize);
   const int first_row_block = unit * kRowBlocks;
   const int bound = lane <= kRowBlocks ? __ldg(p.rowblock_ptr + first_row_block + lane) : 0;
-  const int tail = lane < kRowBlocks ? __ldg(p.medium_tail_widths + first_row_block + lane) : 0;
+  const int tail = lane < kRowBlocks && p.column_major_blocks
+                       ? __ldg(p.medium_tail_widths + first_row_block + lane)
+                       : kDaspBlockWidth;
   const int m = unit * kUnitRows + lane;
   int row = -1;
   IrregularPart<V> irregular;
@@ -491,7 +503,7 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
   Accumulator<V> acc[kRowBlocks];
   for_each_block<V, kInFlight, kPipelined>(
       p.regular_values, p.regular_cols, block_bound[0], block_bound[kRowBlocks], x, lane,
-      [&](int block) {
+      p.column_major_blocks, [&](int block) {
         bool skip = false;
         if constexpr (kRowBlocks <= kMaxRowBlocksSkippingPadding) {
 #pragma unroll
@@ -551,7 +563,8 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
   }
   const int first_block = __shfl_sync(kFullMask, bound, 0) / kBlockValues<V>;
   const int end_block = __shfl_sync(kFullMask, bound, 1) / kBlockValues<V>;
-  const bool beyond_tail = (lane & 3) >= __ldg(p.medium_tail_widths + row_block);
+  const bool beyond_tail =
+      p.column_major_blocks && (lane & 3) >= __ldg(p.medium_tail_widths + row_block);
   const int per_piece = p.medium_blocks_per_piece;
   const int blocks = end_block - first_block;
   const int pieces = blocks > per_piece ? (blocks + per_piece - 1) / per_piece : 1;
@@ -559,7 +572,7 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
   const int end = pieces == 1 ? end_block : min(end_block, begin + per_piece);
   Accumulator<V> acc;
   for_each_block<V, kInFlight, kPipelined>(
-      p.regular_values, p.regular_cols, begin, end, x, lane,
+      p.regular_values, p.regular_cols, begin, end, x, lane, p.column_major_blocks,
       [&](int block) { return beyond_tail && block == end_block - 1; },
       [&](const Fragment<V>& f, int) { mma_block<V>(f, acc, lane); },
       [&] { irregular.prefetch_values(p.irregular_values, p.irregular_cols); },
@@ -602,7 +615,8 @@ __device__ void short_pair_tile(const Arguments<V>& p, long long tile, int lane,
   Fragment<V> f[kBlocks];
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b)
-    f[b].load(p.short_values[kKind], p.short_cols[kKind], tile * kBlocks + b, lane, false);
+    f[b].load(p.short_values[kKind], p.short_cols[kKind], tile * kBlocks + b, lane,
+              p.column_major_blocks, false);
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b) f[b].gather(x);
   Acc<V> out = 0;
@@ -630,7 +644,8 @@ __device__ void short_four_tile(const Arguments<V>& p, long long tile, int lane,
   Fragment<V> f[kBlocks];
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b)
-    f[b].load(p.short_values[1], p.short_cols[1], tile * kBlocks + b, lane, false);
+    f[b].load(p.short_values[1], p.short_cols[1], tile * kBlocks + b, lane,
+              p.column_major_blocks, false);
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b) f[b].gather(x);
   Acc<V> out = 0;

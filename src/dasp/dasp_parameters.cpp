@@ -60,7 +60,7 @@ const std::vector<std::string_view>& parameter_keys() {
   static const std::vector<std::string_view> keys = {
       "max_medium_row_length", "regular_block_min_fill", "medium_rows_per_warp",
       "long_groups_per_warp", "medium_blocks_per_warp", "blocks_in_flight", "pipelined_loads",
-      "short_tile_order", "fill"};
+      "short_tile_order", "fill", "fp64_block_order"};
   return keys;
 }
 
@@ -80,7 +80,8 @@ std::string DaspParameters::to_string() const {
       << (pipelined_loads >= 0 ? std::to_string(pipelined_loads) : std::string("auto"))
       << ",short_tile_order="
       << (short_tile_order == 1 ? "kind" : short_tile_order == 2 ? "row" : "auto")
-      << ",fill=" << (fill_on_device ? "device" : "host");
+      << ",fill=" << (fill_on_device ? "device" : "host") << ",fp64_block_order="
+      << (fp64_block_order == 1 ? "row" : fp64_block_order == 2 ? "column" : "auto");
   return out.str();
 }
 
@@ -118,6 +119,10 @@ DaspParameters parse_parameters(const std::vector<std::string>& key_values) {
       if (value != "auto" && value != "kind" && value != "row")
         bad_value(key, value, "auto, kind or row");
       p.short_tile_order = value == "kind" ? 1 : value == "row" ? 2 : 0;
+    } else if (key == "fp64_block_order") {
+      if (value != "auto" && value != "row" && value != "column")
+        bad_value(key, value, "auto, row or column");
+      p.fp64_block_order = value == "row" ? 1 : value == "column" ? 2 : 0;
     } else if (key == "fill") {
       if (value != "device" && value != "host") bad_value(key, value, "device or host");
       p.fill_on_device = value == "device";

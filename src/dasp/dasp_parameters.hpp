@@ -63,6 +63,15 @@ inline constexpr int kDaspDenseRowsBlocksInFlight = 4;
 /// a 16 k-row matrix still has about 14 k warps.
 inline constexpr int kDaspDenseRowsBlocksPerPiece = 64;
 
+/// fp64 blocks are stored column-major (DaspBlockShape::column_major) when at least this share
+/// of the regular medium blocks are row-block tails with padding in every row (rows of 4k + 3:
+/// 27-point stencils, 11-wide bands), whose padded values the kernel then does not load; else
+/// row-major, where a half-warp reads one line. Measured on an H200, fp64, column-major against
+/// row-major: 27-point stencil 100^3 (15 % tail blocks) 89.5 -> 88.4 us (90.2 % of the copy
+/// bandwidth), band of 11 (33 %) 98.8 -> 95.9 us; 5-point stencil 2000^2 (none) 109.6 ->
+/// 114.4 us, pruned 16384^2 (0.3 %) 105.4 -> 108.2 us.
+inline constexpr double kDaspColumnMajorMinTailBlockShare = 1.0 / 16;
+
 /// Rows of at most this many nonzeros are "short rows", pieced 1+3, 2+2, 4 and 1 (§3.2). Fixed:
 /// the piecing is defined for a block row of exactly 4 values.
 inline constexpr int kDaspMaxShortRowLength = 4;
@@ -154,6 +163,9 @@ struct DaspParameters {
   /// Where the value and column arrays are filled: on the GPU from the uploaded CSR (the host
   /// builds only the index arrays), or on the host ("fill=host", then uploaded).
   bool fill_on_device = true;
+  /// fp64 block storage: 0 = auto (kDaspColumnMajorMinTailBlockShare), 1 = row-major,
+  /// 2 = column-major.
+  int fp64_block_order = 0;
 
   /// "key=value,key=value" with every key, for reports.
   std::string to_string() const;

@@ -139,9 +139,13 @@ std::string describe(const PlanOptions& options) {
 }
 
 TEST_P(DaspGpuOnCatalogue, Fp64WithEveryKernelShapeMatchesReference) {
-  for (const PlanOptions& options : kernel_shape_options({"8", "16", "32"}))
+  for (PlanOptions options : kernel_shape_options({"8", "16", "32"})) {
     EXPECT_LT(dasp_error<double>(GetParam().matrix, {1.0, 0.0}, options), 1e-12)
         << describe(options);
+    options.parameters.push_back("fp64_block_order=column");  // every category, column-major
+    EXPECT_LT(dasp_error<double>(GetParam().matrix, {1.0, 0.0}, options), 1e-12)
+        << describe(options);
+  }
 }
 TEST_P(DaspGpuOnCatalogue, Fp16WithEveryKernelShapeMatchesReference) {
   for (PlanOptions options : kernel_shape_options({"16", "32"})) {
@@ -186,6 +190,8 @@ void expect_device_fill_equals_host_fill(const Matrix& matrix64,
 
 TEST_P(DaspGpuOnCatalogue, DeviceFillEqualsHostFill) {
   expect_device_fill_equals_host_fill<double>(GetParam().matrix, {});
+  expect_device_fill_equals_host_fill<double>(GetParam().matrix, {"fp64_block_order=row"});
+  expect_device_fill_equals_host_fill<double>(GetParam().matrix, {"fp64_block_order=column"});
   expect_device_fill_equals_host_fill<half>(GetParam().matrix, {});
   expect_device_fill_equals_host_fill<bfloat16>(
       GetParam().matrix, {"max_medium_row_length=40", "regular_block_min_fill=0.3"});
@@ -240,8 +246,8 @@ INSTANTIATE_TEST_SUITE_P(RowCounts, DaspGpuOnRowCounts,
 class DaspGpuTailBlocks : public testing::GpuTest {};
 
 TEST_F(DaspGpuTailBlocks, PaddedLastValuesAreSkippedWithoutLosingRealOnes) {
-  // fp64 does not load the values of a row-block's last block past its longest row's tail
-  // (DaspLayout::medium_tail_widths): rows of 7, 11, 27 and 255 (3 values in the last block),
+  // fp64 column-major blocks: the values of a row-block's last block past its longest row's
+  // tail are not loaded (DaspLayout::medium_tail_widths): rows of 7, 11, 27 and 255 (3 values in the last block),
   // 30 (a 2-value tail), row-blocks mixing 25, 26 and 27 and rows of 3 .. 51 (different tails
   // in one block when blocks are kept regular from half full)
   std::vector<int> lengths;
@@ -257,13 +263,16 @@ TEST_F(DaspGpuTailBlocks, PaddedLastValuesAreSkippedWithoutLosingRealOnes) {
   for (const char* rows : {"8", "16", "32"}) {
     for (const char* per_piece : {"auto", "2"}) {
       for (const char* min_fill : {"0.75", "0.5"}) {
-        PlanOptions options;
-        options.parameters = {"max_medium_row_length=256",
-                              std::string("medium_rows_per_warp=") + rows,
-                              std::string("medium_blocks_per_warp=") + per_piece,
-                              std::string("regular_block_min_fill=") + min_fill};
-        EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}, options), 1e-12) << describe(options);
-        EXPECT_LT(dasp_error<double>(a, {-0.5, 2.0}, options), 1e-12) << describe(options);
+        for (const char* order : {"auto", "row", "column"}) {
+          PlanOptions options;
+          options.parameters = {"max_medium_row_length=256",
+                                std::string("medium_rows_per_warp=") + rows,
+                                std::string("medium_blocks_per_warp=") + per_piece,
+                                std::string("regular_block_min_fill=") + min_fill,
+                                std::string("fp64_block_order=") + order};
+          EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}, options), 1e-12) << describe(options);
+          EXPECT_LT(dasp_error<double>(a, {-0.5, 2.0}, options), 1e-12) << describe(options);
+        }
       }
     }
   }

@@ -196,19 +196,46 @@ DaspParameters paper_max_medium() {
   return p;
 }
 
-TEST(DaspLayout, BlockOffsetsArePermutationsWithPaddingColumnsInWholeSectors) {
-  for (const DaspBlockShape shape : {kFp64Shape, kFp16Shape}) {
+TEST(DaspLayout, BlockOffsetsArePermutations) {
+  const DaspBlockShape fp64_column_major{8, kDaspBlockWidth, true};
+  for (const DaspBlockShape shape : {kFp64Shape, fp64_column_major, kFp16Shape}) {
     std::vector<int> seen(static_cast<std::size_t>(shape.values()), 0);
     for (int slot = 0; slot < shape.rows; ++slot)
       for (int value = 0; value < shape.width; ++value)
         ++seen[static_cast<std::size_t>(shape.offset(slot, value))];
     EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
   }
-  // fp64: value k of rows 0-3 (and of rows 4-7) is one aligned 32-byte sector of 4 doubles
-  for (int half = 0; half < 2; ++half)
-    for (int value = 0; value < 4; ++value)
-      for (int r = 0; r < 4; ++r)
-        EXPECT_EQ(kFp64Shape.offset(4 * half + r, value) / 4, kFp64Shape.offset(4 * half, value) / 4);
+  // column-major fp64: value k of the 8 rows is one aligned 64-byte piece (8 doubles), which
+  // the kernel may skip whole; row-major: a row's 4 values are one 32-byte sector
+  for (int slot = 0; slot < 8; ++slot) {
+    for (int value = 0; value < 4; ++value) {
+      EXPECT_EQ(fp64_column_major.offset(slot, value) / 8, value);
+      EXPECT_EQ(kFp64Shape.offset(slot, value) / 4, slot);
+    }
+  }
+}
+
+TEST(DaspLayout, Fp64BlocksAreColumnMajorWhereManyRowBlocksEndInPadding) {
+  // rows of 27: every row-block's last block is 3/4 full in every row
+  const auto stencil = build_dasp_layout(matrix_with_lengths(100, std::vector<int>(800, 27)),
+                                         paper_max_medium(), kFp64Shape);
+  EXPECT_EQ(stencil.counts.padded_tail_blocks, 100);
+  EXPECT_TRUE(stencil.shape.column_major);
+  EXPECT_TRUE(stencil.counts.column_major_blocks);
+  // rows of 28 end in full blocks; fp16 blocks have one order
+  EXPECT_FALSE(build_dasp_layout(matrix_with_lengths(100, std::vector<int>(800, 28)),
+                                 paper_max_medium(), kFp64Shape).shape.column_major);
+  EXPECT_FALSE(build_dasp_layout(matrix_with_lengths(100, std::vector<int>(800, 27)),
+                                 paper_max_medium(), kFp16Shape).shape.column_major);
+  // the parameter decides when given
+  DaspParameters row = paper_max_medium(), column = paper_max_medium();
+  row.fp64_block_order = 1;
+  column.fp64_block_order = 2;
+  EXPECT_FALSE(build_dasp_layout(matrix_with_lengths(100, std::vector<int>(800, 27)), row,
+                                 kFp64Shape).shape.column_major);
+  const Matrix rows_of_28 = matrix_with_lengths(100, std::vector<int>(800, 28));
+  EXPECT_TRUE(build_dasp_layout(rows_of_28, column, kFp64Shape).shape.column_major);
+  EXPECT_LT(host_apply_error<double>(rows_of_28, kFp64Shape, column, 1.0, 0.0), 1e-12);
 }
 
 TEST(DaspLayout, RowsAreClassifiedByLength) {
@@ -498,7 +525,7 @@ TEST(DaspLayout, RegularPaddingReadsTheRowsLastColumn) {
   const auto layout = build_dasp_layout(a, {}, kFp64Shape);
   // block 1 (values 32..63), block row r = medium row r = row r; its value 3 is padding
   for (int r = 0; r < 8; ++r) {
-    const std::size_t at = 32 + static_cast<std::size_t>(kFp64Shape.offset(r, 3));
+    const std::size_t at = 32 + static_cast<std::size_t>(layout.shape.offset(r, 3));
     EXPECT_EQ(layout.regular_values[at], 0.0);
     EXPECT_EQ(layout.regular_cols[at], a.col_idx[static_cast<std::size_t>(a.row_ptr[r] + 6)]);
   }
@@ -695,13 +722,14 @@ TEST(DaspParameters, DefaultsAreThePapersOrAuto) {
   EXPECT_EQ(p.medium_blocks_per_warp, 0);  // auto
   EXPECT_EQ(p.blocks_in_flight, 0);   // auto
   EXPECT_EQ(p.pipelined_loads, -1);  // auto
+  EXPECT_EQ(p.fp64_block_order, 0);  // auto
 }
 
 TEST(DaspParameters, ParsesEveryKey) {
   const DaspParameters p = parse_parameters(
       {"max_medium_row_length=128", "regular_block_min_fill=0.5", "medium_rows_per_warp=16",
        "long_groups_per_warp=3", "medium_blocks_per_warp=5", "blocks_in_flight=2",
-       "pipelined_loads=0", "short_tile_order=row", "fill=host"});
+       "pipelined_loads=0", "short_tile_order=row", "fill=host", "fp64_block_order=column"});
   EXPECT_EQ(p.max_medium_row_length, 128);
   EXPECT_DOUBLE_EQ(p.regular_block_min_fill, 0.5);
   EXPECT_EQ(p.medium_rows_per_warp, 16);
@@ -709,6 +737,8 @@ TEST(DaspParameters, ParsesEveryKey) {
   EXPECT_EQ(p.medium_blocks_per_warp, 5);
   EXPECT_EQ(p.blocks_in_flight, 2);
   EXPECT_EQ(p.pipelined_loads, 0);
+  EXPECT_EQ(p.fp64_block_order, 2);
+  EXPECT_EQ(parse_parameters({"fp64_block_order=row"}).fp64_block_order, 1);
   EXPECT_EQ(parse_parameters({"medium_rows_per_warp=auto"}).medium_rows_per_warp, 0);
 }
 
@@ -730,6 +760,7 @@ TEST(DaspParameters, MalformedOrOutOfRangeValuesAreUnsupported) {
   EXPECT_THROW(parse_parameters({"max_medium_row_length=12x"}), UnsupportedError);
   EXPECT_THROW(parse_parameters({"regular_block_min_fill=1.5"}), UnsupportedError);
   EXPECT_THROW(parse_parameters({"regular_block_min_fill=abc"}), UnsupportedError);
+  EXPECT_THROW(parse_parameters({"fp64_block_order=diagonal"}), UnsupportedError);
   EXPECT_THROW(parse_parameters({"medium_rows_per_warp=12"}), UnsupportedError);
   EXPECT_THROW(parse_parameters({"long_groups_per_warp=0"}), UnsupportedError);
   EXPECT_THROW(parse_parameters({"blocks_in_flight=3"}), UnsupportedError);
