@@ -73,7 +73,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
         std::is_same_v<Value, double>,
         is_dense_long_rows_layout(parameters, layout.counts.max_medium_row_length));
     kernel_ = pick_kernel(layout.rowblocks_per_unit(), loop.blocks_in_flight,
-                          loop.pipelined_loads);
+                          loop.pipelined_loads, layout.shape.column_major);
     warps_ = layout.counts.warps();
     if (warps_ > std::int64_t{0x7fffffff} - device::kWarpsPerBlock)
       throw IndexOverflowError("DASP: " + std::to_string(warps_) +
@@ -133,11 +133,23 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   }
 
  private:
-  static Kernel pick_kernel(int rowblocks_per_unit, int in_flight, bool pipelined) {
+  /// The kernel instantiation of a loop shape; fp64 blocks stored column-major get their own
+  /// (the block order is a template argument, so that row-major blocks pay nothing for it).
+  static Kernel pick_kernel(int rowblocks_per_unit, int in_flight, bool pipelined,
+                            bool column_major) {
+    if constexpr (device::Traits<V>::kBlockRows == 8) {
+      if (column_major)
+        return pick_kernel_of_order<true>(rowblocks_per_unit, in_flight, pipelined);
+    }
+    return pick_kernel_of_order<false>(rowblocks_per_unit, in_flight, pipelined);
+  }
+
+  template <bool kColumnMajor>
+  static Kernel pick_kernel_of_order(int rowblocks_per_unit, int in_flight, bool pipelined) {
 #define TCSPARSE_DASP_KERNEL(L, U)                                                    \
   if (rowblocks_per_unit == L && in_flight == U)                                      \
-    return pipelined ? &device::dasp_spmv_kernel<V, L, U, true>                       \
-                     : &device::dasp_spmv_kernel<V, L, U, false>;
+    return pipelined ? &device::dasp_spmv_kernel<V, L, U, true, kColumnMajor>         \
+                     : &device::dasp_spmv_kernel<V, L, U, false, kColumnMajor>;
     TCSPARSE_DASP_KERNEL(1, 1)
     TCSPARSE_DASP_KERNEL(1, 2)
     TCSPARSE_DASP_KERNEL(1, 4)
@@ -213,7 +225,6 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     a.regular_cols = values_or_space(L.regular_cols, c.stored_medium_regular);
     a.rowblock_ptr = keep(upload(L.rowblock_ptr));
     a.medium_tail_widths = keep(upload(L.medium_tail_widths));
-    a.column_major_blocks = L.shape.column_major;
     a.medium_row_ids = keep(upload(L.medium_row_ids));
     a.irregular_ptr = keep(upload(L.irregular_ptr));
     a.irregular_values =

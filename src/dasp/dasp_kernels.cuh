@@ -383,7 +383,6 @@ struct Arguments {
   const int* regular_cols;
   const int* rowblock_ptr;
   const unsigned char* medium_tail_widths;  // per row-block: width of its last block (1..4)
-  bool column_major_blocks;                 // fp64 blocks stored column-major
   const int* medium_row_ids;
   const int* irregular_ptr;
   const V* irregular_values;
@@ -415,7 +414,7 @@ __device__ __forceinline__ void write_y(V* y, int row, Acc<V> sum, Acc<V> alpha,
 /// of one task is written at once; otherwise each task leaves its sum in long_partials, takes a
 /// ticket, and the task that takes the last ticket adds the partial sums in task order
 /// (deterministic), writes y and resets the ticket for the next launch.
-template <typename V, int kInFlight, bool kPipelined>
+template <typename V, int kInFlight, bool kPipelined, bool kColumnMajor>
 __device__ void long_task(const Arguments<V>& p, int task, int lane, const V* x, V* y,
                           Acc<V> alpha, Acc<V> beta) {
   const int4 t = __ldg(p.long_tasks + task);
@@ -423,7 +422,7 @@ __device__ void long_task(const Arguments<V>& p, int task, int lane, const V* x,
   const int task_count = __ldg(p.long_task_ptr + t.w + 1) - first_task;
   Accumulator<V> acc;
   for_each_block<V, kInFlight, kPipelined>(
-      p.long_values, p.long_cols, t.y, t.z, x, lane, p.column_major_blocks,
+      p.long_values, p.long_cols, t.y, t.z, x, lane, kColumnMajor,
       [](int) { return false; },
       [&](const Fragment<V>& f, int) { mma_block<V>(f, acc, lane); }, [] {}, [] {});
   const Acc<V> sum = diagonal_sum<V>(acc, lane);
@@ -463,7 +462,7 @@ inline constexpr int kMaxRowBlocksSkippingPadding = 2;
 ///
 /// The unit's blocks are walked as one range, so a row-block of one block does not stall the
 /// loads of the next.
-template <typename V, int kRowBlocks, int kInFlight, bool kPipelined>
+template <typename V, int kRowBlocks, int kInFlight, bool kPipelined, bool kColumnMajor>
 __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* x, V* y,
                             Acc<V> alpha, Acc<V> beta) {
   constexpr int R = Traits<V>::kBlockRows;
@@ -471,7 +470,7 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
   static_assert(kUnitRows <= kWarpSize);
   const int first_row_block = unit * kRowBlocks;
   const int bound = lane <= kRowBlocks ? __ldg(p.rowblock_ptr + first_row_block + lane) : 0;
-  const int tail = lane < kRowBlocks && p.column_major_blocks
+  const int tail = lane < kRowBlocks && kColumnMajor
                        ? __ldg(p.medium_tail_widths + first_row_block + lane)
                        : kDaspBlockWidth;
   const int m = unit * kUnitRows + lane;
@@ -503,9 +502,9 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
   Accumulator<V> acc[kRowBlocks];
   for_each_block<V, kInFlight, kPipelined>(
       p.regular_values, p.regular_cols, block_bound[0], block_bound[kRowBlocks], x, lane,
-      p.column_major_blocks, [&](int block) {
+      kColumnMajor, [&](int block) {
         bool skip = false;
-        if constexpr (kRowBlocks <= kMaxRowBlocksSkippingPadding) {
+        if constexpr (kColumnMajor && kRowBlocks <= kMaxRowBlocksSkippingPadding) {
 #pragma unroll
           for (int j = 0; j < kRowBlocks; ++j)
             skip = skip || (block == block_bound[j + 1] - 1 && ((beyond_tail >> j) & 1u));
@@ -540,7 +539,7 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
 /// otherwise each piece leaves its R partial sums in medium_partials and takes a ticket, and
 /// the piece that takes the last adds the pieces' sums in piece order (deterministic), writes y
 /// and resets the ticket.
-template <typename V, int kInFlight, bool kPipelined>
+template <typename V, int kInFlight, bool kPipelined, bool kColumnMajor>
 __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, const V* x, V* y,
                              Acc<V> alpha, Acc<V> beta) {
   constexpr int R = Traits<V>::kBlockRows;
@@ -564,7 +563,7 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
   const int first_block = __shfl_sync(kFullMask, bound, 0) / kBlockValues<V>;
   const int end_block = __shfl_sync(kFullMask, bound, 1) / kBlockValues<V>;
   const bool beyond_tail =
-      p.column_major_blocks && (lane & 3) >= __ldg(p.medium_tail_widths + row_block);
+      kColumnMajor && (lane & 3) >= __ldg(p.medium_tail_widths + row_block);
   const int per_piece = p.medium_blocks_per_piece;
   const int blocks = end_block - first_block;
   const int pieces = blocks > per_piece ? (blocks + per_piece - 1) / per_piece : 1;
@@ -572,7 +571,7 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
   const int end = pieces == 1 ? end_block : min(end_block, begin + per_piece);
   Accumulator<V> acc;
   for_each_block<V, kInFlight, kPipelined>(
-      p.regular_values, p.regular_cols, begin, end, x, lane, p.column_major_blocks,
+      p.regular_values, p.regular_cols, begin, end, x, lane, kColumnMajor,
       [&](int block) { return beyond_tail && block == end_block - 1; },
       [&](const Fragment<V>& f, int) { mma_block<V>(f, acc, lane); },
       [&] { irregular.prefetch_values(p.irregular_values, p.irregular_cols); },
@@ -606,7 +605,7 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
 /// = 64 values = 32 / (2R) blocks; block row s of block b holds pair b*R + s, its first row in
 /// positions [0, kSplit) and its second in [kSplit, 4). Each block is multiplied twice, with x
 /// masked to either row (§3.3.3: A loaded once, x twice); mma m = 2b + part -> lanes m*R + s.
-template <typename V, int kKind, int kSplit>
+template <typename V, int kKind, int kSplit, bool kColumnMajor>
 __device__ void short_pair_tile(const Arguments<V>& p, long long tile, int lane,
                                 const V* x, V* y, Acc<V> alpha, Acc<V> beta) {
   constexpr int R = Traits<V>::kBlockRows;
@@ -616,7 +615,7 @@ __device__ void short_pair_tile(const Arguments<V>& p, long long tile, int lane,
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b)
     f[b].load(p.short_values[kKind], p.short_cols[kKind], tile * kBlocks + b, lane,
-              p.column_major_blocks, false);
+              kColumnMajor, false);
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b) f[b].gather(x);
   Acc<V> out = 0;
@@ -635,7 +634,7 @@ __device__ void short_pair_tile(const Arguments<V>& p, long long tile, int lane,
 
 /// Rows of 4 (with padded 3s and an odd 2), §3.3.3: a tile is 32 rows = 32 / R blocks, one mma
 /// each; block row s of block b -> lane b*R + s.
-template <typename V>
+template <typename V, bool kColumnMajor>
 __device__ void short_four_tile(const Arguments<V>& p, long long tile, int lane, const V* x, V* y,
                                 Acc<V> alpha, Acc<V> beta) {
   constexpr int R = Traits<V>::kBlockRows;
@@ -645,7 +644,7 @@ __device__ void short_four_tile(const Arguments<V>& p, long long tile, int lane,
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b)
     f[b].load(p.short_values[1], p.short_cols[1], tile * kBlocks + b, lane,
-              p.column_major_blocks, false);
+              kColumnMajor, false);
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b) f[b].gather(x);
   Acc<V> out = 0;
@@ -679,7 +678,7 @@ __device__ void empty_tile(const Arguments<V>& p, long long tile, int lane, V* y
 }
 
 /// The one kernel of an apply: warp w runs the category whose range holds w.
-template <typename V, int kRowBlocks, int kInFlight, bool kPipelined>
+template <typename V, int kRowBlocks, int kInFlight, bool kPipelined, bool kColumnMajor>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     dasp_spmv_kernel(const Arguments<V> p, const V* __restrict__ x, V* __restrict__ y,
                      Acc<V> alpha, Acc<V> beta) {
@@ -688,13 +687,14 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int(&end)[7] = p.warp_end;
   if (warp < end[kLong]) {
-    long_task<V, kInFlight, kPipelined>(p, warp, lane, x, y, alpha, beta);
+    long_task<V, kInFlight, kPipelined, kColumnMajor>(p, warp, lane, x, y, alpha, beta);
   } else if (warp < end[kMedium]) {
     if constexpr (kRowBlocks == 1)
-      medium_piece<V, kInFlight, kPipelined>(p, warp - end[kLong], lane, x, y, alpha, beta);
+      medium_piece<V, kInFlight, kPipelined, kColumnMajor>(p, warp - end[kLong], lane, x, y,
+                                                           alpha, beta);
     else
-      medium_unit<V, kRowBlocks, kInFlight, kPipelined>(p, warp - end[kLong], lane, x, y, alpha,
-                                                        beta);
+      medium_unit<V, kRowBlocks, kInFlight, kPipelined, kColumnMajor>(p, warp - end[kLong], lane,
+                                                                       x, y, alpha, beta);
   } else if (warp < end[kSingle1]) {
     int kind, tile;
     if (p.short_tile_order) {  // tiles ordered by row
@@ -706,9 +706,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       tile = warp - end[kMedium + kind];
     }
     switch (kind) {
-      case 0: short_pair_tile<V, 0, 1>(p, tile, lane, x, y, alpha, beta); break;
-      case 1: short_four_tile<V>(p, tile, lane, x, y, alpha, beta); break;
-      case 2: short_pair_tile<V, 2, 2>(p, tile, lane, x, y, alpha, beta); break;
+      case 0: short_pair_tile<V, 0, 1, kColumnMajor>(p, tile, lane, x, y, alpha, beta); break;
+      case 1: short_four_tile<V, kColumnMajor>(p, tile, lane, x, y, alpha, beta); break;
+      case 2: short_pair_tile<V, 2, 2, kColumnMajor>(p, tile, lane, x, y, alpha, beta); break;
       default: short_single_tile<V>(p, tile, lane, x, y, alpha, beta); break;
     }
   } else if (warp < end[kEmpty]) {
