@@ -53,7 +53,6 @@ inline constexpr unsigned kFullMask = 0xffffffffu;
 inline constexpr int kThreadsPerBlock = 256;
 inline constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
 
-
 // ---- value types ---------------------------------------------------------------------------
 
 template <typename V>
@@ -257,10 +256,10 @@ __device__ __forceinline__ Acc<V> diagonal_sum(const Accumulator<V>& acc, int la
 /// Calls consume(fragment, block) for blocks [begin, end) in order, with the loads of kInFlight
 /// blocks issued together; kPipelined: the next batch's values and columns are loaded while the
 /// current batch's x is gathered. `column_major` and skip_of(block) (whether this lane's value
-/// of the block is padding not to be loaded) go to Fragment::load. after_loads() runs once right after the first batch's
-/// loads are issued and after_gathers() right after its x gathers (also when there are no
-/// blocks), so that a caller's own dependent loads overlap them. `begin`, `end` are
-/// warp-uniform, so consume may use mma.
+/// of the block is padding not to be loaded) go to Fragment::load. after_loads() runs once
+/// right after the first batch's loads are issued and after_gathers() right after its x gathers
+/// (also when there are no blocks), so that a caller's own dependent loads overlap them.
+/// `begin`, `end` are warp-uniform, so consume may use mma.
 template <typename V, int kInFlight, bool kPipelined, typename SkipOf, typename Consume,
           typename AfterLoads, typename AfterGathers>
 __device__ __forceinline__ void for_each_block(const V* values, const int* cols, int begin,
@@ -312,48 +311,30 @@ __device__ __forceinline__ void for_each_block(const V* values, const int* cols,
   }
 }
 
-/// Irregular values of a medium row loaded and gathered together with the first batch of
-/// regular blocks, so that a short tail (a 5-point stencil's fifth value) costs no extra round
-/// trip; the values beyond these are walked after the regular part. Experiments may set
-/// TCSPARSE_DASP_IRREGULAR_PREFETCH (3 holds the whole tail of a row whose length is not a
-/// multiple of 4, at 8-20 more registers a lane).
-#ifndef TCSPARSE_DASP_IRREGULAR_PREFETCH
-#define TCSPARSE_DASP_IRREGULAR_PREFETCH 1
-#endif
-inline constexpr int kIrregularValuesPrefetched = TCSPARSE_DASP_IRREGULAR_PREFETCH;
-
-/// The irregular (CSR) part of one medium row, one lane a row (§3.3.2). The first
-/// kIrregularValuesPrefetched values are loaded with the regular blocks and their x gathered
-/// with theirs (prefetch_values after the block loads, prefetch_x after their gathers); the rest
-/// are walked after the regular part.
+/// The irregular (CSR) part of one medium row, one lane a row (§3.3.2). The first value is
+/// loaded with the regular blocks and its x gathered with theirs (prefetch_value after the
+/// block loads, prefetch_x after their gathers), so a row with one irregular value (a 5-point
+/// stencil's) costs no extra round trip; the rest are walked after the regular part.
 template <typename V>
 struct IrregularPart {
-  static constexpr int kPrefetched = kIrregularValuesPrefetched;
   int begin = 0, end = 0;
-  V value[kPrefetched] = {};
-  int col[kPrefetched] = {};
-  Acc<V> x_value[kPrefetched] = {};
+  V first_value{};
+  int first_col = 0;
+  Acc<V> first_x = 0;
 
-  __device__ void prefetch_values(const V* values, const int* cols) {
-#pragma unroll
-    for (int k = 0; k < kPrefetched; ++k) {
-      if (begin + k < end) {
-        value[k] = __ldg(values + begin + k);
-        col[k] = __ldg(cols + begin + k);
-      }
+  __device__ void prefetch_value(const V* values, const int* cols) {
+    if (begin < end) {
+      first_value = __ldg(values + begin);
+      first_col = __ldg(cols + begin);
     }
   }
   __device__ void prefetch_x(const V* x) {
-#pragma unroll
-    for (int k = 0; k < kPrefetched; ++k)
-      if (begin + k < end) x_value[k] = Traits<V>::to_acc(load_x(x, col[k]));
+    if (begin < end) first_x = Traits<V>::to_acc(load_x(x, first_col));
   }
   __device__ Acc<V> sum(const V* values, const int* cols, const V* x) const {
-    Acc<V> s = 0;
-#pragma unroll
-    for (int k = 0; k < kPrefetched; ++k)
-      if (begin + k < end) s += Traits<V>::to_acc(value[k]) * x_value[k];
-    for (int k = begin + kPrefetched; k < end; ++k)
+    if (begin >= end) return 0;
+    Acc<V> s = Traits<V>::to_acc(first_value) * first_x;
+    for (int k = begin + 1; k < end; ++k)
       s += Traits<V>::to_acc(__ldg(values + k)) * Traits<V>::to_acc(load_x(x, __ldg(cols + k)));
     return s;
   }
@@ -449,8 +430,8 @@ __device__ void long_task(const Arguments<V>& p, int task, int lane, const V* x,
 }
 
 /// Units of more row-blocks than this (4: row-blocks of about one block, 5-point stencils) load
-/// the padding of their last blocks: the test per block took 14 more registers there (48 -> 62
-/// for fp64 with 2 blocks in flight), fewer resident warps.
+/// the padding of their last blocks: the test per block took 14 more registers there (ptxas,
+/// fp64 with 2 blocks in flight: 48 -> 62), fewer resident warps.
 inline constexpr int kMaxRowBlocksSkippingPadding = 2;
 
 /// Medium rows (§3.3.2). A unit is kRowBlocks consecutive row-blocks (LOOP_NUM) = the rows of
@@ -517,7 +498,7 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
         for (int j = 0; j < kRowBlocks; ++j)
           if (i == j) mma_block<V>(f, acc[j], lane);
       },
-      [&] { irregular.prefetch_values(p.irregular_values, p.irregular_cols); },
+      [&] { irregular.prefetch_value(p.irregular_values, p.irregular_cols); },
       [&] { irregular.prefetch_x(x); });
 
   Acc<V> sum = 0;
@@ -574,7 +555,7 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
       p.regular_values, p.regular_cols, begin, end, x, lane, kColumnMajor,
       [&](int block) { return beyond_tail && block == end_block - 1; },
       [&](const Fragment<V>& f, int) { mma_block<V>(f, acc, lane); },
-      [&] { irregular.prefetch_values(p.irregular_values, p.irregular_cols); },
+      [&] { irregular.prefetch_value(p.irregular_values, p.irregular_cols); },
       [&] { irregular.prefetch_x(x); });
   Acc<V> sum = diagonal_of_slot<V>(acc, lane % R);
   if (lane < R) sum += irregular.sum(p.irregular_values, p.irregular_cols, x);
