@@ -175,6 +175,12 @@ bool resolve_fp64_column_major(const DaspParameters& parameters, DaspBlockShape 
 
 namespace {
 
+/// Values of a row-block's longest row (its first: rows are sorted by length) in the last of its
+/// `blocks` regular blocks, 1..width; no other row of the row-block has more there.
+int64_t tail_width(int64_t longest_row, int64_t blocks, int width) {
+  return std::clamp<int64_t>(longest_row - (blocks - 1) * width, 1, width);
+}
+
 /// The fewest values a medium block must hold to be kept as a regular block (§3.2 threshold),
 /// at least 1 (an empty chunk is never a block).
 int min_regular_fill(const DaspParameters& parameters, DaspBlockShape shape) {
@@ -241,8 +247,8 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
     }
     plan.regular_chunks[sz(rb)] = static_cast<int32_t>(chunks);
     regular_blocks += chunks;
-    // the first row is the longest: fewer than `width` of its values in the last block
-    if (chunks > 0 && lengths[0] - (chunks - 1) * shape.width < shape.width) ++padded_tail_blocks;
+    if (chunks > 0 && tail_width(lengths[0], chunks, shape.width) < shape.width)
+      ++padded_tail_blocks;
     for (int s = 0; s < rows_here; ++s) regular_nnz += std::min(lengths[s], chunks * shape.width);
   }
   c.regular_blocks = regular_blocks;
@@ -260,7 +266,7 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
   // Warps: long tasks of split.long_groups_per_warp groups; medium units of rowblocks_per_unit
   // row-blocks, or, one row-block a warp, pieces of split.medium_blocks_per_warp blocks.
   plan.split = resolve_work_split(parameters);
-  if (!parameters.long_groups_per_warp && matrix.nnz() < kDaspSmallMatrixNnz &&
+  if (!parameters.long_groups_per_warp && matrix.nnz() < kDaspSmallMatrixNnz && rows > 0 &&
       static_cast<double>(longest_row) >
           kDaspVeryLongRowRatio * static_cast<double>(matrix.nnz()) / static_cast<double>(rows))
     plan.split.long_groups_per_warp = kDaspSmallMatrixLongGroupsPerWarp;  // few, very long rows
@@ -418,11 +424,9 @@ void fill_medium(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan
   layout.medium_tail_widths.assign(sz(padded_row_blocks), static_cast<std::uint8_t>(width));
   for (int64_t rb = 0; rb < c.row_blocks; ++rb) {
     const int64_t blocks = chunks[sz(rb)];
-    if (blocks == 0) continue;
-    // the first row is the longest (rows sorted by length, descending)
-    const int64_t in_last = length(rb * block_rows) - (blocks - 1) * width;
-    layout.medium_tail_widths[sz(rb)] =
-        static_cast<std::uint8_t>(std::clamp<int64_t>(in_last, 1, width));
+    if (blocks > 0)
+      layout.medium_tail_widths[sz(rb)] =
+          static_cast<std::uint8_t>(tail_width(length(rb * block_rows), blocks, width));
   }
 
   {
