@@ -260,9 +260,10 @@ bool resolve_fp64_column_major(const DaspParameters& parameters, DaspBlockShape 
 /// kDaspSmallMatrixNnz nonzeros, the first of kDaspSmallMatrixMaxMediumRowLengths whose layout
 /// (values of sizeof(Value) and 4-byte columns, long rows padded to whole groups) takes at most
 /// kDaspLatencyBoundLayoutBytes, or failing that pads its long rows by at most
-/// kDaspSmallMatrixMaxLongRowPadding of its nonzeros; for a large matrix of dense long rows (kDaspDenseRowsMinDensity)
-/// its longest row, so that every row is a medium row (then one row-block a warp, in pieces of
-/// kDaspDenseRowsBlocksPerPiece blocks); else the paper's kDaspMaxMediumRowLength.
+/// kDaspSmallMatrixMaxLongRowPadding of its nonzeros; for a large matrix of dense long rows
+/// (kDaspDenseRowsMinDensity) its longest row, so that every row is a medium row (then one
+/// row-block a warp, in pieces of kDaspDenseRowsBlocksPerPiece blocks); else the paper's
+/// kDaspMaxMediumRowLength.
 template <typename Value>
 int resolve_max_medium_row_length(const CsrMatrix<Value, std::int32_t>& matrix,
                                   const DaspParameters& parameters, DaspBlockShape shape);

@@ -67,9 +67,10 @@ inline constexpr int kDaspDenseRowsBlocksPerPiece = 64;
 /// of the regular medium blocks are row-block tails with padding in every row (rows of 4k + 3:
 /// 27-point stencils, 11-wide bands), whose padded values the kernel then does not load; else
 /// row-major, where a half-warp reads one line. Measured on an H200, fp64, column-major against
-/// row-major: 27-point stencil 100^3 (15 % tail blocks) 89.5 -> 88.4 us (90.2 % of the copy
-/// bandwidth), band of 11 (33 %) 98.8 -> 95.9 us; 5-point stencil 2000^2 (none) 109.6 ->
-/// 114.4 us, pruned 16384^2 (0.3 %) 105.4 -> 108.2 us.
+/// row-major: 27-point stencil 100^3 (15 % tail blocks) 89.5 -> 88.0-88.8 us (89.8-90.1 % of
+/// the copy bandwidth), band of 11 (33 %) 98.8 -> 94.1-95.9 us; where it is not chosen:
+/// 5-point stencil 2000^2 (no tails) 109.6 -> 114.4 us, pruned 16384^2 (0.02 %) 105.4 ->
+/// 108.2 us (bench/results/2026-11-21-1623-h200-fp64-block-order-experiment).
 inline constexpr double kDaspColumnMajorMinTailBlockShare = 1.0 / 16;
 
 /// Rows of at most this many nonzeros are "short rows", pieced 1+3, 2+2, 4 and 1 (§3.2). Fixed:

@@ -51,19 +51,18 @@ struct Variant {
   std::vector<std::string> parameters;
 };
 
-/// "LABEL:KEY=VALUE,KEY=VALUE" -> Variant; anything else is a UsageError naming the text.
+/// "LABEL:KEY=VALUE,KEY=VALUE" -> Variant; anything else is an Error naming the text.
 Variant parse_variant(const std::string& text) {
   const auto colon = text.find(':');
   const auto bad = [&](const std::string& why) {
-    return Error("--variant '" + text + "': " + why +
-                      " (expected LABEL:KEY=VALUE[,KEY=VALUE...])");
+    return Error("--variant '" + text + "': " + why + " (expected LABEL:KEY=VALUE[,KEY=VALUE...])");
   };
   if (colon == std::string::npos || colon == 0) throw bad("no label");
   Variant variant{text.substr(0, colon), {}};
   for (const char c : variant.label)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
       throw bad("the label may hold letters, digits, '_' and '-' only");
-  std::string rest = text.substr(colon + 1);
+  const std::string rest = text.substr(colon + 1);
   for (std::size_t begin = 0; begin <= rest.size();) {
     const auto comma = std::min(rest.find(',', begin), rest.size());
     const std::string item = rest.substr(begin, comma - begin);
