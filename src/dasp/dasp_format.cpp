@@ -12,9 +12,7 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <iterator>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -846,26 +844,24 @@ int resolve_max_medium_row_length(const CsrMatrix<Value, int32_t>& matrix,
   const int64_t group = int64_t{kDaspBlocksPerLongGroup} * shape.values();
   const int64_t bytes_per_value = static_cast<int64_t>(sizeof(Value)) + 4;
   const auto& row_ptr = matrix.row_ptr;
-  // zeros that long rows (> each candidate) get to whole groups
-  std::array<int64_t, std::size(kDaspSmallMatrixMaxMediumRowLengths)> padding{};
-  for (std::size_t i = 0; i < padding.size(); ++i) {
-    const int candidate = kDaspSmallMatrixMaxMediumRowLengths[i];
-    int64_t zeros = 0;
+  // the first candidate whose layout fits the byte budget; failing that, the first whose
+  // long-row padding is small
+  int little_padding = 0;
+  for (const int candidate : kDaspSmallMatrixMaxMediumRowLengths) {
+    int64_t padding = 0;  // zeros that long rows (> candidate) get to whole groups
     const int64_t rows = matrix.rows;
     const int team = threads_for(rows);
-#pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(+ : zeros)
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(+ : padding)
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
-      if (len > candidate) zeros += ceil_div(len, group) * group - len;
+      if (len > candidate) padding += ceil_div(len, group) * group - len;
     }
-    padding[i] = zeros;
+    if ((nnz + padding) * bytes_per_value <= kDaspLatencyBoundLayoutBytes) return candidate;
+    if (!little_padding && static_cast<double>(padding) <=
+                               kDaspSmallMatrixMaxLongRowPadding * static_cast<double>(nnz))
+      little_padding = candidate;
   }
-  for (std::size_t i = 0; i < padding.size(); ++i)
-    if ((nnz + padding[i]) * bytes_per_value <= kDaspLatencyBoundLayoutBytes)
-      return kDaspSmallMatrixMaxMediumRowLengths[i];
-  for (std::size_t i = 0; i < padding.size(); ++i)
-    if (static_cast<double>(padding[i]) <= kDaspSmallMatrixMaxLongRowPadding * static_cast<double>(nnz))
-      return kDaspSmallMatrixMaxMediumRowLengths[i];
+  if (little_padding) return little_padding;
   return kDaspMaxMediumRowLength;
 }
 
