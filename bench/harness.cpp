@@ -254,7 +254,7 @@ void copy_plan_stats(const PlanStats& stats, double plan_build_ms, BenchRecord& 
   record.device_preprocess_ms = stats.device_preprocess_ms;
   record.device_bytes = static_cast<std::int64_t>(stats.device_bytes);
   record.padding_ratio = stats.padding_ratio;
-  record.details_json = stats.details_json;
+  record.details = stats.details;
 }
 
 void add_throughput(const Timing& timing, const RunEnvironment& environment,
@@ -333,9 +333,7 @@ Timing MatrixBenchmark::State::measure(const CaseRequest& request, BenchRecord& 
 
 // ---- public functions ----
 
-std::string_view operation_name(Operation operation) {
-  return operation == Operation::spmv ? "spmv" : "spmm";
-}
+std::string_view operation_name(Operation operation) { return to_string(operation); }
 
 std::string source_commit() {
   if (const char* from_env = std::getenv("TCSPARSE_COMMIT"); from_env && *from_env)
@@ -343,7 +341,7 @@ std::string source_commit() {
   return TCSPARSE_GIT_DESCRIBE;
 }
 
-RunEnvironment RunEnvironment::detect(int device) {
+RunEnvironment RunEnvironment::detect(int device, CopyBandwidth copy) {
   require_cuda_device();
   const DeviceInfo info = query_device(device);
   RunEnvironment environment;
@@ -353,7 +351,7 @@ RunEnvironment RunEnvironment::detect(int device) {
   environment.cuda = info.runtime_version;
   environment.commit = source_commit();
   environment.l2_cache_bytes = info.l2_cache_bytes;
-  environment.copy_gbps = measure_copy_bandwidth_gbps(device);
+  if (copy == CopyBandwidth::measure) environment.copy_gbps = measure_copy_bandwidth_gbps(device);
   return environment;
 }
 
@@ -391,10 +389,8 @@ nlohmann::ordered_json BenchRecord::to_json() const {
   j["cols"] = cols;
   j["nnz"] = nnz;
   j["method"] = method;
-  if (!variant.empty()) {
-    j["variant"] = variant;
-    j["parameters"] = parameters;
-  }
+  if (!variant.empty()) j["variant"] = variant;
+  if (!parameters.empty()) j["parameters"] = parameters;
   j["precision"] = precision;
   j["operation"] = operation;
   j["n"] = n;
@@ -426,8 +422,7 @@ nlohmann::ordered_json BenchRecord::to_json() const {
   j["padding_ratio"] = padding_ratio;
   j["fits_l2"] = fits_l2;
   j["value_scale"] = value_scale;
-  j["details"] = nlohmann::ordered_json::parse(details_json, nullptr, /*allow_exceptions=*/false);
-  if (j["details"].is_discarded()) j["details"] = details_json;  // keep it, as a string
+  j["details"] = details;
   return j;
 }
 

@@ -10,7 +10,7 @@
 //
 //   tcsparse::bench::RunEnvironment env = tcsparse::bench::RunEnvironment::detect();
 //   tcsparse::bench::MatrixBenchmark benchmark(input, env, options);
-//   if (auto record = benchmark.run({Method::dasp, Precision::fp64, Operation::spmv}))
+//   if (auto record = benchmark.run({Method("dasp"), Precision::fp64, Operation::spmv}))
 //     out << record->to_json().dump() << '\n';
 #pragma once
 
@@ -37,6 +37,10 @@ struct MatrixInput {
   CsrMatrix<double, std::int32_t> matrix;
 };
 
+/// Whether RunEnvironment::detect measures the device-to-device copy bandwidth (about a second,
+/// 1 GiB copied): a benchmark run needs it for bandwidth_share, a single product need not.
+enum class CopyBandwidth { measure, skip };
+
 /// What is the same for every record of a run: the machine, the software, the ceiling.
 struct RunEnvironment {
   int device = 0;
@@ -45,11 +49,11 @@ struct RunEnvironment {
   std::string cuda;         ///< CUDA runtime version
   std::string commit;       ///< git describe of the source tree (env TCSPARSE_COMMIT overrides)
   std::size_t l2_cache_bytes = 0;
-  double copy_gbps = 0.0;   ///< device-to-device copy bandwidth, measured once per run
+  double copy_gbps = 0.0;   ///< device-to-device copy bandwidth, measured once per run; 0: not
 
-  /// Queries the device and measures the copy bandwidth (about a second). Throws NoDeviceError
+  /// Queries the device and (by default) measures the copy bandwidth. Throws NoDeviceError
   /// without a GPU.
-  static RunEnvironment detect(int device = 0);
+  static RunEnvironment detect(int device = 0, CopyBandwidth copy = CopyBandwidth::measure);
 };
 
 /// The commit the records name: env TCSPARSE_COMMIT if set, else the configure-time
@@ -61,12 +65,12 @@ std::string_view operation_name(Operation operation);
 
 /// One case of the cross product.
 struct CaseRequest {
-  Method method = Method::cusparse;
+  Method method = Method("cusparse");
   Precision precision = Precision::fp64;
   Operation operation = Operation::spmv;
   std::int64_t n = 1;  ///< columns of the dense operand (SpMM); 1 for SpMV
-  /// An experiment's variant of the method: its label (recorded) and the parameters added to
-  /// HarnessOptions::plan.parameters for this case only. Empty: the method as configured.
+  /// The method's parameters for this case ("key=value", added to HarnessOptions::plan's), and
+  /// for an experiment's variant of the method its label (recorded). Empty label: no variant.
   std::string variant;
   std::vector<std::string> parameters;
 };
@@ -97,7 +101,7 @@ struct BenchRecord {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   std::string method, precision, operation;
   std::string variant;                  ///< CaseRequest::variant ("" = none, not written)
-  std::vector<std::string> parameters;  ///< CaseRequest::parameters (written with a variant)
+  std::vector<std::string> parameters;  ///< CaseRequest::parameters (written when not empty)
   std::int64_t n = 1;
   double alpha = 1.0, beta = 0.0;
   // timing (per apply)
@@ -118,7 +122,7 @@ struct BenchRecord {
   double host_preprocess_ms = 0.0, upload_ms = 0.0, device_preprocess_ms = 0.0;
   std::int64_t device_bytes = 0;
   double padding_ratio = 0.0;
-  std::string details_json = "null";
+  Json details = Json::object();  ///< PlanStats::details
   /// Set when the case failed (anything but UnsupportedError); the other results are then 0.
   std::optional<std::string> error;
 

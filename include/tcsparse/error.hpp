@@ -48,6 +48,13 @@ class UnsupportedError : public Error {
   using Error::Error;
 };
 
+/// A method parameter ("key=value") that the method does not have, or a value it does not accept.
+/// The message names the method, the parameter and what it accepts.
+class ParameterError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// No CUDA device is present (or the driver is missing).
 class NoDeviceError : public Error {
  public:

@@ -1,12 +1,12 @@
 // Plans: a sparse matrix prepared on the GPU for one method, then applied many times.
 //
-//   auto A    = tcsparse::read_matrix<double>("cant.mtx");             // host CSR, validated
-//   auto plan = tcsparse::SpmvPlan<double>(A, tcsparse::Method::dasp); // preprocessing + upload
-//   plan.apply(d_x, d_y, 1.0, 0.0, stream);                            // device pointers, async
-//   plan.stats();                                                      // times, bytes, padding
+//   auto A    = tcsparse::read_matrix<double>("cant.mtx");  // host CSR, validated
+//   auto plan = tcsparse::SpmvPlan<double>(A, "dasp");      // preprocessing + upload
+//   plan.apply(d_x, d_y, 1.0, 0.0, stream);                 // device pointers, async
+//   plan.stats();                                           // times, bytes, padding, details
 //
-// Every method implements the same interface (src/plan/method.hpp): the CLI, the benchmarks and
-// the tests treat them alike.
+// Every method implements the same interface (src/plan/method.hpp) and is listed by
+// tcsparse::methods() (method.hpp): the CLI, the benchmarks and the tests treat them alike.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "tcsparse/csr.hpp"
+#include "tcsparse/json.hpp"
+#include "tcsparse/method.hpp"
 #include "tcsparse/types.hpp"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*: declared here so no CUDA header is needed
@@ -23,40 +25,6 @@ struct CUstream_st;  // cudaStream_t is CUstream_st*: declared here so no CUDA h
 namespace tcsparse {
 
 using Stream = CUstream_st*;  ///< a cudaStream_t; nullptr is the legacy default stream
-
-enum class Method {
-  cusparse,       ///< cusparseSpMV / cusparseSpMM, CSR, their default algorithm
-  cusparse_alg2,  ///< cusparseSpMV CUSPARSE_SPMV_CSR_ALG2 / cusparseSpMM CUSPARSE_SPMM_CSR_ALG2
-  cusparse_alg3,  ///< cusparseSpMM CUSPARSE_SPMM_CSR_ALG3 (SpMM only)
-  dasp,           ///< DASP tensor-core SpMV (SC'23)
-};
-
-enum class Operation { spmv, spmm };
-
-std::string_view to_string(Method method);
-/// Parses a method name as to_string prints it; throws Error listing the known names otherwise.
-Method parse_method(std::string_view name);
-
-/// What is known about a method without a GPU.
-struct MethodInfo {
-  Method method;
-  std::string_view name;
-  std::string_view description;
-  bool spmv = false;
-  bool spmm = false;
-  std::vector<Precision> precisions;  ///< precisions it runs in
-  bool is_baseline = false;           ///< true for the cuSPARSE methods
-};
-
-/// Every method the library has, in a fixed order (baselines first).
-const std::vector<MethodInfo>& methods();
-const MethodInfo& method_info(Method method);
-bool supports(Method method, Operation operation, Precision precision);
-
-/// A method's host-side preprocessing statistics as a JSON object (no GPU needed), e.g. for DASP
-/// {"rows": {"long": .., "medium": .., "short": .., "empty": ..}, "nnz": {..}, ...}.
-/// Returns "null" for a method without a host format (cuSPARSE).
-std::string format_stats_json(Method method, const CsrMatrix<double, std::int32_t>& matrix);
 
 /// What building a plan cost and what it holds.
 struct PlanStats {
@@ -66,7 +34,9 @@ struct PlanStats {
   std::size_t device_bytes = 0;       ///< device memory the plan holds
   std::int64_t stored_values = 0;     ///< values stored on the device, padding included
   double padding_ratio = 0.0;         ///< (stored_values - nnz) / nnz
-  std::string details_json = "null";  ///< method-specific statistics (as format_stats_json)
+  /// Method-specific statistics as one JSON object (layout categories, algorithm, parameters as
+  /// resolved, ...); the same fields as layout_statistics() where the method has a host layout.
+  Json details = Json::object();
 };
 
 namespace detail {
@@ -76,17 +46,20 @@ template <typename Value>
 class SpmmMethod;
 }  // namespace detail
 
-/// Options every plan understands; methods ignore what does not apply to them.
+/// Options every plan understands.
 struct PlanOptions {
   int device = 0;  ///< CUDA device ordinal
-  /// Method-specific parameters as "key=value" pairs, e.g. {"max_medium_row_length=256"}.
-  /// Unknown keys are an error (UnsupportedError naming the key and the known ones).
+  /// Method-specific parameters as "key=value" pairs, e.g. {"max_medium_row_length=256"},
+  /// checked against the method's schema (Method::parameters()): an unknown key or a value out of
+  /// range is a ParameterError naming the method, the key and what it accepts.
   std::vector<std::string> parameters;
 };
 
 /// y = alpha * A * x + beta * y on the GPU. fp16 and bf16 accumulate in fp32.
 /// Not copyable; movable. Throws NoDeviceError without a GPU, UnsupportedError for a precision
-/// the method lacks, IndexOverflowError if a method-internal size overflows 32 bits.
+/// the method lacks, ParameterError for a bad parameter, ValidationError for an invalid matrix,
+/// IndexOverflowError if a method-internal size overflows 32 bits, DeviceMemoryError when the
+/// GPU's memory does not hold the plan.
 template <typename Value>
 class SpmvPlan {
  public:

@@ -16,12 +16,6 @@ const char* data_type_name(cudaDataType type) {
   }
 }
 
-void reject_parameters(Method method, const PlanOptions& options) {
-  if (!options.parameters.empty())
-    throw UnsupportedError("method '" + std::string(to_string(method)) +
-                           "' takes no parameters, got '" + options.parameters.front() + "'");
-}
-
 void check_plan_status(cusparseStatus_t status, const char* call, const char* file, int line,
                        const std::string& what) {
   if (status == CUSPARSE_STATUS_SUCCESS) return;
@@ -31,11 +25,12 @@ void check_plan_status(cusparseStatus_t status, const char* call, const char* fi
   detail::throw_cusparse_error(status, call, file, line);
 }
 
-std::string details_json(const char* algorithm, cudaDataType value_type, cudaDataType compute_type,
-                         std::size_t workspace_bytes) {
-  return std::string("{\"algorithm\": \"") + algorithm + "\", \"value_type\": \"" +
-         data_type_name(value_type) + "\", \"compute_type\": \"" + data_type_name(compute_type) +
-         "\", \"workspace_bytes\": " + std::to_string(workspace_bytes) + "}";
+Json details(const char* algorithm, cudaDataType value_type, cudaDataType compute_type,
+             std::size_t workspace_bytes) {
+  return Json{{"algorithm", algorithm},
+              {"value_type", data_type_name(value_type)},
+              {"compute_type", data_type_name(compute_type)},
+              {"workspace_bytes", workspace_bytes}};
 }
 
 }  // namespace tcsparse::cusparse

@@ -41,10 +41,6 @@ static_assert(sizeof(scalar_t<half>) == 4 && sizeof(scalar_t<double>) == 8);
 /// "CUDA_R_64F" etc., for statistics and messages.
 const char* data_type_name(cudaDataType type);
 
-/// Method::cusparse etc. take no PlanOptions::parameters: throws UnsupportedError naming the
-/// first one given.
-void reject_parameters(Method method, const PlanOptions& options);
-
 /// A cuSPARSE call made while building a plan: CUSPARSE_STATUS_NOT_SUPPORTED becomes an
 /// UnsupportedError naming what was asked (`what`, e.g. "cusparse_alg2 SpMM in fp16"), any other
 /// failure a CusparseError.
@@ -180,8 +176,8 @@ class DeviceTimer {
   detail::CudaEvent start_, stop_;
 };
 
-/// {"algorithm": "...", "compute_type": "...", "value_type": "...", "workspace_bytes": N}
-std::string details_json(const char* algorithm, cudaDataType value_type, cudaDataType compute_type,
-                         std::size_t workspace_bytes);
+/// {"algorithm": "...", "value_type": "...", "compute_type": "...", "workspace_bytes": N}
+Json details(const char* algorithm, cudaDataType value_type, cudaDataType compute_type,
+             std::size_t workspace_bytes);
 
 }  // namespace tcsparse::cusparse

@@ -1,4 +1,5 @@
-// cuSPARSE behind the method interface: the baseline every method is measured against.
+// cuSPARSE behind the method interface: the baseline every method is measured against. The three
+// baseline methods (cusparse_method.cpp) differ only in the cuSPARSE CSR algorithm they run.
 #pragma once
 
 #include <memory>
@@ -7,18 +8,23 @@
 
 namespace tcsparse::cusparse {
 
-/// Method::cusparse (default algorithm) or Method::cusparse_alg2 (CUSPARSE_SPMV_CSR_ALG2).
-/// fp64 and fp32 compute in their own precision; fp16 and bf16 compute in fp32.
-template <typename Value>
-std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                     Method method, const PlanOptions& options);
+/// The cuSPARSE CSR algorithm of a baseline method.
+enum class Algorithm {
+  default_algorithm,  ///< method cusparse: CUSPARSE_SPMV_ALG_DEFAULT / CUSPARSE_SPMM_ALG_DEFAULT
+  csr_alg2,           ///< method cusparse_alg2: CUSPARSE_SPMV_CSR_ALG2 / CUSPARSE_SPMM_CSR_ALG2
+  csr_alg3,           ///< method cusparse_alg3: CUSPARSE_SPMM_CSR_ALG3 (SpMM only)
+};
 
-/// Method::cusparse / cusparse_alg2 / cusparse_alg3 (CUSPARSE_SPMM_ALG_DEFAULT / CSR_ALG2 /
-/// CSR_ALG3), B and C row-major. fp16 / bf16 run with cusparse and cusparse_alg3 only (cuSPARSE
-/// computes mixed precision with CSR_ALG3).
-template <typename Value>
+/// fp64 and fp32 compute in their own precision; fp16 and bf16 compute in fp32.
+template <typename Value, Algorithm kAlgorithm>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
+                                                     const detail::ParameterValues& parameters);
+
+/// B and C row-major. cuSPARSE computes fp16 / bf16 (mixed precision) SpMM with CSR_ALG3 only,
+/// which the default algorithm picks itself; cusparse_alg2 registers no 16-bit SpMM.
+template <typename Value, Algorithm kAlgorithm>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                     std::int64_t n, Method method,
-                                                     const PlanOptions& options);
+                                                     std::int64_t n,
+                                                     const detail::ParameterValues& parameters);
 
 }  // namespace tcsparse::cusparse

@@ -1,11 +1,11 @@
 // cusparseSpMM (generic API, CSR, 32-bit indices) with row-major B and C behind the SpmmMethod
 // interface.
 //
-// Algorithms: Method::cusparse -> CUSPARSE_SPMM_ALG_DEFAULT, cusparse_alg2 -> CSR_ALG2 (the one
+// Algorithms: method cusparse -> CUSPARSE_SPMM_ALG_DEFAULT, cusparse_alg2 -> CSR_ALG2 (the one
 // cuSPARSE intends for row-major layout), cusparse_alg3 -> CSR_ALG3 (deterministic; CSR with
 // opA = non-transpose only, which is what we run). cuSPARSE computes fp16 / bf16 (mixed
-// precision) with CSR_ALG3 only, so cusparse_alg2 refuses them (method_table.cpp); the default
-// picks CSR_ALG3 for them itself. Any other combination cuSPARSE refuses at plan time
+// precision) with CSR_ALG3 only, so cusparse_alg2 registers no 16-bit SpMM (cusparse_method.cpp);
+// the default picks CSR_ALG3 for them itself. Any other combination cuSPARSE refuses at plan time
 // (CUSPARSE_STATUS_NOT_SUPPORTED) becomes an UnsupportedError.
 //
 // A matrix with no nonzeros never reaches cuSPARSE: C = beta * C by our own scale.
@@ -28,33 +28,34 @@ namespace {
 struct SpmmAlgorithm {
   cusparseSpMMAlg_t id;
   const char* name;
+  const char* method;  ///< the baseline method that runs it
 };
 
-SpmmAlgorithm spmm_algorithm(Method method) {
-  switch (method) {
-    case Method::cusparse: return {CUSPARSE_SPMM_ALG_DEFAULT, "CUSPARSE_SPMM_ALG_DEFAULT"};
-    case Method::cusparse_alg2: return {CUSPARSE_SPMM_CSR_ALG2, "CUSPARSE_SPMM_CSR_ALG2"};
-    case Method::cusparse_alg3: return {CUSPARSE_SPMM_CSR_ALG3, "CUSPARSE_SPMM_CSR_ALG3"};
-    default: break;
+constexpr SpmmAlgorithm spmm_algorithm(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::csr_alg2:
+      return {CUSPARSE_SPMM_CSR_ALG2, "CUSPARSE_SPMM_CSR_ALG2", "cusparse_alg2"};
+    case Algorithm::csr_alg3:
+      return {CUSPARSE_SPMM_CSR_ALG3, "CUSPARSE_SPMM_CSR_ALG3", "cusparse_alg3"};
+    case Algorithm::default_algorithm: break;
   }
-  throw UnsupportedError("method '" + std::string(to_string(method)) +
-                         "' has no cuSPARSE SpMM algorithm (SpMM runs with cusparse, "
-                         "cusparse_alg2 or cusparse_alg3)");
+  return {CUSPARSE_SPMM_ALG_DEFAULT, "CUSPARSE_SPMM_ALG_DEFAULT", "cusparse"};
 }
 
 template <typename Value>
 class CusparseSpmm final : public detail::SpmmMethod<Value> {
  public:
-  CusparseSpmm(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n, Method method)
-      : algorithm_(spmm_algorithm(method)), n_(n) {
+  CusparseSpmm(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n,
+               SpmmAlgorithm algorithm)
+      : algorithm_(algorithm), n_(n) {
     if (n < 0) throw ValidationError("SpMM: n must not be negative, got " + std::to_string(n));
     matrix_ = upload_csr(matrix, stats_);
     stats_.stored_values = matrix_.nnz;
     stats_.padding_ratio = 0.0;
     stats_.device_bytes = matrix_.bytes();
-    if (has_products()) prepare(method);
-    stats_.details_json = details_json(algorithm_.name, value_data_type<Value>(),
-                                       compute_data_type<Value>(), workspace_.bytes());
+    if (has_products()) prepare();
+    stats_.details = details(algorithm_.name, value_data_type<Value>(), compute_data_type<Value>(),
+                             workspace_.bytes());
   }
 
   void apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
@@ -85,8 +86,8 @@ class CusparseSpmm final : public detail::SpmmMethod<Value> {
 
   void* workspace_ptr() const { return const_cast<std::byte*>(workspace_.data()); }
 
-  void prepare(Method method) {
-    const std::string what = std::string(to_string(method)) + " SpMM in " +
+  void prepare() {
+    const std::string what = std::string(algorithm_.method) + " SpMM in " +
                              std::string(to_string(precision_of<Value>())) +
                              " with row-major B and C";
     state_.emplace();
@@ -143,27 +144,27 @@ class CusparseSpmm final : public detail::SpmmMethod<Value> {
 
 }  // namespace
 
-template <typename Value>
+template <typename Value, Algorithm kAlgorithm>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                     std::int64_t n, Method method,
-                                                     const PlanOptions& options) {
-  reject_parameters(method, options);
-  if (method == Method::cusparse_alg2 &&
-      (precision_of<Value>() == Precision::fp16 || precision_of<Value>() == Precision::bf16))
-    throw UnsupportedError("cusparse_alg2 SpMM does not run in " +
-                           std::string(to_string(precision_of<Value>())) +
-                           ": cuSPARSE computes fp16 / bf16 SpMM with CUSPARSE_SPMM_CSR_ALG3 "
-                           "only (use cusparse or cusparse_alg3)");
-  return std::make_unique<CusparseSpmm<Value>>(matrix, n, method);
+                                                     std::int64_t n,
+                                                     const detail::ParameterValues& /*none*/) {
+  return std::make_unique<CusparseSpmm<Value>>(matrix, n, spmm_algorithm(kAlgorithm));
 }
 
-template std::unique_ptr<detail::SpmmMethod<double>> make_spmm(
-    const CsrMatrix<double, std::int32_t>&, std::int64_t, Method, const PlanOptions&);
-template std::unique_ptr<detail::SpmmMethod<float>> make_spmm(
-    const CsrMatrix<float, std::int32_t>&, std::int64_t, Method, const PlanOptions&);
-template std::unique_ptr<detail::SpmmMethod<half>> make_spmm(
-    const CsrMatrix<half, std::int32_t>&, std::int64_t, Method, const PlanOptions&);
-template std::unique_ptr<detail::SpmmMethod<bfloat16>> make_spmm(
-    const CsrMatrix<bfloat16, std::int32_t>&, std::int64_t, Method, const PlanOptions&);
+#define TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(Value, kAlgorithm)                             \
+  template std::unique_ptr<detail::SpmmMethod<Value>> make_spmm<Value, kAlgorithm>(      \
+      const CsrMatrix<Value, std::int32_t>&, std::int64_t, const detail::ParameterValues&);
+#define TCSPARSE_INSTANTIATE_CUSPARSE_SPMM_ALL(Value)                       \
+  TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(Value, Algorithm::default_algorithm)  \
+  TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(Value, Algorithm::csr_alg2)           \
+  TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(Value, Algorithm::csr_alg3)
+TCSPARSE_INSTANTIATE_CUSPARSE_SPMM_ALL(double)
+TCSPARSE_INSTANTIATE_CUSPARSE_SPMM_ALL(float)
+TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(half, Algorithm::default_algorithm)
+TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(half, Algorithm::csr_alg3)
+TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(bfloat16, Algorithm::default_algorithm)
+TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(bfloat16, Algorithm::csr_alg3)
+#undef TCSPARSE_INSTANTIATE_CUSPARSE_SPMM_ALL
+#undef TCSPARSE_INSTANTIATE_CUSPARSE_SPMM
 
 }  // namespace tcsparse::cusparse

@@ -25,31 +25,28 @@ namespace {
 struct SpmvAlgorithm {
   cusparseSpMVAlg_t id;
   const char* name;
+  const char* method;  ///< the baseline method that runs it
 };
 
-SpmvAlgorithm spmv_algorithm(Method method) {
-  switch (method) {
-    case Method::cusparse: return {CUSPARSE_SPMV_ALG_DEFAULT, "CUSPARSE_SPMV_ALG_DEFAULT"};
-    case Method::cusparse_alg2: return {CUSPARSE_SPMV_CSR_ALG2, "CUSPARSE_SPMV_CSR_ALG2"};
-    default: break;
-  }
-  throw UnsupportedError("method '" + std::string(to_string(method)) +
-                         "' has no cuSPARSE SpMV algorithm (SpMV runs with cusparse or "
-                         "cusparse_alg2)");
+/// CSR_ALG3 is SpMM only: cusparse_alg3 registers no SpMV factory.
+constexpr SpmvAlgorithm spmv_algorithm(Algorithm algorithm) {
+  return algorithm == Algorithm::csr_alg2
+             ? SpmvAlgorithm{CUSPARSE_SPMV_CSR_ALG2, "CUSPARSE_SPMV_CSR_ALG2", "cusparse_alg2"}
+             : SpmvAlgorithm{CUSPARSE_SPMV_ALG_DEFAULT, "CUSPARSE_SPMV_ALG_DEFAULT", "cusparse"};
 }
 
 template <typename Value>
 class CusparseSpmv final : public detail::SpmvMethod<Value> {
  public:
-  CusparseSpmv(const CsrMatrix<Value, std::int32_t>& matrix, Method method)
-      : algorithm_(spmv_algorithm(method)) {
+  CusparseSpmv(const CsrMatrix<Value, std::int32_t>& matrix, SpmvAlgorithm algorithm)
+      : algorithm_(algorithm) {
     matrix_ = upload_csr(matrix, stats_);
     stats_.stored_values = matrix_.nnz;
     stats_.padding_ratio = 0.0;
     stats_.device_bytes = matrix_.bytes();
-    if (has_products()) prepare(method);
-    stats_.details_json = details_json(algorithm_.name, value_data_type<Value>(),
-                                       compute_data_type<Value>(), workspace_.bytes());
+    if (has_products()) prepare();
+    stats_.details = details(algorithm_.name, value_data_type<Value>(), compute_data_type<Value>(),
+                             workspace_.bytes());
   }
 
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
@@ -78,8 +75,8 @@ class CusparseSpmv final : public detail::SpmvMethod<Value> {
 
   void* workspace_ptr() const { return const_cast<std::byte*>(workspace_.data()); }
 
-  void prepare(Method method) {
-    const std::string what = std::string(to_string(method)) + " SpMV in " +
+  void prepare() {
+    const std::string what = std::string(algorithm_.method) + " SpMV in " +
                              std::string(to_string(precision_of<Value>()));
     state_.emplace();
     state_->matrix = make_csr_descriptor(matrix_);
@@ -134,20 +131,22 @@ class CusparseSpmv final : public detail::SpmvMethod<Value> {
 
 }  // namespace
 
-template <typename Value>
+template <typename Value, Algorithm kAlgorithm>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                     Method method, const PlanOptions& options) {
-  reject_parameters(method, options);
-  return std::make_unique<CusparseSpmv<Value>>(matrix, method);
+                                                     const detail::ParameterValues& /*none*/) {
+  return std::make_unique<CusparseSpmv<Value>>(matrix, spmv_algorithm(kAlgorithm));
 }
 
-template std::unique_ptr<detail::SpmvMethod<double>> make_spmv(
-    const CsrMatrix<double, std::int32_t>&, Method, const PlanOptions&);
-template std::unique_ptr<detail::SpmvMethod<float>> make_spmv(
-    const CsrMatrix<float, std::int32_t>&, Method, const PlanOptions&);
-template std::unique_ptr<detail::SpmvMethod<half>> make_spmv(const CsrMatrix<half, std::int32_t>&,
-                                                             Method, const PlanOptions&);
-template std::unique_ptr<detail::SpmvMethod<bfloat16>> make_spmv(
-    const CsrMatrix<bfloat16, std::int32_t>&, Method, const PlanOptions&);
+#define TCSPARSE_INSTANTIATE_CUSPARSE_SPMV(Value)                                         \
+  template std::unique_ptr<detail::SpmvMethod<Value>>                                    \
+  make_spmv<Value, Algorithm::default_algorithm>(const CsrMatrix<Value, std::int32_t>&,  \
+                                                 const detail::ParameterValues&);        \
+  template std::unique_ptr<detail::SpmvMethod<Value>> make_spmv<Value, Algorithm::csr_alg2>( \
+      const CsrMatrix<Value, std::int32_t>&, const detail::ParameterValues&);
+TCSPARSE_INSTANTIATE_CUSPARSE_SPMV(double)
+TCSPARSE_INSTANTIATE_CUSPARSE_SPMV(float)
+TCSPARSE_INSTANTIATE_CUSPARSE_SPMV(half)
+TCSPARSE_INSTANTIATE_CUSPARSE_SPMV(bfloat16)
+#undef TCSPARSE_INSTANTIATE_CUSPARSE_SPMV
 
 }  // namespace tcsparse::cusparse

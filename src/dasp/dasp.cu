@@ -10,7 +10,6 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <type_traits>
 
@@ -51,8 +50,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   using Kernel = void (*)(const device::Arguments<V>, const V*, V*, Acc, Acc);
 
  public:
-  DaspSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const PlanOptions& options) {
-    const DaspParameters parameters = parse_parameters(options.parameters);
+  DaspSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const DaspParameters& parameters) {
     const bool fill_on_device = parameters.fill_on_device;
     const auto host_start = std::chrono::steady_clock::now();
     const DaspLayout<Value> layout = build_dasp_layout(
@@ -81,18 +79,15 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     const DaspCounts& c = layout.counts;
     stats_.stored_values = c.stored_values();
     stats_.padding_ratio = c.padding_ratio();
-    std::string json = stats_json(c, layout.shape, parameters);
-    std::ostringstream extra;
-    extra << ", \"fill\": \"" << (fill_on_device ? "device" : "host") << "\""
-          << ", \"host_preprocess_nnz_per_s\": "
-          << (stats_.host_preprocess_ms > 0
-                  ? static_cast<double>(matrix.nnz()) / (stats_.host_preprocess_ms * 1e-3)
-                  : 0.0)
-          << ", \"threads_per_block\": " << device::kThreadsPerBlock
-          << ", \"blocks_in_flight\": " << loop.blocks_in_flight
-          << ", \"pipelined_loads\": " << (loop.pipelined_loads ? 1 : 0) << "}";
-    json.pop_back();  // the closing brace
-    stats_.details_json = json + extra.str();
+    stats_.details = layout_statistics(c, layout.shape, parameters);
+    stats_.details["fill"] = fill_on_device ? "device" : "host";
+    stats_.details["host_preprocess_nnz_per_s"] =
+        stats_.host_preprocess_ms > 0
+            ? static_cast<double>(matrix.nnz()) / (stats_.host_preprocess_ms * 1e-3)
+            : 0.0;
+    stats_.details["threads_per_block"] = device::kThreadsPerBlock;
+    stats_.details["blocks_in_flight"] = loop.blocks_in_flight;
+    stats_.details["pipelined_loads"] = loop.pipelined_loads ? 1 : 0;
   }
 
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
@@ -314,16 +309,8 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
 
 template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                     const PlanOptions& options) {
-  if constexpr (std::is_same_v<Value, float>) {
-    (void)matrix;
-    (void)options;
-    throw UnsupportedError(
-        "DASP has no fp32 SpMV (the paper's layouts are fp64 on m8n8k4 and fp16 on the fp16 "
-        "mma); use fp64, fp16 or bf16");
-  } else {
-    return std::make_unique<DaspSpmv<Value>>(matrix, options);
-  }
+                                                     const detail::ParameterValues& parameters) {
+  return std::make_unique<DaspSpmv<Value>>(matrix, dasp_parameters(parameters));
 }
 
 namespace testing {
@@ -342,12 +329,10 @@ template DaspValueArrays<bfloat16> download_value_arrays(const detail::SpmvMetho
 }  // namespace testing
 
 template std::unique_ptr<detail::SpmvMethod<double>> make_spmv(
-    const CsrMatrix<double, std::int32_t>&, const PlanOptions&);
-template std::unique_ptr<detail::SpmvMethod<float>> make_spmv(
-    const CsrMatrix<float, std::int32_t>&, const PlanOptions&);
+    const CsrMatrix<double, std::int32_t>&, const detail::ParameterValues&);
 template std::unique_ptr<detail::SpmvMethod<half>> make_spmv(const CsrMatrix<half, std::int32_t>&,
-                                                             const PlanOptions&);
+                                                             const detail::ParameterValues&);
 template std::unique_ptr<detail::SpmvMethod<bfloat16>> make_spmv(
-    const CsrMatrix<bfloat16, std::int32_t>&, const PlanOptions&);
+    const CsrMatrix<bfloat16, std::int32_t>&, const detail::ParameterValues&);
 
 }  // namespace tcsparse::dasp

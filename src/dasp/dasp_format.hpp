@@ -44,6 +44,7 @@
 
 #include "dasp/dasp_parameters.hpp"
 #include "tcsparse/csr.hpp"
+#include "tcsparse/json.hpp"
 
 namespace tcsparse::dasp {
 
@@ -285,8 +286,13 @@ template <typename Value>
 void dasp_host_apply(const DaspLayout<Value>& layout, std::span<const Value> x,
                      std::span<double> y, double alpha, double beta);
 
-/// The statistics JSON object of format_stats_json (dasp.hpp) for given counts.
-std::string stats_json(const DaspCounts& counts, DaspBlockShape shape,
+/// The layout's statistics (PlanStats::details and `tcsparse info`): rows, nonzeros and padding
+/// per category, work split, block order, the parameters as resolved.
+Json layout_statistics(const DaspCounts& counts, DaspBlockShape shape,
                        const DaspParameters& parameters);
+
+/// layout_statistics of the fp64 layout of `matrix`, counted on the host (no GPU, no arrays).
+Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
+                            const DaspParameters& parameters);
 
 }  // namespace tcsparse::dasp

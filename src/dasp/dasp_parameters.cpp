@@ -2,11 +2,8 @@
 #include "dasp/dasp_parameters.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <sstream>
 #include <string>
-
-#include "tcsparse/error.hpp"
 
 namespace tcsparse::dasp {
 namespace {
@@ -16,52 +13,44 @@ constexpr int kLargestMaxMediumRowLength = 1 << 16;
 constexpr int kLargestLongGroupsPerWarp = 1 << 16;
 constexpr int kLargestMediumBlocksPerWarp = 1 << 16;
 
-std::string known_keys() {
-  std::string list;
-  for (auto key : parameter_keys()) {
-    if (!list.empty()) list += ", ";
-    list += key;
-  }
-  return list;
+using Type = ParameterSpec::Type;
+
+std::vector<ParameterSpec> build_parameter_specs() {
+  return {
+      {"max_medium_row_length", Type::integer, "auto", kDaspMaxShortRowLength,
+       kLargestMaxMediumRowLength, {"auto"},
+       "MAX_LEN: longer rows are long rows (auto: 256, or 16/32 for small matrices)"},
+      {"regular_block_min_fill", Type::number, "0.75", 0.0, 1.0, {},
+       "least filled share of an 8x4 block kept in the regular part (paper: 0.75)"},
+      {"medium_rows_per_warp", Type::choice, "auto", 0, 0, {"auto", "8", "16", "32"},
+       "medium rows one warp computes (LOOP_NUM x 8; auto: by the medium row count)"},
+      {"long_groups_per_warp", Type::integer, "auto", 1, kLargestLongGroupsPerWarp, {"auto"},
+       "long-row groups (64 fp64 values) one warp takes (auto: 32, 4 under a heavy tail)"},
+      {"medium_blocks_per_warp", Type::integer, "auto", 1, kLargestMediumBlocksPerWarp, {"auto"},
+       "blocks of one medium row-block a warp takes before the row-block is split (auto: never)"},
+      {"blocks_in_flight", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4"},
+       "blocks whose loads a warp issues before the first use (auto: by matrix and x size)"},
+      {"pipelined_loads", Type::choice, "auto", 0, 0, {"auto", "0", "1"},
+       "load the next batch of blocks while gathering x (auto: large fp16/bf16 matrices)"},
+      {"short_tile_order", Type::choice, "auto", 0, 0, {"auto", "kind", "row"},
+       "order of the short-row tiles among warps (auto: by row from 4096 tiles)"},
+      {"fill", Type::choice, "device", 0, 0, {"device", "host"},
+       "where the value and column arrays are filled from the CSR"},
+      {"fp64_block_order", Type::choice, "auto", 0, 0, {"auto", "row", "column"},
+       "storage order of fp64 8x4 blocks (auto: column-major when row-blocks end in padding)"},
+  };
 }
 
-[[noreturn]] void bad_value(std::string_view key, std::string_view value, std::string_view expected) {
-  throw UnsupportedError("DASP parameter " + std::string(key) + "=" + std::string(value) +
-                         ": expected " + std::string(expected));
-}
-
-int parse_int(std::string_view key, std::string_view value, int lowest, int highest) {
-  int result = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), result);
-  if (error != std::errc{} || end != value.data() + value.size() || result < lowest ||
-      result > highest)
-    bad_value(key, value,
-              "an integer in [" + std::to_string(lowest) + ", " + std::to_string(highest) + "]");
-  return result;
-}
-
-double parse_fraction(std::string_view key, std::string_view value) {
-  const std::string text(value);
-  std::size_t used = 0;
-  double result = -1.0;
-  try {
-    result = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !(result >= 0.0 && result <= 1.0))
-    bad_value(key, value, "a number in [0, 1]");
-  return result;
+/// An "auto | integer" parameter: 0 for auto, else its value.
+int integer_or_zero(const detail::ParameterValues& values, std::string_view name) {
+  return values.is_auto(name) ? 0 : static_cast<int>(values.integer(name));
 }
 
 }  // namespace
 
-const std::vector<std::string_view>& parameter_keys() {
-  static const std::vector<std::string_view> keys = {
-      "max_medium_row_length", "regular_block_min_fill", "medium_rows_per_warp",
-      "long_groups_per_warp", "medium_blocks_per_warp", "blocks_in_flight", "pipelined_loads",
-      "short_tile_order", "fill", "fp64_block_order"};
-  return keys;
+std::span<const ParameterSpec> parameter_specs() {
+  static const std::vector<ParameterSpec> specs = build_parameter_specs();
+  return specs;
 }
 
 std::string DaspParameters::to_string() const {
@@ -85,58 +74,29 @@ std::string DaspParameters::to_string() const {
   return out.str();
 }
 
-DaspParameters parse_parameters(const std::vector<std::string>& key_values) {
+DaspParameters dasp_parameters(const detail::ParameterValues& values) {
   DaspParameters p;
-  for (const std::string& item : key_values) {
-    const auto equals = item.find('=');
-    if (equals == std::string::npos)
-      throw UnsupportedError("DASP parameter '" + item + "' is not key=value; known keys: " +
-                             known_keys());
-    const std::string_view key = std::string_view(item).substr(0, equals);
-    const std::string_view value = std::string_view(item).substr(equals + 1);
-    if (key == "max_medium_row_length") {
-      p.max_medium_row_length =
-          value == "auto" ? 0
-                          : parse_int(key, value, kDaspMaxShortRowLength, kLargestMaxMediumRowLength);
-    } else if (key == "regular_block_min_fill") {
-      p.regular_block_min_fill = parse_fraction(key, value);
-    } else if (key == "medium_rows_per_warp") {
-      if (value == "auto") {
-        p.medium_rows_per_warp = 0;
-      } else {
-        p.medium_rows_per_warp = parse_int(key, value, 8, 32);
-        if (p.medium_rows_per_warp != 8 && p.medium_rows_per_warp != 16 &&
-            p.medium_rows_per_warp != 32)
-          bad_value(key, value, "auto, 8, 16 or 32");
-      }
-    } else if (key == "long_groups_per_warp") {
-      p.long_groups_per_warp =
-          value == "auto" ? 0 : parse_int(key, value, 1, kLargestLongGroupsPerWarp);
-    } else if (key == "medium_blocks_per_warp") {
-      p.medium_blocks_per_warp =
-          value == "auto" ? 0 : parse_int(key, value, 1, kLargestMediumBlocksPerWarp);
-    } else if (key == "short_tile_order") {
-      if (value != "auto" && value != "kind" && value != "row")
-        bad_value(key, value, "auto, kind or row");
-      p.short_tile_order = value == "kind" ? 1 : value == "row" ? 2 : 0;
-    } else if (key == "fp64_block_order") {
-      if (value != "auto" && value != "row" && value != "column")
-        bad_value(key, value, "auto, row or column");
-      p.fp64_block_order = value == "row" ? 1 : value == "column" ? 2 : 0;
-    } else if (key == "fill") {
-      if (value != "device" && value != "host") bad_value(key, value, "device or host");
-      p.fill_on_device = value == "device";
-    } else if (key == "pipelined_loads") {
-      p.pipelined_loads = value == "auto" ? -1 : parse_int(key, value, 0, 1);
-    } else if (key == "blocks_in_flight") {
-      p.blocks_in_flight = value == "auto" ? 0 : parse_int(key, value, 1, 4);
-      if (p.blocks_in_flight == 3) bad_value(key, value, "auto, 1, 2 or 4");
-    } else {
-      throw UnsupportedError("unknown DASP parameter '" + std::string(key) +
-                             "'; known keys: " + known_keys());
-    }
-  }
+  p.max_medium_row_length = integer_or_zero(values, "max_medium_row_length");
+  p.regular_block_min_fill = values.number("regular_block_min_fill");
+  p.medium_rows_per_warp = integer_or_zero(values, "medium_rows_per_warp");
+  p.long_groups_per_warp = integer_or_zero(values, "long_groups_per_warp");
+  p.medium_blocks_per_warp = integer_or_zero(values, "medium_blocks_per_warp");
+  p.blocks_in_flight = integer_or_zero(values, "blocks_in_flight");
+  p.pipelined_loads = values.is_auto("pipelined_loads")
+                          ? -1
+                          : static_cast<int>(values.integer("pipelined_loads"));
+  p.short_tile_order = values.is("short_tile_order", "kind")  ? 1
+                       : values.is("short_tile_order", "row") ? 2
+                                                              : 0;
+  p.fill_on_device = values.is("fill", "device");
+  p.fp64_block_order = values.is("fp64_block_order", "row")      ? 1
+                       : values.is("fp64_block_order", "column") ? 2
+                                                                 : 0;
   return p;
+}
+
+DaspParameters parse_parameters(const std::vector<std::string>& key_values) {
+  return dasp_parameters(detail::check_parameter_values("dasp", parameter_specs(), key_values));
 }
 
 int resolve_medium_rows_per_warp(const DaspParameters& parameters, std::int64_t medium_rows,

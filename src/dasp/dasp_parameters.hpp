@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "plan/parameters.hpp"
 
 namespace tcsparse::dasp {
 
@@ -190,11 +193,14 @@ struct DaspLoopShape {
 DaspLoopShape resolve_loop_shape(const DaspParameters& parameters, std::int64_t nnz,
                                  std::int64_t x_bytes, bool fp64, bool dense_long_rows = false);
 
-/// The keys parse_parameters accepts, in a fixed order.
-const std::vector<std::string_view>& parameter_keys();
+/// DASP's parameter schema (the registry's MethodDescriptor::parameters), in a fixed order.
+std::span<const ParameterSpec> parameter_specs();
 
-/// Parses PlanOptions::parameters ("key=value" each). An unknown key, a missing '=' or a value out
-/// of range throws UnsupportedError naming it (and, for an unknown key, the known ones).
+/// The parameters of checked values (detail::check_parameter_values against parameter_specs()).
+DaspParameters dasp_parameters(const detail::ParameterValues& values);
+
+/// Checks "key=value" strings against parameter_specs() and returns the parameters. An unknown
+/// key, a missing '=' or a value out of range throws ParameterError naming it.
 DaspParameters parse_parameters(const std::vector<std::string>& key_values);
 
 /// The medium rows one warp computes, or the explicit setting; a multiple of `block_rows`, at

@@ -1,14 +1,24 @@
-// The interface every method implements. A method object is built from a host CSR matrix (its
-// constructor does the preprocessing and the upload, and fills PlanStats) and is then applied
-// any number of times. The public SpmvPlan / SpmmPlan hold one through a unique_ptr.
+// The interface every method implements, and the descriptor through which it registers.
 //
-// Adding a method = writing src/<method>/<method>_format.{hpp,cpp} (host layout + host apply),
-// src/<method>/<method>.cu (kernels + a class deriving from SpmvMethod / SpmmMethod), and one
-// entry in src/plan/registry.cpp.
+// A method object is built from a host CSR matrix by one of its factories (which does the
+// preprocessing and the upload, and fills PlanStats) and is then applied any number of times.
+// The public SpmvPlan / SpmmPlan hold one through a unique_ptr.
+//
+// Adding a method:
+//   src/<method>/<method>_format.{hpp,cpp}   host layout + host apply (tcsparse_host)
+//   src/<method>/<method>.cu                  kernels + classes deriving from SpmvMethod/SpmmMethod
+//   src/<method>/<method>_method.cpp          `const MethodDescriptor <method>_method = {...}`
+//   src/plan/registry.cpp                     one line: X(<method>) in TCSPARSE_REGISTERED_METHODS
+// and its CMake entry. Plans, the CLI, the benchmarks and the conformance tests then see it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
+#include <vector>
 
+#include "plan/parameters.hpp"
 #include "tcsparse/plan.hpp"
 
 namespace tcsparse::detail {
@@ -18,7 +28,8 @@ class SpmvMethod {
  public:
   virtual ~SpmvMethod() = default;
   /// x, y: device pointers (cols and rows values). Asynchronous on `stream`; must not
-  /// synchronize the device. beta == 0 must ignore y's old contents.
+  /// synchronize, allocate or read device data on the host (apply is captured in CUDA graphs).
+  /// beta == 0 must ignore y's old contents.
   virtual void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
                      Stream stream) const = 0;
   virtual const PlanStats& stats() const = 0;
@@ -28,20 +39,73 @@ template <typename Value>
 class SpmmMethod {
  public:
   virtual ~SpmmMethod() = default;
-  /// B: cols x n, C: rows x n, row-major, device pointers.
+  /// B: cols x n, C: rows x n, row-major, device pointers. Same rules as SpmvMethod::apply.
   virtual void apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
                      Stream stream) const = 0;
   virtual const PlanStats& stats() const = 0;
 };
 
-/// Factories, one per (method, operation); implemented in the method's folder and dispatched by
-/// src/plan/registry.cpp. Each throws UnsupportedError for a precision it lacks.
+/// Builds a method object; the matrix is valid and the parameters are checked against the
+/// method's schema. Throws UnsupportedError for a matrix the method cannot take.
 template <typename Value>
-std::unique_ptr<SpmvMethod<Value>> make_spmv_method(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                    Method method, const PlanOptions& options);
+using SpmvFactory = std::unique_ptr<SpmvMethod<Value>> (*)(const CsrMatrix<Value, std::int32_t>&,
+                                                           const ParameterValues&);
 template <typename Value>
-std::unique_ptr<SpmmMethod<Value>> make_spmm_method(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                    std::int64_t n, Method method,
-                                                    const PlanOptions& options);
+using SpmmFactory = std::unique_ptr<SpmmMethod<Value>> (*)(const CsrMatrix<Value, std::int32_t>&,
+                                                           std::int64_t n, const ParameterValues&);
+
+/// One factory per precision; nullptr where the method does not run in that precision. This is
+/// the only record of what a method supports.
+template <template <typename> class Factory>
+struct FactoriesByPrecision {
+  Factory<double> fp64 = nullptr;
+  Factory<float> fp32 = nullptr;
+  Factory<half> fp16 = nullptr;
+  Factory<bfloat16> bf16 = nullptr;
+
+  template <typename Value>
+  Factory<Value> of() const {
+    if constexpr (std::is_same_v<Value, double>) return fp64;
+    else if constexpr (std::is_same_v<Value, float>) return fp32;
+    else if constexpr (std::is_same_v<Value, half>) return fp16;
+    else return bf16;
+  }
+  bool has(Precision precision) const {
+    return dispatch_precision(precision, [&](auto value) { return of<decltype(value)>() != nullptr; });
+  }
+};
+
+/// Row-length features of a matrix, for a method's cost estimate (the automatic choice).
+struct MatrixFeatures {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  double mean_row_length = 0.0, stddev_row_length = 0.0;
+  std::int64_t max_row_length = 0, empty_rows = 0;
+};
+
+/// Everything the library knows about one method. Each method's folder defines one (constant
+/// initialised: names, flags and function pointers only) and registry.cpp lists it.
+struct MethodDescriptor {
+  std::string_view name;
+  std::string_view description;  ///< one line, with the paper it implements
+  bool is_baseline = false;
+
+  /// The parameter schema; nullptr: the method takes no parameters.
+  std::span<const ParameterSpec> (*parameters)() = nullptr;
+
+  FactoriesByPrecision<SpmvFactory> spmv;
+  FactoriesByPrecision<SpmmFactory> spmm;
+
+  /// Statistics of the method's host layout of a matrix with these parameters (the fields that
+  /// PlanStats::details reports too); nullptr: no host layout.
+  Json (*layout_statistics)(const CsrMatrix<double, std::int32_t>&, const ParameterValues&) = nullptr;
+
+  /// Estimated milliseconds of one apply, for the automatic choice; nullptr or nullopt: no
+  /// estimate.
+  std::optional<double> (*estimate_ms)(const MatrixFeatures&, Operation, Precision) = nullptr;
+};
+
+/// The checked parameters of `method` (see check_parameter_values).
+ParameterValues checked_parameters(const MethodDescriptor& method,
+                                   const std::vector<std::string>& key_values);
 
 }  // namespace tcsparse::detail

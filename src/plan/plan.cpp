@@ -1,15 +1,12 @@
-// SpmvPlan / SpmmPlan: check what was asked, pick the device, and hand the matrix to the method
-// (the registry of detail::make_spmv_method / make_spmm_method).
+// SpmvPlan / SpmmPlan: check what was asked, pick the device, and hand the matrix to the method's
+// factory (its MethodDescriptor in the registry).
 #include "tcsparse/plan.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <memory>
 #include <string>
-#include <type_traits>
 
-#include "cusparse/cusparse_method.hpp"
-#include "dasp/dasp.hpp"
 #include "plan/method.hpp"
 #include "runtime/cuda_check.hpp"
 #include "tcsparse/device.hpp"
@@ -28,9 +25,8 @@ std::string capabilities_text(Method method) {
   std::string text;
   for (const Operation operation : {Operation::spmv, Operation::spmm}) {
     std::string precisions;
-    for (const Precision precision : method_info(method).precisions)
-      if (supports(method, operation, precision))
-        precisions += (precisions.empty() ? "" : ", ") + std::string(to_string(precision));
+    for (const Precision precision : method.precisions(operation))
+      precisions += (precisions.empty() ? "" : ", ") + std::string(to_string(precision));
     if (precisions.empty()) continue;
     text += (text.empty() ? "" : "; ") + std::string(operation_name(operation)) + " in " +
             precisions;
@@ -38,9 +34,11 @@ std::string capabilities_text(Method method) {
   return text;
 }
 
-void require_supported(Method method, Operation operation, Precision precision) {
-  if (supports(method, operation, precision)) return;
-  throw UnsupportedError("method '" + std::string(to_string(method)) + "' does not support " +
+/// The method's factory for this operation and precision: the one place support is decided.
+template <typename Factory>
+Factory require_factory(Factory factory, Method method, Operation operation, Precision precision) {
+  if (factory) return factory;
+  throw UnsupportedError("method '" + std::string(method.name()) + "' does not support " +
                          std::string(operation_name(operation)) + " in " +
                          std::string(to_string(precision)) + " (it supports " +
                          capabilities_text(method) + ")");
@@ -70,44 +68,6 @@ const detail::SpmmMethod<Value>& spmm_impl(const std::unique_ptr<detail::SpmmMet
 
 }  // namespace
 
-// ---- the registry: one entry per (method, operation) ----------------------------------------
-
-namespace detail {
-
-template <typename Value>
-std::unique_ptr<SpmvMethod<Value>> make_spmv_method(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                    Method method, const PlanOptions& options) {
-  require_supported(method, Operation::spmv, precision_of<Value>());
-  switch (method) {
-    case Method::cusparse:
-    case Method::cusparse_alg2:
-    case Method::cusparse_alg3: return cusparse::make_spmv(matrix, method, options);
-    case Method::dasp:
-      // DASP has no fp32 (require_supported refused it): do not even name that instantiation.
-      if constexpr (!std::is_same_v<Value, float>) return dasp::make_spmv(matrix, options);
-      break;
-  }
-  throw Error("internal: no SpMV implementation for method '" + std::string(to_string(method)) +
-              "'");
-}
-
-template <typename Value>
-std::unique_ptr<SpmmMethod<Value>> make_spmm_method(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                    std::int64_t n, Method method,
-                                                    const PlanOptions& options) {
-  require_supported(method, Operation::spmm, precision_of<Value>());
-  switch (method) {
-    case Method::cusparse:
-    case Method::cusparse_alg2:
-    case Method::cusparse_alg3: return cusparse::make_spmm(matrix, n, method, options);
-    case Method::dasp: break;
-  }
-  throw Error("internal: no SpMM implementation for method '" + std::string(to_string(method)) +
-              "'");
-}
-
-}  // namespace detail
-
 // ---- SpmvPlan ---------------------------------------------------------------------------------
 
 template <typename Value>
@@ -115,9 +75,12 @@ SpmvPlan<Value>::SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method m
                           const PlanOptions& options)
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), nnz_(matrix.nnz()) {
   matrix.validate();  // every method relies on valid CSR: refuse anything else up front
-  require_supported(method, Operation::spmv, precision_of<Value>());
+  const auto factory = require_factory(method.descriptor().spmv.template of<Value>(), method,
+                                       Operation::spmv, precision_of<Value>());
+  const detail::ParameterValues parameters =
+      detail::checked_parameters(method.descriptor(), options.parameters);
   select_device(options.device);
-  impl_ = detail::make_spmv_method(matrix, method, options);
+  impl_ = factory(matrix, parameters);
 }
 
 template <typename Value>
@@ -151,9 +114,12 @@ SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz()) {
   matrix.validate();  // every method relies on valid CSR: refuse anything else up front
   if (n < 0) throw ValidationError("SpmmPlan: n must not be negative, got " + std::to_string(n));
-  require_supported(method, Operation::spmm, precision_of<Value>());
+  const auto factory = require_factory(method.descriptor().spmm.template of<Value>(), method,
+                                       Operation::spmm, precision_of<Value>());
+  const detail::ParameterValues parameters =
+      detail::checked_parameters(method.descriptor(), options.parameters);
   select_device(options.device);
-  impl_ = detail::make_spmm_method(matrix, n, method, options);
+  impl_ = factory(matrix, n, parameters);
 }
 
 template <typename Value>
@@ -185,11 +151,7 @@ const PlanStats& SpmmPlan<Value>::stats() const {
 
 #define TCSPARSE_INSTANTIATE_PLANS(Value)                                                      \
   template class SpmvPlan<Value>;                                                             \
-  template class SpmmPlan<Value>;                                                             \
-  template std::unique_ptr<detail::SpmvMethod<Value>> detail::make_spmv_method(               \
-      const CsrMatrix<Value, std::int32_t>&, Method, const PlanOptions&);                     \
-  template std::unique_ptr<detail::SpmmMethod<Value>> detail::make_spmm_method(               \
-      const CsrMatrix<Value, std::int32_t>&, std::int64_t, Method, const PlanOptions&);
+  template class SpmmPlan<Value>;
 
 TCSPARSE_INSTANTIATE_PLANS(double)
 TCSPARSE_INSTANTIATE_PLANS(float)

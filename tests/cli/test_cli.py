@@ -266,6 +266,49 @@ def test_bench_variants_are_listed_and_checked(cli):
               f"{bad}: {result.stderr}")
 
 
+def test_methods_list_their_parameter_schemas(cli):
+    methods = {m["name"]: m for m in cli.json("methods", "--json")}
+    dasp = {p["name"]: p for p in methods["dasp"]["parameters"]}
+    check(dasp["blocks_in_flight"]["default"] == "auto", f"{dasp['blocks_in_flight']}")
+    check(dasp["blocks_in_flight"]["words"] == ["auto", "1", "2", "4"], f"{dasp['blocks_in_flight']}")
+    check(dasp["regular_block_min_fill"]["range"] == [0, 1], f"{dasp['regular_block_min_fill']}")
+    check(all(p["help"] for p in dasp.values()), "a parameter without help")
+    check(methods["cusparse"]["parameters"] == [], f"{methods['cusparse']}")
+    text = cli.run("methods").stdout
+    check("blocks_in_flight=auto" in text, text)
+
+
+def test_parameters_are_checked_before_anything_runs(cli):
+    # spmv checks them before it looks for a GPU: the same answer with or without one
+    result = cli.run("spmv", STENCIL_10x10, "--method", "dasp", "--param", "no_such_key=1",
+                     expect_rc=1)
+    check("method 'dasp' has no parameter 'no_such_key'" in result.stderr
+          and "blocks_in_flight" in result.stderr, result.stderr)
+    result = cli.run("spmv", STENCIL_10x10, "--method", "dasp", "--param", "blocks_in_flight=3",
+                     expect_rc=1)
+    check("blocks_in_flight=3" in result.stderr and "one of auto, 1, 2, 4" in result.stderr,
+          result.stderr)
+    result = cli.run("bench", "--suite", "small", "--list", "--methods", "cusparse",
+                     "--param", "blocks_in_flight=2", expect_rc=1)
+    check("no selected method has the parameter 'blocks_in_flight'" in result.stderr,
+          result.stderr)
+    for bad in ["foo", "=4", "long_groups_per_warp=0"]:
+        result = cli.run("bench", "--suite", "small", "--list", "--param", bad, expect_rc=1)
+        check(bad in result.stderr, f"{bad}: {result.stderr}")
+    result = cli.run("bench", "--suite", "small", "--list", "--methods", "dasp",
+                     "--variant", "x:no_such_key=1", expect_rc=1)
+    check("--variant x" in result.stderr and "no_such_key" in result.stderr, result.stderr)
+    cli.run("bench", "--suite", "small", "--list", "--param", "blocks_in_flight=4")
+
+
+def test_info_reports_layout_statistics_as_json(cli):
+    info = cli.json("info", STENCIL_10x10, "--json")
+    dasp = info["methods"]["dasp"]
+    rows = dasp["rows"]
+    check(rows["long"] + rows["medium"] + rows["short"] + rows["empty"] == info["rows"], f"{dasp}")
+    check(info["methods"]["cusparse"] is None, f"{info['methods']}")
+
+
 CASES = {name[len("test_"):]: f for name, f in globals().items() if name.startswith("test_")}
 
 

@@ -2,6 +2,7 @@
 #include "common/test_matrices.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -445,6 +446,10 @@ std::string sanitized_name(const std::string& text) {
 }
 
 NamedMatrix load_real_matrix(const std::filesystem::path& file) {
+  return {real_matrix_name(file), read_matrix<double>(file)};
+}
+
+std::string real_matrix_name(const std::filesystem::path& file) {
   std::string stem = file.string();
   const std::filesystem::path dir = matrix_dir();
   if (!dir.empty()) {
@@ -458,7 +463,21 @@ NamedMatrix load_real_matrix(const std::filesystem::path& file) {
       break;
     }
   }
-  return {sanitized_name(stem), read_matrix<double>(file)};
+  return sanitized_name(stem);
+}
+
+CsrMatrix<double, std::int32_t> scaled_for_16_bit(CsrMatrix<double, std::int32_t> matrix) {
+  double largest_row_sum = 0.0;
+  for (std::int64_t row = 0; row < matrix.rows; ++row) {
+    double sum = 0.0;
+    for (std::int32_t k = matrix.row_ptr[static_cast<std::size_t>(row)];
+         k < matrix.row_ptr[static_cast<std::size_t>(row) + 1]; ++k)
+      sum += std::abs(matrix.values[static_cast<std::size_t>(k)]);
+    largest_row_sum = std::max(largest_row_sum, sum);
+  }
+  if (largest_row_sum > kLargest16BitRowSum)
+    for (double& value : matrix.values) value *= kLargest16BitRowSum / largest_row_sum;
+  return matrix;
 }
 
 }  // namespace tcsparse::test

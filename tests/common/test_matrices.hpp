@@ -89,6 +89,18 @@ std::vector<std::filesystem::path> real_matrix_files(std::size_t max_count);
 /// (e.g. "suitesparse_cage5" or "dlmc_rn50_magnitude_pruning_0_9_bottleneck_1_block_group1_1_1").
 NamedMatrix load_real_matrix(const std::filesystem::path& file);
 
+/// The name load_real_matrix gives `file`, without reading it.
+std::string real_matrix_name(const std::filesystem::path& file);
+
+/// The largest sum of |a_ij| over a row that 16-bit products are tested with: |x| <= 1, so every
+/// partial sum stays far below fp16's 65504.
+inline constexpr double kLargest16BitRowSum = 1000.0;
+
+/// `matrix` scaled so that no row's sum of |a_ij| exceeds kLargest16BitRowSum (unchanged when
+/// none does): real matrices hold values beyond fp16's range. The product is linear, and the
+/// reference is computed on the converted matrix, so the check stays exact in meaning.
+CsrMatrix<double, std::int32_t> scaled_for_16_bit(CsrMatrix<double, std::int32_t> matrix);
+
 /// A name made of [A-Za-z0-9_] from any text (other characters become '_').
 std::string sanitized_name(const std::string& text);
 

@@ -1,22 +1,19 @@
-// DASP on the GPU through SpmvPlan<Value>(A, Method::dasp), against the CPU reference (double
-// accumulation): fp64 below 1e-12, fp16 / bf16 below 1e-2, outputs poisoned with NaN first.
-// The same matrices as the host tests (every category alone and mixed, row counts that do not
-// fill a block), generated matrices of every kind, real matrices; and the promises of apply:
-// the caller's stream, no synchronisation, identical results run to run.
+// What is particular to DASP on the GPU, against the CPU reference (double accumulation; fp64
+// below 1e-12, fp16 / bf16 below 1e-2, outputs poisoned with NaN first): every kernel shape and
+// parameter on the shared catalogue, every row-length category alone and mixed at row counts that
+// do not fill a block, padded tail blocks, large generated matrices, the device fill against the
+// host fill, and work split across warps reduced correctly on every launch. The default layout on
+// the catalogue and on real matrices, stream order and graph capture are the conformance suite's.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <cstdint>
-#include <filesystem>
 #include <initializer_list>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/test_matrices.hpp"
@@ -49,27 +46,13 @@ Matrix matrix_with_lengths(std::int32_t cols, const std::vector<int>& lengths,
   return test::with_row_lengths(cols, {lengths.begin(), lengths.end()}, seed);
 }
 
-/// fp16 holds at most 65504: scale a matrix so that no row's sum of |a_ij| exceeds 1000.
-Matrix scaled_for_fp16(Matrix matrix) {
-  double largest = 0.0;
-  for (std::int32_t r = 0; r < matrix.rows; ++r) {
-    double sum = 0.0;
-    for (std::int32_t k = matrix.row_ptr[r]; k < matrix.row_ptr[r + 1]; ++k)
-      sum += std::abs(matrix.values[static_cast<std::size_t>(k)]);
-    largest = std::max(largest, sum);
-  }
-  if (largest > 1000.0)
-    for (double& v : matrix.values) v *= 1000.0 / largest;
-  return matrix;
-}
-
 /// Runs y = alpha A x + beta y0 through a DASP plan (y poisoned with NaN when beta == 0) and
 /// returns y.
 template <typename Value>
 std::vector<Value> run_dasp(const CsrMatrix<Value, std::int32_t>& a, const std::vector<Value>& x,
                             const std::vector<Value>& y0, Scalars s,
                             const PlanOptions& options = {}) {
-  const SpmvPlan<Value> plan(a, Method::dasp, options);
+  const SpmvPlan<Value> plan(a, Method("dasp"), options);
   DeviceBuffer<Value> dx(x);
   DeviceBuffer<Value> dy(s.beta == 0.0 ? test::make_poisoned<Value>(y0.size()) : y0);
   plan.apply(dx.data(), dy.data(), static_cast<scalar_t<Value>>(s.alpha),
@@ -81,7 +64,7 @@ std::vector<Value> run_dasp(const CsrMatrix<Value, std::int32_t>& a, const std::
 /// ||DASP - reference|| / ||reference|| on the matrix converted to Value.
 template <typename Value>
 double dasp_error(const Matrix& matrix64, Scalars s, const PlanOptions& options = {}) {
-  const Matrix scaled = std::is_same_v<Value, double> ? matrix64 : scaled_for_fp16(matrix64);
+  const Matrix scaled = std::is_same_v<Value, double> ? matrix64 : test::scaled_for_16_bit(matrix64);
   const auto a = test::with_values<Value>(scaled);
   const auto x = test::make_x<Value>(scaled);
   const auto y0 = test::make_y<Value>(scaled);
@@ -98,19 +81,10 @@ void expect_dasp_matches_reference(const Matrix& matrix, const PlanOptions& opti
         << "alpha " << s.alpha << " beta " << s.beta;
 }
 
-// ---- the shared catalogue -------------------------------------------------------------------
+// ---- the shared catalogue (the default layout is the conformance suite's) ----------------------
 
 class DaspGpuOnCatalogue : public testing::GpuTestWithParam<test::NamedMatrix> {};
 
-TEST_P(DaspGpuOnCatalogue, Fp64MatchesReference) {
-  expect_dasp_matches_reference<double>(GetParam().matrix);
-}
-TEST_P(DaspGpuOnCatalogue, Fp16MatchesReference) {
-  expect_dasp_matches_reference<half>(GetParam().matrix);
-}
-TEST_P(DaspGpuOnCatalogue, Bf16MatchesReference) {
-  expect_dasp_matches_reference<bfloat16>(GetParam().matrix);
-}
 /// Every kernel instantiation: rows a warp (LOOP_NUM) x blocks in flight x pipelined loads,
 /// with small pieces of work (split medium row-blocks and long rows) or the defaults.
 std::vector<PlanOptions> kernel_shape_options(std::initializer_list<const char*> rows_per_warp) {
@@ -166,9 +140,8 @@ template <typename Value>
 void expect_device_fill_equals_host_fill(const Matrix& matrix64,
                                          const std::vector<std::string>& parameters) {
   const auto a = test::with_values<Value>(matrix64);
-  PlanOptions options;
-  options.parameters = parameters;
-  const auto method = dasp::make_spmv<Value>(a, options);
+  const auto method =
+      dasp::make_spmv<Value>(a, detail::check_parameter_values("dasp", dasp::parameter_specs(), parameters));
   const auto device = dasp::testing::download_value_arrays<Value>(*method);
   const auto host = dasp::build_dasp_layout(a, dasp::parse_parameters(parameters));
   auto same_values = [](const std::vector<Value>& d, const dasp::HostArray<Value>& h) {
@@ -329,98 +302,7 @@ TEST_F(DaspGpu, OneVeryLongRowSpreadOverManyWarpsMatchesReference) {
   EXPECT_LT(dasp_error<half>(a, {1.0, 0.0}), 1e-2);
 }
 
-// ---- real matrices ----------------------------------------------------------------------------
-
-class DaspGpuOnRealMatrices : public testing::GpuTestWithParam<std::string> {};
-
-TEST_P(DaspGpuOnRealMatrices, Fp64AndFp16MatchReference) {
-  if (GetParam().empty())
-    GTEST_SKIP() << "no matrix directory: set TCSPARSE_MATRIX_DIR to test real matrices";
-  const auto named = test::load_real_matrix(GetParam());
-  EXPECT_LT(dasp_error<double>(named.matrix, {1.0, 0.0}), 1e-12) << named.name;
-  EXPECT_LT(dasp_error<double>(named.matrix, {0.5, 1.0}), 1e-12) << named.name;
-  EXPECT_LT(dasp_error<half>(named.matrix, {1.0, 0.0}), 1e-2) << named.name;
-  EXPECT_LT(dasp_error<bfloat16>(named.matrix, {1.0, 0.0}), 1e-2) << named.name;
-}
-
-std::vector<std::string> real_matrix_paths() {
-  std::vector<std::string> paths;
-  for (const auto& file : test::real_matrix_files(50)) paths.push_back(file.string());
-  if (paths.empty()) paths.push_back("");  // one instance that reports the skip
-  return paths;
-}
-
-/// "3_cage5" from ".../suitesparse/cage5.mtx.gz" (index first: names stay unique).
-struct RealMatrixTestName {
-  std::string operator()(const ::testing::TestParamInfo<std::string>& param) const {
-    if (param.param.empty()) return "none";
-    const std::string stem = std::filesystem::path(param.param).stem().stem().string();
-    return test::sanitized_name(std::to_string(param.index) + "_" + stem);
-  }
-};
-
-INSTANTIATE_TEST_SUITE_P(Selection, DaspGpuOnRealMatrices,
-                         ::testing::ValuesIn(real_matrix_paths()), RealMatrixTestName{});
-
-// ---- promises of apply ----------------------------------------------------------------------------
-
-TEST_F(DaspGpu, ApplyIsQueuedOnTheCallersStreamAndDoesNotSynchronize) {
-  const Matrix a = generate_rmat(12, 8, 1);
-  const auto x = test::make_x<double>(a);
-  const SpmvPlan<double> plan(a, Method::dasp);
-  DeviceBuffer<double> dx(x);
-  DeviceBuffer<double> dy(test::make_poisoned<double>(static_cast<std::size_t>(a.rows)));
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  detail::CudaStream stream;
-  // hold the stream with a host function until released (or 10 s pass, if apply blocked)
-  std::atomic<bool> released{false};
-  auto hold = [](void* flag) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!static_cast<std::atomic<bool>*>(flag)->load() &&
-           std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  };
-  ASSERT_EQ(cudaLaunchHostFunc(stream.get(), hold, &released), cudaSuccess);
-  const auto before = std::chrono::steady_clock::now();
-  plan.apply(dx.data(), dy.data(), 1.0, 0.0, stream.get());
-  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(5))
-      << "apply waited for its stream";
-  EXPECT_EQ(cudaStreamQuery(stream.get()), cudaErrorNotReady);
-  // the legacy stream does not wait for a non-blocking stream: y is still the poison
-  const auto still_poisoned = dy.download();
-  EXPECT_TRUE(std::isnan(still_poisoned[0]));
-  released = true;
-  stream.synchronize();
-  std::vector<double> reference(static_cast<std::size_t>(a.rows));
-  spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 1.0, 0.0);
-  const auto y = dy.download();
-  EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12);
-}
-
-TEST_F(DaspGpu, TwoAppliesGiveBitwiseIdenticalResults) {
-  // long rows reduced across warps (last-ticket order must not matter), all categories
-  std::vector<int> lengths = {90000, 3000, 1, 2, 3, 4, 5, 300, 0};
-  for (int i = 0; i < 5000; ++i) lengths.push_back(i % 250);
-  const Matrix a = matrix_with_lengths(100000, lengths, 3);
-  for (int precision = 0; precision < 2; ++precision) {
-    if (precision == 0) {
-      const auto x = test::make_x<double>(a);
-      const auto y0 = test::make_y<double>(a);
-      const auto first = run_dasp(a, x, y0, {1.0, 0.5});
-      for (int run = 0; run < 5; ++run) EXPECT_EQ(run_dasp(a, x, y0, {1.0, 0.5}), first);
-    } else {
-      const auto ah = test::with_values<half>(a);
-      const auto x = test::make_x<half>(a);
-      const auto y0 = test::make_y<half>(a);
-      const auto first = run_dasp(ah, x, y0, {1.0, 0.0});
-      for (int run = 0; run < 5; ++run) {
-        const auto again = run_dasp(ah, x, y0, {1.0, 0.0});
-        ASSERT_EQ(again.size(), first.size());
-        for (std::size_t i = 0; i < first.size(); ++i) EXPECT_EQ(again[i].bits, first[i].bits);
-      }
-    }
-  }
-}
+// ---- work reduced across warps (the conformance suite checks stream order and graph capture) ----
 
 TEST_F(DaspGpu, RepeatedAppliesOfOnePlanStayCorrect) {
   // the long-row and medium-piece tickets reset themselves: every launch must reduce correctly
@@ -434,7 +316,7 @@ TEST_F(DaspGpu, RepeatedAppliesOfOnePlanStayCorrect) {
   split.parameters = {"max_medium_row_length=256", "medium_blocks_per_warp=2",
                       "long_groups_per_warp=3"};
   for (const PlanOptions& options : {PlanOptions{}, split}) {
-    const SpmvPlan<double> plan(a, Method::dasp, options);
+    const SpmvPlan<double> plan(a, Method("dasp"), options);
     DeviceBuffer<double> dx(x);
     DeviceBuffer<double> dy(static_cast<std::size_t>(a.rows));
     for (int run = 0; run < 20; ++run) {
@@ -451,7 +333,7 @@ TEST_F(DaspGpu, RepeatedAppliesOfOnePlanStayCorrect) {
 
 TEST_F(DaspGpu, StatsDescribeTheLayout) {
   const Matrix a = matrix_with_lengths(1000, {0, 1, 2, 3, 4, 5, 256, 257}, 2);
-  const SpmvPlan<double> plan(a, Method::dasp);
+  const SpmvPlan<double> plan(a, Method("dasp"));
   const PlanStats& stats = plan.stats();
   EXPECT_GT(stats.stored_values, a.nnz());
   EXPECT_NEAR(stats.padding_ratio,
@@ -460,23 +342,14 @@ TEST_F(DaspGpu, StatsDescribeTheLayout) {
   EXPECT_GT(stats.device_bytes, static_cast<std::size_t>(stats.stored_values) * 12);
   EXPECT_GE(stats.host_preprocess_ms, 0.0);
   EXPECT_GE(stats.upload_ms, 0.0);
-  // a small matrix: rows longer than 16 are long rows
-  EXPECT_NE(stats.details_json.find("\"rows\": {\"long\": 2, \"medium\": 1, \"short\": 4"),
-            std::string::npos)
-      << stats.details_json;
-  EXPECT_NE(stats.details_json.find("host_preprocess_nnz_per_s"), std::string::npos);
+  // a small matrix: rows longer than 16 are long rows; the same fields as the host statistics
+  EXPECT_EQ(stats.details["rows"], (Json{{"long", 2}, {"medium", 1}, {"short", 4}, {"empty", 1}}))
+      << stats.details.dump();
+  const Json host = layout_statistics(Method("dasp"), a);
+  for (const auto& [key, value] : host.items()) EXPECT_EQ(stats.details[key], value) << key;
+  EXPECT_GT(stats.details["host_preprocess_nnz_per_s"].get<double>(), 0.0);
 }
 
-TEST_F(DaspGpu, Fp32IsUnsupported) {
-  CsrMatrix<float, std::int32_t> a;
-  EXPECT_THROW(SpmvPlan<float>(a, Method::dasp), UnsupportedError);
-}
-
-TEST_F(DaspGpu, UnknownParameterIsUnsupported) {
-  PlanOptions options;
-  options.parameters = {"no_such_key=1"};
-  EXPECT_THROW(SpmvPlan<double>(generate_rmat(8, 4, 1), Method::dasp, options), UnsupportedError);
-}
 
 }  // namespace
 }  // namespace tcsparse

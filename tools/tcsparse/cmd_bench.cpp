@@ -1,6 +1,7 @@
 // `tcsparse bench [FILES|DIRS|SPECS...] [--suite default|small] ...`: every method and precision
 // that applies, on every matrix, through the benchmark harness. One JSON line per case in the
 // results file, a progress line on stderr, speedup tables over cuSPARSE on stdout.
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <ctime>
@@ -74,6 +75,51 @@ Variant parse_variant(const std::string& text) {
   return variant;
 }
 
+/// The key of "key=value".
+std::string_view parameter_key(std::string_view key_value) {
+  return key_value.substr(0, key_value.find('='));
+}
+
+bool declares(Method method, std::string_view key) {
+  const auto specs = method.parameters();
+  return std::any_of(specs.begin(), specs.end(),
+                     [&](const ParameterSpec& spec) { return spec.name == key; });
+}
+
+/// The parameters of `given` that `method` has (the others are for other selected methods).
+std::vector<std::string> parameters_of(Method method, const std::vector<std::string>& given) {
+  std::vector<std::string> own;
+  for (const std::string& item : given)
+    if (declares(method, parameter_key(item))) own.push_back(item);
+  return own;
+}
+
+/// Every parameter must belong to at least one selected method, and each method that has it must
+/// accept its value: a ParameterError (or Error) naming `option` otherwise, before anything runs.
+void check_parameters_apply(const std::vector<std::string>& parameters, const std::string& option,
+                            const std::vector<Method>& selected) {
+  for (const std::string& item : parameters) {
+    if (item.find('=') == std::string::npos || item.front() == '=')
+      throw ParameterError(fmt::format("{} '{}': expected KEY=VALUE", option, item));
+    const bool anyone = std::any_of(selected.begin(), selected.end(), [&](Method method) {
+      return declares(method, parameter_key(item));
+    });
+    if (!anyone) {
+      std::string keys;
+      for (const Method method : selected) {
+        std::string own;
+        for (const ParameterSpec& spec : method.parameters())
+          own += fmt::format("{}{}", own.empty() ? "" : ", ", spec.name);
+        if (!own.empty()) keys += fmt::format("; {}: {}", method.name(), own);
+      }
+      throw ParameterError(fmt::format("{} '{}': no selected method has the parameter '{}'{}",
+                                       option, item, parameter_key(item),
+                                       keys.empty() ? " (none of them takes parameters)" : keys));
+    }
+  }
+  for (const Method method : selected) check_parameters(method, parameters_of(method, parameters));
+}
+
 /// What will run: the matrices, and the methods and precisions to try on each.
 struct BenchSelection {
   std::string label;  ///< the suite's name, or "files"
@@ -99,29 +145,39 @@ BenchSelection select(const BenchOptions& options) {
   const auto files = expand_matrix_arguments(options.inputs);
   selection.matrices.insert(selection.matrices.end(), files.begin(), files.end());
   selection.label = use_suite ? (files.empty() ? suite : suite + "+files") : "files";
-  if (options.methods.empty())
-    for (const MethodInfo& info : methods()) selection.methods.push_back(info.method);
-  for (const std::string& name : options.methods) selection.methods.push_back(parse_method(name));
+  if (options.methods.empty()) selection.methods = methods();
+  for (const std::string& name : options.methods) selection.methods.emplace_back(name);
   for (const std::string& name : options.precisions)
     selection.precisions.push_back(parse_precision(name));
   for (const std::string& text : options.variants)
     selection.variants.push_back(parse_variant(text));
+  check_parameters_apply(options.parameters, "--param", selection.methods);
+  for (const Variant& variant : selection.variants)
+    check_parameters_apply(variant.parameters, "--variant " + variant.label, selection.methods);
   return selection;
 }
 
 /// The cases of one matrix, precision by precision (the harness keeps one precision's data).
+/// Each method gets the --param values it has; a variant runs on the methods that have all of
+/// its keys.
 std::vector<bench::CaseRequest> cases_for(const MatrixSourceRef& matrix,
-                                          const BenchSelection& selection, std::int64_t spmm_n) {
-  const std::int64_t n = spmm_n > 0 ? spmm_n : (matrix.is_smtx ? kDlmcSpmmColumns : 0);
+                                          const BenchSelection& selection,
+                                          const BenchOptions& options) {
+  const std::int64_t n =
+      options.spmm_n > 0 ? options.spmm_n : (matrix.is_smtx ? kDlmcSpmmColumns : 0);
   std::vector<Variant> variants{Variant{}};  // the methods as they are, then each variant
   variants.insert(variants.end(), selection.variants.begin(), selection.variants.end());
   std::vector<bench::CaseRequest> cases;
   const auto add = [&](Precision precision, Operation operation, std::int64_t columns) {
     for (const Variant& variant : variants)
-      for (Method method : selection.methods)
-        if (supports(method, operation, precision))
-          cases.push_back({method, precision, operation, columns, variant.label,
-                           variant.parameters});
+      for (const Method method : selection.methods) {
+        if (!method.supports(operation, precision)) continue;
+        std::vector<std::string> parameters = parameters_of(method, options.parameters);
+        const std::vector<std::string> own = parameters_of(method, variant.parameters);
+        if (own.size() != variant.parameters.size()) continue;  // not this method's variant
+        parameters.insert(parameters.end(), own.begin(), own.end());
+        cases.push_back({method, precision, operation, columns, variant.label, parameters});
+      }
   };
   for (Precision precision : selection.precisions) {
     add(precision, Operation::spmv, 1);
@@ -194,9 +250,8 @@ class BenchRun {
         results_(open_results(output)) {
     harness_.runs = options.runs;
     harness_.warmup_ms = options.warmup_ms;
-    harness_.plan.parameters = options.parameters;
     for (const MatrixSourceRef& matrix : selection.matrices) {
-      cases_.push_back(cases_for(matrix, selection, options.spmm_n));
+      cases_.push_back(cases_for(matrix, selection, options));
       total_cases_ += static_cast<std::int64_t>(cases_.back().size());
     }
   }
@@ -326,12 +381,13 @@ Command add_bench_command(CLI::App& app) {
                   "Real matrices for the suites' replicated matrix (default $TCSPARSE_MATRIX_DIR "
                   "or the shared directory)");
   sub->add_option("--param", options->parameters,
-                  "Method parameter KEY=VALUE for experiments, e.g. long_groups_per_warp=8 "
-                  "(methods that do not know a key refuse it: run those separately)");
+                  "Method parameter KEY=VALUE for experiments, e.g. long_groups_per_warp=8: "
+                  "given to the selected methods that have the key (`tcsparse methods` lists "
+                  "them); a key no selected method has is an error");
   sub->add_option("--variant", options->variants,
                   "LABEL:KEY=VALUE[,KEY=VALUE...]: run each method once more with these "
                   "parameters, interleaved with the plain run on each matrix (recorded as "
-                  "\"variant\"; methods that do not know a key skip it); repeatable")
+                  "\"variant\"; it runs on the methods that have all its keys); repeatable")
       ->allow_extra_args(false);
   sub->add_flag("--list", options->list, "Print the matrices that would run and exit (no GPU)");
   return {sub, [options] { return run_bench(*options); }};

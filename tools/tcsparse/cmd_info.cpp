@@ -15,8 +15,6 @@
 namespace tcsparse::cli {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 struct InfoOptions {
   std::string file;
   bool json = false;
@@ -43,13 +41,14 @@ Json row_length_json(const RowLengthStats& stats) {
               {"log2_histogram_buckets", buckets}};
 }
 
-/// format_stats_json of every method; a method that fails says why instead of stopping info.
+/// Every method's layout statistics (null: no host layout); a method that fails says why
+/// instead of stopping info.
 Json methods_json(const CsrMatrix<double, std::int32_t>& matrix) {
   Json methods_object = Json::object();
-  for (const MethodInfo& info : methods()) {
-    const std::string name(info.name);
+  for (const Method method : methods()) {
+    const std::string name(method.name());
     try {
-      methods_object[name] = Json::parse(format_stats_json(info.method, matrix));
+      methods_object[name] = layout_statistics(method, matrix);
     } catch (const std::exception& error) {
       methods_object[name] = Json{{"error", error.what()}};
     }

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "tcsparse/plan.hpp"
@@ -12,13 +11,10 @@
 namespace tcsparse::cli {
 namespace {
 
-constexpr Precision kAllPrecisions[] = {Precision::fp64, Precision::fp32, Precision::fp16,
-                                        Precision::bf16};
-
-std::vector<std::string> precisions_of(Method method, Operation operation) {
+std::vector<std::string> precision_names(Method method, Operation operation) {
   std::vector<std::string> names;
-  for (Precision precision : kAllPrecisions)
-    if (supports(method, operation, precision)) names.emplace_back(to_string(precision));
+  for (const Precision precision : method.precisions(operation))
+    names.emplace_back(to_string(precision));
   return names;
 }
 
@@ -28,23 +24,43 @@ std::string joined(const std::vector<std::string>& names) {
   return text.empty() ? "-" : text;
 }
 
+Json parameters_json(Method method) {
+  Json list = Json::array();
+  for (const ParameterSpec& spec : method.parameters()) {
+    Json entry{{"name", spec.name},
+               {"type", to_string(spec.type)},
+               {"default", spec.default_value},
+               {"accepts", spec.accepted_values()},
+               {"help", spec.help}};
+    if (spec.type != ParameterSpec::Type::choice) entry["range"] = {spec.lowest, spec.highest};
+    if (!spec.words.empty()) entry["words"] = spec.words;
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
 int run_methods(bool json) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  Json list = Json::array();
   if (!json)
     fmt::print("{:<14} {:<20} {:<20} {:<9} {}\n", "method", "spmv", "spmm", "baseline",
                "description");
-  for (const MethodInfo& info : methods()) {
-    const auto spmv = precisions_of(info.method, Operation::spmv);
-    const auto spmm = precisions_of(info.method, Operation::spmm);
-    if (json)
-      list.push_back({{"name", info.name},
-                      {"description", info.description},
+  for (const Method method : methods()) {
+    const auto spmv = precision_names(method, Operation::spmv);
+    const auto spmm = precision_names(method, Operation::spmm);
+    if (json) {
+      list.push_back({{"name", method.name()},
+                      {"description", method.description()},
                       {"spmv", spmv},
                       {"spmm", spmm},
-                      {"baseline", info.is_baseline}});
-    else
-      fmt::print("{:<14} {:<20} {:<20} {:<9} {}\n", info.name, joined(spmv), joined(spmm),
-                 info.is_baseline ? "yes" : "no", info.description);
+                      {"baseline", method.is_baseline()},
+                      {"parameters", parameters_json(method)}});
+      continue;
+    }
+    fmt::print("{:<14} {:<20} {:<20} {:<9} {}\n", method.name(), joined(spmv), joined(spmm),
+               method.is_baseline() ? "yes" : "no", method.description());
+    for (const ParameterSpec& spec : method.parameters())
+      fmt::print("    {}={}  {}; {}\n", spec.name, spec.default_value, spec.help,
+                 spec.accepted_values());
   }
   if (json) fmt::print("{}\n", list.dump(2));
   return kExitOk;
@@ -54,7 +70,8 @@ int run_methods(bool json) {
 
 Command add_methods_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
-  CLI::App* sub = app.add_subcommand("methods", "List the methods and their capabilities");
+  CLI::App* sub = app.add_subcommand(
+      "methods", "List the methods, what they support and their parameters (KEY=DEFAULT)");
   sub->add_flag("--json", *json, "Print JSON");
   return {sub, [json] { return run_methods(*json); }};
 }
