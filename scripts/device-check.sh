@@ -7,10 +7,14 @@
 #   scripts/device-check.sh bench-matrices  tcsparse bench over $TCSPARSE_MATRIX_DIR
 #   scripts/device-check.sh parse-speed     Matrix Market parse speed on 100 million entries
 #   scripts/device-check.sh gather-ceiling  the random x-gather ceiling (tcsparse_gather_ceiling)
+#   scripts/device-check.sh bench-compare   the default suite and $TCSPARSE_MATRIX_DIR with the
+#                                           baseline build's CLI ($TCSPARSE_BASELINE_CLI) and this
+#                                           one, alternating, then bench/compare.py of the two
 #
 # Binaries: from $TCSPARSE_PREBUILT when set (a folder with tcsparse, tcsparse_gpu_tests and
-# tcsparse_host_tests built on the development machine and carried), else built here with
-# scripts/device-build.sh (needs .deps from scripts/fetch-device-deps.sh carried).
+# tcsparse_host_tests built on another machine and carried; any of them may be xz-compressed as
+# NAME.xz, which keeps a carried folder small), else built here with scripts/device-build.sh
+# (needs .deps from scripts/fetch-device-deps.sh carried).
 # Matrices: .matrices/ (a copy of ../shared/matrices; the GPU machine sees only the checkout).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +28,13 @@ step() { echo "== $*" | tee -a "$log"; }
 step "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
 if [[ -n ${TCSPARSE_PREBUILT:-} ]]; then
   bin=$top/$TCSPARSE_PREBUILT
+  unpacked=$(mktemp -d)
+  for packed in "$bin"/*.xz; do
+    [[ -e $packed ]] || continue
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+      "$packed" "$unpacked/$(basename "${packed%.xz}")" && chmod +x "$unpacked/$(basename "${packed%.xz}")"
+  done
+  [[ -n $(ls "$unpacked") ]] && bin=$unpacked && cp -n "$top/$TCSPARSE_PREBUILT"/* "$bin"/ 2>/dev/null
   cli=$bin/tcsparse gpu_tests=$bin/tcsparse_gpu_tests host_tests=$bin/tcsparse_host_tests
   gather_ceiling=$bin/tcsparse_gather_ceiling
 else
@@ -93,7 +104,28 @@ for what in "$@"; do
       step "random x-gather ceiling"
       "$gather_ceiling" 2>&1 | tee "$out/gather-ceiling.txt" | tee -a "$log"
       ;;
-    *) echo "unknown step '$what' (tests, bench-default, bench-matrices, parse-speed, gather-ceiling)" >&2; exit 2 ;;
+    bench-compare)
+      baseline=$top/${TCSPARSE_BASELINE_CLI:?set TCSPARSE_BASELINE_CLI to the baseline build\'s tcsparse}
+      unpacked_baseline=$(mktemp -d)
+      if [[ $baseline == *.xz ]]; then
+        python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+          "$baseline" "$unpacked_baseline/tcsparse" && chmod +x "$unpacked_baseline/tcsparse"
+        baseline=$unpacked_baseline/tcsparse
+      fi
+      for suite in default matrices; do
+        for side in old new; do
+          step "bench-compare: $suite suite, $side build"
+          binary=$cli; [[ $side == old ]] && binary=$baseline
+          args=(--suite default); [[ $suite == matrices ]] && args=("$TCSPARSE_MATRIX_DIR")
+          "$binary" bench "${args[@]}" ${TCSPARSE_BENCH_ARGS:-} --output "$out/$side-$suite-$gpu.jsonl" \
+            >>"$log" 2>&1
+          echo "bench exit code $?" | tee -a "$log"
+        done
+      done
+      python3 bench/compare.py --old "$out"/old-*-"$gpu".jsonl --new "$out"/new-*-"$gpu".jsonl \
+        | tee "$out/compare.md" | tee -a "$log"
+      ;;
+    *) echo "unknown step '$what' (tests, bench-default, bench-matrices, parse-speed, gather-ceiling, bench-compare)" >&2; exit 2 ;;
   esac
 done
 step "done"
