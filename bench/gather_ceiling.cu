@@ -2,9 +2,10 @@
 //
 // A stream of (value, column) pairs, 12 bytes each as in CSR fp64, every column drawn uniformly
 // from [0, cols), summed as value * x[column] with the loads SpMV kernels use (matrix streamed
-// with __ldcs, x through __ldg). This is an SpMV with the row structure taken away, so no method
-// that reads each x at random (random-column matrices: uniform or power-law rows, R-MAT) can
-// beat it; their SpMV time over this one says how much is left to gain.
+// with arch::load_streaming, x through arch::load_read_only). This is an SpMV with the row
+// structure taken away, so no method that reads each x at random (random-column matrices:
+// uniform or power-law rows, R-MAT) can beat it; their SpMV time over this one says how much is
+// left to gain.
 //
 //   tcsparse_gather_ceiling [pairs]        (default 20 M pairs; x of 100 k, 1 M and 2 M values)
 //
@@ -18,10 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "arch/load.cuh"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 
 namespace {
+
+namespace arch = tcsparse::arch;
 
 constexpr int kThreads = 256;
 constexpr int kBlocksPerSm = 8;
@@ -35,7 +39,8 @@ __global__ void gather_kernel(const double* __restrict__ values, const int* __re
   const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   double sum = 0.0;
-  for (long long i = first; i < pairs; i += stride) sum += __ldcs(values + i) * __ldg(x + __ldcs(cols + i));
+  for (long long i = first; i < pairs; i += stride)
+    sum += arch::load_streaming(values + i) * arch::load_read_only(x + arch::load_streaming(cols + i));
   partial_sums[first] = sum;
 }
 

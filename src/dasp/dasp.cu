@@ -13,12 +13,12 @@
 #include <string>
 #include <type_traits>
 
+#include "arch/types.cuh"
 #include "dasp/dasp.hpp"
 #include "dasp/dasp_fill.cuh"
 #include "dasp/dasp_format.hpp"
 #include "dasp/dasp_kernels.cuh"
 #include "dasp/dasp_testing.hpp"
-#include "runtime/device_types.cuh"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "tcsparse/error.hpp"

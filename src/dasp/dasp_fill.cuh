@@ -10,7 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "dasp/dasp_format.hpp"
-#include "dasp/dasp_kernels.cuh"
+#include "dasp/dasp_fragments.cuh"
 
 namespace tcsparse::dasp::device {
 

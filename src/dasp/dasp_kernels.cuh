@@ -9,247 +9,19 @@
 // several warps is finished by whichever of its warps arrives last (atomic ticket), which sums
 // the partial sums in order: the result does not depend on the schedule.
 //
-// mma shapes.
-//   fp64: mma.sync.aligned.m8n8k4.row.col.f64 — the only f64 shape on sm_80 (the paper's).
-//   fp16 / bf16: mma.sync.aligned.m16n8k8.row.col.f32.{f16,bf16} with f32 accumulators — a
-//     native shape on sm_80 and sm_90 (m8n8k4.f16 is optimised for sm_70 only and the PTX ISA
-//     warns it may be much slower elsewhere), and its 16x8 A lets one instruction take two 8x4
-//     halves: A rows 0-7 on k 0-3 and A rows 8-15 on k 4-7 (zeros elsewhere), so a block is
-//     16 rows x 4 and keeps the paper's 4-wide row granularity (m16n8k16 would take 8-wide rows
-//     and pad medium rows twice as much). SpMV is memory-bound: one mma per 64 values (384 bytes
-//     of values and indices) is far below the tensor-core rate, so the shape is chosen for the
-//     layout, not for throughput.
-//
-// What one lane holds of a block (lane = 4 * g + q, g = lane / 4, q = lane % 4):
-//
-//   fp64 8x4 block, 32 values            fp16 16x4 block, 64 values
-//     value [4g + q] (or [8q + g] when      values [2 lane, 2 lane + 1] = memory row g, k 2q, 2q+1
-//     column-major) = block row g, k q
-//     A[g][q] = value, B[q][g] = x[col]     q < 2:  block row g    -> A[g][2q..],   a0 a1
-//     C[r][r] (lane 4r + r/2, c[r&1])       q >= 2: block row g+8  -> A[g+8][2q..], a2 a3
-//       = dot product of block row r        B[2q..][g] = x of the lane's two values, b0 b1
-//                                           C[r][r]   (lane 4r + r/2, c[r&1])   = block row r
-//                                           C[r+8][r] (same lane,   c[2+r&1]) = block row r+8
-//
-// Loads. Matrix data is read once: streaming loads (ld.global.cs, __ldcs) so that it does not
-// evict x from the caches; x through the read-only path (__ldg). A block is read coalesced (lane
-// l reads its own 8 or 4 contiguous bytes of values and 4 or 8 bytes of column indices), and a
-// warp keeps `kInFlight` blocks of loads in flight (optionally software-pipelined one batch
-// ahead, kPipelined).
+// The blocks, what one lane holds of them, the mma shapes and the loads: dasp_fragments.cuh.
+// Here: the block loop (kInFlight blocks of loads in flight, optionally software-pipelined one
+// batch ahead, kPipelined), the per-category warp functions and the kernel.
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+#include <cuda_runtime.h>
 
-#include <cstdint>
-#include <type_traits>
-
+#include "arch/load.cuh"
+#include "arch/warp.cuh"
+#include "dasp/dasp_fragments.cuh"
 #include "dasp/dasp_parameters.hpp"
 
 namespace tcsparse::dasp::device {
-
-inline constexpr int kWarpSize = 32;
-inline constexpr unsigned kFullMask = 0xffffffffu;
-inline constexpr int kThreadsPerBlock = 256;
-inline constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
-
-// ---- value types ---------------------------------------------------------------------------
-
-template <typename V>
-struct Traits;
-
-template <>
-struct Traits<double> {
-  using Acc = double;
-  static constexpr int kBlockRows = 8;
-  static constexpr int kAccRegs = 2;
-  __device__ static double to_acc(double v) { return v; }
-  __device__ static double from_acc(double v) { return v; }
-};
-
-template <>
-struct Traits<__half> {
-  using Acc = float;
-  static constexpr int kBlockRows = 16;
-  static constexpr int kAccRegs = 4;
-  __device__ static float to_acc(__half v) { return __half2float(v); }
-  __device__ static __half from_acc(float v) { return __float2half_rn(v); }
-};
-
-template <>
-struct Traits<__nv_bfloat16> {
-  using Acc = float;
-  static constexpr int kBlockRows = 16;
-  static constexpr int kAccRegs = 4;
-  __device__ static float to_acc(__nv_bfloat16 v) { return __bfloat162float(v); }
-  __device__ static __nv_bfloat16 from_acc(float v) { return __float2bfloat16_rn(v); }
-};
-
-template <typename V>
-using Acc = typename Traits<V>::Acc;
-template <typename V>
-inline constexpr int kBlockValues = Traits<V>::kBlockRows * 4;
-
-/// The C fragment of one mma (2 doubles or 4 floats a lane).
-template <typename V>
-struct Accumulator {
-  Acc<V> c[Traits<V>::kAccRegs] = {};
-};
-
-// ---- mma -----------------------------------------------------------------------------------
-
-__device__ __forceinline__ void mma_m8n8k4(Accumulator<double>& acc, double a, double b) {
-  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-      : "+d"(acc.c[0]), "+d"(acc.c[1])
-      : "d"(a), "d"(b));
-}
-
-template <typename V>
-__device__ __forceinline__ void mma_m16n8k8(Accumulator<V>& acc, unsigned a01, unsigned a23,
-                                            unsigned b) {
-  if constexpr (std::is_same_v<V, __half>) {
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
-        "{%0, %1, %2, %3};"
-        : "+f"(acc.c[0]), "+f"(acc.c[1]), "+f"(acc.c[2]), "+f"(acc.c[3])
-        : "r"(a01), "r"(a23), "r"(b));
-  } else {
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
-        "{%0, %1, %2, %3};"
-        : "+f"(acc.c[0]), "+f"(acc.c[1]), "+f"(acc.c[2]), "+f"(acc.c[3])
-        : "r"(a01), "r"(a23), "r"(b));
-  }
-}
-
-// ---- x ------------------------------------------------------------------------------------------
-
-/// A gathered x value: through the read-only (non-coherent) path, or with
-/// TCSPARSE_DASP_X_PLAIN_LOADS an ordinary cached load (for comparisons).
-template <typename T>
-__device__ __forceinline__ T load_x(const T* x, int col) {
-#ifdef TCSPARSE_DASP_X_PLAIN_LOADS
-  return x[col];
-#else
-  return __ldg(x + col);
-#endif
-}
-
-// ---- one lane's share of a block -----------------------------------------------------------
-
-/// fp64: one value, its column, its x. Lane 4g + q takes value q of block row g, stored at
-/// 4g + q (row-major block) or 8q + g (column-major, DaspBlockShape::column_major). `skip`:
-/// value q is padding in every row of the block (q at or past a row-block's tail width,
-/// DaspLayout::medium_tail_widths); it is not loaded (0), which in a column-major block saves
-/// the aligned 64 bytes of value q of the 8 rows. The column is loaded anyway (a padding column
-/// is one the row reads), so that the x gather needs no test.
-struct Fragment64 {
-  double a = 0.0;
-  int col = 0;
-  double x = 0.0;
-
-  __device__ void load(const double* values, const int* cols, long long block, int lane,
-                       bool column_major, bool skip) {
-    const long long at =
-        block * kBlockValues<double> + (column_major ? (lane & 3) * 8 + (lane >> 2) : lane);
-    a = skip ? 0.0 : __ldcs(values + at);
-    col = __ldcs(cols + at);
-  }
-  __device__ void gather(const double* xs) { x = load_x(xs, col); }
-  __device__ void mma(Accumulator<double>& acc) const { mma_m8n8k4(acc, a, x); }
-  /// mma with x kept only for the lane's values at positions [from, to) of its block row.
-  __device__ void mma_masked(Accumulator<double>& acc, int from, int to, int lane) const {
-    const int position = lane & 3;
-    mma_m8n8k4(acc, a, position >= from && position < to ? x : 0.0);
-  }
-};
-
-/// fp16 / bf16: two values (one 32-bit word), their columns, their x (one 32-bit word).
-template <typename V>
-struct Fragment16 {
-  unsigned a = 0;
-  int2 col = {0, 0};
-  unsigned x = 0;
-
-  /// 16x4 blocks have one storage order, and a lane's two values may be a real one and a padded
-  /// one: `column_major` and `skip` are not used.
-  __device__ void load(const V* values, const int* cols, long long block, int lane,
-                       bool /*column_major*/, bool /*skip*/) {
-    const long long at = block * (kBlockValues<V> / 2) + lane;  // in pairs
-    a = __ldcs(reinterpret_cast<const unsigned*>(values) + at);
-    col = __ldcs(reinterpret_cast<const int2*>(cols) + at);
-  }
-  __device__ void gather(const V* xs) {
-    const auto* bits = reinterpret_cast<const unsigned short*>(xs);
-    x = unsigned{load_x(bits, col.x)} | (unsigned{load_x(bits, col.y)} << 16);
-  }
-  /// q < 2: block row g (A rows 0-7, k 0-3); q >= 2: block row g + 8 (A rows 8-15, k 4-7).
-  __device__ void mma_with_x(Accumulator<V>& acc, unsigned xs, int lane) const {
-    const bool upper = (lane & 3) >= 2;
-    mma_m16n8k8<V>(acc, upper ? 0u : a, upper ? a : 0u, xs);
-  }
-  __device__ void mma(Accumulator<V>& acc, int lane) const { mma_with_x(acc, x, lane); }
-  /// The lane's two values sit at positions 2 (q & 1) and 2 (q & 1) + 1 of their block row.
-  __device__ void mma_masked(Accumulator<V>& acc, int from, int to, int lane) const {
-    const int position = 2 * (lane & 1);
-    const unsigned low = position >= from && position < to ? 0x0000ffffu : 0u;
-    const unsigned high = position + 1 >= from && position + 1 < to ? 0xffff0000u : 0u;
-    mma_with_x(acc, x & (low | high), lane);
-  }
-};
-
-template <typename V>
-struct FragmentOf {
-  using type = Fragment16<V>;
-};
-template <>
-struct FragmentOf<double> {
-  using type = Fragment64;
-};
-template <typename V>
-using Fragment = typename FragmentOf<V>::type;
-
-template <typename V>
-__device__ __forceinline__ void mma_block(const Fragment<V>& f, Accumulator<V>& acc, int lane) {
-  if constexpr (std::is_same_v<V, double>) f.mma(acc);
-  else f.mma(acc, lane);
-}
-
-// ---- results out of the C fragment ----------------------------------------------------------
-
-template <typename T>
-__device__ __forceinline__ T warp_sum(T v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(kFullMask, v, offset);
-  return v;
-}
-
-/// On every lane, the dot product of block row `slot` (the lane's own choice, 0..rows-1) of the
-/// mma whose C fragment is `acc`: C[r][r] (slot r < 8) or C[r+8][r] (slot r + 8), r = slot % 8,
-/// held by lane 4r + r/2 = 9 (r/2) + 4 (r%2).
-template <typename V>
-__device__ __forceinline__ Acc<V> diagonal_of_slot(const Accumulator<V>& acc, int slot) {
-  const int r = slot & 7;
-  const int source = 9 * (r >> 1) + 4 * (r & 1);
-  Acc<V> v[Traits<V>::kAccRegs];
-#pragma unroll
-  for (int k = 0; k < Traits<V>::kAccRegs; ++k) v[k] = __shfl_sync(kFullMask, acc.c[k], source);
-  if constexpr (Traits<V>::kAccRegs == 2) {
-    return (r & 1) ? v[1] : v[0];
-  } else {
-    const bool upper = slot >= 8;
-    return (r & 1) ? (upper ? v[3] : v[1]) : (upper ? v[2] : v[0]);
-  }
-}
-
-/// On every lane, the sum of the whole diagonal (every block row belongs to one long row).
-template <typename V>
-__device__ __forceinline__ Acc<V> diagonal_sum(const Accumulator<V>& acc, int lane) {
-  const int r = lane >> 2;
-  const bool on_diagonal = (lane & 3) == (r >> 1);
-  // select, not acc.c[r & 1]: a run-time index would put the fragment in local memory
-  Acc<V> v = (r & 1) ? acc.c[1] : acc.c[0];
-  if constexpr (Traits<V>::kAccRegs == 4) v += (r & 1) ? acc.c[3] : acc.c[2];
-  return warp_sum(on_diagonal ? v : Acc<V>(0));
-}
 
 // ---- the block loop ------------------------------------------------------------------------
 
@@ -324,8 +96,8 @@ struct IrregularPart {
 
   __device__ void prefetch_value(const V* values, const int* cols) {
     if (begin < end) {
-      first_value = __ldg(values + begin);
-      first_col = __ldg(cols + begin);
+      first_value = arch::load_read_only(values + begin);
+      first_col = arch::load_read_only(cols + begin);
     }
   }
   __device__ void prefetch_x(const V* x) {
@@ -335,7 +107,7 @@ struct IrregularPart {
     if (begin >= end) return 0;
     Acc<V> s = Traits<V>::to_acc(first_value) * first_x;
     for (int k = begin + 1; k < end; ++k)
-      s += Traits<V>::to_acc(__ldg(values + k)) * Traits<V>::to_acc(load_x(x, __ldg(cols + k)));
+      s += Traits<V>::to_acc(arch::load_read_only(values + k)) * Traits<V>::to_acc(load_x(x, arch::load_read_only(cols + k)));
     return s;
   }
 };
@@ -398,9 +170,9 @@ __device__ __forceinline__ void write_y(V* y, int row, Acc<V> sum, Acc<V> alpha,
 template <typename V, int kInFlight, bool kPipelined, bool kColumnMajor>
 __device__ void long_task(const Arguments<V>& p, int task, int lane, const V* x, V* y,
                           Acc<V> alpha, Acc<V> beta) {
-  const int4 t = __ldg(p.long_tasks + task);
-  const int first_task = __ldg(p.long_task_ptr + t.w);
-  const int task_count = __ldg(p.long_task_ptr + t.w + 1) - first_task;
+  const int4 t = arch::load_read_only(p.long_tasks + task);
+  const int first_task = arch::load_read_only(p.long_task_ptr + t.w);
+  const int task_count = arch::load_read_only(p.long_task_ptr + t.w + 1) - first_task;
   Accumulator<V> acc;
   for_each_block<V, kInFlight, kPipelined>(
       p.long_values, p.long_cols, t.y, t.z, x, lane, kColumnMajor,
@@ -421,7 +193,7 @@ __device__ void long_task(const Arguments<V>& p, int task, int lane, const V* x,
   if (ticket != static_cast<unsigned>(task_count - 1)) return;
   __threadfence();
   Acc<V> total = 0;
-  for (int k = lane; k < task_count; k += kWarpSize) total += __ldcg(p.long_partials + first_task + k);
+  for (int k = lane; k < task_count; k += kWarpSize) total += arch::load_bypassing_l1(p.long_partials + first_task + k);
   total = warp_sum(total);
   if (lane == 0) {
     write_y<V>(y, t.x, total, alpha, beta);
@@ -450,18 +222,18 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
   constexpr int kUnitRows = R * kRowBlocks;
   static_assert(kUnitRows <= kWarpSize);
   const int first_row_block = unit * kRowBlocks;
-  const int bound = lane <= kRowBlocks ? __ldg(p.rowblock_ptr + first_row_block + lane) : 0;
+  const int bound = lane <= kRowBlocks ? arch::load_read_only(p.rowblock_ptr + first_row_block + lane) : 0;
   const int tail = lane < kRowBlocks && kColumnMajor
-                       ? __ldg(p.medium_tail_widths + first_row_block + lane)
+                       ? arch::load_read_only(p.medium_tail_widths + first_row_block + lane)
                        : kDaspBlockWidth;
   const int m = unit * kUnitRows + lane;
   int row = -1;
   IrregularPart<V> irregular;
   if (lane < kUnitRows) {
-    row = __ldg(p.medium_row_ids + m);
+    row = arch::load_read_only(p.medium_row_ids + m);
     if (unit >= p.medium_plain_units) {
-      irregular.begin = __ldg(p.irregular_ptr + m);
-      irregular.end = __ldg(p.irregular_ptr + m + 1);
+      irregular.begin = arch::load_read_only(p.irregular_ptr + m);
+      irregular.end = arch::load_read_only(p.irregular_ptr + m + 1);
     }
   }
   int block_bound[kRowBlocks + 1];
@@ -526,25 +298,25 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
   constexpr int R = Traits<V>::kBlockRows;
   int row_block = warp_index, piece = 0;
   if (warp_index >= p.medium_row_blocks) {
-    const int2 extra = __ldg(p.medium_extra_pieces + (warp_index - p.medium_row_blocks));
+    const int2 extra = arch::load_read_only(p.medium_extra_pieces + (warp_index - p.medium_row_blocks));
     row_block = extra.x;
     piece = extra.y;
   }
-  const int bound = lane < 2 ? __ldg(p.rowblock_ptr + row_block + lane) : 0;
+  const int bound = lane < 2 ? arch::load_read_only(p.rowblock_ptr + row_block + lane) : 0;
   const int m = row_block * R + lane;
   int row = -1;
   IrregularPart<V> irregular;
   if (lane < R) {
-    row = __ldg(p.medium_row_ids + m);
+    row = arch::load_read_only(p.medium_row_ids + m);
     if (piece == 0 && row_block >= p.medium_plain_units) {
-      irregular.begin = __ldg(p.irregular_ptr + m);
-      irregular.end = __ldg(p.irregular_ptr + m + 1);
+      irregular.begin = arch::load_read_only(p.irregular_ptr + m);
+      irregular.end = arch::load_read_only(p.irregular_ptr + m + 1);
     }
   }
   const int first_block = __shfl_sync(kFullMask, bound, 0) / kBlockValues<V>;
   const int end_block = __shfl_sync(kFullMask, bound, 1) / kBlockValues<V>;
   const bool beyond_tail =
-      kColumnMajor && (lane & 3) >= __ldg(p.medium_tail_widths + row_block);
+      kColumnMajor && (lane & 3) >= arch::load_read_only(p.medium_tail_widths + row_block);
   const int per_piece = p.medium_blocks_per_piece;
   const int blocks = end_block - first_block;
   const int pieces = blocks > per_piece ? (blocks + per_piece - 1) / per_piece : 1;
@@ -576,7 +348,7 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
   __threadfence();
   if (lane < R) {
     Acc<V> total = 0;
-    for (int k = 0; k < pieces; ++k) total += __ldcg(p.medium_partials + slots + k * R);
+    for (int k = 0; k < pieces; ++k) total += arch::load_bypassing_l1(p.medium_partials + slots + k * R);
     if (row >= 0) write_y<V>(y, row, total, alpha, beta);
   }
   if (lane == 0) p.medium_tickets[row_block] = 0;
@@ -591,7 +363,7 @@ __device__ void short_pair_tile(const Arguments<V>& p, long long tile, int lane,
                                 const V* x, V* y, Acc<V> alpha, Acc<V> beta) {
   constexpr int R = Traits<V>::kBlockRows;
   constexpr int kBlocks = kWarpSize / (2 * R);
-  const int row = __ldg(p.short_row_ids[kKind] + tile * kWarpSize + lane);
+  const int row = arch::load_read_only(p.short_row_ids[kKind] + tile * kWarpSize + lane);
   Fragment<V> f[kBlocks];
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b)
@@ -620,7 +392,7 @@ __device__ void short_four_tile(const Arguments<V>& p, long long tile, int lane,
                                 Acc<V> alpha, Acc<V> beta) {
   constexpr int R = Traits<V>::kBlockRows;
   constexpr int kBlocks = kWarpSize / R;
-  const int row = __ldg(p.short_row_ids[1] + tile * kWarpSize + lane);
+  const int row = arch::load_read_only(p.short_row_ids[1] + tile * kWarpSize + lane);
   Fragment<V> f[kBlocks];
 #pragma unroll
   for (int b = 0; b < kBlocks; ++b)
@@ -644,16 +416,16 @@ template <typename V>
 __device__ void short_single_tile(const Arguments<V>& p, long long tile, int lane, const V* x,
                                   V* y, Acc<V> alpha, Acc<V> beta) {
   const long long at = tile * kWarpSize + lane;
-  const int row = __ldg(p.short_row_ids[3] + at);
-  const Acc<V> a = Traits<V>::to_acc(__ldcs(p.short_values[3] + at));
-  const int col = __ldcs(p.short_cols[3] + at);
-  if (row >= 0) write_y<V>(y, row, a * Traits<V>::to_acc(__ldg(x + col)), alpha, beta);
+  const int row = arch::load_read_only(p.short_row_ids[3] + at);
+  const Acc<V> a = Traits<V>::to_acc(arch::load_streaming(p.short_values[3] + at));
+  const int col = arch::load_streaming(p.short_cols[3] + at);
+  if (row >= 0) write_y<V>(y, row, a * Traits<V>::to_acc(arch::load_read_only(x + col)), alpha, beta);
 }
 
 /// Empty rows: y = beta * y, or 0 when beta == 0 (y not read).
 template <typename V>
 __device__ void empty_tile(const Arguments<V>& p, long long tile, int lane, V* y, Acc<V> beta) {
-  const int row = __ldg(p.empty_row_ids + tile * kWarpSize + lane);
+  const int row = arch::load_read_only(p.empty_row_ids + tile * kWarpSize + lane);
   if (row < 0) return;
   y[row] = Traits<V>::from_acc(beta != Acc<V>(0) ? beta * Traits<V>::to_acc(y[row]) : Acc<V>(0));
 }
@@ -679,7 +451,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   } else if (warp < end[kSingle1]) {
     int kind, tile;
     if (p.short_tile_order) {  // tiles ordered by row
-      const int code = __ldg(p.short_tile_order + (warp - end[kMedium]));
+      const int code = arch::load_read_only(p.short_tile_order + (warp - end[kMedium]));
       kind = code & 3;
       tile = code >> 2;
     } else {  // by kind: 1+3 tiles, then 4, 2+2, 1

@@ -1,13 +1,9 @@
 #include "runtime/scale.hpp"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <algorithm>
-#include <type_traits>
 
+#include "arch/types.cuh"
 #include "runtime/cuda_check.hpp"
-#include "runtime/device_types.cuh"
 
 namespace tcsparse::detail {
 
@@ -23,12 +19,7 @@ __global__ void scale_kernel(T* values, std::int64_t count, Scalar beta) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < count; i += stride) {
-    if constexpr (std::is_same_v<T, __half>)
-      values[i] = __float2half_rn(beta * __half2float(values[i]));
-    else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-      values[i] = __float2bfloat16_rn(beta * __bfloat162float(values[i]));
-    else
-      values[i] = beta * values[i];
+    values[i] = arch::ValueTraits<T>::from_acc(beta * arch::ValueTraits<T>::to_acc(values[i]));
   }
 }
 
@@ -43,7 +34,7 @@ void scale_async(Value* values, std::int64_t count, scalar_t<Value> beta, cudaSt
                                         stream));
     return;
   }
-  using T = device_value_t<Value>;
+  using T = arch::device_value_t<Value>;
   static_assert(sizeof(T) == sizeof(Value));
   const std::int64_t blocks =
       std::min<std::int64_t>((count + scale_block_threads - 1) / scale_block_threads,

@@ -1,0 +1,35 @@
+// Cache-hinted global loads, named for what they are for:
+//
+//   load_streaming     ld.global.cs (__ldcs): data read once (matrix values and indices);
+//                      evict-first in L1 and L2, so it does not push reused data (x) out
+//   load_read_only     ld.global.nc (__ldg): data no thread writes during the kernel (x, index
+//                      arrays), through the non-coherent read-only path
+//   load_bypassing_l1  ld.global.cg (__ldcg): cached in L2 only, so a value another thread block
+//                      of the same launch wrote (then __threadfence) is seen; for cross-block
+//                      partial sums
+//
+// Each takes the types the CUDA intrinsics do (char..long long, unsigned, float, double, their
+// vector types int2, int4, float2, double2, ..., __half, __nv_bfloat16).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace tcsparse::arch {
+
+template <typename T>
+__device__ __forceinline__ T load_streaming(const T* address) {
+  return __ldcs(address);
+}
+
+template <typename T>
+__device__ __forceinline__ T load_read_only(const T* address) {
+  return __ldg(address);
+}
+
+template <typename T>
+__device__ __forceinline__ T load_bypassing_l1(const T* address) {
+  return __ldcg(address);
+}
+
+}  // namespace tcsparse::arch

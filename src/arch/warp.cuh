@@ -1,0 +1,42 @@
+// Warp-level building blocks shared by every kernel: the warp size and full-warp mask, the lane
+// of a thread, and butterfly sum reductions over a whole warp or over aligned groups of lanes
+// (CSR-Overlap's vectors of 2..32 lanes a row, TCA-SpMM's per-row warp groups).
+#pragma once
+
+namespace tcsparse::arch {
+
+inline constexpr int kWarpSize = 32;
+/// The member mask of a __shfl_*_sync / __syncwarp that every lane of the warp takes part in.
+inline constexpr unsigned kFullMask = 0xffffffffu;
+
+/// This thread's lane in its warp (0..31), for one-dimensional thread blocks.
+__device__ __forceinline__ int lane_id() { return static_cast<int>(threadIdx.x) % kWarpSize; }
+
+/// This thread's warp in its thread block, for one-dimensional thread blocks.
+__device__ __forceinline__ int warp_id_in_block() {
+  return static_cast<int>(threadIdx.x) / kWarpSize;
+}
+
+/// Sum of `v` over each aligned group of kGroupLanes lanes (lanes [k * kGroupLanes,
+/// (k + 1) * kGroupLanes)); every lane of a group receives its group's sum. kGroupLanes is a
+/// power of two in 1..32, and all 32 lanes must call it (the shuffles use the full mask).
+/// Any arithmetic type that __shfl_xor_sync takes (int, unsigned, long long, float, double, ...).
+/// The order of additions is the same on every lane, so every lane of a group gets the same bits.
+template <int kGroupLanes, typename T>
+__device__ __forceinline__ T group_sum(T v) {
+  static_assert(kGroupLanes >= 1 && kGroupLanes <= kWarpSize &&
+                    (kGroupLanes & (kGroupLanes - 1)) == 0,
+                "kGroupLanes must be a power of two in 1..32");
+#pragma unroll
+  for (int offset = kGroupLanes / 2; offset > 0; offset >>= 1)
+    v += __shfl_xor_sync(kFullMask, v, offset);
+  return v;
+}
+
+/// Sum of `v` over the 32 lanes, on every lane.
+template <typename T>
+__device__ __forceinline__ T warp_sum(T v) {
+  return group_sum<kWarpSize>(v);
+}
+
+}  // namespace tcsparse::arch
