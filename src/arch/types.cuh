@@ -71,8 +71,3 @@ template <typename V>
 using acc_t = typename ValueTraits<V>::Acc;
 
 }  // namespace tcsparse::arch
-
-namespace tcsparse::detail {
-// The name the runtime and dasp.cu have used (formerly runtime/device_types.cuh).
-using arch::device_value_t;
-}  // namespace tcsparse::detail

@@ -45,7 +45,7 @@ DeviceBuffer<T> upload(const HostArray<T>& host) {
 
 template <typename Value>
 class DaspSpmv final : public detail::SpmvMethod<Value> {
-  using V = detail::device_value_t<Value>;
+  using V = arch::device_value_t<Value>;
   using Acc = device::Acc<V>;
   using Kernel = void (*)(const device::Arguments<V>, const V*, V*, Acc, Acc);
 
