@@ -26,13 +26,7 @@ namespace {
 using std::int32_t;
 using std::int64_t;
 
-/// Below this much work (rows or values) a phase runs on one thread.
-constexpr int64_t kMinWorkPerThread = 1 << 15;
-
-int threads_for(int64_t work) {
-  const int64_t useful = std::max<int64_t>(1, work / kMinWorkPerThread);
-  return static_cast<int>(std::min<int64_t>(std::max(1, omp_get_max_threads()), useful));
-}
+using detail::threads_for;
 
 std::size_t sz(int64_t v) { return static_cast<std::size_t>(v); }
 
@@ -41,50 +35,6 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// Longest row the dense-long-rows rule makes medium: the row sort keeps one counter per
 /// length (as the parser's limit on max_medium_row_length).
 constexpr int64_t kLargestDenseRowLength = 1 << 16;
-
-void require_int32(int64_t count, const char* what) {
-  if (count > std::numeric_limits<int32_t>::max())
-    throw IndexOverflowError(std::string("DASP layout: ") + what + " needs " +
-                             std::to_string(count) +
-                             " entries, more than 32-bit offsets can address");
-}
-
-/// Exclusive prefix sum of count(i), i in [0, n), into out[0..n] (out[n] = total) as int32.
-/// Throws IndexOverflowError (naming `what`) before writing when the total exceeds INT32_MAX.
-template <typename Count>
-void exclusive_scan_int32(int64_t n, Count count, std::vector<int32_t>& out, const char* what) {
-  out.resize(sz(n + 1));
-  const int team = threads_for(n);
-  std::vector<int64_t> block_sum(sz(team) + 1, 0);
-  auto block_of = [&](int t, int nt) {
-    return std::pair<int64_t, int64_t>{n * t / nt, n * (t + 1) / nt};
-  };
-  int used = 1;
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-    const int t = omp_get_thread_num();
-    const int nt = omp_get_num_threads();
-#pragma omp single
-    used = nt;
-    const auto [b, e] = block_of(t, nt);
-    int64_t s = 0;
-    for (int64_t i = b; i < e; ++i) s += count(i);
-    block_sum[sz(t) + 1] = s;
-  }
-  for (int t = 0; t < used; ++t) block_sum[sz(t) + 1] += block_sum[sz(t)];
-  require_int32(block_sum[sz(used)], what);
-#pragma omp parallel num_threads(used) if (used > 1)
-  {
-    const int t = omp_get_thread_num();
-    const auto [b, e] = block_of(t, used);
-    int64_t running = block_sum[sz(t)];
-    for (int64_t i = b; i < e; ++i) {
-      out[sz(i)] = static_cast<int32_t>(running);
-      running += count(i);
-    }
-  }
-  out[sz(n)] = static_cast<int32_t>(block_sum[sz(used)]);
-}
 
 /// All rows in category order (see the file comment) and where each category starts.
 struct RowOrder {
@@ -107,7 +57,7 @@ RowOrder sort_rows_by_length(const std::vector<int32_t>& row_ptr, int64_t rows, 
   };
   RowOrder order;
   order.rows.resize(sz(rows));
-  const int team = threads_for(rows);
+  const int team = threads_for(rows, 0);
   std::vector<int64_t> offsets(sz(team) * sz(key_count), 0);
   std::vector<int64_t> bucket_begin(sz(key_count) + 1, 0);
 #pragma omp parallel num_threads(team) if (team > 1)
@@ -214,7 +164,7 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
     longest_row = std::max(longest_row, len);
   }
   c.stored_long = c.long_groups * plan.group_values();
-  require_int32(c.stored_long, "the long-row values");
+  detail::require_offsets_fit<int32_t>(c.stored_long, "DASP layout: the long-row values");
 
   // Medium rows: row-blocks of shape.rows sorted rows; the leading chunks of 4 columns that
   // hold at least min_fill values are regular blocks (a prefix, since lengths descend).
@@ -225,7 +175,7 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
   const int min_fill = min_regular_fill(parameters, shape);
   const int64_t medium_begin = order.medium_begin;
   int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tail_blocks = 0;
-  const int team = threads_for(c.rows_medium);
+  const int team = threads_for(c.rows_medium, 0);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static) \
     reduction(+ : regular_blocks, regular_nnz, medium_nnz, padded_tail_blocks)
   for (int64_t rb = 0; rb < c.row_blocks; ++rb) {
@@ -256,7 +206,8 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
   c.nnz_medium_regular = regular_nnz;
   c.nnz_medium_irregular = medium_nnz - regular_nnz;
   c.stored_medium_regular = regular_blocks * shape.values();
-  require_int32(c.stored_medium_regular, "the regular medium-row values");
+  detail::require_offsets_fit<int32_t>(c.stored_medium_regular,
+                                       "DASP layout: the regular medium-row values");
   plan.medium_rows_per_warp = resolve_medium_rows_per_warp(
       parameters, c.rows_medium, block_rows, c.row_blocks, regular_blocks,
       c.row_blocks > 0 ? plan.regular_chunks[0] : 0);  // row-blocks shrink: the first is largest
@@ -362,7 +313,7 @@ void fill_long(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan,
   if (!plan.fill_values) return;
   layout.long_values = HostArray<Value>(sz(c.stored_long));
   layout.long_cols = HostArray<int32_t>(sz(c.stored_long));
-  const int team = threads_for(c.stored_long);
+  const int team = threads_for(c.stored_long, 0);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
   for (int64_t g = 0; g < groups; ++g) {
     const auto& gp = layout.long_group_ptr;
@@ -402,23 +353,23 @@ void fill_medium(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan
 
   layout.medium_row_ids.resize(sz(padded_rows));
   {
-    const int team = threads_for(padded_rows);
+    const int team = threads_for(padded_rows, 0);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
     for (int64_t m = 0; m < padded_rows; ++m)
       layout.medium_row_ids[sz(m)] = m < medium_rows ? order[m] : -1;
   }
   const auto& chunks = plan.regular_chunks;
-  exclusive_scan_int32(
+  detail::exclusive_scan_checked(
       padded_row_blocks,
       [&](int64_t rb) { return rb < c.row_blocks ? int64_t{chunks[sz(rb)]} * block_values : 0; },
-      layout.rowblock_ptr, "the regular medium-row values");
-  exclusive_scan_int32(
+      layout.rowblock_ptr, "DASP layout: the regular medium-row values");
+  detail::exclusive_scan_checked(
       padded_rows,
       [&](int64_t m) {
         if (m >= medium_rows) return int64_t{0};
         return std::max<int64_t>(0, length(m) - int64_t{chunks[sz(m / block_rows)]} * width);
       },
-      layout.irregular_ptr, "the irregular medium-row values");
+      layout.irregular_ptr, "DASP layout: the irregular medium-row values");
   layout.medium_tail_widths.assign(sz(padded_row_blocks), static_cast<std::uint8_t>(width));
   for (int64_t rb = 0; rb < c.row_blocks; ++rb) {
     const int64_t blocks = chunks[sz(rb)];
@@ -457,7 +408,7 @@ void fill_medium(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan
   layout.irregular_cols = HostArray<int32_t>(sz(c.nnz_medium_irregular));
   Value* regular_values = layout.regular_values.data();
   int32_t* regular_cols = layout.regular_cols.data();
-  const int team = threads_for(c.stored_medium_regular + c.nnz_medium_irregular);
+  const int team = threads_for(c.stored_medium_regular + c.nnz_medium_irregular, 0);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(dynamic, 256)
   for (int64_t rb = 0; rb < c.row_blocks; ++rb) {
     const int64_t block_chunks = chunks[sz(rb)];
@@ -528,7 +479,7 @@ void fill_short(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan,
     Value* short_values = layout.short_values.data();
     int32_t* short_cols = layout.short_cols.data();
     int32_t* short_ids = layout.short_row_ids.data();
-    const int team = threads_for(values);
+    const int team = threads_for(values, 0);
 #pragma omp parallel num_threads(team) if (team > 1)
     {
 #pragma omp for schedule(static) nowait
@@ -552,7 +503,7 @@ void fill_short(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan,
       layout.short_cols[sz(at)] = matrix.col_idx[sz(begin + i)];
     }
   };
-  const int team = threads_for(c.nnz_short);
+  const int team = threads_for(c.nnz_short, 0);
   {  // 1+3 and 2+2 pairs: pair k of tile t; first row in slot values 0..split-1
     struct Piecing {
       DaspShortKind kind;
@@ -850,7 +801,7 @@ int resolve_max_medium_row_length(const CsrMatrix<Value, int32_t>& matrix,
   for (const int candidate : kDaspSmallMatrixMaxMediumRowLengths) {
     int64_t padding = 0;  // zeros that long rows (> candidate) get to whole groups
     const int64_t rows = matrix.rows;
-    const int team = threads_for(rows);
+    const int team = threads_for(rows, 0);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(+ : padding)
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
