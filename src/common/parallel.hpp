@@ -1,6 +1,7 @@
 // OpenMP helpers shared by every host part of the library (the CSR code and the readers in
 // src/core, the methods' host formats such as src/dasp): how many threads a loop is worth,
-// the parallel exclusive scan, and host arrays that are not zero-filled on allocation.
+// the parallel exclusive scan; and (uninitialized_vector.hpp) host arrays that are not
+// zero-filled on allocation.
 #pragma once
 
 #include <omp.h>
@@ -9,14 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <memory>
-#include <new>
-#include <span>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "common/uninitialized_vector.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::detail {
@@ -24,45 +22,6 @@ namespace tcsparse::detail {
 /// Items (rows, values) of work worth one thread: a loop gets one thread per this many items,
 /// so below twice this it runs on one thread (starting a team costs more than it saves).
 inline constexpr std::int64_t kItemsPerThread = 1 << 15;
-
-/// An allocator whose resize() leaves new elements default-initialised (so uninitialised for
-/// integers and doubles): the COO and sort-key arrays of the readers and the DASP layout arrays
-/// are written in parallel right after, and a serial zero-fill would cost as much as the
-/// parallel writes.
-template <typename T>
-class DefaultInitAllocator : public std::allocator<T> {
- public:
-  using value_type = T;
-  template <typename U>
-  struct rebind {
-    using other = DefaultInitAllocator<U>;
-  };
-  DefaultInitAllocator() = default;
-  template <typename U>
-  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
-
-  template <typename U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
-/// A std::vector whose sized construction and resize() do not zero-fill (see
-/// DefaultInitAllocator): the one uninitialised host buffer of the library. span() views it.
-template <typename T>
-class UninitializedVector : public std::vector<T, DefaultInitAllocator<T>> {
-  using Base = std::vector<T, DefaultInitAllocator<T>>;
-
- public:
-  using Base::Base;
-
-  std::span<T> span() { return {this->data(), this->size()}; }
-  std::span<const T> span() const { return {this->data(), this->size()}; }
-};
 
 /// `requested` threads, or all of OpenMP's when it is 0 or negative.
 inline int resolve_threads(int requested) {

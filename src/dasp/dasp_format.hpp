@@ -41,7 +41,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "common/parallel.hpp"
+#include "common/uninitialized_vector.hpp"
 #include "dasp/dasp_parameters.hpp"
 #include "tcsparse/csr.hpp"
 
@@ -79,7 +79,7 @@ constexpr DaspBlockShape default_block_shape() {
 }
 
 /// The layout's value and column arrays: not zero-filled on allocation (the builder fills them
-/// in parallel); the library's one uninitialised host buffer (common/parallel.hpp).
+/// in parallel); the library's one uninitialised host buffer (common/uninitialized_vector.hpp).
 template <typename T>
 using HostArray = detail::UninitializedVector<T>;
 
