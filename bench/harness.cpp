@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/stopwatch.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "tcsparse/device.hpp"
@@ -52,11 +53,6 @@ std::string utc_timestamp() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
-}
-
-double milliseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 std::size_t value_bytes(Precision precision) {
@@ -320,14 +316,14 @@ Timing MatrixBenchmark::State::measure(const CaseRequest& request, BenchRecord& 
   PlanOptions plan_options = options.plan;
   plan_options.parameters.insert(plan_options.parameters.end(), request.parameters.begin(),
                                  request.parameters.end());
-  const auto build_start = std::chrono::steady_clock::now();
+  const detail::Stopwatch build_time;
   if (request.operation == Operation::spmv) {
     const SpmvPlan<Value> plan(matrix, request.method, plan_options);
-    copy_plan_stats(plan.stats(), milliseconds_since(build_start), record);
+    copy_plan_stats(plan.stats(), build_time.elapsed_ms(), record);
     return check_and_time<Value>(plan, operands, output_size, options, stream.get(), record);
   }
   const SpmmPlan<Value> plan(matrix, n, request.method, plan_options);
-  copy_plan_stats(plan.stats(), milliseconds_since(build_start), record);
+  copy_plan_stats(plan.stats(), build_time.elapsed_ms(), record);
   return check_and_time<Value>(plan, operands, output_size, options, stream.get(), record);
 }
 

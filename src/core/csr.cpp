@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/csr_assembly.hpp"
-#include "core/parallel.hpp"
+#include "common/parallel.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse {

@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <system_error>
 
-#include "core/parallel.hpp"
+#include "common/parallel.hpp"
+#include "common/stopwatch.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::detail {
@@ -189,13 +189,12 @@ ByteBuffer read_file_bytes(const std::filesystem::path& path, int threads) {
 }
 
 FileText read_text_file(const std::filesystem::path& path, int threads) {
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   FileText result;
   result.text = read_file_bytes(path, threads);
   result.file_bytes = result.text.size();
   if (has_gzip_magic(result.text.view())) result.text = gunzip(result.text.view(), path.string());
-  result.read_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.read_seconds = stopwatch.elapsed_seconds();
   return result;
 }
 

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -23,7 +22,8 @@
 #include "core/csr_assembly.hpp"
 #include "core/file_io.hpp"
 #include "core/matrix_market_parser.hpp"
-#include "core/parallel.hpp"
+#include "common/parallel.hpp"
+#include "common/stopwatch.hpp"
 #include "core/pattern_values.hpp"
 #include "core/text_parsing.hpp"
 #include "tcsparse/error.hpp"
@@ -66,10 +66,6 @@ std::string symmetry_name(Symmetry symmetry) {
 }
 
 std::string str(std::int64_t value) { return std::to_string(value); }
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 std::vector<std::string_view> split_blanks(std::string_view line) {
   std::vector<std::string_view> tokens;
@@ -619,13 +615,13 @@ template <typename Value, typename Index>
 CsrMatrix<Value, Index> parse_matrix_market_text(std::string_view text, const std::string& name,
                                                  const ReadOptions& options, ReadReport* report,
                                                  const MatrixMarketTuning& tuning) {
-  auto start = std::chrono::steady_clock::now();
+  detail::Stopwatch stopwatch;
   auto parsed = parse_entries<Value, Index>(text, name, options, tuning);
   const auto entries = static_cast<std::int64_t>(parsed.row_idx.size());
-  if (report != nullptr) report->parse_seconds = seconds_since(start);
-  start = std::chrono::steady_clock::now();
+  if (report != nullptr) report->parse_seconds = stopwatch.elapsed_seconds();
+  stopwatch.restart();
   auto matrix = assemble_entries(parsed, name, options);
-  if (report != nullptr) report->assemble_seconds = seconds_since(start);
+  if (report != nullptr) report->assemble_seconds = stopwatch.elapsed_seconds();
   fill_report(report, parsed.header, text.size(), entries);
   return matrix;
 }
@@ -637,19 +633,19 @@ CsrMatrix<Value, Index> read_matrix_market(const std::filesystem::path& path,
                                            const ReadOptions& options, ReadReport* report) {
   const std::string name = path.string();
   detail::FileText file = detail::read_text_file(path, options.threads);
-  auto start = std::chrono::steady_clock::now();
+  detail::Stopwatch stopwatch;
   auto parsed = parse_entries<Value, Index>(file.text.view(), name, options, {});
-  const double parse_seconds = seconds_since(start);
+  const double parse_seconds = stopwatch.elapsed_seconds();
   const std::size_t text_bytes = file.text.size();
   file.text.release();  // the text is no longer needed: free it before assembly allocates
   const auto entries = static_cast<std::int64_t>(parsed.row_idx.size());
-  start = std::chrono::steady_clock::now();
+  stopwatch.restart();
   auto matrix = assemble_entries(parsed, name, options);
   if (report != nullptr) {
     report->file_bytes = file.file_bytes;
     report->read_seconds = file.read_seconds;
     report->parse_seconds = parse_seconds;
-    report->assemble_seconds = seconds_since(start);
+    report->assemble_seconds = stopwatch.elapsed_seconds();
     fill_report(report, parsed.header, text_bytes, entries);
   }
   return matrix;

@@ -7,7 +7,6 @@
 // Numbers are separated by blanks and/or commas.
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <limits>
 #include <string>
 #include <utility>
@@ -15,7 +14,8 @@
 
 #include "core/csr_assembly.hpp"
 #include "core/file_io.hpp"
-#include "core/parallel.hpp"
+#include "common/parallel.hpp"
+#include "common/stopwatch.hpp"
 #include "core/pattern_values.hpp"
 #include "core/smtx_parser.hpp"
 #include "core/text_parsing.hpp"
@@ -117,7 +117,7 @@ namespace detail {
 template <typename Value, typename Index>
 CsrMatrix<Value, Index> parse_smtx_text(std::string_view text, const std::string& name,
                                         const ReadOptions& options, ReadReport* report) {
-  const auto start = std::chrono::steady_clock::now();
+  const detail::Stopwatch stopwatch;
   if (text.empty()) throw ParseError(name, 0, "empty file: expected 'rows, columns, nonzeros'");
   const std::vector<std::string_view> lines = split_lines(text);
 
@@ -256,8 +256,7 @@ CsrMatrix<Value, Index> parse_smtx_text(std::string_view text, const std::string
   if (report != nullptr) {
     report->text_bytes = text.size();
     report->entries_in_file = nnz;
-    report->parse_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report->parse_seconds = stopwatch.elapsed_seconds();
     report->assemble_seconds = 0.0;
     report->field = "pattern";
     report->symmetry = "general";

@@ -1,19 +1,19 @@
-// What the cuSPARSE SpMV and SpMM methods share: data types, RAII descriptors, the CSR upload.
+// What the cuSPARSE SpMV and SpMM methods share: data types, RAII descriptors, event timing
+// (the CSR upload is runtime/device_csr.hpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 #include <library_types.h>
 
-#include <chrono>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <utility>
 
 #include "plan/method.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
+#include "runtime/device_csr.hpp"
 #include "tcsparse/csr.hpp"
 #include "tcsparse/plan.hpp"
 #include "tcsparse/types.hpp"
@@ -116,43 +116,9 @@ class DenseMatrixDescriptor {
   cusparseDnMatDescr_t descriptor_ = nullptr;
 };
 
-/// The CSR arrays on the device, exactly as on the host (32-bit indices, zero-based).
-template <typename Value>
-struct DeviceCsr {
-  std::int64_t rows = 0, cols = 0, nnz = 0;
-  detail::DeviceBuffer<std::int32_t> row_ptr;  ///< rows + 1
-  detail::DeviceBuffer<std::int32_t> col_idx;  ///< nnz
-  detail::DeviceBuffer<Value> values;          ///< nnz
-
-  std::size_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
-};
-
-/// Allocates and uploads `matrix`; stats.upload_ms gets the time of the copies (allocation
-/// excluded, completion of the transfers included).
-template <typename Value>
-DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanStats& stats) {
-  DeviceCsr<Value> device;
-  device.rows = matrix.rows;
-  device.cols = matrix.cols;
-  device.nnz = matrix.nnz();
-  device.row_ptr = detail::DeviceBuffer<std::int32_t>(matrix.row_ptr.size());
-  device.col_idx = detail::DeviceBuffer<std::int32_t>(matrix.col_idx.size());
-  device.values = detail::DeviceBuffer<Value>(matrix.values.size());
-
-  const auto start = std::chrono::steady_clock::now();
-  device.row_ptr.upload(std::span<const std::int32_t>(matrix.row_ptr));
-  device.col_idx.upload(std::span<const std::int32_t>(matrix.col_idx));
-  device.values.upload(std::span<const Value>(matrix.values));
-  // cudaMemcpy from pageable memory may return before its DMA ends: wait for the stream it used.
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-  stats.upload_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return device;
-}
-
 /// A CSR descriptor over `device` (32-bit indices, base 0, the value type of Value).
 template <typename Value>
-SparseMatrixDescriptor make_csr_descriptor(DeviceCsr<Value>& device) {
+SparseMatrixDescriptor make_csr_descriptor(detail::DeviceCsr<Value>& device) {
   cusparseSpMatDescr_t descriptor = nullptr;
   TCSPARSE_CUSPARSE_CHECK(cusparseCreateCsr(
       &descriptor, device.rows, device.cols, device.nnz, device.row_ptr.data(),

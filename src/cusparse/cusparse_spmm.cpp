@@ -49,7 +49,7 @@ class CusparseSpmm final : public detail::SpmmMethod<Value> {
                SpmmAlgorithm algorithm)
       : algorithm_(algorithm), n_(n) {
     if (n < 0) throw ValidationError("SpMM: n must not be negative, got " + std::to_string(n));
-    matrix_ = upload_csr(matrix, stats_);
+    matrix_ = detail::upload_csr(matrix, stats_);
     stats_.stored_values = matrix_.nnz;
     stats_.padding_ratio = 0.0;
     stats_.device_bytes = matrix_.bytes();
@@ -137,7 +137,7 @@ class CusparseSpmm final : public detail::SpmmMethod<Value> {
   SpmmAlgorithm algorithm_;
   std::int64_t n_ = 0;
   PlanStats stats_;
-  DeviceCsr<Value> matrix_;
+  detail::DeviceCsr<Value> matrix_;
   detail::DeviceBuffer<std::byte> workspace_;
   std::optional<CusparseState> state_;
 };

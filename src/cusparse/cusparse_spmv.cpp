@@ -40,7 +40,7 @@ class CusparseSpmv final : public detail::SpmvMethod<Value> {
  public:
   CusparseSpmv(const CsrMatrix<Value, std::int32_t>& matrix, SpmvAlgorithm algorithm)
       : algorithm_(algorithm) {
-    matrix_ = upload_csr(matrix, stats_);
+    matrix_ = detail::upload_csr(matrix, stats_);
     stats_.stored_values = matrix_.nnz;
     stats_.padding_ratio = 0.0;
     stats_.device_bytes = matrix_.bytes();
@@ -124,7 +124,7 @@ class CusparseSpmv final : public detail::SpmvMethod<Value> {
 
   SpmvAlgorithm algorithm_;
   PlanStats stats_;
-  DeviceCsr<Value> matrix_;
+  detail::DeviceCsr<Value> matrix_;
   detail::DeviceBuffer<std::byte> workspace_;
   std::optional<CusparseState> state_;
 };

@@ -35,13 +35,13 @@
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "common/uninitialized_vector.hpp"
 #include "dasp/dasp_parameters.hpp"
 #include "tcsparse/csr.hpp"
 #include "tcsparse/json.hpp"
@@ -79,25 +79,10 @@ constexpr DaspBlockShape default_block_shape() {
   else return {16, kDaspBlockWidth};
 }
 
-/// An array that is not zero-filled on allocation (the builder fills it in parallel).
+/// The layout's value and column arrays: not zero-filled on allocation (the builder fills them
+/// in parallel); the library's one uninitialised host buffer (common/uninitialized_vector.hpp).
 template <typename T>
-class HostArray {
- public:
-  HostArray() = default;
-  explicit HostArray(std::size_t size)
-      : data_(size ? std::make_unique_for_overwrite<T[]>(size) : nullptr), size_(size) {}
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
-  std::size_t size() const { return size_; }
-  T& operator[](std::size_t i) { return data_[i]; }
-  const T& operator[](std::size_t i) const { return data_[i]; }
-  std::span<T> span() { return {data_.get(), size_}; }
-  std::span<const T> span() const { return {data_.get(), size_}; }
-
- private:
-  std::unique_ptr<T[]> data_;
-  std::size_t size_ = 0;
-};
+using HostArray = detail::UninitializedVector<T>;
 
 /// One warp's share of a long row: blocks [block_begin, block_end) of the long arrays.
 /// Same layout as the kernels' int4.

@@ -3,7 +3,6 @@
 // results file, a progress line on stderr, speedup tables over cuSPARSE on stdout.
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +15,7 @@
 
 #include "bench_report.hpp"
 #include "commands.hpp"
+#include "common/stopwatch.hpp"
 #include "harness.hpp"
 #include "matrix_source.hpp"
 #include "suites.hpp"
@@ -259,7 +259,7 @@ class BenchRun {
   std::int64_t total_cases() const { return total_cases_; }
 
   void run(const std::vector<MatrixSourceRef>& matrices) {
-    start_ = std::chrono::steady_clock::now();
+    stopwatch_.restart();
     Progress progress(total_cases_);
     for (std::size_t i = 0; i < matrices.size(); ++i) run_matrix(matrices[i], cases_[i], progress);
     progress.finish();
@@ -271,11 +271,10 @@ class BenchRun {
     fmt::print("\n");
     const std::int64_t problems = print_problems(stdout, records_);
     for (const std::string& reason : unreadable_) fmt::print("SKIPPED       {}\n", reason);
-    const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start_;
     fmt::print("\n{} records in {} ({:.0f} s); {} failed checks or errors; {} matrices "
                "unreadable, {} above --max-nnz\n",
-               records_.size(), output_.string(), seconds.count(), problems, unreadable_.size(),
-               above_max_nnz_);
+               records_.size(), output_.string(), stopwatch_.elapsed_seconds(), problems,
+               unreadable_.size(), above_max_nnz_);
     return problems > 0 ? kExitCheckFailed : kExitOk;
   }
 
@@ -325,7 +324,7 @@ class BenchRun {
   bench::HarnessOptions harness_;
   std::vector<std::vector<bench::CaseRequest>> cases_;  ///< per matrix
   std::int64_t total_cases_ = 0;
-  std::chrono::steady_clock::time_point start_;
+  detail::Stopwatch stopwatch_;
   std::vector<bench::BenchRecord> records_;
   std::vector<std::string> unreadable_;
   std::int64_t above_max_nnz_ = 0;

@@ -1,12 +1,12 @@
 // `tcsparse convert IN OUT`: reads any supported file (or a generator spec), writes it by OUT's
 // extension and prints what the read measured (parse speed). Needs no GPU.
-#include <chrono>
 #include <memory>
 #include <string>
 
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "common/stopwatch.hpp"
 #include "matrix_source.hpp"
 #include "tcsparse/io.hpp"
 
@@ -33,11 +33,11 @@ int run_convert(const ConvertOptions& options) {
   ReadReport report;
   const bench::MatrixInput input = load_matrix(options.input, &report);
   if (!is_generator_spec(options.input)) print_read_report(options.input, report);
-  const auto start = std::chrono::steady_clock::now();
+  const detail::Stopwatch stopwatch;
   write_matrix(options.output, input.matrix);
-  const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+  const double seconds = stopwatch.elapsed_seconds();
   fmt::print("wrote {}: {} x {}, {} nonzeros in {:.3f} s\n", options.output, input.matrix.rows,
-             input.matrix.cols, input.matrix.nnz(), seconds.count());
+             input.matrix.cols, input.matrix.nnz(), seconds);
   return kExitOk;
 }
 

@@ -1,6 +1,5 @@
 // `tcsparse generate KIND [key=value...] -o OUT`, or `tcsparse generate SPEC -o OUT` with SPEC
 // "KIND:key=value,..." (the "gen:" prefix is optional here). Needs no GPU.
-#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "common/stopwatch.hpp"
 #include "matrix_source.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
@@ -53,15 +53,15 @@ int run_generate(const GenerateOptions& options) {
   if (options.list) return list_kinds();
   if (options.output.empty()) throw Error("generate: give the output file with -o OUT");
   const GeneratorSpec spec = spec_from_arguments(options.arguments);
-  const auto start = std::chrono::steady_clock::now();
+  detail::Stopwatch stopwatch;
   const GeneratedMatrix matrix = generate(spec);
-  const auto generated = std::chrono::steady_clock::now();
+  const double generate_seconds = stopwatch.elapsed_seconds();
+  stopwatch.restart();
   write_matrix(options.output, matrix);
-  const auto written = std::chrono::steady_clock::now();
-  using Seconds = std::chrono::duration<double>;
+  const double write_seconds = stopwatch.elapsed_seconds();
   fmt::print("wrote {}: {} x {}, {} nonzeros ({}; generated in {:.2f} s, written in {:.2f} s)\n",
              options.output, matrix.rows, matrix.cols, matrix.nnz(), spec.kind,
-             Seconds(generated - start).count(), Seconds(written - generated).count());
+             generate_seconds, write_seconds);
   return kExitOk;
 }
 

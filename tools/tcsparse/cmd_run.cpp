@@ -2,7 +2,6 @@
 // CPU reference and timed. On the GPU through the benchmark harness; with --device cpu, the CPU
 // reference itself (timed with a host clock, checked against a plain serial loop; no GPU needed).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -13,6 +12,7 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "common/stopwatch.hpp"
 #include "harness.hpp"
 #include "matrix_source.hpp"
 #include "tcsparse/device.hpp"
@@ -151,14 +151,12 @@ CpuResult run_reference(const CsrMatrix<double, std::int32_t>& matrix, const Run
     else
       std::transform(initial.begin(), initial.end(), output.begin(),
                      [](Value v) { return to_double(v); });
-    const auto start = std::chrono::steady_clock::now();
+    const detail::Stopwatch stopwatch;
     if (options.operation == Operation::spmv)
       spmv_reference<Value, std::int32_t>(A, input, output, options.alpha, options.beta);
     else
       spmm_reference<Value, std::int32_t>(A, input, n, output, options.alpha, options.beta);
-    result.times_ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
+    result.times_ms.push_back(stopwatch.elapsed_ms());
   }
   const auto expected = serial_product(A, input, n, initial, options.alpha, options.beta);
   result.rel_error = relative_error<double>(output, expected);

@@ -1,0 +1,241 @@
+// DASP layout plan (SC'23 §3.2): rows classified long / medium / short / empty and sorted by
+// length in linear time, medium row-blocks' regular blocks, long groups, short piecing, the
+// resolved work split; the counts of count_dasp_layout. See dasp_format_internal.hpp.
+#include "dasp/dasp_format_internal.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "common/parallel.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::dasp {
+
+using namespace internal;
+
+namespace {
+
+/// Stable counting sort of the rows by key descending, where key = length for lengths up to
+/// max_medium and max_medium + 1 for long rows: linear in rows, parallel over row ranges (each
+/// thread counts its range, then scatters it from offsets ordered by key, then thread).
+RowOrder sort_rows_by_length(const std::vector<int32_t>& row_ptr, int64_t rows, int max_medium) {
+  const int key_count = max_medium + 2;
+  const int long_key = max_medium + 1;
+  auto key_of = [&](int64_t r) {
+    const int64_t len = row_ptr[sz(r) + 1] - row_ptr[sz(r)];
+    return len > max_medium ? long_key : static_cast<int>(len);
+  };
+  RowOrder order;
+  order.rows.resize(sz(rows));
+  const int team = threads_for(rows, 0);
+  std::vector<int64_t> offsets(sz(team) * sz(key_count), 0);
+  std::vector<int64_t> bucket_begin(sz(key_count) + 1, 0);
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+    const int t = omp_get_thread_num();
+    const int nt = omp_get_num_threads();
+    const int64_t b = rows * t / nt, e = rows * (t + 1) / nt;
+    int64_t* mine = offsets.data() + sz(t) * sz(key_count);
+    for (int64_t r = b; r < e; ++r) ++mine[key_of(r)];
+#pragma omp barrier
+#pragma omp single
+    {
+      int64_t position = 0;
+      for (int key = key_count - 1; key >= 0; --key) {
+        bucket_begin[sz(key)] = position;
+        for (int u = 0; u < nt; ++u) {
+          int64_t& slot = offsets[sz(u) * sz(key_count) + sz(key)];
+          const int64_t count = slot;
+          slot = position;
+          position += count;
+        }
+      }
+    }
+    for (int64_t r = b; r < e; ++r) order.rows[sz(mine[key_of(r)]++)] = static_cast<int32_t>(r);
+  }
+  order.medium_begin = bucket_begin[sz(max_medium)];
+  order.short_begin = bucket_begin[sz(kDaspMaxShortRowLength)];
+  order.empty_begin = bucket_begin[0];
+  for (int k = 1; k <= kDaspMaxShortRowLength; ++k) {
+    order.short_begin_of[sz(k)] = bucket_begin[sz(k)];
+    // keys descend, so the bucket of length k ends where the bucket of k - 1 begins
+    order.short_count_of[sz(k)] = bucket_begin[sz(k - 1)] - bucket_begin[sz(k)];
+  }
+  return order;
+}
+
+/// The fewest values a medium block must hold to be kept as a regular block (§3.2 threshold),
+/// at least 1 (an empty chunk is never a block).
+int min_regular_fill(const DaspParameters& parameters, DaspBlockShape shape) {
+  const double needed = parameters.regular_block_min_fill * shape.values();
+  return std::max(1, static_cast<int>(std::ceil(needed - 1e-9)));
+}
+
+}  // namespace
+
+bool resolve_fp64_column_major(const DaspParameters& parameters, DaspBlockShape shape,
+                               const DaspCounts& counts) {
+  if (shape.rows != 8) return false;
+  if (parameters.fp64_block_order) return parameters.fp64_block_order == 2;
+  return static_cast<double>(counts.padded_tail_blocks) >=
+         kDaspColumnMajorMinTailBlockShare * static_cast<double>(counts.regular_blocks) &&
+         counts.padded_tail_blocks > 0;
+}
+
+template <typename Value>
+LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
+                                 const DaspParameters& parameters, DaspBlockShape shape) {
+  if (shape.width != kDaspBlockWidth || (shape.rows != 8 && shape.rows != 16))
+    throw UnsupportedError("DASP layout: block shape " + std::to_string(shape.rows) + "x" +
+                           std::to_string(shape.width) + " is not 8x4 or 16x4");
+  LayoutPlan plan;
+  plan.shape = shape;
+  plan.parameters = parameters;
+  const int64_t rows = matrix.rows;
+  const auto& row_ptr = matrix.row_ptr;
+  auto length = [&](int32_t r) { return int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)]; };
+  const int max_medium = resolve_max_medium_row_length(matrix, parameters, shape);
+  plan.order = sort_rows_by_length(row_ptr, rows, max_medium);
+  const RowOrder& order = plan.order;
+  DaspCounts& c = plan.counts;
+
+  // Long rows: groups of 2 blocks (§3.2); warp tasks of long_groups_per_warp groups.
+  c.rows_long = plan.long_rows();
+  int64_t longest_row = 0;
+  for (int64_t l = 0; l < c.rows_long; ++l) {
+    const int64_t len = length(order.rows[sz(l)]);
+    const int64_t groups = ceil_div(len, plan.group_values());
+    c.nnz_long += len;
+    c.long_groups += groups;
+    longest_row = std::max(longest_row, len);
+  }
+  c.stored_long = c.long_groups * plan.group_values();
+  detail::require_offsets_fit<int32_t>(c.stored_long, "DASP layout: the long-row values");
+
+  // Medium rows: row-blocks of shape.rows sorted rows; the leading chunks of 4 columns that
+  // hold at least min_fill values are regular blocks (a prefix, since lengths descend).
+  c.rows_medium = plan.medium_rows();
+  const int block_rows = shape.rows;
+  c.row_blocks = ceil_div(c.rows_medium, block_rows);
+  plan.regular_chunks.assign(sz(c.row_blocks), 0);
+  const int min_fill = min_regular_fill(parameters, shape);
+  const int64_t medium_begin = order.medium_begin;
+  int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tail_blocks = 0;
+  const int team = threads_for(c.rows_medium, 0);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)                          \
+    reduction(+ : regular_blocks, regular_nnz, medium_nnz, padded_tail_blocks)
+  for (int64_t rb = 0; rb < c.row_blocks; ++rb) {
+    const int64_t first = rb * block_rows;
+    const int rows_here = static_cast<int>(std::min<int64_t>(block_rows, c.rows_medium - first));
+    int64_t lengths[16];
+    for (int s = 0; s < rows_here; ++s) {
+      lengths[s] = length(order.rows[sz(medium_begin + first + s)]);
+      medium_nnz += lengths[s];
+    }
+    int64_t chunks = 0;
+    for (;; ++chunks) {
+      int64_t fill = 0;
+      for (int s = 0; s < rows_here; ++s)
+        fill += std::clamp<int64_t>(lengths[s] - chunks * shape.width, 0, shape.width);
+      if (fill < min_fill) break;
+    }
+    plan.regular_chunks[sz(rb)] = static_cast<int32_t>(chunks);
+    regular_blocks += chunks;
+    if (chunks > 0 && tail_width(lengths[0], chunks, shape.width) < shape.width)
+      ++padded_tail_blocks;
+    for (int s = 0; s < rows_here; ++s) regular_nnz += std::min(lengths[s], chunks * shape.width);
+  }
+  c.regular_blocks = regular_blocks;
+  c.padded_tail_blocks = padded_tail_blocks;
+  plan.shape.column_major = resolve_fp64_column_major(parameters, shape, c);
+  c.column_major_blocks = plan.shape.column_major;
+  c.nnz_medium_regular = regular_nnz;
+  c.nnz_medium_irregular = medium_nnz - regular_nnz;
+  c.stored_medium_regular = regular_blocks * shape.values();
+  detail::require_offsets_fit<int32_t>(c.stored_medium_regular,
+                                       "DASP layout: the regular medium-row values");
+  plan.medium_rows_per_warp = resolve_medium_rows_per_warp(
+      parameters, c.rows_medium, block_rows, c.row_blocks, regular_blocks,
+      c.row_blocks > 0 ? plan.regular_chunks[0] : 0);  // row-blocks shrink: the first is largest
+
+  // Warps: long tasks of split.long_groups_per_warp groups; medium units of rowblocks_per_unit
+  // row-blocks, or, one row-block a warp, pieces of split.medium_blocks_per_warp blocks.
+  plan.split = resolve_work_split(parameters);
+  if (!parameters.long_groups_per_warp && matrix.nnz() < kDaspSmallMatrixNnz && rows > 0 &&
+      static_cast<double>(longest_row) >
+          kDaspVeryLongRowRatio * static_cast<double>(matrix.nnz()) / static_cast<double>(rows))
+    plan.split.long_groups_per_warp = kDaspSmallMatrixLongGroupsPerWarp;  // few, very long rows
+  if (is_dense_long_rows_layout(parameters, max_medium)) {
+    // dense long rows: one row-block a warp, in pieces (kDaspDenseRowsBlocksPerPiece)
+    if (!parameters.medium_rows_per_warp) plan.medium_rows_per_warp = block_rows;
+    if (!parameters.medium_blocks_per_warp)
+      plan.split.medium_blocks_per_warp = kDaspDenseRowsBlocksPerPiece;
+  }
+  const int64_t rowblocks_per_unit = plan.medium_rows_per_warp / block_rows;
+  c.split = plan.split;
+  c.max_medium_row_length = max_medium;
+  c.medium_rows_per_warp = plan.medium_rows_per_warp;
+  for (int64_t l = 0; l < c.rows_long; ++l)
+    c.long_tasks += ceil_div(ceil_div(length(order.rows[sz(l)]), plan.group_values()),
+                             plan.split.long_groups_per_warp);
+  if (rowblocks_per_unit == 1) {
+    int64_t pieces = 0;
+    const int64_t per_piece = plan.split.medium_blocks_per_warp;
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(+ : pieces)
+    for (int64_t rb = 0; rb < c.row_blocks; ++rb)
+      pieces += std::max<int64_t>(1, ceil_div(plan.regular_chunks[sz(rb)], per_piece));
+    c.medium_units = pieces;
+  } else {
+    c.medium_units = ceil_div(c.row_blocks, rowblocks_per_unit);
+  }
+
+  // Short rows (§3.2): 1+3 pairs, rows of 4 (with the 3s left over and an odd 2 padded),
+  // 2+2 pairs, and the 1s left over one value a row.
+  for (int k = 1; k <= kDaspMaxShortRowLength; ++k) {
+    c.short_rows_of_length[sz(k)] = order.short_count_of[sz(k)];
+    c.rows_short += order.short_count_of[sz(k)];
+    c.nnz_short += k * order.short_count_of[sz(k)];
+  }
+  const auto& n = c.short_rows_of_length;
+  c.pairs_1_3 = std::min(n[1], n[3]);
+  c.padded_3 = n[3] - c.pairs_1_3;
+  c.single_1 = n[1] - c.pairs_1_3;
+  c.pairs_2_2 = n[2] / 2;
+  c.padded_2 = n[2] % 2;
+  c.rows_4 = n[4] + c.padded_3 + c.padded_2;
+  constexpr int kPairsPerTile = kWarpSize / 2;
+  c.short_tiles[0] = ceil_div(c.pairs_1_3, kPairsPerTile);
+  c.short_tiles[1] = ceil_div(c.rows_4, kWarpSize);
+  c.short_tiles[2] = ceil_div(c.pairs_2_2, kPairsPerTile);
+  c.short_tiles[3] = ceil_div(c.single_1, kWarpSize);
+  std::int64_t short_tiles = 0;
+  for (int kind = 0; kind < kDaspShortKinds; ++kind) {
+    c.stored_short += c.short_tiles[sz(kind)] * kDaspShortTileValues[sz(kind)];
+    short_tiles += c.short_tiles[sz(kind)];
+  }
+  c.short_tiles_by_row = parameters.short_tile_order == 2 ||
+                         (parameters.short_tile_order == 0 && short_tiles >= kDaspShortTilesByRowMin);
+
+  c.rows_empty = rows - order.empty_begin;
+  c.empty_tiles = ceil_div(c.rows_empty, kWarpSize);
+  return plan;
+}
+
+template <typename Value>
+DaspCounts count_dasp_layout(const CsrMatrix<Value, int32_t>& matrix,
+                             const DaspParameters& parameters, DaspBlockShape shape) {
+  return plan_layout(matrix, parameters, shape).counts;
+}
+
+#define TCSPARSE_DASP_INSTANTIATE(Value)                                                           \
+  template LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>&,                      \
+                                            const DaspParameters&, DaspBlockShape);                \
+  template DaspCounts count_dasp_layout(const CsrMatrix<Value, int32_t>&, const DaspParameters&,   \
+                                        DaspBlockShape);
+TCSPARSE_DASP_FOR_EACH_VALUE(TCSPARSE_DASP_INSTANTIATE)
+#undef TCSPARSE_DASP_INSTANTIATE
+
+}  // namespace tcsparse::dasp

@@ -1,0 +1,33 @@
+// A CSR matrix on the device and the one timed upload that puts it there, shared by every method
+// that reads the CSR arrays on the GPU (the cuSPARSE baseline keeps them; DASP fills its layout
+// from them).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/device_buffer.hpp"
+#include "tcsparse/csr.hpp"
+#include "tcsparse/plan.hpp"
+
+namespace tcsparse::detail {
+
+/// The CSR arrays on the device, exactly as on the host (32-bit indices, zero-based).
+template <typename Value>
+struct DeviceCsr {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  DeviceBuffer<std::int32_t> row_ptr;  ///< rows + 1
+  DeviceBuffer<std::int32_t> col_idx;  ///< nnz
+  DeviceBuffer<Value> values;          ///< nnz
+
+  std::size_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
+};
+
+/// Allocates `matrix`'s arrays on the device and copies them there. Adds the time of the copies
+/// to stats.upload_ms (allocation excluded, the end of the transfers included); nothing else of
+/// `stats` changes. Every host-to-device copy of a CSR goes through here (a staged copy through
+/// pinned memory belongs in device_csr.cpp).
+template <typename Value>
+DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanStats& stats);
+
+}  // namespace tcsparse::detail
