@@ -1,4 +1,5 @@
-// libFuzzer target: the Matrix Market reader (and the .smtx reader) on arbitrary bytes.
+// libFuzzer target: the Matrix Market reader (and the .smtx reader) on arbitrary bytes, plain
+// or gzip (one or more members), read through the same TextReader as files are.
 //
 // Any tcsparse::Error is a correct answer to a bad input. Anything else is a bug: a crash, a
 // sanitizer report, another exception, a hang, a matrix that fails validate(), or a result that
@@ -37,11 +38,12 @@ void fuzz_matrix_market(std::string_view text) {
   parallel.threads = 2;
   tcsparse::detail::MatrixMarketTuning small_chunks;
   small_chunks.min_chunk_bytes = 8;  // many chunks even for tiny inputs: exercises the seams
+  small_chunks.read_buffer_bytes = 256;  // and many pieces of text through the read buffer
   small_chunks.max_dimension = kMaxFuzzDimension;
   tcsparse::CsrMatrix<Value, Index> matrix;
   try {
     matrix = parse_matrix_market_text<Value, Index>(text, "fuzz.mtx", parallel, nullptr, small_chunks);
-  } catch (const tcsparse::Error&) {
+  } catch (const tcsparse::Error&) {  // a line longer than 256 bytes among them
     return;
   }
   matrix.validate();  // a ValidationError escaping here is a reader bug: libFuzzer reports it
@@ -50,17 +52,23 @@ void fuzz_matrix_market(std::string_view text) {
   serial.threads = 1;
   tcsparse::detail::MatrixMarketTuning one_chunk;
   one_chunk.min_chunk_bytes = std::size_t{1} << 30;
+  one_chunk.read_buffer_bytes = std::size_t{1} << 20;
   one_chunk.max_dimension = kMaxFuzzDimension;
   const auto again = parse_matrix_market_text<Value, Index>(text, "fuzz.mtx", serial, nullptr, one_chunk);
   if (!same_matrix(matrix, again)) std::abort();  // depends on threads or chunking
 }
 
 template <typename Value, typename Index>
-void fuzz_smtx(std::string_view text) {
+void fuzz_smtx(std::string_view bytes) {
   tcsparse::ReadOptions options;
   options.threads = 2;
   try {
-    tcsparse::detail::parse_smtx_text<Value, Index>(text, "fuzz.smtx", options).validate();
+    // As read_smtx reads a file: through the reader (gzip, the line-1 bound), then parsed.
+    tcsparse::detail::TextReader reader(bytes, "fuzz.smtx", tcsparse::detail::kSmtxPrefixBytes);
+    const auto text = reader.read_rest([](std::string_view prefix) {
+      return tcsparse::detail::smtx_text_limit(prefix, "fuzz.smtx");
+    });
+    tcsparse::detail::parse_smtx_text<Value, Index>(text.view(), "fuzz.smtx", options).validate();
   } catch (const tcsparse::ParseError&) {
   } catch (const tcsparse::IndexOverflowError&) {
   }
@@ -72,16 +80,8 @@ void fuzz_smtx(std::string_view text) {
 extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1"; }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  tcsparse::detail::ByteBuffer inflated;
-  if (tcsparse::detail::has_gzip_magic(bytes)) {
-    try {
-      inflated = tcsparse::detail::gunzip(bytes, "fuzz.mtx.gz");
-    } catch (const tcsparse::ParseError&) {
-      return 0;
-    }
-    bytes = inflated.view();
-  }
+  // Raw bytes: the readers inflate gzip input themselves (any number of members).
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   fuzz_matrix_market<double, std::int32_t>(bytes);
   fuzz_matrix_market<tcsparse::half, std::int64_t>(bytes);
   fuzz_smtx<float, std::int32_t>(bytes);

@@ -42,6 +42,21 @@ class IndexOverflowError : public Error {
   using Error::Error;
 };
 
+/// Host memory that a request needs and the machine (or the configured limit) does not have.
+/// what() names the file or option, the bytes asked for and the bytes available.
+class HostMemoryError : public Error {
+ public:
+  HostMemoryError(const std::string& message, std::uint64_t requested_bytes,
+                  std::uint64_t available_bytes)
+      : Error(message), requested_bytes_(requested_bytes), available_bytes_(available_bytes) {}
+  std::uint64_t requested_bytes() const { return requested_bytes_; }
+  std::uint64_t available_bytes() const { return available_bytes_; }
+
+ private:
+  std::uint64_t requested_bytes_;
+  std::uint64_t available_bytes_;
+};
+
 /// A method that does not support the precision, shape or operation asked for.
 class UnsupportedError : public Error {
  public:

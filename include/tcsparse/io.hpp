@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "tcsparse/csr.hpp"
@@ -21,6 +22,10 @@ struct ReadOptions {
   std::uint64_t pattern_seed = 42;
   /// Parser threads; 0 means all cores (OpenMP).
   int threads = 0;
+  /// Called with a message (no trailing newline) for what a caller may want to show: a
+  /// declared size that needs more than 1 GiB, announced before it is allocated; entries of a
+  /// symmetric file stored above the diagonal. The CLI prints them on stderr.
+  std::function<void(const std::string&)> on_notice;
 };
 
 /// What a read measured: for `tcsparse convert` and the parse-speed benchmark.

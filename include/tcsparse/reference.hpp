@@ -22,7 +22,9 @@ void spmm_reference(const CsrMatrix<Value, Index>& A, std::span<const Value> B, 
                     std::span<double> C, double alpha, double beta);
 
 /// ||y - reference||_2 / ||reference||_2, in double; ||y||_2 when the reference is all zeros.
-/// NaN or Inf anywhere in y gives +Inf, so a poisoned output never passes.
+/// Where the reference is NaN or +-Inf, y must hold the same (NaN, or the same infinity) and the
+/// position is left out of the norms; any other mismatch, or a non-finite y where the reference
+/// is finite, gives +Inf, so a poisoned output never passes.
 template <typename Value>
 double relative_error(std::span<const Value> y, std::span<const double> reference);
 

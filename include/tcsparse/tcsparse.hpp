@@ -6,6 +6,7 @@
 #include "tcsparse/error.hpp"      // the error types
 #include "tcsparse/generate.hpp"   // synthetic matrices
 #include "tcsparse/io.hpp"         // Matrix Market and .smtx readers and writers
+#include "tcsparse/memory.hpp"     // host memory checks (HostMemoryError)
 #include "tcsparse/plan.hpp"       // SpmvPlan, SpmmPlan, methods
 #include "tcsparse/reference.hpp"  // CPU reference products
 #include "tcsparse/types.hpp"      // half, bfloat16, Precision

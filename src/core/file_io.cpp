@@ -2,6 +2,8 @@
 #include "core/file_io.hpp"
 
 #include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -21,9 +23,6 @@ namespace tcsparse::detail {
 
 namespace {
 
-/// Deflate cannot compress better than about 1032:1 (RFC 1951: a 258-byte match costs at least
-/// 2 bits), so the size a gzip trailer announces is trusted only up to that ratio.
-constexpr std::size_t kMaxDeflateRatio = 1032;
 /// zlib counts in unsigned int: feed and drain it at most this much per call.
 constexpr std::size_t kZlibChunk = std::size_t{1} << 30;
 /// Regular files at least this large are read by several threads at once (pread of disjoint
@@ -42,14 +41,6 @@ std::string system_message(int error_number) {
   return std::generic_category().message(error_number);
 }
 
-/// Inflate state released on every path out of gunzip.
-struct InflateStream {
-  z_stream stream{};
-  bool initialised = false;
-  ~InflateStream() {
-    if (initialised) inflateEnd(&stream);
-  }
-};
 
 }  // namespace
 
@@ -70,133 +61,302 @@ void ByteBuffer::resize(std::size_t size) {
   size_ = size;
 }
 
-ByteBuffer gunzip(std::string_view compressed, const std::string& name) {
-  // The trailer's ISIZE (last 4 bytes, little-endian) is the size mod 2^32 of the last member:
-  // a good first guess for one member under 4 GiB; the buffer grows when it is wrong.
-  std::size_t guess = compressed.size() * 4;
-  if (compressed.size() >= 18) {
-    const auto* tail = reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
-    const std::size_t announced = std::size_t{tail[0]} | (std::size_t{tail[1]} << 8) |
-                                  (std::size_t{tail[2]} << 16) | (std::size_t{tail[3]} << 24);
-    if (announced >= compressed.size()) guess = announced;
-  }
-  guess = std::min(guess, compressed.size() * kMaxDeflateRatio) + 64;
-  ByteBuffer out(guess);
+// ---- TextReader -------------------------------------------------------------------------------
 
-  InflateStream inflater;
-  constexpr int kGzipOnlyWindowBits = 15 + 16;  // zlib manual: +16 selects the gzip wrapper
-  if (inflateInit2(&inflater.stream, kGzipOnlyWindowBits) != Z_OK)
-    throw ParseError(name, 0, "cannot initialise zlib");
-  inflater.initialised = true;
-  z_stream& stream = inflater.stream;
+namespace {
 
-  std::size_t consumed = 0;  // input bytes handed to zlib so far
-  std::size_t produced = 0;
-  stream.avail_in = 0;
-  for (;;) {
-    if (stream.avail_in == 0 && consumed < compressed.size()) {
-      const std::size_t chunk = std::min(kZlibChunk, compressed.size() - consumed);
-      stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data() + consumed));
-      stream.avail_in = static_cast<uInt>(chunk);
-      consumed += chunk;
+/// Where the raw bytes come from: a file descriptor (regular file, pipe or device) or memory.
+class RawSource {
+ public:
+  RawSource(const std::filesystem::path& path, int threads) : name_(path.string()), threads_(threads) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error))
+      throw ParseError(name_, 0, "cannot read: it is a directory");
+    descriptor_ = ::open(name_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (descriptor_ < 0) throw ParseError(name_, 0, "cannot open: " + system_message(errno));
+    struct stat status {};
+    if (::fstat(descriptor_, &status) == 0 && S_ISREG(status.st_mode)) {
+      regular_ = true;
+      size_ = static_cast<std::uint64_t>(status.st_size);
     }
-    if (produced == out.capacity()) out.reserve(out.capacity() * 2);
-    const std::size_t room = std::min(kZlibChunk, out.capacity() - produced);
-    stream.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
-    stream.avail_out = static_cast<uInt>(room);
-    const int status = inflate(&stream, Z_NO_FLUSH);
-    produced += room - stream.avail_out;
+  }
+  RawSource(std::string_view bytes, std::string name)
+      : name_(std::move(name)), memory_(bytes), size_(bytes.size()), in_memory_(true) {}
+  ~RawSource() {
+    if (descriptor_ >= 0) ::close(descriptor_);
+  }
+  RawSource(const RawSource&) = delete;
+  RawSource& operator=(const RawSource&) = delete;
 
-    if (status == Z_STREAM_END) {
-      // Another member may follow (concatenated gzip files); anything else after a complete
-      // member is ignored, as gzip(1) does with trailing garbage.
-      const std::size_t next_member = consumed - stream.avail_in;
-      if (!has_gzip_magic(compressed.substr(next_member))) break;
-      if (inflateReset(&stream) != Z_OK) throw ParseError(name, 0, "cannot reset zlib");
-      continue;
+  /// Fills [out, out + bytes) as far as the source goes; returns the bytes read (fewer only at
+  /// its end).
+  std::size_t read(char* out, std::size_t bytes) {
+    if (in_memory_) {
+      const std::size_t count = std::min(bytes, memory_.size() - offset_);
+      if (count > 0) std::memcpy(out, memory_.data() + offset_, count);
+      offset_ += count;
+      return count;
     }
-    if (status == Z_OK) continue;
-    if (status == Z_BUF_ERROR && stream.avail_out > 0 && stream.avail_in == 0 &&
-        consumed == compressed.size())
-      throw ParseError(name, 0,
-                       "gzip data ends early after " + std::to_string(produced) +
-                           " bytes of text (truncated file?)");
-    if (status == Z_BUF_ERROR) continue;  // no room left: the next round grows the buffer
-    const char* detail = stream.msg != nullptr ? stream.msg : "unknown zlib error";
-    throw ParseError(name, 0,
-                     std::string("corrupt gzip data: ") + detail + " (after " +
-                         std::to_string(produced) + " bytes of text)");
-  }
-  out.resize(produced);
-  return out;
-}
-
-ByteBuffer read_file_bytes(const std::filesystem::path& path, int threads) {
-  const std::string name = path.string();
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error))
-    throw ParseError(name, 0, "cannot read: it is a directory");
-  FileHandle file(std::fopen(name.c_str(), "rb"));
-  if (!file) throw ParseError(name, 0, "cannot open: " + system_message(errno));
-
-  // Size of a regular file as a first guess; the loop below copes with anything else (and with
-  // a file that grew since).
-  std::size_t guess = 1 << 16;
-  std::size_t known_size = 0;
-  const auto size = std::filesystem::file_size(path, error);
-  if (!error) {
-    known_size = static_cast<std::size_t>(size);
-    guess = known_size + 1;
-  }
-  ByteBuffer bytes(guess);
-  if (known_size >= kParallelReadMinBytes) {
-    const int descriptor = fileno(file.get());
-    const auto blocks = static_cast<std::int64_t>((known_size + kParallelReadBlock - 1) / kParallelReadBlock);
-    int failure = 0;  // errno of a failed read, or -1 for a file that shrank
-#pragma omp parallel for num_threads(resolve_threads(threads)) schedule(dynamic, 1)
-    for (std::int64_t block = 0; block < blocks; ++block) {
-      std::size_t offset = static_cast<std::size_t>(block) * kParallelReadBlock;
-      const std::size_t stop = std::min(known_size, offset + kParallelReadBlock);
-      while (offset < stop) {
-        const ssize_t got = ::pread(descriptor, bytes.data() + offset, stop - offset,
-                                    static_cast<off_t>(offset));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
+    std::size_t done = 0;
+    if (regular_ && bytes >= kParallelReadMinBytes && offset_ < size_) {
+      // Disjoint blocks of the known size, read in parallel.
+      const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, size_ - offset_));
+      const auto blocks = static_cast<std::int64_t>((count + kParallelReadBlock - 1) / kParallelReadBlock);
+      int failure = 0;  // errno of a failed read, or -1 for a file that shrank
+#pragma omp parallel for num_threads(resolve_threads(threads_)) schedule(dynamic, 1)
+      for (std::int64_t block = 0; block < blocks; ++block) {
+        std::size_t at = static_cast<std::size_t>(block) * kParallelReadBlock;
+        const std::size_t stop = std::min(count, at + kParallelReadBlock);
+        while (at < stop) {
+          const ssize_t got = ::pread(descriptor_, out + at, stop - at,
+                                      static_cast<off_t>(offset_ + at));
+          if (got < 0 && errno == EINTR) continue;
+          if (got <= 0) {
 #pragma omp atomic write
-          failure = got < 0 ? errno : -1;
+            failure = got < 0 ? errno : -1;
+            break;
+          }
+          at += static_cast<std::size_t>(got);
+        }
+      }
+      if (failure > 0) throw ParseError(name_, 0, "read error: " + system_message(failure));
+      if (failure < 0) throw ParseError(name_, 0, "the file shrank while it was being read");
+      offset_ += count;
+      done = count;
+      if (::lseek(descriptor_, static_cast<off_t>(offset_), SEEK_SET) < 0)
+        throw ParseError(name_, 0, "read error: " + system_message(errno));
+    }
+    while (done < bytes) {
+      const ssize_t got = ::read(descriptor_, out + done, std::min(bytes - done, kZlibChunk));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw ParseError(name_, 0, "read error: " + system_message(errno));
+      if (got == 0) break;
+      done += static_cast<std::size_t>(got);
+      offset_ += static_cast<std::size_t>(got);
+    }
+    return done;
+  }
+
+  const std::string& name() const { return name_; }
+  std::uint64_t size() const { return regular_ || in_memory_ ? size_ : 0; }
+  std::uint64_t consumed() const { return offset_; }
+
+ private:
+  std::string name_;
+  int threads_ = 0;
+  int descriptor_ = -1;
+  bool regular_ = false;
+  std::string_view memory_;
+  std::uint64_t size_ = 0;
+  bool in_memory_ = false;
+  std::uint64_t offset_ = 0;
+};
+
+/// Inflates a gzip stream of any number of members, pulling its input from a RawSource.
+class GzipInflater {
+ public:
+  /// `first_bytes`: input already taken from the source (the magic), inflated first.
+  GzipInflater(RawSource& source, std::string_view first_bytes)
+      : source_(source), input_(kGzipInputBytes) {
+    constexpr int kGzipOnlyWindowBits = 15 + 16;  // zlib manual: +16 selects the gzip wrapper
+    if (inflateInit2(&stream_, kGzipOnlyWindowBits) != Z_OK)
+      throw ParseError(source_.name(), 0, "cannot initialise zlib");
+    std::memcpy(input_.data(), first_bytes.data(), first_bytes.size());
+    stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+    stream_.avail_in = static_cast<uInt>(first_bytes.size());
+  }
+  ~GzipInflater() { inflateEnd(&stream_); }
+  GzipInflater(const GzipInflater&) = delete;
+  GzipInflater& operator=(const GzipInflater&) = delete;
+
+  /// Fills [out, out + bytes) with text as far as the stream goes; returns the bytes produced.
+  std::size_t read(char* out, std::size_t bytes) {
+    std::size_t produced = 0;
+    while (produced < bytes && !finished_) {
+      if (stream_.avail_in == 0) refill();
+      const std::size_t room = std::min(kZlibChunk, bytes - produced);
+      stream_.next_out = reinterpret_cast<Bytef*>(out + produced);
+      stream_.avail_out = static_cast<uInt>(room);
+      const int status = inflate(&stream_, Z_NO_FLUSH);
+      produced += room - stream_.avail_out;
+      text_ += room - stream_.avail_out;
+      if (status == Z_STREAM_END) {
+        // Another member may follow (concatenated gzip files); anything else after a complete
+        // member is ignored, as gzip(1) does with trailing garbage.
+        if (stream_.avail_in < 2) refill();
+        const std::string_view rest(reinterpret_cast<const char*>(stream_.next_in), stream_.avail_in);
+        if (!has_gzip_magic(rest)) {
+          finished_ = true;
           break;
         }
-        offset += static_cast<std::size_t>(got);
+        if (inflateReset(&stream_) != Z_OK) throw ParseError(source_.name(), 0, "cannot reset zlib");
+        continue;
       }
+      if (status == Z_OK) continue;
+      if (status == Z_BUF_ERROR && stream_.avail_out > 0 && stream_.avail_in == 0 && source_done_)
+        throw ParseError(source_.name(), 0,
+                         "gzip data ends early after " + std::to_string(text_) +
+                             " bytes of text (truncated file?)");
+      if (status == Z_BUF_ERROR) continue;
+      const char* detail = stream_.msg != nullptr ? stream_.msg : "unknown zlib error";
+      throw ParseError(source_.name(), 0,
+                       std::string("corrupt gzip data: ") + detail + " (after " +
+                           std::to_string(text_) + " bytes of text)");
     }
-    if (failure > 0) throw ParseError(name, 0, "read error: " + system_message(failure));
-    if (failure < 0) throw ParseError(name, 0, "the file shrank while it was being read");
-    bytes.resize(known_size);
-    if (fseeko(file.get(), static_cast<off_t>(known_size), SEEK_SET) != 0)
-      throw ParseError(name, 0, "read error: " + system_message(errno));
+    return produced;
   }
-  for (;;) {
-    if (bytes.size() == bytes.capacity()) bytes.reserve(bytes.capacity() * 2);
-    const std::size_t room = bytes.capacity() - bytes.size();
-    const std::size_t got = std::fread(bytes.data() + bytes.size(), 1, room, file.get());
-    bytes.resize(bytes.size() + got);
-    if (got < room) {
-      if (std::ferror(file.get())) throw ParseError(name, 0, "read error: " + system_message(errno));
-      break;
+
+ private:
+  static constexpr std::size_t kGzipInputBytes = std::size_t{4} << 20;
+
+  /// Moves the unread input to the front and reads more after it.
+  void refill() {
+    if (source_done_) return;
+    const std::size_t kept = stream_.avail_in;
+    if (kept > 0) std::memmove(input_.data(), stream_.next_in, kept);
+    const std::size_t got = source_.read(input_.data() + kept, input_.capacity() - kept);
+    if (got == 0) source_done_ = true;
+    stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+    stream_.avail_in = static_cast<uInt>(kept + got);
+  }
+
+  RawSource& source_;
+  ByteBuffer input_;
+  z_stream stream_{};
+  bool source_done_ = false;
+  bool finished_ = false;
+  std::uint64_t text_ = 0;
+};
+
+}  // namespace
+
+struct TextReader::State {
+  std::unique_ptr<RawSource> source;
+  std::unique_ptr<GzipInflater> inflater;
+  ByteBuffer buffer;
+  std::size_t begin = 0;  ///< first byte not handed out yet
+  std::size_t end = 0;    ///< end of the valid bytes in the buffer
+  bool exhausted = false;  ///< the source has nothing more
+  bool gzip = false;
+  std::uint64_t text_bytes = 0;
+  double seconds = 0.0;
+
+  /// Reads from the source into the buffer until it holds `wanted` bytes or the source ends.
+  void fill(std::size_t wanted) {
+    wanted = std::min(wanted, buffer.capacity());
+    if (exhausted || end >= wanted) return;
+    const Stopwatch stopwatch;
+    const std::size_t got = gzip ? inflater->read(buffer.data() + end, wanted - end)
+                                 : source->read(buffer.data() + end, wanted - end);
+    if (got < wanted - end) exhausted = true;
+    end += got;
+    seconds += stopwatch.elapsed_seconds();
+  }
+
+  /// Moves the bytes not handed out yet to the front of the buffer.
+  void compact() {
+    if (begin == 0) return;
+    if (end > begin) std::memmove(buffer.data(), buffer.data() + begin, end - begin);
+    end -= begin;
+    begin = 0;
+  }
+
+  void start(std::size_t buffer_bytes) {
+    buffer = ByteBuffer(std::max<std::size_t>(buffer_bytes, 2));
+    // The magic decides between plain and gzip; its two bytes are kept as compressed input.
+    char magic[2];
+    const std::size_t got = source->read(magic, 2);
+    if (got == 2 && has_gzip_magic(std::string_view(magic, 2))) {
+      gzip = true;
+      inflater = std::make_unique<GzipInflater>(*source, std::string_view(magic, 2));
+      return;
     }
+    const std::size_t kept = std::min(got, sizeof magic);  // read() returns at most 2
+    std::memcpy(buffer.data(), magic, kept);
+    end = kept;
+    if (kept < 2) exhausted = true;
   }
-  return bytes;
+
+};
+
+TextReader::TextReader(const std::filesystem::path& path, std::size_t buffer_bytes, int threads)
+    : state_(std::make_unique<State>()) {
+  state_->source = std::make_unique<RawSource>(path, threads);
+  state_->start(buffer_bytes);
 }
 
-FileText read_text_file(const std::filesystem::path& path, int threads) {
-  const Stopwatch stopwatch;
-  FileText result;
-  result.text = read_file_bytes(path, threads);
-  result.file_bytes = result.text.size();
-  if (has_gzip_magic(result.text.view())) result.text = gunzip(result.text.view(), path.string());
-  result.read_seconds = stopwatch.elapsed_seconds();
-  return result;
+TextReader::TextReader(std::string_view bytes, std::string name, std::size_t buffer_bytes)
+    : state_(std::make_unique<State>()) {
+  state_->source = std::make_unique<RawSource>(bytes, std::move(name));
+  state_->start(buffer_bytes);
 }
+
+TextReader::~TextReader() = default;
+
+std::string_view TextReader::peek(std::size_t bytes) {
+  State& s = *state_;
+  if (s.end - s.begin < bytes && s.begin + bytes > s.buffer.capacity()) s.compact();
+  s.fill(s.begin + bytes);
+  return {s.buffer.data() + s.begin, std::min(bytes, s.end - s.begin)};
+}
+
+std::string_view TextReader::next(std::int64_t first_line) {
+  State& s = *state_;
+  s.compact();
+  s.fill(s.buffer.capacity());
+  if (s.end == s.begin) return {};
+  std::size_t stop = s.end;
+  if (!s.exhausted) {
+    const void* newline = memrchr(s.buffer.data(), '\n', s.end);
+    if (newline == nullptr)
+      throw ParseError(s.source->name(), first_line,
+                       "line longer than the " + std::to_string(s.buffer.capacity() >> 20) +
+                           " MiB read buffer (" + std::to_string(s.buffer.capacity()) +
+                           " bytes) : not a text matrix file?");
+    stop = static_cast<std::size_t>(static_cast<const char*>(newline) - s.buffer.data()) + 1;
+  }
+  const std::string_view piece(s.buffer.data() + s.begin, stop - s.begin);
+  s.begin = stop;
+  s.text_bytes += piece.size();
+  return piece;
+}
+
+ByteBuffer TextReader::read_rest(
+    const std::function<std::size_t(std::string_view)>& limit_for_prefix) {
+  State& s = *state_;
+  s.compact();
+  s.fill(s.buffer.capacity());
+  const std::size_t limit = limit_for_prefix(std::string_view(s.buffer.data(), s.end));
+  const auto too_long = [&] {
+    return ParseError(s.source->name(), 0,
+                      "the text is longer than the " + std::to_string(limit) +
+                          " bytes its header allows");
+  };
+  if (s.end > limit) throw too_long();
+  ByteBuffer text(std::max<std::size_t>(s.end, 1));
+  std::memcpy(text.data(), s.buffer.data(), s.end);
+  text.resize(s.end);
+  s.begin = s.end = 0;
+  while (!s.exhausted) {
+    s.fill(s.buffer.capacity());
+    if (text.size() + s.end > limit) throw too_long();
+    if (text.size() + s.end > text.capacity())
+      text.reserve(std::min(limit, std::max(text.capacity() * 2, text.size() + s.end)));
+    std::memcpy(text.data() + text.size(), s.buffer.data(), s.end);
+    text.resize(text.size() + s.end);
+    s.end = 0;
+  }
+  s.buffer.release();
+  s.text_bytes += text.size();
+  return text;
+}
+
+const std::string& TextReader::name() const { return state_->source->name(); }
+bool TextReader::compressed() const { return state_->gzip; }
+std::uint64_t TextReader::source_size() const { return state_->source->size(); }
+std::uint64_t TextReader::source_bytes_read() const { return state_->source->consumed(); }
+std::uint64_t TextReader::text_bytes() const { return state_->text_bytes; }
+double TextReader::read_seconds() const { return state_->seconds; }
 
 // ---- OutputFile -------------------------------------------------------------------------------
 

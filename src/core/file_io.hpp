@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,7 +24,8 @@ class ByteBuffer {
   std::size_t capacity() const { return capacity_; }
   std::string_view view() const { return {data_.get(), size_}; }
 
-  /// Grows the capacity to at least `capacity`, keeping the contents.
+  /// Grows the capacity to at least `capacity`, keeping the first size() bytes (only those:
+  /// set the size before growing a buffer that was written through data()).
   void reserve(std::size_t capacity);
   void resize(std::size_t size);  ///< size <= capacity(); new bytes are not initialised
   void release() { *this = ByteBuffer(); }
@@ -40,21 +42,52 @@ inline bool has_gzip_magic(std::string_view bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-/// Inflates one or more concatenated gzip members. Throws ParseError(name, 0, ...) for corrupt
-/// or truncated data.
-ByteBuffer gunzip(std::string_view compressed, const std::string& name);
+/// Reads a file's text through one fixed buffer, in pieces of whole lines: the peak memory is
+/// the buffer whatever the file's size. A file that starts with the gzip magic is inflated
+/// (any number of concatenated members, as `cat a.gz b.gz` or bgzip write). Regular files are
+/// read by several threads at once (pread of disjoint blocks); pipes and devices sequentially.
+/// Every failure is a ParseError naming the file.
+class TextReader {
+ public:
+  /// Default buffer: large enough that a parallel parse of one piece keeps 16+ cores busy,
+  /// small next to the matrix it describes.
+  static constexpr std::size_t kDefaultBufferBytes = std::size_t{128} << 20;
 
-/// The file's bytes as stored, read by `threads` threads when large (0: all). Throws
-/// ParseError(path, 0, ...) when it cannot be read.
-ByteBuffer read_file_bytes(const std::filesystem::path& path, int threads = 0);
+  TextReader(const std::filesystem::path& path, std::size_t buffer_bytes = kDefaultBufferBytes,
+             int threads = 0);
+  /// Bytes already in memory (plain or gzip), named `name` in messages.
+  TextReader(std::string_view bytes, std::string name,
+             std::size_t buffer_bytes = kDefaultBufferBytes);
+  ~TextReader();
+  TextReader(const TextReader&) = delete;
+  TextReader& operator=(const TextReader&) = delete;
 
-/// A file read for parsing: its text (inflated when the file starts with the gzip magic).
-struct FileText {
-  ByteBuffer text;
-  std::uint64_t file_bytes = 0;  ///< bytes on disk
-  double read_seconds = 0.0;     ///< reading and inflating
+  /// Up to `bytes` bytes of text from the current position on, without consuming them (fewer
+  /// only at the end of the text). For checking a banner before reading megabytes.
+  std::string_view peek(std::size_t bytes);
+
+  /// The next piece of text: whole lines, the last of which lacks its '\n' only at the end of
+  /// the text; empty at the end. Valid until the next call. `first_line` (the 1-based number of
+  /// the piece's first line) names the line in the ParseError for a line longer than the buffer.
+  std::string_view next(std::int64_t first_line);
+
+  /// The rest of the text in one buffer. `limit_for_prefix` is called once with the first bytes
+  /// (up to the buffer size) and returns the most bytes the whole text may have; it may throw.
+  /// A longer text is a ParseError naming the limit.
+  ByteBuffer read_rest(const std::function<std::size_t(std::string_view)>& limit_for_prefix);
+
+  const std::string& name() const;
+  bool compressed() const;
+  /// Size of the file on disk (or of the bytes given), when known before reading; 0 otherwise.
+  std::uint64_t source_size() const;
+  std::uint64_t source_bytes_read() const;  ///< file bytes consumed so far
+  std::uint64_t text_bytes() const;         ///< text bytes handed out so far
+  double read_seconds() const;              ///< time spent reading and inflating
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
-FileText read_text_file(const std::filesystem::path& path, int threads = 0);
 
 /// Writes a file in pieces; gzip-compressed when the path ends in ".gz". Throws Error naming the
 /// path when a write fails. close() reports errors that a destructor would have to swallow.

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <new>
 #include <type_traits>
 #include <string>
 #include <string_view>
@@ -28,6 +30,7 @@
 #include "core/text_parsing.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/io.hpp"
+#include "tcsparse/memory.hpp"
 
 namespace tcsparse {
 
@@ -90,7 +93,6 @@ struct Header {
   Symmetry symmetry = Symmetry::general;
   std::int64_t rows = 0, cols = 0, entries = 0;
   std::int64_t size_line = 0;           ///< 1-based line of "rows cols entries"
-  std::size_t entries_offset = 0;       ///< byte offset of the first entry line
   std::int64_t entries_first_line = 0;  ///< its 1-based number
 };
 
@@ -122,13 +124,8 @@ bool is_comment_or_blank(std::string_view line) {
   return first == std::string_view::npos || line[first] == '%';
 }
 
-template <typename Index>
-Header parse_header(std::string_view text, const std::string& name,
-                    const detail::MatrixMarketTuning& tuning) {
-  if (text.empty())
-    throw ParseError(name, 0, "empty file: expected the banner '" + std::string(kBannerForm) + "'");
-  LineReader lines(text);
-  const std::string_view banner = lines.next();
+/// Checks the banner (line 1) and sets the field and symmetry.
+void parse_banner(std::string_view banner, const std::string& name, Header& header) {
   const auto tokens = split_blanks(banner);
   if (tokens.empty() || detail::lowercase(tokens[0]) != "%%matrixmarket")
     throw ParseError(name, 1,
@@ -150,7 +147,6 @@ Header parse_header(std::string_view text, const std::string& name,
   if (format != "coordinate")
     throw ParseError(name, 1, "unknown format " + quoted(tokens[2]) + ": expected 'coordinate'");
 
-  Header header;
   if (field == "real" || field == "double") header.field = Field::real;
   else if (field == "integer") header.field = Field::integer;
   else if (field == "pattern") header.field = Field::pattern;
@@ -174,16 +170,13 @@ Header parse_header(std::string_view text, const std::string& name,
   if (tokens.size() > 5)
     throw ParseError(name, 1, "unexpected " + quoted(tokens[5]) + " after the symmetry in the banner");
 
-  // Comments and blank lines, then the size line.
-  std::string_view size_line;
-  for (;;) {
-    if (lines.done())
-      throw ParseError(name, lines.number(),
-                       "missing size line 'rows columns entries': the file ends after the header");
-    size_line = lines.next();
-    if (!is_comment_or_blank(size_line)) break;
-  }
-  header.size_line = lines.number();
+}
+
+/// Parses the size line "rows columns entries" (line `number`).
+template <typename Index>
+void parse_size_line(std::string_view size_line, std::int64_t number, const std::string& name,
+                     const detail::MatrixMarketTuning& tuning, Header& header) {
+  header.size_line = number;
   const auto size_tokens = split_blanks(size_line);
   if (size_tokens.size() != 3)
     throw ParseError(name, header.size_line,
@@ -221,9 +214,7 @@ Header parse_header(std::string_view text, const std::string& name,
     throw ParseError(name, header.size_line,
                      "a " + symmetry_name(header.symmetry) + " matrix must be square, but the "
                      "size line declares " + str(header.rows) + " x " + str(header.cols));
-  header.entries_offset = lines.offset();
   header.entries_first_line = header.size_line + 1;
-  return header;
 }
 
 // ---- entries ----------------------------------------------------------------------------------
@@ -435,119 +426,264 @@ struct ParsedEntries {
   detail::UninitializedVector<Value> values;
 };
 
+/// Bytes of text an entry line needs at least: "1 1\n" (pattern) or "1 1 1\n".
+std::int64_t min_entry_text_bytes(Field field) { return field == Field::pattern ? 4 : 6; }
+
+/// Deflate cannot compress better than about 1032:1 (RFC 1951: a 258-byte match costs at least
+/// 2 bits): a bound on the text a gzip file of known size can hold.
+constexpr std::uint64_t kMaxDeflateRatio = 1032;
+
+/// Shape and entry counts whose arrays exceed this are announced (ReadOptions::on_notice) before
+/// they are allocated.
+constexpr std::uint64_t kNoticeBytes = std::uint64_t{1} << 30;
+
+/// Parses the entry text piece by piece into growing COO arrays. Each piece is split into
+/// chunks at line boundaries; a first parallel pass counts the newlines of every chunk (its
+/// first line number and an upper bound on its entries), a second parses the chunks.
 template <typename Value, typename Index>
-ParsedEntries<Value, Index> parse_entries(std::string_view text, const std::string& name,
-                                          const ReadOptions& options,
-                                          const detail::MatrixMarketTuning& tuning) {
-  ParsedEntries<Value, Index> parsed;
-  Header& header = parsed.header;
-  header = parse_header<Index>(text, name, tuning);
+class EntryParser {
+ public:
+  EntryParser(ParsedEntries<Value, Index>& parsed, const std::string& name,
+              const ReadOptions& options, const detail::MatrixMarketTuning& tuning)
+      : parsed_(parsed),
+        name_(name),
+        tuning_(tuning),
+        threads_(detail::resolve_threads(options.threads)),
+        rules_{parsed.header.rows, parsed.header.cols, parsed.header.field,
+               parsed.header.symmetry == Symmetry::skew_symmetric},
+        last_line_(parsed.header.size_line) {}
 
-  const char* const begin = text.data() + header.entries_offset;
-  const char* const end = text.data() + text.size();
-  const int threads = detail::resolve_threads(options.threads);
-  const auto region = static_cast<std::int64_t>(end - begin);
-  const auto min_chunk = static_cast<std::int64_t>(std::max<std::size_t>(tuning.min_chunk_bytes, 1));
-  const std::int64_t chunk_count = std::clamp<std::int64_t>(region / min_chunk, 1,
-                                                            threads * kChunksPerThread);
-  std::vector<Chunk> chunks = split_into_chunks(begin, end, chunk_count);
-  const auto chunk_total = static_cast<std::int64_t>(chunks.size());
-  const int team = chunk_total > 1 ? threads : 1;
+  /// Parses the entry lines of [begin, end), whose first line is `first_line`; returns the
+  /// number of the line after it.
+  std::int64_t add(const char* begin, const char* end, std::int64_t first_line,
+                   double projected_entries) {
+    if (begin == end) return first_line;
+    const Header& header = parsed_.header;
+    const auto region = static_cast<std::int64_t>(end - begin);
+    const auto min_chunk = static_cast<std::int64_t>(std::max<std::size_t>(tuning_.min_chunk_bytes, 1));
+    const std::int64_t chunk_count = std::clamp<std::int64_t>(region / min_chunk, 1,
+                                                              threads_ * kChunksPerThread);
+    std::vector<Chunk> chunks = split_into_chunks(begin, end, chunk_count);
+    const auto chunk_total = static_cast<std::int64_t>(chunks.size());
+    const int team = chunk_total > 1 ? threads_ : 1;
 
-  // Pass 1: newlines per chunk give every chunk its first line number and an upper bound on its
-  // entries (one per line).
-#pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
-  for (std::int64_t c = 0; c < chunk_total; ++c) {
-    Chunk& chunk = chunks[static_cast<std::size_t>(c)];
-    chunk.newlines = count_newlines(chunk.begin, chunk.end);
-    chunk.capacity = chunk.newlines + (chunk.end[-1] != '\n' ? 1 : 0);
-  }
-  std::int64_t lines = 0;
-  for (Chunk& chunk : chunks) {
-    chunk.first_line = header.entries_first_line + lines;
-    lines += chunk.newlines;
-  }
-  // The last line of the file: the size line when no entry text follows it.
-  const std::int64_t last_line =
-      region == 0 ? header.size_line
-                  : header.entries_first_line + lines - (end[-1] == '\n' ? 1 : 0);
-
-  std::int64_t capacity = 0;
-  for (const Chunk& chunk : chunks) capacity += chunk.capacity;
-  if (capacity > header.entries) {
-    // More lines than declared entries: comments, blank lines, or too many entries. Count the
-    // entry lines exactly, so that storage never exceeds the declared count.
 #pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
     for (std::int64_t c = 0; c < chunk_total; ++c) {
       Chunk& chunk = chunks[static_cast<std::size_t>(c)];
-      chunk.capacity = count_entry_lines(chunk.begin, chunk.end);
+      chunk.newlines = count_newlines(chunk.begin, chunk.end);
+      chunk.capacity = chunk.newlines + (chunk.end[-1] != '\n' ? 1 : 0);
     }
-    capacity = 0;
-    for (const Chunk& chunk : chunks) {
-      if (capacity + chunk.capacity > header.entries) {
-        // The first surplus entry is in this chunk: find its line.
-        std::int64_t line = chunk.first_line;
-        std::int64_t seen = capacity;
-        for (const char* p = chunk.begin; p < chunk.end; p = detail::next_line(p, chunk.end)) {
-          if (holds_entry(p, chunk.end) && ++seen > header.entries) break;
-          ++line;
-        }
-        throw ParseError(name, line,
-                         "more entries than the " + str(header.entries) +
-                             " declared on the size line (line " + str(header.size_line) + ")");
-      }
-      capacity += chunk.capacity;
-    }
-  }
-  {
-    std::int64_t slot = 0;
+    std::int64_t lines = 0;
     for (Chunk& chunk : chunks) {
-      chunk.slot = slot;
-      slot += chunk.capacity;
+      chunk.first_line = first_line + lines;
+      lines += chunk.newlines;
     }
-  }
+    last_line_ = first_line + lines - (end[-1] == '\n' ? 1 : 0);
 
-  // Pass 2: parse.
-  parsed.row_idx.resize(static_cast<std::size_t>(capacity));
-  parsed.col_idx.resize(static_cast<std::size_t>(capacity));
-  parsed.values.resize(static_cast<std::size_t>(capacity));
-  const EntryRules rules{header.rows, header.cols, header.field,
-                         header.symmetry == Symmetry::skew_symmetric};
+    const std::int64_t remaining = header.entries - found_;
+    std::int64_t capacity = 0;
+    for (const Chunk& chunk : chunks) capacity += chunk.capacity;
+    if (capacity > remaining) {
+      // More lines than entries still expected: comments, blank lines, or too many entries.
+      // Count the entry lines exactly, so that storage never exceeds the declared count.
 #pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
-  for (std::int64_t c = 0; c < chunk_total; ++c)
-    parse_chunk<Value, Index>(chunks[static_cast<std::size_t>(c)], rules, parsed.row_idx.data(),
-                              parsed.col_idx.data(), parsed.values.data());
-
-  const Chunk* first_error = nullptr;
-  for (const Chunk& chunk : chunks)
-    if (chunk.error_line >= 0 && (first_error == nullptr || chunk.error_line < first_error->error_line))
-      first_error = &chunk;
-  if (first_error != nullptr) throw ParseError(name, first_error->error_line, first_error->error);
-
-  // Close the gaps that comment and blank lines left (chunks in order, so moves go left).
-  std::int64_t found = 0;
-  for (const Chunk& chunk : chunks) {
-    if (chunk.slot != found) {
-      const auto from = static_cast<std::ptrdiff_t>(chunk.slot);
-      const auto count = static_cast<std::ptrdiff_t>(chunk.entries);
-      const auto to = static_cast<std::ptrdiff_t>(found);
-      std::copy(parsed.row_idx.begin() + from, parsed.row_idx.begin() + from + count,
-                parsed.row_idx.begin() + to);
-      std::copy(parsed.col_idx.begin() + from, parsed.col_idx.begin() + from + count,
-                parsed.col_idx.begin() + to);
-      std::copy(parsed.values.begin() + from, parsed.values.begin() + from + count,
-                parsed.values.begin() + to);
+      for (std::int64_t c = 0; c < chunk_total; ++c) {
+        Chunk& chunk = chunks[static_cast<std::size_t>(c)];
+        chunk.capacity = count_entry_lines(chunk.begin, chunk.end);
+      }
+      capacity = 0;
+      for (const Chunk& chunk : chunks) {
+        if (capacity + chunk.capacity > remaining) {
+          // The first surplus entry is in this chunk: find its line.
+          std::int64_t line = chunk.first_line;
+          std::int64_t seen = found_ + capacity;
+          for (const char* p = chunk.begin; p < chunk.end; p = detail::next_line(p, chunk.end)) {
+            if (holds_entry(p, chunk.end) && ++seen > header.entries) break;
+            ++line;
+          }
+          throw ParseError(name_, line,
+                           "more entries than the " + str(header.entries) +
+                               " declared on the size line (line " + str(header.size_line) + ")");
+        }
+        capacity += chunk.capacity;
+      }
     }
-    found += chunk.entries;
+    {
+      std::int64_t slot = found_;
+      for (Chunk& chunk : chunks) {
+        chunk.slot = slot;
+        slot += chunk.capacity;
+      }
+    }
+    make_room(found_ + capacity, projected_entries);
+    parsed_.row_idx.resize(static_cast<std::size_t>(found_ + capacity));
+    parsed_.col_idx.resize(static_cast<std::size_t>(found_ + capacity));
+    parsed_.values.resize(static_cast<std::size_t>(found_ + capacity));
+
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
+    for (std::int64_t c = 0; c < chunk_total; ++c)
+      parse_chunk<Value, Index>(chunks[static_cast<std::size_t>(c)], rules_, parsed_.row_idx.data(),
+                                parsed_.col_idx.data(), parsed_.values.data());
+
+    const Chunk* first_error = nullptr;
+    for (const Chunk& chunk : chunks)
+      if (chunk.error_line >= 0 &&
+          (first_error == nullptr || chunk.error_line < first_error->error_line))
+        first_error = &chunk;
+    if (first_error != nullptr) throw ParseError(name_, first_error->error_line, first_error->error);
+
+    // Close the gaps that comment and blank lines left (chunks in order, so moves go left).
+    for (const Chunk& chunk : chunks) {
+      if (chunk.slot != found_) {
+        const auto from = static_cast<std::ptrdiff_t>(chunk.slot);
+        const auto count = static_cast<std::ptrdiff_t>(chunk.entries);
+        const auto to = static_cast<std::ptrdiff_t>(found_);
+        std::copy(parsed_.row_idx.begin() + from, parsed_.row_idx.begin() + from + count,
+                  parsed_.row_idx.begin() + to);
+        std::copy(parsed_.col_idx.begin() + from, parsed_.col_idx.begin() + from + count,
+                  parsed_.col_idx.begin() + to);
+        std::copy(parsed_.values.begin() + from, parsed_.values.begin() + from + count,
+                  parsed_.values.begin() + to);
+      }
+      found_ += chunk.entries;
+    }
+    parsed_.row_idx.resize(static_cast<std::size_t>(found_));
+    parsed_.col_idx.resize(static_cast<std::size_t>(found_));
+    parsed_.values.resize(static_cast<std::size_t>(found_));
+    return first_line + lines;
   }
+
+  std::int64_t found() const { return found_; }
+  /// The number of the last line seen (the size line when no entry text followed it).
+  std::int64_t last_line() const { return last_line_; }
+
+ private:
+  /// Grows the COO arrays to hold `needed` entries: to the projected total when that is known
+  /// (so a large file is not copied over and over), else geometrically; never beyond the
+  /// declared count.
+  void make_room(std::int64_t needed, double projected_entries) {
+    const auto have = static_cast<std::int64_t>(parsed_.row_idx.capacity());
+    if (needed <= have) return;
+    const std::int64_t declared = parsed_.header.entries;
+    std::int64_t target = std::max(needed, std::min(declared, have + have / 2));
+    if (projected_entries > 0)
+      target = std::max(target, std::min(declared, static_cast<std::int64_t>(projected_entries * 1.05) + 1024));
+    const auto bytes = static_cast<std::uint64_t>(target - have) *
+                       (2 * sizeof(Index) + sizeof(Value));
+    require_host_memory(bytes, name_ + ": storing " + str(target) + " entries");
+    parsed_.row_idx.reserve(static_cast<std::size_t>(target));
+    parsed_.col_idx.reserve(static_cast<std::size_t>(target));
+    parsed_.values.reserve(static_cast<std::size_t>(target));
+  }
+
+  ParsedEntries<Value, Index>& parsed_;
+  const std::string& name_;
+  const detail::MatrixMarketTuning& tuning_;
+  int threads_;
+  EntryRules rules_;
+  std::int64_t found_ = 0;
+  std::int64_t last_line_ = 0;
+};
+
+/// Before anything is allocated: refuses a declared shape whose arrays cannot fit in the
+/// memory available, and announces one that needs more than kNoticeBytes.
+template <typename Value, typename Index>
+void check_declared_size(const Header& header, const detail::TextReader& reader,
+                         const ReadOptions& options, const detail::MatrixMarketTuning& tuning) {
+  // Entries: the declared count, but no more than the text can hold.
+  std::uint64_t entries = static_cast<std::uint64_t>(header.entries);
+  if (reader.source_size() > 0) {
+    const std::uint64_t text_bound =
+        reader.compressed() ? reader.source_size() * kMaxDeflateRatio : reader.source_size();
+    entries = std::min(entries, text_bound / static_cast<std::uint64_t>(min_entry_text_bytes(header.field)));
+  }
+  const std::uint64_t stored = (header.symmetry == Symmetry::general ? 1 : 2) * entries;
+  constexpr std::uint64_t kKeyBytes = 16;  // assembly sort key per stored entry
+  const std::uint64_t shape_bytes = 2 * (static_cast<std::uint64_t>(header.rows) + 1) * sizeof(Index);
+  const std::uint64_t entry_bytes = entries * (2 * sizeof(Index) + sizeof(Value)) +
+                                    stored * (kKeyBytes + sizeof(Index) + sizeof(Value));
+  const std::string what = reader.name() + ":" + str(header.size_line) + ": the declared " +
+                           str(header.rows) + " x " + str(header.cols) + " matrix with " +
+                           str(header.entries) + " entries";
+  require_host_memory(shape_bytes + entry_bytes, what);
+  const std::uint64_t notice_bytes = tuning.notice_bytes > 0 ? tuning.notice_bytes : kNoticeBytes;
+  if (options.on_notice && shape_bytes + entry_bytes >= notice_bytes)
+    options.on_notice(what + " needs about " + format_bytes(shape_bytes + entry_bytes) +
+                      " of host memory (row offsets " + format_bytes(shape_bytes) + ", entries " +
+                      format_bytes(entry_bytes) + "); " + format_bytes(available_host_memory()) +
+                      " available");
+}
+
+/// Header lines, piece by piece: the line reader of the current piece and the lines before it.
+struct HeaderCursor {
+  detail::TextReader& reader;
+  std::string_view piece;
+  LineReader lines{std::string_view{}};
+  std::int64_t lines_before = 0;  ///< lines in the pieces before `piece`
+
+  /// The next line and its 1-based number; false at the end of the text.
+  bool next(std::string_view& line, std::int64_t& number) {
+    while (lines.done()) {
+      lines_before += lines.number();
+      piece = reader.next(lines_before + 1);
+      if (piece.empty()) return false;
+      lines = LineReader(piece);
+    }
+    line = lines.next();
+    number = lines_before + lines.number();
+    return true;
+  }
+};
+
+template <typename Value, typename Index>
+ParsedEntries<Value, Index> parse_entries(detail::TextReader& reader, const ReadOptions& options,
+                                          const detail::MatrixMarketTuning& tuning) {
+  const std::string& name = reader.name();
+  ParsedEntries<Value, Index> parsed;
+  Header& header = parsed.header;
+
+  // The banner from the first bytes: a binary or huge one-line file is refused at once.
+  constexpr std::size_t kBannerPeekBytes = 4096;
+  const std::string_view head = reader.peek(kBannerPeekBytes);
+  if (head.empty())
+    throw ParseError(name, 0, "empty file: expected the banner '" + std::string(kBannerForm) + "'");
+  parse_banner(head.substr(0, std::min(head.find('\n'), head.size())), name, header);
+
+  HeaderCursor cursor{reader, {}};
+  std::string_view line;
+  std::int64_t number = 0;
+  cursor.next(line, number);  // the banner, checked above
+  for (;;) {
+    if (!cursor.next(line, number))
+      throw ParseError(name, number,
+                       "missing size line 'rows columns entries': the file ends after the header");
+    if (!is_comment_or_blank(line)) break;
+  }
+  parse_size_line<Index>(line, number, name, tuning, header);
+  check_declared_size<Value, Index>(header, reader, options, tuning);
+
+  EntryParser<Value, Index> entries(parsed, name, options, tuning);
+  const auto projection = [&] {
+    // Entries the whole file will hold, from the density of what was read so far.
+    if (reader.source_size() == 0 || reader.source_bytes_read() == 0) return 0.0;
+    return static_cast<double>(entries.found()) * static_cast<double>(reader.source_size()) /
+           static_cast<double>(reader.source_bytes_read());
+  };
+  const std::size_t rest = cursor.lines.offset();
+  std::int64_t next_line =
+      entries.add(cursor.piece.data() + rest, cursor.piece.data() + cursor.piece.size(),
+                  header.entries_first_line, 0.0);
+  for (;;) {
+    const std::string_view piece = reader.next(next_line);
+    if (piece.empty()) break;
+    next_line = entries.add(piece.data(), piece.data() + piece.size(), next_line, projection());
+  }
+  const std::int64_t found = entries.found();
   if (found < header.entries)
-    throw ParseError(name, last_line,
+    throw ParseError(name, entries.last_line(),
                      "expected " + str(header.entries) + " entries (size line, line " +
                          str(header.size_line) + "), found " + str(found) +
                          (found == 0 ? "" : " (file truncated?)"));
-  parsed.row_idx.resize(static_cast<std::size_t>(found));
-  parsed.col_idx.resize(static_cast<std::size_t>(found));
-  parsed.values.resize(static_cast<std::size_t>(found));
 
   if (header.field == Field::pattern) {
     const int value_team = detail::threads_for(found, options.threads);
@@ -557,6 +693,107 @@ ParsedEntries<Value, Index> parse_entries(std::string_view text, const std::stri
           detail::pattern_value(options.pattern_seed, static_cast<std::uint64_t>(e)));
   }
   return parsed;
+}
+
+/// The 1-based lines of the entries numbered `ordinals` (0-based, in file order, ascending),
+/// found by reading the text again: only for messages.
+std::vector<std::int64_t> entry_lines(detail::TextReader& reader, std::int64_t size_line,
+                                      const std::vector<std::int64_t>& ordinals) {
+  std::vector<std::int64_t> lines;
+  std::int64_t line = 0, ordinal = -1;
+  for (;;) {
+    const std::string_view piece = reader.next(line + 1);
+    if (piece.empty()) break;
+    const char* const end = piece.data() + piece.size();
+    for (const char* p = piece.data(); p < end; p = detail::next_line(p, end)) {
+      ++line;
+      if (line <= size_line || !holds_entry(p, end)) continue;
+      ++ordinal;
+      while (lines.size() < ordinals.size() && ordinals[lines.size()] == ordinal) lines.push_back(line);
+      if (lines.size() == ordinals.size()) return lines;
+    }
+  }
+  lines.resize(ordinals.size(), 0);
+  return lines;
+}
+
+/// A symmetric, skew-symmetric or hermitian file stores one triangle: an entry stored together
+/// with its mirror would be counted twice (summed) by the expansion, so it is refused, naming
+/// both lines. Entries above the diagonal alone are read as their mirror below it, and
+/// announced through ReadOptions::on_notice.
+template <typename Value, typename Index>
+void check_mirrored_entries(const ParsedEntries<Value, Index>& parsed,
+                            const detail::ReopenText& reopen, const ReadOptions& options,
+                            const std::string& name) {
+  const Header& header = parsed.header;
+  if (header.symmetry == Symmetry::general) return;
+  const auto count = static_cast<std::int64_t>(parsed.row_idx.size());
+  const int team = detail::threads_for(count, options.threads);
+  std::int64_t upper = 0, lower = 0;
+#pragma omp parallel for num_threads(team) schedule(static) reduction(+ : upper, lower) if (team > 1)
+  for (std::int64_t k = 0; k < count; ++k) {
+    const auto row = parsed.row_idx[static_cast<std::size_t>(k)];
+    const auto column = parsed.col_idx[static_cast<std::size_t>(k)];
+    upper += row < column ? 1 : 0;
+    lower += row > column ? 1 : 0;
+  }
+  if (upper == 0) return;
+  const auto position = [&](std::int64_t k) {
+    return "(" + str(static_cast<std::int64_t>(parsed.row_idx[static_cast<std::size_t>(k)]) + 1) +
+           ", " + str(static_cast<std::int64_t>(parsed.col_idx[static_cast<std::size_t>(k)]) + 1) +
+           ")";
+  };
+  if (lower > 0) {
+    // Upper entries by their mirrored position, then every lower entry looked up among them.
+    using Key = std::pair<std::pair<Index, Index>, std::int64_t>;
+    std::vector<Key> mirrors;
+    mirrors.reserve(static_cast<std::size_t>(upper));
+    for (std::int64_t k = 0; k < count; ++k) {
+      const auto row = parsed.row_idx[static_cast<std::size_t>(k)];
+      const auto column = parsed.col_idx[static_cast<std::size_t>(k)];
+      if (row < column) mirrors.push_back({{column, row}, k});
+    }
+    std::sort(mirrors.begin(), mirrors.end());
+    const auto mirror_of = [&](std::int64_t k) {
+      const std::pair<Index, Index> at{parsed.row_idx[static_cast<std::size_t>(k)],
+                                       parsed.col_idx[static_cast<std::size_t>(k)]};
+      return std::lower_bound(mirrors.begin(), mirrors.end(), Key{at, -1});
+    };
+    const std::int64_t both = detail::first_failing(count, options.threads, [&](std::int64_t k) {
+      if (parsed.row_idx[static_cast<std::size_t>(k)] <= parsed.col_idx[static_cast<std::size_t>(k)])
+        return false;
+      const auto found = mirror_of(k);
+      return found != mirrors.end() && found->first.first == parsed.row_idx[static_cast<std::size_t>(k)] &&
+             found->first.second == parsed.col_idx[static_cast<std::size_t>(k)];
+    });
+    if (both >= 0) {
+      const std::int64_t other = mirror_of(both)->second;
+      std::vector<std::int64_t> ordinals{std::min(both, other), std::max(both, other)};
+      auto again = reopen();
+      const auto lines = entry_lines(*again, header.size_line, ordinals);
+      const bool lower_first = both < other;
+      const std::int64_t lower_line = lower_first ? lines[0] : lines[1];
+      const std::int64_t upper_line = lower_first ? lines[1] : lines[0];
+      throw ParseError(name, std::max(lines[0], lines[1]),
+                       "entry " + position(both) + " on line " + str(lower_line) +
+                           " and its mirror " + position(other) + " on line " + str(upper_line) +
+                           " are both stored, but a " + symmetry_name(header.symmetry) +
+                           " file stores one triangle (the mirror is implied and would be "
+                           "counted twice); remove one of them, or declare the file 'general'");
+    }
+  }
+  if (options.on_notice) {
+    const std::int64_t first = detail::first_failing(count, options.threads, [&](std::int64_t k) {
+      return parsed.row_idx[static_cast<std::size_t>(k)] < parsed.col_idx[static_cast<std::size_t>(k)];
+    });
+    auto again = reopen();
+    const auto lines = entry_lines(*again, header.size_line, {first});
+    options.on_notice(name + ":" + str(lines[0]) + ": " + str(upper) + " of the " + str(count) +
+                      " entries of this " + symmetry_name(header.symmetry) +
+                      " file lie above the diagonal, first " + position(first) +
+                      "; the Matrix Market format stores the lower triangle: each is read as "
+                      "its mirror below the diagonal");
+  }
 }
 
 template <typename Value, typename Index>
@@ -612,18 +849,43 @@ char* format_value(char* out, char* limit, Value value) {
 namespace detail {
 
 template <typename Value, typename Index>
+CsrMatrix<Value, Index> read_matrix_market_from(TextReader& reader, const ReopenText& reopen,
+                                                const ReadOptions& options, ReadReport* report,
+                                                const MatrixMarketTuning& tuning) {
+  const std::string name = reader.name();
+  try {
+    Stopwatch stopwatch;
+    auto parsed = parse_entries<Value, Index>(reader, options, tuning);
+    // Reading and inflating happened inside the parse loop: count them apart.
+    const double parse_seconds = stopwatch.elapsed_seconds() - reader.read_seconds();
+    check_mirrored_entries(parsed, reopen, options, name);
+    const auto entries = static_cast<std::int64_t>(parsed.row_idx.size());
+    stopwatch.restart();
+    auto matrix = assemble_entries(parsed, name, options);
+    if (report != nullptr) {
+      report->file_bytes = reader.source_bytes_read();
+      report->read_seconds = reader.read_seconds();
+      report->parse_seconds = parse_seconds;
+      report->assemble_seconds = stopwatch.elapsed_seconds();
+      fill_report(report, parsed.header, reader.text_bytes(), entries);
+    }
+    return matrix;
+  } catch (const std::bad_alloc&) {
+    const std::uint64_t available = available_host_memory();
+    throw HostMemoryError(name + ": out of host memory while reading it (" +
+                              format_bytes(available) + " available now)",
+                          0, available);
+  }
+}
+
+template <typename Value, typename Index>
 CsrMatrix<Value, Index> parse_matrix_market_text(std::string_view text, const std::string& name,
                                                  const ReadOptions& options, ReadReport* report,
                                                  const MatrixMarketTuning& tuning) {
-  detail::Stopwatch stopwatch;
-  auto parsed = parse_entries<Value, Index>(text, name, options, tuning);
-  const auto entries = static_cast<std::int64_t>(parsed.row_idx.size());
-  if (report != nullptr) report->parse_seconds = stopwatch.elapsed_seconds();
-  stopwatch.restart();
-  auto matrix = assemble_entries(parsed, name, options);
-  if (report != nullptr) report->assemble_seconds = stopwatch.elapsed_seconds();
-  fill_report(report, parsed.header, text.size(), entries);
-  return matrix;
+  TextReader reader(text, name, tuning.read_buffer_bytes);
+  return read_matrix_market_from<Value, Index>(reader, [text, name, &tuning] {
+    return std::make_unique<TextReader>(text, name, tuning.read_buffer_bytes);
+  }, options, report, tuning);
 }
 
 }  // namespace detail
@@ -631,24 +893,14 @@ CsrMatrix<Value, Index> parse_matrix_market_text(std::string_view text, const st
 template <typename Value, typename Index>
 CsrMatrix<Value, Index> read_matrix_market(const std::filesystem::path& path,
                                            const ReadOptions& options, ReadReport* report) {
-  const std::string name = path.string();
-  detail::FileText file = detail::read_text_file(path, options.threads);
-  detail::Stopwatch stopwatch;
-  auto parsed = parse_entries<Value, Index>(file.text.view(), name, options, {});
-  const double parse_seconds = stopwatch.elapsed_seconds();
-  const std::size_t text_bytes = file.text.size();
-  file.text.release();  // the text is no longer needed: free it before assembly allocates
-  const auto entries = static_cast<std::int64_t>(parsed.row_idx.size());
-  stopwatch.restart();
-  auto matrix = assemble_entries(parsed, name, options);
-  if (report != nullptr) {
-    report->file_bytes = file.file_bytes;
-    report->read_seconds = file.read_seconds;
-    report->parse_seconds = parse_seconds;
-    report->assemble_seconds = stopwatch.elapsed_seconds();
-    fill_report(report, parsed.header, text_bytes, entries);
-  }
-  return matrix;
+  detail::TextReader reader(path, detail::TextReader::kDefaultBufferBytes, options.threads);
+  return detail::read_matrix_market_from<Value, Index>(
+      reader,
+      [path, &options] {
+        return std::make_unique<detail::TextReader>(path, detail::TextReader::kDefaultBufferBytes,
+                                                    options.threads);
+      },
+      options, report, {});
 }
 
 template <typename Value, typename Index>

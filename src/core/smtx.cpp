@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "core/text_parsing.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/io.hpp"
+#include "tcsparse/memory.hpp"
 
 namespace tcsparse {
 
@@ -114,10 +116,34 @@ std::int64_t read_numbers(NumberLine& line, std::int64_t expected, const std::st
 
 namespace detail {
 
+std::size_t smtx_text_limit(std::string_view prefix, const std::string& name) {
+  const std::size_t newline = prefix.find('\n');
+  if (newline == std::string_view::npos) {
+    if (prefix.size() < kSmtxPrefixBytes) return prefix.size();  // all of it: the parser says why
+    throw ParseError(name, 1,
+                     "line 1 '" + line_preview(prefix.substr(0, 40)) + "' does not end within " +
+                         std::to_string(prefix.size()) +
+                         " bytes: expected 'rows, columns, nonzeros'");
+  }
+  // Line 1 checked as parse_smtx_text checks it (same messages).
+  parse_smtx_text<double, std::int64_t>(prefix.substr(0, newline), name, ReadOptions{}, nullptr,
+                                        /*header_only=*/true);
+  NumberLine header(prefix.substr(0, newline), name, 1);
+  std::int64_t sizes[3] = {};
+  for (std::int64_t& size : sizes) header.next(size, "size");
+  // Every number of lines 2 and 3 with its separators in at most this many bytes; blank lines
+  // and a little slack on top.
+  constexpr std::uint64_t kMaxNumberBytes = 32;
+  const auto numbers = static_cast<std::uint64_t>(sizes[0]) + 1 + static_cast<std::uint64_t>(sizes[2]);
+  const std::uint64_t limit = newline + 4096 + numbers * kMaxNumberBytes;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(limit, std::numeric_limits<std::size_t>::max() / 2));
+}
+
 template <typename Value, typename Index>
 CsrMatrix<Value, Index> parse_smtx_text(std::string_view text, const std::string& name,
-                                        const ReadOptions& options, ReadReport* report) {
-  const detail::Stopwatch stopwatch;
+                                        const ReadOptions& options, ReadReport* report,
+                                        bool header_only) {
+  const Stopwatch stopwatch;
   if (text.empty()) throw ParseError(name, 0, "empty file: expected 'rows, columns, nonzeros'");
   const std::vector<std::string_view> lines = split_lines(text);
 
@@ -146,6 +172,7 @@ CsrMatrix<Value, Index> parse_smtx_text(std::string_view text, const std::string
                            "': expected exactly 'rows, columns, nonzeros'");
   }
   const std::int64_t rows = sizes[0], cols = sizes[1], nnz = sizes[2];
+  if (header_only) return {};
 
   // Line 2: row offsets.
   if (lines.size() < 2)
@@ -269,13 +296,27 @@ CsrMatrix<Value, Index> parse_smtx_text(std::string_view text, const std::string
 template <typename Value, typename Index>
 CsrMatrix<Value, Index> read_smtx(const std::filesystem::path& path, const ReadOptions& options,
                                   ReadReport* report) {
-  const detail::FileText file = detail::read_text_file(path, options.threads);
-  auto matrix = detail::parse_smtx_text<Value, Index>(file.text.view(), path.string(), options, report);
-  if (report != nullptr) {
-    report->file_bytes = file.file_bytes;
-    report->read_seconds = file.read_seconds;
+  const std::string name = path.string();
+  try {
+    // A small buffer for the first bytes: line 1 bounds the text, so that a huge or endless
+    // input (a device, a gzip bomb) is refused after a few kilobytes.
+        detail::TextReader reader(path, detail::kSmtxPrefixBytes, options.threads);
+    const detail::Stopwatch stopwatch;
+    const detail::ByteBuffer text = reader.read_rest(
+        [&](std::string_view prefix) { return detail::smtx_text_limit(prefix, name); });
+    const double read_seconds = stopwatch.elapsed_seconds();
+    auto matrix = detail::parse_smtx_text<Value, Index>(text.view(), name, options, report);
+    if (report != nullptr) {
+      report->file_bytes = reader.source_bytes_read();
+      report->read_seconds = read_seconds;
+    }
+    return matrix;
+  } catch (const std::bad_alloc&) {
+    const std::uint64_t available = available_host_memory();
+    throw HostMemoryError(name + ": out of host memory while reading it (" +
+                              format_bytes(available) + " available now)",
+                          0, available);
   }
-  return matrix;
 }
 
 namespace detail {
@@ -311,7 +352,7 @@ void write_smtx(const std::filesystem::path& path, const CsrMatrix<Value, Index>
   template CsrMatrix<Value, Index> read_smtx<Value, Index>(const std::filesystem::path&,         \
                                                            const ReadOptions&, ReadReport*);     \
   template CsrMatrix<Value, Index> detail::parse_smtx_text<Value, Index>(                        \
-      std::string_view, const std::string&, const ReadOptions&, ReadReport*);                    \
+      std::string_view, const std::string&, const ReadOptions&, ReadReport*, bool);              \
   template void detail::write_smtx(const std::filesystem::path&, const CsrMatrix<Value, Index>&);
 
 TCSPARSE_INSTANTIATE_SMTX(double, std::int32_t)

@@ -90,19 +90,27 @@ double relative_error(std::span<const Value> y, std::span<const double> referenc
   if (y.size() != reference.size())
     throw Error("relative_error: y has " + std::to_string(y.size()) + " entries, the reference " +
                 std::to_string(reference.size()));
+  // Positions where the reference is NaN or +-Inf (a matrix or input holding them) must hold
+  // the same non-finite value in y and are left out of the norms; any other non-finite value
+  // in y (a poisoned NaN, an overflow) never passes.
   double difference_squared = 0.0, reference_squared = 0.0, y_squared = 0.0;
-  bool finite = true;
+  bool mismatch = false;
   for (std::size_t i = 0; i < y.size(); ++i) {
     const double value = to_double(y[i]);
-    if (!std::isfinite(value) || !std::isfinite(reference[i])) finite = false;
+    if (!std::isfinite(reference[i])) {
+      const bool same = std::isnan(reference[i]) ? std::isnan(value) : value == reference[i];
+      if (!same) mismatch = true;
+      continue;
+    }
+    if (!std::isfinite(value)) mismatch = true;
     const double difference = value - reference[i];
     difference_squared += difference * difference;
     reference_squared += reference[i] * reference[i];
     y_squared += value * value;
   }
-  // A poisoned (NaN) or overflowed output never passes. NaN compares false with every tolerance,
-  // so +Inf is returned instead: `error < tolerance` fails and the message shows "inf".
-  if (!finite) return std::numeric_limits<double>::infinity();
+  // NaN compares false with every tolerance, so +Inf is returned instead: `error < tolerance`
+  // fails and the message shows "inf".
+  if (mismatch) return std::numeric_limits<double>::infinity();
   if (reference_squared == 0.0) return std::sqrt(y_squared);
   return std::sqrt(difference_squared / reference_squared);
 }

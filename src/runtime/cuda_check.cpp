@@ -56,7 +56,8 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
   const std::string message = location(call, file, line) + ": " + cudaGetErrorString(status) +
                               " (" + cudaGetErrorName(status) + ")";
   if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver)
-    throw NoDeviceError(message);
+    throw NoDeviceError(message + ": no NVIDIA driver or GPU found (spmv and spmm run on the CPU "
+                                  "reference with --device cpu)");
   throw CudaError(static_cast<int>(status), message);
 }
 

@@ -104,6 +104,18 @@ bool cuda_device_available() {
 
 void require_cuda_device() {
   const DeviceCount devices = count_devices();
+  if (devices.status == cudaErrorInsufficientDriver || devices.status == cudaErrorNoDevice) {
+    // Without an NVIDIA driver the runtime says "driver version is insufficient": say what it
+    // means and what works instead.
+    const bool driver_loaded = kernel_driver_version().has_value();
+    throw NoDeviceError(
+        std::string("no CUDA device found: ") +
+        (driver_loaded ? "the NVIDIA driver is loaded but reports no usable GPU"
+                       : "no NVIDIA driver or GPU on this machine") +
+        " (CUDA runtime: " + cudaGetErrorName(devices.status) +
+        "); run on the CPU reference with --device cpu (spmv, spmm), or use info, generate, "
+        "convert and methods, which need no GPU");
+  }
   if (devices.status != cudaSuccess)
     throw NoDeviceError(std::string("no CUDA device found: ") +
                         cudaGetErrorString(devices.status) + " (" +

@@ -206,6 +206,9 @@ def test_gpu_commands_without_gpu_exit_2(cli):
         result = cli.run(*args, expect_rc=2)
         check(result.stderr.startswith("tcsparse: error: no CUDA device found: "),
               f"tcsparse {' '.join(args)}: stderr:\n{result.stderr}")
+        # Not CUDA's "driver version is insufficient": what is missing and what works instead.
+        check("--device cpu" in result.stderr and "insufficient" not in result.stderr,
+              f"tcsparse {' '.join(args)}: stderr:\n{result.stderr}")
 
 
 def test_spmv_on_cpu(cli):
@@ -292,8 +295,8 @@ def test_parameters_are_checked_before_anything_runs(cli):
                      "--param", "blocks_in_flight=2", expect_rc=1)
     check("no selected method has the parameter 'blocks_in_flight'" in result.stderr,
           result.stderr)
-    for bad in ["foo", "=4", "long_groups_per_warp=0"]:
-        result = cli.run("bench", "--suite", "small", "--list", "--param", bad, expect_rc=1)
+    for bad, rc in [("foo", 105), ("=4", 105), ("long_groups_per_warp=0", 1)]:
+        result = cli.run("bench", "--suite", "small", "--list", "--param", bad, expect_rc=rc)
         check(bad in result.stderr, f"{bad}: {result.stderr}")
     result = cli.run("bench", "--suite", "small", "--list", "--methods", "dasp",
                      "--variant", "x:no_such_key=1", expect_rc=1)
@@ -307,6 +310,161 @@ def test_info_reports_layout_statistics_as_json(cli):
     rows = dasp["rows"]
     check(rows["long"] + rows["medium"] + rows["short"] + rows["empty"] == info["rows"], f"{dasp}")
     check(info["methods"]["cusparse"] is None, f"{info['methods']}")
+
+
+# ---- hardening (issue 14): hostile files and argument mistakes ---------------------------------
+
+GENERAL_3x3 = ("%%MatrixMarket matrix coordinate real general\n% comment\n3 3 4\n"
+               "1 1 1.5\n2 2 -2\n3 1 4e-3\n3 3 7\n")
+
+
+def write(cli, name, text):
+    path = cli.path(name)
+    mode = "wb" if isinstance(text, bytes) else "w"
+    with open(path, mode) as f:
+        f.write(text)
+    return path
+
+
+def timed_run(cli, *args, expect_rc=0, env=None, seconds=1.0):
+    """Runs tcsparse, checks the exit code and that it took under `seconds`."""
+    import time
+    start = time.monotonic()
+    result = subprocess.run([cli.binary, *args], cwd=cli.workdir, capture_output=True, text=True,
+                            timeout=300, env={**os.environ, **(env or {})})
+    elapsed = time.monotonic() - start
+    check(result.returncode == expect_rc,
+          f"tcsparse {' '.join(args)}: exit code {result.returncode}, expected {expect_rc}\n"
+          f"stderr:\n{result.stderr}")
+    check(elapsed < seconds, f"tcsparse {' '.join(args)} took {elapsed:.2f} s (limit {seconds} s)")
+    return result
+
+
+def test_two_member_gzip_reads_like_the_plain_file(cli):
+    # Text more than 4x the compressed size, split over two members (cat a.gz b.gz, bgzip).
+    head = "%%MatrixMarket matrix coordinate real general\n%" + "x" * 300000 + "\n"
+    body = GENERAL_3x3.split("\n", 1)[1]
+    gz = write(cli, "two.mtx.gz", gzip.compress(head.encode()) + gzip.compress(body.encode()))
+    plain = write(cli, "plain.mtx", head + body)
+    info_gz = cli.json("info", gz, "--json")
+    info_plain = cli.json("info", plain, "--json")
+    check_info_shape(info_gz, 3, 3, 4)
+    check(info_gz["row_lengths"] == info_plain["row_lengths"], "two-member gzip reads differently")
+    out_gz = cli.run("spmv", gz, "--device", "cpu", "--json", "--runs", "1").stdout
+    check(json.loads(out_gz)["check_passed"], out_gz)
+
+
+def test_huge_declared_shape_fails_under_a_memory_limit(cli):
+    path = write(cli, "huge.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                  "2000000000 2000000000 1\n1 1 1\n")
+    result = timed_run(cli, "info", path, expect_rc=1, env={"TCSPARSE_MEMORY_LIMIT": "1G"})
+    check(f"{path}:2:" in result.stderr and "needs about 16.0 GB" in result.stderr
+          and "available" in result.stderr, result.stderr)
+    result = timed_run(cli, "spmv", path, "--device", "cpu", expect_rc=1,
+                       env={"TCSPARSE_MEMORY_LIMIT": "1G"})
+    check("needs about" in result.stderr, result.stderr)
+
+
+def test_spmm_with_huge_n_is_a_memory_error(cli):
+    result = timed_run(cli, "spmm", STENCIL_10x10, "-n", "2000000000", "--device", "cpu",
+                       expect_rc=1, env={"TCSPARSE_MEMORY_LIMIT": "1G"})
+    check("spmm -n 2000000000" in result.stderr and "needs about" in result.stderr, result.stderr)
+
+
+def test_device_files_are_refused_at_once(cli):
+    for name in ("zero.mtx", "zero.mtx.gz", "zero.smtx"):
+        link = cli.path(name)
+        os.symlink("/dev/zero", link)
+        result = timed_run(cli, "info", link, expect_rc=1)
+        check(result.stderr.startswith(f"tcsparse: error: {link}:1: "), result.stderr)
+    # A gzip bomb of zeros: refused at the banner, not inflated to the end.
+    bomb = write(cli, "bomb.mtx.gz", gzip.compress(bytes(200 << 20), compresslevel=9))
+    result = timed_run(cli, "info", bomb, expect_rc=1)
+    check(f"{bomb}:1: expected the banner" in result.stderr, result.stderr)
+
+
+def test_gzip_of_comments_reads_with_a_bounded_buffer(cli):
+    # 1.2 GB of comment text (12 MB compressed) before a small matrix, read under ulimit -v:
+    # only the fixed read buffer holds text at any time.
+    comment = ("%" + "c" * 98 + "\n") * 10000
+    path = cli.path("comments.mtx.gz")
+    with gzip.open(path, "wt", compresslevel=6) as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n")
+        for _ in range(1200):
+            f.write(comment)
+        f.write(GENERAL_3x3.split("\n", 1)[1])
+    limit_kb = 1200 * 1024  # below the text (1.2 GB) and the CUDA runtime's own reservations
+    result = subprocess.run(["bash", "-c", f'ulimit -v {limit_kb}; exec "$0" info "$1" --json',
+                             cli.binary, path], capture_output=True, text=True, timeout=300)
+    check(result.returncode == 0, f"exit code {result.returncode}:\n{result.stderr}")
+    check_info_shape(json.loads(result.stdout), 3, 3, 4)
+
+
+def test_symmetric_entry_and_its_mirror_is_refused(cli):
+    path = write(cli, "both.mtx", "%%MatrixMarket matrix coordinate real symmetric\n"
+                                  "2 2 3\n2 1 5\n1 1 1\n1 2 5\n")
+    result = cli.run("info", path, expect_rc=1)
+    check(f"{path}:5:" in result.stderr and "line 3" in result.stderr
+          and "line 5" in result.stderr, result.stderr)
+
+
+def test_symmetric_upper_triangle_is_announced(cli):
+    path = write(cli, "upper.mtx", "%%MatrixMarket matrix coordinate real symmetric\n"
+                                   "2 2 2\n1 1 1\n1 2 5\n")
+    result = cli.run("info", path, "--json")
+    check_info_shape(json.loads(result.stdout), 2, 2, 3)
+    check("tcsparse: note:" in result.stderr and f"{path}:4:" in result.stderr
+          and "above the diagonal" in result.stderr, result.stderr)
+
+
+def test_non_finite_values_are_counted_and_compared_by_position(cli):
+    path = write(cli, "nan.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                 "3 3 4\n1 1 nan\n2 2 inf\n3 3 1\n3 1 -inf\n")
+    info = cli.json("info", path, "--json")
+    check(info["non_finite_values"] == 3, f"non_finite_values {info['non_finite_values']}")
+    for operation in (["spmv"], ["spmm", "-n", "3"]):
+        out = json.loads(cli.run(*operation, path, "--device", "cpu", "--json", "--runs", "1").stdout)
+        check(out["check_passed"], f"{operation}: {out}")
+
+
+def test_cpu_run_refuses_method_and_param_and_prints_json(cli):
+    result = cli.run("spmv", STENCIL_10x10, "--device", "cpu", "--method", "dasp", expect_rc=1)
+    check("--method" in result.stderr and "--device cpu" in result.stderr, result.stderr)
+    result = cli.run("spmv", STENCIL_10x10, "--device", "cpu", "--param", "a=1", expect_rc=1)
+    check("--param" in result.stderr, result.stderr)
+    record = cli.json("spmm", STENCIL_10x10, "-n", "2", "--device", "cpu", "--json", "--runs", "2")
+    check(record["method"] == "cpu_reference" and record["n"] == 2 and record["runs"] == 2
+          and record["check_passed"], str(record))
+
+
+USAGE_ERROR = 105  # CLI11's exit code for a value its validator refuses
+
+
+def test_numeric_options_are_range_checked(cli):
+    spmv = ["spmv", STENCIL_10x10, "--device", "cpu"]
+    cases = [(spmv + ["--runs", "0"], "--runs"), (spmv + ["--runs", "-5"], "--runs"),
+             (spmv + ["--alpha", "nan"], "--alpha"), (spmv + ["--beta", "inf"], "--beta"),
+             (["spmm", STENCIL_10x10, "--device", "cpu", "-n", "0"], "-n"),
+             (["spmm", STENCIL_10x10, "--device", "cpu", "-n", "-3"], "-n"),
+             (spmv + ["--param", "foo"], "--param"),
+             (["bench", "--list", "--runs", "-1"], "--runs"),
+             (["bench", "--list", "--warmup-ms", "-5"], "--warmup-ms"),
+             (["bench", "--list", "--warmup-ms", "nan"], "--warmup-ms"),
+             (["bench", "--list", "--spmm-n", "-1"], "--spmm-n"),
+             (["bench", "--list", "--max-nnz", "-1"], "--max-nnz"),
+             (["bench", "--list", "--param", "foo"], "--param")]
+    for args, option in cases:
+        result = cli.run(*args, expect_rc=USAGE_ERROR)
+        check(result.stderr.startswith(option + ":"), f"{' '.join(args)}:\n{result.stderr}")
+
+
+def test_convert_checks_the_output_first_and_notes_dropped_values(cli):
+    src = write(cli, "m.mtx", GENERAL_3x3)
+    result = cli.run("convert", src, cli.path("out.txt"), expect_rc=1)
+    check("out.txt" in result.stderr and "unknown file type" in result.stderr, result.stderr)
+    check("read " not in result.stdout, "the input was parsed before the output was checked")
+    result = cli.run("convert", src, cli.path("out.smtx"))
+    check("values" in result.stderr and "not written" in result.stderr, result.stderr)
 
 
 CASES = {name[len("test_"):]: f for name, f in globals().items() if name.startswith("test_")}

@@ -790,3 +790,161 @@ TEST(MatrixMarketRealFiles, ComplexFileIsRefused) {
 
 }  // namespace
 }  // namespace tcsparse
+
+// ---- hardening (issue 14): streaming reads, memory, gzip members, mirrored entries ----------
+
+namespace tcsparse {
+namespace {
+
+std::string gzip_member(const std::string& text) {
+  test::ScratchDir dir;
+  return test::read_bytes(dir.write("member.gz", text));
+}
+
+TEST(MatrixMarketHardening, TwoMemberGzipWhoseTextIsManyTimesItsSizeReadsLikeThePlainFile) {
+  // Member 1: the banner and a long comment (compresses > 100:1); member 2: the rest. The old
+  // reader guessed 4x the compressed size and lost what it had inflated when growing.
+  const std::string head = "%%MatrixMarket matrix coordinate real general\n%" +
+                           std::string(200000, 'x') + "\n";
+  const std::string body = "3 3 3\n1 1 1.5\n2 2 2.5\n3 1 -3\n";
+  test::ScratchDir dir;
+  const auto plain = dir.write("plain.mtx", head + body);
+  const auto gz = dir.file("two.mtx.gz");
+  {
+    std::ofstream out(gz, std::ios::binary);
+    out << gzip_member(head) << gzip_member(body);
+  }
+  const auto expected = read_matrix_market<double>(plain);
+  expect_same_matrix(read_matrix_market<double>(gz), expected);
+  // bgzip-like: many small members.
+  const auto many = dir.file("many.mtx.gz");
+  {
+    std::ofstream out(many, std::ios::binary);
+    const std::string text = head + body;
+    for (std::size_t at = 0; at < text.size(); at += 1000) out << gzip_member(text.substr(at, 1000));
+  }
+  expect_same_matrix(read_matrix_market<double>(many), expected);
+}
+
+TEST(MatrixMarketHardening, SmallReadBufferGivesTheSameMatrixAndLineNumbers) {
+  std::string text = "%%MatrixMarket matrix coordinate real general\n% c\n\n40 30 200\n";
+  for (int k = 0; k < 200; ++k) {
+    text += std::to_string(k % 40 + 1) + " " + std::to_string(k * 7 % 30 + 1) + " " +
+            std::to_string(k) + ".5\n";
+    if (k % 13 == 0) text += "% a comment between entries\n";
+  }
+  ReadOptions options;
+  options.threads = 3;
+  const auto expected = detail::parse_matrix_market_text<double, std::int32_t>(text, "t", options);
+  for (const std::size_t buffer : {std::size_t{64}, std::size_t{100}, std::size_t{1000}}) {
+    detail::MatrixMarketTuning tuning;
+    tuning.read_buffer_bytes = buffer;
+    tuning.min_chunk_bytes = 16;
+    expect_same_matrix(
+        detail::parse_matrix_market_text<double, std::int32_t>(text, "t", options, nullptr, tuning),
+        expected);
+    // An error late in the text names its line, whatever the buffer.
+    const std::string bad = text + "1 99 1\n";
+    const auto bad_line = static_cast<std::int64_t>(std::count(bad.begin(), bad.end(), '\n'));
+    expect_parse_error(
+        [&] {
+          detail::parse_matrix_market_text<double, std::int32_t>(bad, "t", options, nullptr, tuning);
+        },
+        "t", bad_line, "more entries than the 200 declared");
+  }
+}
+
+TEST(MatrixMarketHardening, LineLongerThanTheReadBufferIsAClearError) {
+  const std::string text = "%%MatrixMarket matrix coordinate real general\n1 1 1\n%" +
+                           std::string(500, 'x') + "\n1 1 1\n";
+  detail::MatrixMarketTuning tuning;
+  tuning.read_buffer_bytes = 128;
+  expect_parse_error(
+      [&] { detail::parse_matrix_market_text<double, std::int32_t>(text, "t", {}, nullptr, tuning); },
+      "t", 3, "longer than the");
+}
+
+TEST(MatrixMarketHardening, BinaryFileIsRefusedAtTheBanner) {
+  test::ScratchDir dir;
+  std::filesystem::create_symlink("/dev/zero", dir.file("zero.mtx"));
+  expect_parse_error([&] { read_matrix_market<double>(dir.file("zero.mtx")); },
+                     dir.file("zero.mtx").string(), 1, "expected the banner");
+}
+
+TEST(MatrixMarketHardening, DeclaredShapeBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
+  test::ScratchDir dir;
+  const auto path = dir.write("huge.mtx",
+                              "%%MatrixMarket matrix coordinate real general\n"
+                              "2000000000 2000000000 1\n1 1 1\n");
+  ::setenv("TCSPARSE_MEMORY_LIMIT", "256M", 1);
+  try {
+    read_matrix_market<double>(path);
+    ADD_FAILURE() << "expected HostMemoryError";
+  } catch (const HostMemoryError& error) {
+    const std::string what = error.what();
+    EXPECT_EQ(what.rfind(path.string() + ":2: ", 0), 0u) << what;
+    EXPECT_NE(what.find("needs about 16.0 GB"), std::string::npos) << what;
+    EXPECT_EQ(error.requested_bytes(), 2 * (std::uint64_t{2000000000} + 1) * 4 + 1 * 16 + 1 * 28);
+    EXPECT_LE(error.available_bytes(), std::uint64_t{256} << 20);
+  }
+  ::unsetenv("TCSPARSE_MEMORY_LIMIT");
+}
+
+TEST(MatrixMarketHardening, LargeDeclaredShapeIsAnnouncedBeforeAllocation) {
+  const std::string text = "%%MatrixMarket matrix coordinate real general\n1000 1000 1\n1 1 1\n";
+  std::vector<std::string> notices;
+  ReadOptions options;
+  options.on_notice = [&](const std::string& message) { notices.push_back(message); };
+  detail::MatrixMarketTuning tuning;
+  tuning.notice_bytes = 4096;  // 2 x 1001 x 4 bytes of row offsets exceed it
+  detail::parse_matrix_market_text<double, std::int32_t>(text, "t", options, nullptr, tuning);
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("t:2: the declared 1000 x 1000 matrix"), std::string::npos) << notices[0];
+  notices.clear();
+  detail::parse_matrix_market_text<double, std::int32_t>(text, "t", options);  // default: 1 GiB
+  EXPECT_TRUE(notices.empty());
+}
+
+TEST(MatrixMarketHardening, DeclaredEntriesAreNotReservedBeyondWhatTheTextHolds) {
+  // 2e9 declared entries in a few bytes: refused for the count, not for memory, and fast.
+  const std::string text = "%%MatrixMarket matrix coordinate real general\n5 5 2000000000\n1 1 1\n";
+  expect_text_error(text, 3, "expected 2000000000 entries");
+}
+
+TEST(MatrixMarketHardening, SymmetricFileStoringAnEntryAndItsMirrorIsRefusedNamingBothLines) {
+  for (const char* symmetry : {"symmetric", "skew-symmetric", "hermitian"}) {
+    const std::string text = std::string("%%MatrixMarket matrix coordinate real ") + symmetry +
+                             "\n3 3 3\n2 1 5\n3 2 1\n% between\n1 2 5\n";
+    expect_text_error(text, 6, "entry (2, 1) on line 3 and its mirror (1, 2) on line 6 are both stored");
+  }
+}
+
+TEST(MatrixMarketHardening, UpperTriangleEntriesOfASymmetricFileAreMirroredAndAnnounced) {
+  const std::string upper = "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 4\n1 3 5\n";
+  const std::string lower = "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 4\n3 1 5\n";
+  std::vector<std::string> notices;
+  ReadOptions options;
+  options.on_notice = [&](const std::string& message) { notices.push_back(message); };
+  const auto from_upper = detail::parse_matrix_market_text<double, std::int32_t>(upper, "t", options);
+  expect_same_matrix(from_upper, detail::parse_matrix_market_text<double, std::int32_t>(lower, "t", options));
+  ASSERT_EQ(notices.size(), 1u);  // only the upper file is announced
+  EXPECT_NE(notices[0].find("t:4: 1 of the 2 entries"), std::string::npos) << notices[0];
+  EXPECT_NE(notices[0].find("above the diagonal"), std::string::npos) << notices[0];
+  // Duplicates within one triangle are still summed (the Matrix Market convention).
+  const std::string duplicate = "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n2 1 1\n2 1 2\n";
+  const auto summed = detail::parse_matrix_market_text<double, std::int32_t>(duplicate, "t", {});
+  EXPECT_EQ(summed.values, (std::vector<double>{3.0, 3.0}));
+}
+
+TEST(MatrixMarketHardening, NonFiniteValuesAreReadAsTheyAre) {
+  const std::string text =
+      "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 nan\n1 2 -inf\n2 2 inf\n";
+  const auto matrix = detail::parse_matrix_market_text<double, std::int32_t>(text, "t", {});
+  ASSERT_EQ(matrix.values.size(), 3u);
+  EXPECT_TRUE(std::isnan(matrix.values[0]));
+  EXPECT_EQ(matrix.values[1], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(matrix.values[2], std::numeric_limits<double>::infinity());
+}
+
+}  // namespace
+}  // namespace tcsparse

@@ -325,3 +325,21 @@ TEST(RandomVector, OfSizeZeroIsEmpty) { EXPECT_TRUE(random_vector<half>(0, 1).em
 
 }  // namespace
 }  // namespace tcsparse
+
+namespace tcsparse {
+namespace {
+
+TEST(RelativeErrorNonFinite, MatchingNanAndInfPositionsPassOthersFail) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> reference{1.0, nan, inf, -inf, 2.0};
+  const std::vector<double> same{1.0, nan, inf, -inf, 2.0};
+  EXPECT_EQ(relative_error(std::span<const double>(same), std::span<const double>(reference)), 0.0);
+  for (const auto& wrong : {std::vector<double>{1.0, 0.0, inf, -inf, 2.0},   // NaN lost
+                            std::vector<double>{1.0, nan, -inf, -inf, 2.0},  // Inf sign flipped
+                            std::vector<double>{nan, nan, inf, -inf, 2.0}})  // NaN where finite
+    EXPECT_EQ(relative_error(std::span<const double>(wrong), std::span<const double>(reference)), inf);
+}
+
+}  // namespace
+}  // namespace tcsparse

@@ -228,3 +228,37 @@ TEST(SmtxRealFiles, EveryFileOfOneDlmcFolderMatchesTheManifest) {
 
 }  // namespace
 }  // namespace tcsparse
+
+namespace tcsparse {
+namespace {
+
+TEST(SmtxHardening, DeviceOrEndlessFileIsRefusedAfterItsFirstBytes) {
+  test::ScratchDir dir;
+  std::filesystem::create_symlink("/dev/zero", dir.file("zero.smtx"));
+  test::expect_parse_error([&] { read_smtx<double>(dir.file("zero.smtx")); },
+                           dir.file("zero.smtx").string(), 1, "does not end within");
+}
+
+TEST(SmtxHardening, TextLongerThanItsLineOneAllowsIsRefused) {
+  test::ScratchDir dir;
+  const auto path = dir.write("long.smtx", "2, 2, 1\n0 1 1\n" + std::string(10000, ' ') + "1\n");
+  test::expect_parse_error([&] { read_smtx<double>(path); }, path.string(), 0,
+                           "bytes its header allows");
+}
+
+TEST(SmtxHardening, GzipWithSeveralMembersReads) {
+  test::ScratchDir dir;
+  const auto first = test::read_bytes(dir.write("a.gz", "2, 3, 2\n0 1 2\n"));
+  const auto second = test::read_bytes(dir.write("b.gz", "2 0\n"));
+  const auto path = dir.file("two.smtx.gz");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << first << second;
+  }
+  const auto matrix = read_smtx<double>(path);
+  EXPECT_EQ(matrix.row_ptr, (std::vector<std::int32_t>{0, 1, 2}));
+  EXPECT_EQ(matrix.col_idx, (std::vector<std::int32_t>{2, 0}));
+}
+
+}  // namespace
+}  // namespace tcsparse

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -370,11 +371,15 @@ Command add_bench_command(CLI::App& app) {
                   "Results file (default bench/results/<date>-<gpu>-<suite>.jsonl)");
   sub->add_option("--spmm-n", options->spmm_n,
                   "Also run SpMM with this many columns on every matrix (.smtx files: 256 "
-                  "unless given)");
-  sub->add_option("--max-nnz", options->max_nnz, "Skip matrices with more nonzeros");
+                  "unless given)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 31));
+  sub->add_option("--max-nnz", options->max_nnz, "Skip matrices with more nonzeros")
+      ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()));
   sub->add_option("--runs", options->runs, "Timed runs per case (fewer if they exceed 2 s)")
+      ->check(CLI::Range(1, 1'000'000))
       ->capture_default_str();
   sub->add_option("--warmup-ms", options->warmup_ms, "Warm-up per case (at least 10 applies)")
+      ->check(finite_number() & CLI::Range(0.0, 1e6))
       ->capture_default_str();
   sub->add_option("--matrix-dir", options->matrix_dir,
                   "Real matrices for the suites' replicated matrix (default $TCSPARSE_MATRIX_DIR "
@@ -382,7 +387,8 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--param", options->parameters,
                   "Method parameter KEY=VALUE for experiments, e.g. long_groups_per_warp=8: "
                   "given to the selected methods that have the key (`tcsparse methods` lists "
-                  "them); a key no selected method has is an error");
+                  "them); a key no selected method has is an error")
+      ->check(key_value());
   sub->add_option("--variant", options->variants,
                   "LABEL:KEY=VALUE[,KEY=VALUE...]: run each method once more with these "
                   "parameters, interleaved with the plain run on each matrix (recorded as "

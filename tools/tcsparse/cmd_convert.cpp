@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "common/stopwatch.hpp"
 #include "matrix_source.hpp"
+#include "tcsparse/error.hpp"
 #include "tcsparse/io.hpp"
 
 namespace tcsparse::cli {
@@ -29,10 +30,28 @@ void print_read_report(const std::string& input, const ReadReport& report) {
              report.assemble_seconds);
 }
 
+/// True when the input had no values to lose: a .smtx file or a pattern Matrix Market file.
+bool is_matrix_file_without_values(const std::string& input, const ReadReport& report) {
+  return !is_generator_spec(input) && report.field == "pattern";
+}
+
+bool output_is_smtx(const std::string& output) {
+  return output.ends_with(".smtx") || output.ends_with(".smtx.gz");
+}
+
 int run_convert(const ConvertOptions& options) {
+  // The output's type first: a mistyped name must not cost a full parse of the input.
+  if (!is_matrix_file(options.output))
+    throw Error("cannot write '" + options.output +
+                "': unknown file type; expected a name ending in .mtx, .mtx.gz, .smtx or .smtx.gz");
   ReadReport report;
   const bench::MatrixInput input = load_matrix(options.input, &report);
   if (!is_generator_spec(options.input)) print_read_report(options.input, report);
+  if (output_is_smtx(options.output) && !is_matrix_file_without_values(options.input, report))
+    fmt::print(stderr,
+               "tcsparse: note: {} stores the sparsity pattern only: the values of {} are not "
+               "written (readers of .smtx draw values from a seed)\n",
+               options.output, options.input);
   const detail::Stopwatch stopwatch;
   write_matrix(options.output, input.matrix);
   const double seconds = stopwatch.elapsed_seconds();

@@ -1,6 +1,7 @@
 // `tcsparse info FILE [--json]`: shape, row-length statistics and each method's host
 // preprocessing statistics. Needs no GPU.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -74,6 +75,10 @@ Json info_json(const bench::MatrixInput& input, const ReadReport* report) {
                                   (static_cast<double>(stats.rows) * static_cast<double>(stats.cols))
                             : 0.0},
             {"row_lengths", row_length_json(stats)}};
+  // NaN and +-Inf are legal values (as in SciPy); products with them are compared position by
+  // position, and info says how many there are.
+  info["non_finite_values"] = std::count_if(input.matrix.values.begin(), input.matrix.values.end(),
+                                            [](double value) { return !std::isfinite(value); });
   if (report) info["file"] = file_json(*report);
   info["methods"] = methods_json(input.matrix);
   return info;
@@ -100,6 +105,8 @@ void print_info_text(const Json& info) {
   fmt::print("shape:   {} x {}, {} nonzeros (density {:.3g})\n", info["rows"].get<std::int64_t>(),
              info["cols"].get<std::int64_t>(), info["nnz"].get<std::int64_t>(),
              info["density"].get<double>());
+  if (const auto non_finite = info["non_finite_values"].get<std::int64_t>(); non_finite > 0)
+    fmt::print("values:  {} NaN or infinite (products keep them where they fall)\n", non_finite);
   if (info.contains("file")) {
     const auto& file = info["file"];
     fmt::print("file:    {} {}, {} entries stored, parsed at {:.1f} MB/s\n",

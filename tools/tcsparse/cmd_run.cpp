@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "common/stopwatch.hpp"
@@ -17,6 +18,7 @@
 #include "matrix_source.hpp"
 #include "tcsparse/device.hpp"
 #include "tcsparse/error.hpp"
+#include "tcsparse/memory.hpp"
 #include "tcsparse/reference.hpp"
 
 namespace tcsparse::cli {
@@ -35,6 +37,7 @@ struct RunOptions {
   std::vector<std::string> parameters;
   bool json = false;
   bool copy_bandwidth = false;  ///< measure the copy bandwidth (about a second) for the share
+  const CLI::Option* method_option = nullptr;  ///< to tell --method given from its default
 };
 
 std::string human_bytes(double bytes) {
@@ -139,6 +142,12 @@ CpuResult run_reference(const CsrMatrix<double, std::int32_t>& matrix, const Run
   const auto A = convert_values<Value>(matrix);
   const std::int64_t n = options.operation == Operation::spmv ? 1 : options.n;
   const auto output_size = static_cast<std::size_t>(A.rows * n);
+  // The dense operands: input, initial output, output and the serial check (in double).
+  const auto operand_bytes = static_cast<std::uint64_t>(A.cols * n) * sizeof(Value) +
+                             static_cast<std::uint64_t>(output_size) * (sizeof(Value) + 2 * sizeof(double));
+  require_host_memory(operand_bytes, (n > 1 ? "spmm -n " + std::to_string(n) : std::string("spmv")) +
+                                         " on the " + std::to_string(A.rows) + " x " +
+                                         std::to_string(A.cols) + " matrix");
   const bench::HarnessOptions defaults;
   const auto input = random_vector<Value>(static_cast<std::size_t>(A.cols * n), defaults.input_seed);
   const auto initial = options.beta != 0.0 ? random_vector<Value>(output_size, defaults.input_seed + 1)
@@ -177,16 +186,30 @@ int run_on_cpu(const RunOptions& options) {
                                           options.operation, n, options.beta != 0.0);
   const double seconds = median_ms * 1e-3;
   const double threshold = bench::error_threshold(Precision::fp64);  // both sum in double
+  const bool passed = result.rel_error < threshold;
+  const double gflops = seconds > 0 ? 2.0 * static_cast<double>(nnz * n) / seconds / 1e9 : 0.0;
+  const double gbps = seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
+  if (options.json) {
+    const nlohmann::json record = {
+        {"matrix", input.name},          {"rows", input.matrix.rows},
+        {"cols", input.matrix.cols},     {"nnz", nnz},
+        {"operation", bench::operation_name(options.operation)},
+        {"method", "cpu_reference"},     {"precision", to_string(precision)},
+        {"n", n},                        {"runs", result.times_ms.size()},
+        {"median_ms", median_ms},        {"min_ms", result.times_ms.front()},
+        {"max_ms", result.times_ms.back()}, {"gflops", gflops},
+        {"gbps", gbps},                  {"rel_error", result.rel_error},
+        {"error_threshold", threshold},  {"check_passed", passed}};
+    fmt::print("{}\n", record.dump());
+    return passed ? kExitOk : kExitCheckFailed;
+  }
   fmt::print("matrix     {}  {} x {}, {} nonzeros\n", input.name, input.matrix.rows,
              input.matrix.cols, nnz);
   fmt::print("case       {} cpu-reference {}{}\n", bench::operation_name(options.operation),
              to_string(precision), n > 1 ? fmt::format(" n={}", n) : std::string());
   fmt::print("time       median {:.4f} ms (min {:.4f}, max {:.4f}; {} runs, host clock)\n",
              median_ms, result.times_ms.front(), result.times_ms.back(), result.times_ms.size());
-  fmt::print("speed      {:.2f} GFLOP/s, {:.2f} GB/s\n",
-             seconds > 0 ? 2.0 * static_cast<double>(nnz * n) / seconds / 1e9 : 0.0,
-             seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0);
-  const bool passed = result.rel_error < threshold;
+  fmt::print("speed      {:.2f} GFLOP/s, {:.2f} GB/s\n", gflops, gbps);
   fmt::print("check      relative error vs a serial loop {:.3g} (threshold {:.0e}): {}\n",
              result.rel_error, threshold, passed ? "passed" : "FAILED");
   return passed ? kExitOk : kExitCheckFailed;
@@ -195,9 +218,24 @@ int run_on_cpu(const RunOptions& options) {
 int run_product(const RunOptions& options) {
   if (options.operation == Operation::spmm && options.n < 1)
     throw Error("-n must be at least 1 (got " + std::to_string(options.n) + ")");
-  if (options.device == "cpu") return run_on_cpu(options);
+  if (options.device == "cpu") {
+    // The CPU reference is one method with no parameters: a --method or --param would be
+    // silently ignored, so it is refused.
+    if (options.method_option != nullptr && options.method_option->count() > 0)
+      throw Error("--method " + options.method +
+                  " cannot be used with --device cpu: the CPU run is the reference itself (drop "
+                  "--method, or run on the GPU)");
+    if (!options.parameters.empty())
+      throw Error("--param cannot be used with --device cpu: the CPU reference has no "
+                  "parameters");
+    return run_on_cpu(options);
+  }
   return run_on_gpu(options);
 }
+
+/// Bounds of the numeric options (a mistyped huge value is refused, not attempted).
+constexpr int kMaxRuns = 1'000'000;
+constexpr std::int64_t kMaxColumns = std::int64_t{1} << 31;
 
 Command add_product_command(CLI::App& app, Operation operation) {
   auto options = std::make_shared<RunOptions>();
@@ -209,23 +247,33 @@ Command add_product_command(CLI::App& app, Operation operation) {
            : "Run y = alpha*A*x + beta*y once: check against the reference, time it");
   sub->add_option("FILE", options->file, "Matrix file or generator spec (gen:KIND:key=value,...)")
       ->required();
-  sub->add_option("-m,--method", options->method, "Method (see `tcsparse methods`)")
-      ->capture_default_str();
+  options->method_option =
+      sub->add_option("-m,--method", options->method, "Method (see `tcsparse methods`; GPU only)")
+          ->capture_default_str();
   sub->add_option("-p,--precision", options->precision, "fp64, fp32, fp16 or bf16")
       ->capture_default_str();
   if (spmm)
-    sub->add_option("-n", options->n, "Columns of B and C")->required();
-  sub->add_option("--alpha", options->alpha, "alpha")->capture_default_str();
-  sub->add_option("--beta", options->beta, "beta (0: the old output is ignored)")
+    sub->add_option("-n", options->n, "Columns of B and C")
+        ->required()
+        ->check(CLI::Range(std::int64_t{1}, kMaxColumns));
+  sub->add_option("--alpha", options->alpha, "alpha (finite)")
+      ->check(finite_number())
       ->capture_default_str();
-  sub->add_option("--runs", options->runs, "Timed runs")->capture_default_str();
+  sub->add_option("--beta", options->beta, "beta (finite; 0: the old output is ignored)")
+      ->check(finite_number())
+      ->capture_default_str();
+  sub->add_option("--runs", options->runs, "Timed runs")
+      ->check(CLI::Range(1, kMaxRuns))
+      ->capture_default_str();
   sub->add_option("--device", options->device, "gpu, or cpu for the CPU reference alone")
       ->check(CLI::IsMember({"gpu", "cpu"}))
       ->capture_default_str();
   sub->add_option("--param", options->parameters,
-                  "Method parameter key=value (repeatable), e.g. max_medium_row_length=256")
+                  "Method parameter key=value (repeatable), e.g. max_medium_row_length=256 (GPU "
+                  "only)")
+      ->check(key_value())
       ->allow_extra_args(false);
-  sub->add_flag("--json", options->json, "Print the benchmark record as JSON (GPU)");
+  sub->add_flag("--json", options->json, "Print the result as one JSON object");
   sub->add_flag("--copy-bandwidth", options->copy_bandwidth,
                 "Also measure the GPU's copy bandwidth (about a second) and report the share");
   return {sub, [options] { return run_product(*options); }};

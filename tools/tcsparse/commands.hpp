@@ -14,6 +14,12 @@ inline constexpr int kExitError = 1;         ///< any tcsparse::Error (parse err
 inline constexpr int kExitNoDevice = 2;      ///< a GPU command without a CUDA device
 inline constexpr int kExitCheckFailed = 3;   ///< a result failed its check against the reference
 
+/// Option checks shared by the subcommands (CLI11 names the option in its message).
+/// A finite number: "nan", "inf" and text that is not a number are refused.
+CLI::Validator finite_number();
+/// "KEY=VALUE" with a non-empty key (what --param takes; the method checks the key itself).
+CLI::Validator key_value();
+
 struct Command {
   CLI::App* subcommand = nullptr;
   std::function<int()> run;  ///< returns the exit code

@@ -1,6 +1,9 @@
 // tcsparse: the command-line program. Every subcommand lives in its own cmd_*.cpp; this file
 // only wires them up and turns errors into messages and exit codes (never a crash).
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <exception>
 #include <vector>
 
@@ -9,6 +12,33 @@
 #include "commands.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/version.hpp"
+
+namespace tcsparse::cli {
+
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end == nullptr || *end != '\0') return "'" + text + "' is not a number";
+        if (!std::isfinite(value)) return "must be a finite number, got '" + text + "'";
+        return {};
+      },
+      "FINITE");
+}
+
+CLI::Validator key_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto equals = text.find('=');
+        if (equals == std::string::npos || equals == 0)
+          return "'" + text + "' is not KEY=VALUE (e.g. max_medium_row_length=256)";
+        return {};
+      },
+      "KEY=VALUE");
+}
+
+}  // namespace tcsparse::cli
 
 namespace {
 

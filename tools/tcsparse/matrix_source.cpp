@@ -4,6 +4,8 @@
 #include <array>
 #include <string_view>
 
+#include <fmt/core.h>
+
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
 
@@ -58,7 +60,13 @@ bench::MatrixInput load_matrix(const MatrixSourceRef& ref, ReadReport* report) {
   if (is_generator_spec(ref.source))
     input.matrix = generate(parse_generator_spec(ref.source.substr(kGeneratorPrefix.size())));
   else
-    input.matrix = read_matrix<double, std::int32_t>(ref.source, ReadOptions{}, report);
+  {
+    ReadOptions options;
+    options.on_notice = [](const std::string& message) {
+      fmt::print(stderr, "tcsparse: note: {}\n", message);
+    };
+    input.matrix = read_matrix<double, std::int32_t>(ref.source, options, report);
+  }
   return input;
 }
 
