@@ -32,22 +32,34 @@ BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRul
     throw Error("csr_overlap: invalid partition settings");
   const std::int64_t rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
   const std::int32_t* rp = row_ptr.data();
-  BatchTable table;
-  // the GPU's two passes: mark starts and long rows, then scatter starts and ends
-  for (std::int64_t r = 0; r < rows; ++r) {
-    if (is_long_row(rp, r, rule)) {
-      table.long_rows.push_back(static_cast<std::int32_t>(r));
-    } else if (is_batch_start(rp, r, rule)) {
-      table.batches.push_back({static_cast<std::int32_t>(r), -1});
-    }
+  // the GPU's passes, position by position: flags, exclusive scan, scatter
+  std::vector<unsigned long long> scanned(static_cast<std::size_t>(rows) + 1);
+  unsigned long long running = 0;
+  for (std::int64_t r = 0; r <= rows; ++r) {
+    scanned[static_cast<std::size_t>(r)] = running;
+    running += row_flag(rp, r, rows, rule);
   }
-  std::size_t ended = 0;
-  for (std::int64_t p = 1; p <= rows; ++p)
-    if (is_batch_end(rp, p, rows, rule)) {
-      if (ended >= table.batches.size()) throw Error("csr_overlap: a batch ends twice");
-      table.batches[ended++].end_row = static_cast<std::int32_t>(p);
-    }
-  if (ended != table.batches.size()) throw Error("csr_overlap: a batch does not end");
+  const unsigned long long totals = scanned[static_cast<std::size_t>(rows)];
+  BatchTable table;
+  table.batches.assign(static_cast<std::size_t>(totals & 0xffffffffull), BatchRange{-1, -1});
+  table.long_rows.assign(static_cast<std::size_t>(totals >> 32), -1);
+  for (std::int64_t p = 0; p <= rows; ++p) {
+    const ScatterWrites w = scatter_writes(rp, p, rows, rule, scanned[static_cast<std::size_t>(p)]);
+    const auto row = static_cast<std::int32_t>(p);
+    auto check = [&](std::int64_t index, std::size_t size) {
+      if (index >= static_cast<std::int64_t>(size))
+        throw Error("csr_overlap: table index out of range at row " + std::to_string(p));
+      return static_cast<std::size_t>(index);
+    };
+    if (w.long_index >= 0) table.long_rows[check(w.long_index, table.long_rows.size())] = row;
+    if (w.begin_index >= 0)
+      table.batches[check(w.begin_index, table.batches.size())].begin_row = row;
+    if (w.end_index >= 0) table.batches[check(w.end_index, table.batches.size())].end_row = row;
+  }
+  for (const BatchRange& batch : table.batches)
+    if (batch.begin_row < 0 || batch.end_row <= batch.begin_row)
+      throw Error("csr_overlap: a batch without rows (" + std::to_string(batch.begin_row) + ", " +
+                  std::to_string(batch.end_row) + ")");
   table.long_task_ptr.assign(1, 0);
   for (const std::int32_t row : table.long_rows)
     table.long_task_ptr.push_back(table.long_task_ptr.back() +

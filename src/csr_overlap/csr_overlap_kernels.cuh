@@ -77,28 +77,17 @@ __device__ __forceinline__ T group_sum(T value) {
 
 // ---- batch table build ------------------------------------------------------------------------
 
-/// Pass 1, one thread a row r in [0, rows]: flags[r] = 1 if r starts a batch, 1 << 32 if it is a
-/// long row, 0 otherwise (and at r == rows). An exclusive scan of the flags then gives each start
-/// its batch index (low 32 bits) and each long row its index (high 32 bits), and the totals at
-/// [rows].
+/// Pass 1, one thread a position r in [0, rows]: flags[r] = row_flag (csr_overlap_rules.hpp).
 __global__ void mark_rows_kernel(const std::int32_t* __restrict__ row_ptr, std::int64_t rows,
                                  PartitionRule rule, unsigned long long* __restrict__ flags) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       r <= rows; r += stride) {
-    unsigned long long flag = 0;
-    if (r < rows) {
-      if (is_long_row(row_ptr, r, rule))
-        flag = 1ull << 32;
-      else if (is_batch_start(row_ptr, r, rule))
-        flag = 1;
-    }
-    flags[r] = flag;
-  }
+       r <= rows; r += stride)
+    flags[r] = row_flag(row_ptr, r, rows, rule);
 }
 
-/// Pass 2, one thread a position p in [0, rows]: writes the starts, the ends and the long rows
-/// at the indices the scan gave them.
+/// Pass 2, one thread a position p in [0, rows], after the exclusive scan of the flags: writes
+/// the starts, the ends and the long rows where scatter_writes says.
 __global__ void scatter_batches_kernel(const std::int32_t* __restrict__ row_ptr, std::int64_t rows,
                                        PartitionRule rule,
                                        const unsigned long long* __restrict__ scanned,
@@ -107,18 +96,11 @@ __global__ void scatter_batches_kernel(const std::int32_t* __restrict__ row_ptr,
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t p = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        p <= rows; p += stride) {
-    const unsigned long long before = scanned[p];
-    const auto batch = static_cast<std::int64_t>(before & 0xffffffffull);
-    const auto long_index = static_cast<std::int64_t>(before >> 32);
-    if (p < rows) {
-      if (is_long_row(row_ptr, p, rule))
-        long_rows[long_index] = static_cast<std::int32_t>(p);
-      else if (is_batch_start(row_ptr, p, rule))
-        batches[batch].x = static_cast<std::int32_t>(p);
-    }
-    // row p - 1 belongs to the last batch started before p
-    if (p >= 1 && is_batch_end(row_ptr, p, rows, rule))
-      batches[batch - 1].y = static_cast<std::int32_t>(p);
+    const ScatterWrites w = scatter_writes(row_ptr, p, rows, rule, scanned[p]);
+    const auto row = static_cast<std::int32_t>(p);
+    if (w.long_index >= 0) long_rows[w.long_index] = row;
+    if (w.begin_index >= 0) batches[w.begin_index].x = row;
+    if (w.end_index >= 0) batches[w.end_index].y = row;
   }
 }
 

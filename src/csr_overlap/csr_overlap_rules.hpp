@@ -83,6 +83,42 @@ TCSPARSE_CSR_OVERLAP_HD inline bool is_batch_end(const std::int32_t* row_ptr, st
   return is_batch_start(row_ptr, p, rule);
 }
 
+/// Pass 1 of the table build, position r in [0, rows]: 1 if row r starts a batch, 1 << 32 if it
+/// is a long row, 0 otherwise (and at r == rows). The exclusive scan of these flags gives each
+/// start its batch index (low 32 bits), each long row its index (high 32 bits), and the totals
+/// at [rows].
+TCSPARSE_CSR_OVERLAP_HD inline unsigned long long row_flag(const std::int32_t* row_ptr,
+                                                          std::int64_t r, std::int64_t rows,
+                                                          PartitionRule rule) {
+  if (r >= rows) return 0;
+  if (is_long_row(row_ptr, r, rule)) return 1ull << 32;
+  return is_batch_start(row_ptr, r, rule) ? 1ull : 0ull;
+}
+
+/// Pass 2, position p in [0, rows] with `scanned` = the exclusive scan of the flags at p: where
+/// p is written (-1: nowhere) as a long row, as the begin_row of a batch, as the end_row of one.
+struct ScatterWrites {
+  std::int64_t long_index = -1;
+  std::int64_t begin_index = -1;
+  std::int64_t end_index = -1;
+};
+TCSPARSE_CSR_OVERLAP_HD inline ScatterWrites scatter_writes(const std::int32_t* row_ptr,
+                                                           std::int64_t p, std::int64_t rows,
+                                                           PartitionRule rule,
+                                                           unsigned long long scanned) {
+  ScatterWrites w;
+  const auto batch = static_cast<std::int64_t>(scanned & 0xffffffffull);
+  if (p < rows) {
+    if (is_long_row(row_ptr, p, rule))
+      w.long_index = static_cast<std::int64_t>(scanned >> 32);
+    else if (is_batch_start(row_ptr, p, rule))
+      w.begin_index = batch;
+  }
+  // row p - 1 belongs to the last batch started before p
+  if (p >= 1 && is_batch_end(row_ptr, p, rows, rule)) w.end_index = batch - 1;
+  return w;
+}
+
 /// The vector size of a batch of `rows` rows (>= 1) and `nnz` nonzeros (paper Alg. 6: the mean
 /// row length against the switch points; nnz < point * rows is mean < point without a division).
 TCSPARSE_CSR_OVERLAP_HD inline int vector_size_for(std::int64_t nnz, std::int64_t rows,
