@@ -197,6 +197,7 @@ __global__ void __launch_bounds__(1024)
       const int2 batch = a.batches[first_batch + fetch];
       const std::int64_t begin = copy_begin(a.row_ptr[batch.x]);
       const std::int64_t elements = copy_end(a.row_ptr[batch.y]) - begin;
+      if (elements > capacity) __trap();  // a partition bug: never overrun the stage
       const int stage = fetch % 2;
       pipeline.producer_acquire();
       cuda::memcpy_async(block, shared_values + static_cast<std::size_t>(stage) * capacity,
