@@ -13,7 +13,8 @@
   X(cusparse)                          \
   X(cusparse_alg2)                     \
   X(cusparse_alg3)                     \
-  X(dasp)
+  X(dasp)                              \
+  X(csr_overlap)
 
 namespace tcsparse {
 

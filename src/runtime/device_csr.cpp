@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <span>
 
 #include "common/stopwatch.hpp"
@@ -10,29 +11,53 @@
 
 namespace tcsparse::detail {
 
+namespace {
+
+/// Copies `host` to the front of `device` (which may be longer) and zeros the rest.
+template <typename T>
+void upload_front(DeviceBuffer<T>& device, std::span<const T> host) {
+  if (device.size() == host.size()) return device.upload(host);
+  device.fill_bytes(0);
+  if (!host.empty())
+    TCSPARSE_CUDA_CHECK(cudaMemcpy(device.data(), host.data(), host.size_bytes(),
+                                   cudaMemcpyHostToDevice));
+}
+
+}  // namespace
+
 template <typename Value>
-DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanStats& stats) {
+DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanStats& stats,
+                            std::size_t nonzero_multiple) {
   DeviceCsr<Value> device;
   device.rows = matrix.rows;
   device.cols = matrix.cols;
   device.nnz = matrix.nnz();
+  const std::size_t nnz = matrix.col_idx.size();
+  const std::size_t capacity =
+      nonzero_multiple <= 1
+          ? nnz
+          : std::max<std::size_t>(1, (nnz + nonzero_multiple - 1) / nonzero_multiple) *
+                nonzero_multiple;
   device.row_ptr = DeviceBuffer<std::int32_t>(matrix.row_ptr.size());
-  device.col_idx = DeviceBuffer<std::int32_t>(matrix.col_idx.size());
-  device.values = DeviceBuffer<Value>(matrix.values.size());
+  device.col_idx = DeviceBuffer<std::int32_t>(capacity);
+  device.values = DeviceBuffer<Value>(capacity);
 
   const Stopwatch copies;
   device.row_ptr.upload(std::span<const std::int32_t>(matrix.row_ptr));
-  device.col_idx.upload(std::span<const std::int32_t>(matrix.col_idx));
-  device.values.upload(std::span<const Value>(matrix.values));
+  upload_front(device.col_idx, std::span<const std::int32_t>(matrix.col_idx));
+  upload_front(device.values, std::span<const Value>(matrix.values));
   // cudaMemcpy from pageable memory may return before its DMA ends: wait for the stream it used.
   TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   stats.upload_ms += copies.elapsed_ms();
   return device;
 }
 
-template DeviceCsr<double> upload_csr(const CsrMatrix<double, std::int32_t>&, PlanStats&);
-template DeviceCsr<float> upload_csr(const CsrMatrix<float, std::int32_t>&, PlanStats&);
-template DeviceCsr<half> upload_csr(const CsrMatrix<half, std::int32_t>&, PlanStats&);
-template DeviceCsr<bfloat16> upload_csr(const CsrMatrix<bfloat16, std::int32_t>&, PlanStats&);
+template DeviceCsr<double> upload_csr(const CsrMatrix<double, std::int32_t>&, PlanStats&,
+                                      std::size_t);
+template DeviceCsr<float> upload_csr(const CsrMatrix<float, std::int32_t>&, PlanStats&,
+                                     std::size_t);
+template DeviceCsr<half> upload_csr(const CsrMatrix<half, std::int32_t>&, PlanStats&, std::size_t);
+template DeviceCsr<bfloat16> upload_csr(const CsrMatrix<bfloat16, std::int32_t>&, PlanStats&,
+                                        std::size_t);
 
 }  // namespace tcsparse::detail

@@ -12,22 +12,27 @@
 
 namespace tcsparse::detail {
 
-/// The CSR arrays on the device, exactly as on the host (32-bit indices, zero-based).
+/// The CSR arrays on the device, exactly as on the host (32-bit indices, zero-based); the column
+/// and value arrays may be allocated longer than nnz (upload_csr's nonzero_multiple), with zeros
+/// past nnz.
 template <typename Value>
 struct DeviceCsr {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   DeviceBuffer<std::int32_t> row_ptr;  ///< rows + 1
-  DeviceBuffer<std::int32_t> col_idx;  ///< nnz
-  DeviceBuffer<Value> values;          ///< nnz
+  DeviceBuffer<std::int32_t> col_idx;  ///< nnz, or more (zeros)
+  DeviceBuffer<Value> values;          ///< nnz, or more (zeros)
 
   std::size_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
 };
 
-/// Allocates `matrix`'s arrays on the device and copies them there. Adds the time of the copies
-/// to stats.upload_ms (allocation excluded, the end of the transfers included); nothing else of
-/// `stats` changes. Every host-to-device copy of a CSR goes through here (a staged copy through
-/// pinned memory belongs in device_csr.cpp).
+/// Allocates `matrix`'s arrays on the device and copies them there. The column and value arrays
+/// hold a whole multiple of `nonzero_multiple` elements (at least one multiple), zeros past nnz,
+/// for kernels that copy them in aligned pieces. Adds the time of the copies to stats.upload_ms
+/// (allocation excluded, the end of the transfers included); nothing else of `stats` changes.
+/// Every host-to-device copy of a CSR goes through here (a staged copy through pinned memory
+/// belongs in device_csr.cpp).
 template <typename Value>
-DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanStats& stats);
+DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanStats& stats,
+                            std::size_t nonzero_multiple = 1);
 
 }  // namespace tcsparse::detail

@@ -1,0 +1,317 @@
+// CSR-Partial-Overlap (Electronics 2023) behind the SpmvMethod interface: the caller's CSR
+// uploaded as it is, the batch table built on the GPU (csr_overlap_kernels.cuh, the same table
+// csr_overlap_format.cpp builds on the host), then per apply the batch kernel and, when the matrix
+// has rows longer than max_batch_size, the long-row kernel (and the combine kernel when a long row
+// spans several pieces), all on the caller's stream.
+//
+// Apply is asynchronous, allocates nothing and synchronises nothing. The long-row partial sums
+// belong to the plan: one plan must not be applied on two streams at the same time.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cub/device/device_scan.cuh>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "csr_overlap/csr_overlap.hpp"
+#include "csr_overlap/csr_overlap_format.hpp"
+#include "csr_overlap/csr_overlap_kernels.cuh"
+#include "csr_overlap/csr_overlap_parameters.hpp"
+#include "arch/types.cuh"
+#include "common/stopwatch.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/device_buffer.hpp"
+#include "runtime/device_csr.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::csr_overlap {
+namespace {
+
+using detail::CudaEvent;
+using detail::DeviceBuffer;
+
+/// Threads a block of the plan-time table kernels, and their largest grid (grid-stride above it).
+constexpr int kTableThreads = 256;
+constexpr std::int64_t kTableMaxBlocks = 1 << 15;
+constexpr int kCombineThreads = 256;
+
+unsigned table_grid(std::int64_t items) {
+  return static_cast<unsigned>(
+      std::clamp<std::int64_t>((items + kTableThreads - 1) / kTableThreads, 1, kTableMaxBlocks));
+}
+
+int device_attribute(cudaDeviceAttr attribute) {
+  int device = 0, value = 0;
+  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
+  TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+  return value;
+}
+
+template <typename T>
+T download_one(const T* device_pointer) {
+  T value{};
+  TCSPARSE_CUDA_CHECK(cudaMemcpy(&value, device_pointer, sizeof(T), cudaMemcpyDeviceToHost));
+  return value;
+}
+
+template <typename Value>
+class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
+  using V = arch::device_value_t<Value>;
+  using Acc = device::Acc<V>;
+  static_assert(sizeof(V) == sizeof(Value));
+  static_assert(std::is_same_v<Acc, scalar_t<Value>>);
+
+ public:
+  CsrOverlapSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const CsrOverlapParameters& p)
+      : parameters_(p), rule_(p.partition_rule()) {
+    if (matrix.rows > std::numeric_limits<std::int32_t>::max() - 2048)
+      throw IndexOverflowError("csr_overlap: " + std::to_string(matrix.rows) +
+                               " rows do not fit the kernels' 32-bit row loops");
+    rows_ = matrix.rows;
+    shape_.threads_per_block = p.threads_per_block;
+    shape_.vector_sizes = p.vector_size_rule();
+    shape_.long_row_piece = p.long_row_piece;
+    check_shared_memory();
+
+    upload(matrix);  // times itself into stats_.upload_ms
+
+    build_table_on_device();
+
+    const detail::Stopwatch host_work;
+    choose_launch();
+    const testing::DeviceTable table = download();
+    stats_.details = table_statistics(matrix.row_ptr, table.table, p);
+    stats_.host_preprocess_ms = host_work.elapsed_ms();
+
+    stats_.stored_values = matrix.nnz();
+    stats_.padding_ratio = 0.0;
+    stats_.details["threads_per_block"] = shape_.threads_per_block;
+    stats_.details["blocks"] = shape_.launch.blocks;
+    stats_.details["batches_per_block"] = shape_.launch.batches_per_block;
+    stats_.details["blocks_per_sm"] = blocks_per_sm_;
+    stats_.details["shared_memory_bytes"] = shared_bytes_;
+    stats_.details["long_row_blocks"] = shape_.long_row_blocks;
+    stats_.details["parameters"] = parameters_json_;
+  }
+
+  void set_parameters_json(Json json) {
+    parameters_json_ = std::move(json);
+    stats_.details["parameters"] = parameters_json_;
+  }
+
+  void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
+             Stream stream) const override {
+    const auto* dx = reinterpret_cast<const V*>(x);
+    auto* dy = reinterpret_cast<V*>(y);
+    if (shape_.launch.blocks > 0) {
+      device::batch_kernel<V><<<static_cast<unsigned>(shape_.launch.blocks),
+                                static_cast<unsigned>(shape_.threads_per_block), shared_bytes_,
+                                stream>>>(batch_arguments_, dx, dy, alpha, beta);
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+    }
+    if (long_arguments_.task_count > 0) {
+      device::long_row_kernel<V><<<static_cast<unsigned>(shape_.long_row_blocks),
+                                   static_cast<unsigned>(shape_.threads_per_block), 0, stream>>>(
+          long_arguments_, dx, dy, alpha, beta);
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+      if (long_arguments_.task_count > long_arguments_.long_count) {
+        const auto blocks = static_cast<unsigned>(
+            (long_arguments_.long_count + kCombineThreads - 1) / kCombineThreads);
+        device::combine_long_rows_kernel<V><<<blocks, kCombineThreads, 0, stream>>>(
+            long_arguments_, dy, alpha, beta);
+        TCSPARSE_CUDA_CHECK_LAUNCH();
+      }
+    }
+  }
+
+  const PlanStats& stats() const override { return stats_; }
+
+  /// The table as the device holds it, with the launch shape (synchronous).
+  testing::DeviceTable download() const {
+    testing::DeviceTable out;
+    out.shape = shape_;
+    out.table.batches.resize(static_cast<std::size_t>(batch_arguments_.batch_count));
+    if (!out.table.batches.empty())
+      TCSPARSE_CUDA_CHECK(cudaMemcpy(out.table.batches.data(), batches_.data(),
+                                     out.table.batches.size() * sizeof(BatchRange),
+                                     cudaMemcpyDeviceToHost));
+    out.table.long_rows = long_rows_.download();
+    out.table.long_task_ptr =
+        long_task_ptr_.empty() ? std::vector<std::int32_t>{0} : long_task_ptr_.download();
+    return out;
+  }
+
+ private:
+  /// Two stages of max_batch_size must fit one block's shared memory on this device; the kernel
+  /// may use up to the device's opt-in limit (set for the function whatever this plan needs, so
+  /// that plans with different sizes do not undo each other's setting).
+  void check_shared_memory() {
+    const std::int64_t capacity = stage_capacity(rule_.max_batch_size);
+    shared_bytes_ = static_cast<std::size_t>(2 * capacity) * (sizeof(V) + sizeof(std::int32_t));
+    cudaFuncAttributes attributes{};
+    TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, device::batch_kernel<V>));
+    const auto optin = static_cast<std::size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+    const std::size_t dynamic_limit =
+        optin > attributes.sharedSizeBytes ? optin - attributes.sharedSizeBytes : 0;
+    if (shared_bytes_ > dynamic_limit)
+      throw UnsupportedError("csr_overlap: max_batch_size=" + std::to_string(rule_.max_batch_size) +
+                             " needs " + std::to_string(shared_bytes_) +
+                             " bytes of shared memory a block for two stages; this GPU allows " +
+                             std::to_string(dynamic_limit));
+    TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(device::batch_kernel<V>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(dynamic_limit)));
+    sm_count_ = device_attribute(cudaDevAttrMultiProcessorCount);
+  }
+
+  /// The CSR as it is; values and columns allocated to a multiple of kCopyAlignElements (at least
+  /// one), zeros after nnz, so that the rounded-up copies stay inside.
+  void upload(const CsrMatrix<Value, std::int32_t>& matrix) {
+    csr_ = detail::upload_csr(matrix, stats_, kCopyAlignElements);
+    stats_.device_bytes += csr_.bytes();
+  }
+
+  /// Marks, scans and scatters on the legacy stream (csr_overlap_kernels.cuh); the scan's
+  /// temporary storage lives only here, at plan time.
+  void build_table_on_device() {
+    const cudaStream_t stream = nullptr;
+    CudaEvent start, stop;
+    start.record(stream);
+    const std::int64_t positions = rows_ + 1;
+    DeviceBuffer<unsigned long long> flags(static_cast<std::size_t>(positions));
+    DeviceBuffer<unsigned long long> scanned(static_cast<std::size_t>(positions));
+    std::size_t scan_bytes = 0;
+    TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, flags.data(),
+                                                      scanned.data(), positions, stream));
+    DeviceBuffer<unsigned char> scan_storage(std::max<std::size_t>(scan_bytes, 1));
+    device::mark_rows_kernel<<<table_grid(positions), kTableThreads, 0, stream>>>(
+        csr_.row_ptr.data(), rows_, rule_, flags.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_storage.data(), scan_bytes, flags.data(),
+                                                      scanned.data(), positions, stream));
+    const unsigned long long totals = download_one(scanned.data() + rows_);
+    const auto batch_count = static_cast<std::int64_t>(totals & 0xffffffffull);
+    const auto long_count = static_cast<std::int64_t>(totals >> 32);
+
+    batches_ = DeviceBuffer<int2>(static_cast<std::size_t>(batch_count));
+    long_rows_ = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(long_count));
+    device::scatter_batches_kernel<<<table_grid(positions), kTableThreads, 0, stream>>>(
+        csr_.row_ptr.data(), rows_, rule_, scanned.data(), batches_.data(), long_rows_.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+
+    std::int64_t task_count = 0;
+    if (long_count > 0) {
+      DeviceBuffer<std::int32_t> pieces(static_cast<std::size_t>(long_count + 1));
+      long_task_ptr_ = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(long_count + 1));
+      device::long_row_pieces_kernel<<<table_grid(long_count + 1), kTableThreads, 0, stream>>>(
+          csr_.row_ptr.data(), long_rows_.data(), long_count, shape_.long_row_piece, pieces.data());
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+      std::size_t piece_bytes = 0;
+      TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, piece_bytes, pieces.data(),
+                                                        long_task_ptr_.data(), long_count + 1,
+                                                        stream));
+      DeviceBuffer<unsigned char> piece_storage(std::max<std::size_t>(piece_bytes, 1));
+      TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(piece_storage.data(), piece_bytes,
+                                                        pieces.data(), long_task_ptr_.data(),
+                                                        long_count + 1, stream));
+      task_count = download_one(long_task_ptr_.data() + long_count);
+      if (task_count > long_count)
+        long_partials_ = DeviceBuffer<Acc>(static_cast<std::size_t>(task_count));
+    }
+    stop.record(stream);
+    stop.synchronize();
+    stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
+    stats_.device_bytes += batches_.bytes() + long_rows_.bytes() + long_task_ptr_.bytes() +
+                           long_partials_.bytes();
+
+    batch_arguments_.row_ptr = csr_.row_ptr.data();
+    batch_arguments_.col_idx = csr_.col_idx.data();
+    batch_arguments_.values = reinterpret_cast<const V*>(csr_.values.data());
+    batch_arguments_.batches = batches_.data();
+    batch_arguments_.batch_count = static_cast<std::int32_t>(batch_count);
+    batch_arguments_.stage_capacity = static_cast<std::int32_t>(stage_capacity(rule_.max_batch_size));
+    batch_arguments_.vector_sizes = shape_.vector_sizes;
+
+    long_arguments_.row_ptr = csr_.row_ptr.data();
+    long_arguments_.col_idx = csr_.col_idx.data();
+    long_arguments_.values = reinterpret_cast<const V*>(csr_.values.data());
+    long_arguments_.long_rows = long_rows_.data();
+    long_arguments_.long_task_ptr = long_task_ptr_.data();
+    long_arguments_.long_count = static_cast<std::int32_t>(long_count);
+    long_arguments_.task_count = static_cast<std::int32_t>(task_count);
+    long_arguments_.piece = shape_.long_row_piece;
+    long_arguments_.partials = long_partials_.data();
+  }
+
+  /// One wave of resident blocks (paper §4.1.2: a multiple of the SM count), each taking a
+  /// contiguous chunk of batches.
+  void choose_launch() {
+    int resident = 0;
+    TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &resident, device::batch_kernel<V>, shape_.threads_per_block, shared_bytes_));
+    if (resident < 1 && batch_arguments_.batch_count > 0)
+      throw UnsupportedError("csr_overlap: no block of " +
+                             std::to_string(shape_.threads_per_block) + " threads and " +
+                             std::to_string(shared_bytes_) + " bytes of shared memory fits an SM");
+    blocks_per_sm_ = parameters_.blocks_per_sm > 0 ? parameters_.blocks_per_sm : std::max(resident, 1);
+    shape_.launch = batch_launch(batch_arguments_.batch_count,
+                                 static_cast<std::int64_t>(blocks_per_sm_) * sm_count_);
+    batch_arguments_.batches_per_block = static_cast<std::int32_t>(shape_.launch.batches_per_block);
+    shape_.long_row_blocks = long_row_blocks(long_arguments_.task_count, sm_count_);
+  }
+
+  CsrOverlapParameters parameters_;
+  PartitionRule rule_;
+  KernelShape shape_;
+  std::int64_t rows_ = 0;
+  int sm_count_ = 1;
+  int blocks_per_sm_ = 0;
+  std::size_t shared_bytes_ = 0;
+  detail::DeviceCsr<Value> csr_;
+  DeviceBuffer<int2> batches_;
+  DeviceBuffer<std::int32_t> long_rows_, long_task_ptr_;
+  DeviceBuffer<Acc> long_partials_;
+  device::BatchArguments<V> batch_arguments_{};
+  device::LongRowArguments<V> long_arguments_{};
+  Json parameters_json_ = Json::object();
+  PlanStats stats_;
+};
+
+}  // namespace
+
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
+                                                     const detail::ParameterValues& parameters) {
+  auto method =
+      std::make_unique<CsrOverlapSpmv<Value>>(matrix, csr_overlap_parameters(parameters));
+  method->set_parameters_json(parameters.to_json());
+  return method;
+}
+
+namespace testing {
+
+template <typename Value>
+DeviceTable download_table(const detail::SpmvMethod<Value>& method) {
+  const auto* plan = dynamic_cast<const CsrOverlapSpmv<Value>*>(&method);
+  if (!plan) throw Error("download_table: not a csr_overlap method");
+  return plan->download();
+}
+
+template DeviceTable download_table(const detail::SpmvMethod<double>&);
+template DeviceTable download_table(const detail::SpmvMethod<float>&);
+template DeviceTable download_table(const detail::SpmvMethod<half>&);
+template DeviceTable download_table(const detail::SpmvMethod<bfloat16>&);
+
+}  // namespace testing
+
+template std::unique_ptr<detail::SpmvMethod<double>> make_spmv(
+    const CsrMatrix<double, std::int32_t>&, const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmvMethod<float>> make_spmv(
+    const CsrMatrix<float, std::int32_t>&, const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmvMethod<half>> make_spmv(const CsrMatrix<half, std::int32_t>&,
+                                                             const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmvMethod<bfloat16>> make_spmv(
+    const CsrMatrix<bfloat16, std::int32_t>&, const detail::ParameterValues&);
+
+}  // namespace tcsparse::csr_overlap

@@ -1,0 +1,36 @@
+// CSR-Partial-Overlap (Electronics 2023): the entry points of the method. Everything else stays in
+// this folder: csr_overlap_format.{hpp,cpp} (host model), csr_overlap_kernels.cuh and
+// csr_overlap.cu (kernels, the method object), csr_overlap_method.cpp (the registry's descriptor).
+#pragma once
+
+#include <memory>
+
+#include "csr_overlap/csr_overlap_format.hpp"
+#include "plan/method.hpp"
+
+namespace tcsparse::csr_overlap {
+
+/// Uploads the CSR, builds the batch table on the GPU and returns the method object.
+/// Instantiated for double, float, half and bfloat16 (fp32 accumulation for the 16-bit types).
+/// Throws UnsupportedError when two stages of max_batch_size do not fit the device's shared memory.
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
+                                                     const detail::ParameterValues& parameters);
+
+namespace testing {
+
+/// What a plan built on the device (tests compare it with the host model). Not for use outside
+/// tests.
+struct DeviceTable {
+  BatchTable table;
+  KernelShape shape;
+};
+
+/// Copies the batch table of a method made by make_spmv back (synchronous) with the kernels'
+/// launch shape. Throws Error for another method.
+template <typename Value>
+DeviceTable download_table(const detail::SpmvMethod<Value>& method);
+
+}  // namespace testing
+
+}  // namespace tcsparse::csr_overlap

@@ -1,0 +1,247 @@
+// CSR-Partial-Overlap: host model of the batch table and of the kernels' walk over it.
+#include "csr_overlap/csr_overlap_format.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "tcsparse/error.hpp"
+#include "tcsparse/types.hpp"
+
+namespace tcsparse::csr_overlap {
+namespace {
+
+/// The warp-shuffle tree of the kernels (__shfl_down_sync with width `width`): lane 0's result.
+double tree_reduce(std::vector<double>& lanes, int width) {
+  for (int offset = width / 2; offset > 0; offset /= 2)
+    for (int lane = 0; lane < offset; ++lane)
+      lanes[static_cast<std::size_t>(lane)] += lanes[static_cast<std::size_t>(lane + offset)];
+  return lanes[0];
+}
+
+double combine(double alpha, double sum, double beta, double old_y) {
+  return beta == 0.0 ? alpha * sum : alpha * sum + beta * old_y;
+}
+
+}  // namespace
+
+BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRule rule,
+                             std::int32_t long_row_piece) {
+  if (row_ptr.empty()) throw Error("csr_overlap: row_ptr must hold rows + 1 offsets");
+  if (rule.max_batch_size < 2 || rule.max_batch_rows < 1 || long_row_piece < 1)
+    throw Error("csr_overlap: invalid partition settings");
+  const std::int64_t rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
+  const std::int32_t* rp = row_ptr.data();
+  // the GPU's passes, position by position: flags, exclusive scan, scatter
+  std::vector<unsigned long long> scanned(static_cast<std::size_t>(rows) + 1);
+  unsigned long long running = 0;
+  for (std::int64_t r = 0; r <= rows; ++r) {
+    scanned[static_cast<std::size_t>(r)] = running;
+    running += row_flag(rp, r, rows, rule);
+  }
+  const unsigned long long totals = scanned[static_cast<std::size_t>(rows)];
+  BatchTable table;
+  table.batches.assign(static_cast<std::size_t>(totals & 0xffffffffull), BatchRange{-1, -1});
+  table.long_rows.assign(static_cast<std::size_t>(totals >> 32), -1);
+  for (std::int64_t p = 0; p <= rows; ++p) {
+    const ScatterWrites w = scatter_writes(rp, p, rows, rule, scanned[static_cast<std::size_t>(p)]);
+    const auto row = static_cast<std::int32_t>(p);
+    auto check = [&](std::int64_t index, std::size_t size) {
+      if (index >= static_cast<std::int64_t>(size))
+        throw Error("csr_overlap: table index out of range at row " + std::to_string(p));
+      return static_cast<std::size_t>(index);
+    };
+    if (w.long_index >= 0) table.long_rows[check(w.long_index, table.long_rows.size())] = row;
+    if (w.begin_index >= 0)
+      table.batches[check(w.begin_index, table.batches.size())].begin_row = row;
+    if (w.end_index >= 0) table.batches[check(w.end_index, table.batches.size())].end_row = row;
+  }
+  for (const BatchRange& batch : table.batches)
+    if (batch.begin_row < 0 || batch.end_row <= batch.begin_row)
+      throw Error("csr_overlap: a batch without rows (" + std::to_string(batch.begin_row) + ", " +
+                  std::to_string(batch.end_row) + ")");
+  table.long_task_ptr.assign(1, 0);
+  for (const std::int32_t row : table.long_rows)
+    table.long_task_ptr.push_back(table.long_task_ptr.back() +
+                                  long_row_pieces(row_length(rp, row), long_row_piece));
+  return table;
+}
+
+BatchLaunch batch_launch(std::int64_t batches, std::int64_t max_blocks) {
+  if (batches <= 0) return {};
+  const std::int64_t blocks = std::min(batches, std::max<std::int64_t>(max_blocks, 1));
+  BatchLaunch launch;
+  launch.batches_per_block = (batches + blocks - 1) / blocks;
+  launch.blocks = (batches + launch.batches_per_block - 1) / launch.batches_per_block;
+  return launch;
+}
+
+std::int64_t long_row_blocks(std::int64_t tasks, std::int64_t sm_count) {
+  // 8 blocks an SM: enough to fill it, the rest by grid stride
+  return std::min<std::int64_t>(tasks, 8 * std::max<std::int64_t>(sm_count, 1));
+}
+
+template <typename Value>
+void host_apply(const CsrMatrix<Value, std::int32_t>& matrix, const BatchTable& table,
+                PartitionRule rule, const KernelShape& shape, std::span<const Value> x,
+                std::span<double> y, double alpha, double beta) {
+  const std::int32_t* rp = matrix.row_ptr.data();
+  const auto rows = static_cast<std::size_t>(matrix.rows);
+  if (y.size() != rows || x.size() != static_cast<std::size_t>(matrix.cols))
+    throw Error("csr_overlap host_apply: x or y has the wrong size");
+  std::vector<char> written(rows, 0);
+  auto write = [&](std::int64_t row, double sum) {
+    auto& w = written[static_cast<std::size_t>(row)];
+    if (w) throw Error("csr_overlap host_apply: row " + std::to_string(row) + " written twice");
+    w = 1;
+    y[static_cast<std::size_t>(row)] = combine(alpha, sum, beta, y[static_cast<std::size_t>(row)]);
+  };
+  auto product = [&](std::int64_t i) {
+    const auto k = static_cast<std::size_t>(i);
+    return to_double(matrix.values[k]) * to_double(x[static_cast<std::size_t>(matrix.col_idx[k])]);
+  };
+  const int threads = shape.threads_per_block;
+  const std::int64_t batches = static_cast<std::int64_t>(table.batches.size());
+
+  // the batch kernel: block k takes its contiguous chunk of batches through the two stages
+  std::vector<double> lanes(32);
+  for (std::int64_t block = 0; block < shape.launch.blocks; ++block) {
+    const std::int64_t first = block * shape.launch.batches_per_block;
+    const std::int64_t count = std::min(shape.launch.batches_per_block, batches - first);
+    for (std::int64_t b = first; b < first + count; ++b) {
+      const BatchRange batch = table.batches[static_cast<std::size_t>(b)];
+      const std::int64_t begin_nnz = rp[batch.begin_row], end_nnz = rp[batch.end_row];
+      if (copy_end(end_nnz) - copy_begin(begin_nnz) > stage_capacity(rule.max_batch_size))
+        throw Error("csr_overlap host_apply: batch " + std::to_string(b) +
+                    " does not fit a shared-memory stage");
+      const int vs = vector_size_for(end_nnz - begin_nnz, batch.end_row - batch.begin_row,
+                                     shape.vector_sizes);
+      const int vectors = threads / vs;
+      // vector v takes rows begin + v, begin + v + vectors, ... ; lane l of a vector takes the
+      // row's nonzeros l, l + vs, ...; then the shuffle tree of width vs
+      for (int v = 0; v < vectors; ++v)
+        for (std::int64_t row = batch.begin_row + v; row < batch.end_row; row += vectors) {
+          std::fill(lanes.begin(), lanes.end(), 0.0);
+          for (int lane = 0; lane < vs; ++lane)
+            for (std::int64_t i = rp[row] + lane; i < rp[row + 1]; i += vs)
+              lanes[static_cast<std::size_t>(lane)] += product(i);
+          write(row, tree_reduce(lanes, vs));
+        }
+    }
+  }
+  if (shape.launch.blocks * shape.launch.batches_per_block < batches)
+    throw Error("csr_overlap host_apply: the grid leaves batches out");
+
+  // the long-row kernel: block-stride over the pieces; each piece: thread t takes nonzeros
+  // t, t + threads, ...; warp trees; warp 0's tree over the warp sums
+  const std::int64_t tasks = table.long_tasks();
+  std::vector<double> partials(static_cast<std::size_t>(tasks), 0.0);
+  const int warps = threads / 32;
+  for (std::int64_t block = 0; block < shape.long_row_blocks; ++block)
+    for (std::int64_t t = block; t < tasks; t += shape.long_row_blocks) {
+      const auto j = static_cast<std::size_t>(
+          std::upper_bound(table.long_task_ptr.begin(), table.long_task_ptr.end() - 1, t) -
+          table.long_task_ptr.begin() - 1);
+      const std::int64_t row = table.long_rows[j];
+      const std::int64_t piece = t - table.long_task_ptr[j];
+      const std::int64_t start = rp[row] + piece * shape.long_row_piece;
+      const std::int64_t end = std::min<std::int64_t>(start + shape.long_row_piece, rp[row + 1]);
+      std::vector<double> warp_sums(32, 0.0);
+      for (int w = 0; w < warps; ++w) {
+        std::fill(lanes.begin(), lanes.end(), 0.0);
+        for (int lane = 0; lane < 32; ++lane)
+          for (std::int64_t i = start + w * 32 + lane; i < end; i += threads)
+            lanes[static_cast<std::size_t>(lane)] += product(i);
+        warp_sums[static_cast<std::size_t>(w)] = tree_reduce(lanes, 32);
+      }
+      const double sum = tree_reduce(warp_sums, 32);
+      if (table.long_task_ptr[j + 1] - table.long_task_ptr[j] == 1)
+        write(row, sum);
+      else
+        partials[static_cast<std::size_t>(t)] = sum;
+    }
+  if (tasks > 0 && shape.long_row_blocks <= 0)
+    throw Error("csr_overlap host_apply: no blocks for the long rows");
+  // the combine kernel: one thread a long row of several pieces, pieces in order
+  for (std::size_t j = 0; j < table.long_rows.size(); ++j) {
+    const std::int64_t begin = table.long_task_ptr[j], end = table.long_task_ptr[j + 1];
+    if (end - begin < 2) continue;
+    double sum = 0.0;
+    for (std::int64_t t = begin; t < end; ++t) sum += partials[static_cast<std::size_t>(t)];
+    write(table.long_rows[j], sum);
+  }
+  for (std::size_t r = 0; r < rows; ++r)
+    if (!written[r]) throw Error("csr_overlap host_apply: row " + std::to_string(r) + " not written");
+}
+
+Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& table,
+                      const CsrOverlapParameters& parameters) {
+  const PartitionRule rule = parameters.partition_rule();
+  const VectorSizeRule sizes = parameters.vector_size_rule();
+  std::array<std::int64_t, kVectorSizes> batches_of{}, rows_of{}, nnz_of{};
+  std::int64_t batch_nnz = 0, batch_rows = 0, max_nnz = 0, max_rows = 0, single_row = 0;
+  for (const BatchRange& batch : table.batches) {
+    const std::int64_t rows = batch.end_row - batch.begin_row;
+    const std::int64_t nnz = row_ptr[static_cast<std::size_t>(batch.end_row)] -
+                             row_ptr[static_cast<std::size_t>(batch.begin_row)];
+    int k = 0;
+    for (int vs = vector_size_for(nnz, rows, sizes); vs > 1; vs /= 2) ++k;
+    batches_of[static_cast<std::size_t>(k)] += 1;
+    rows_of[static_cast<std::size_t>(k)] += rows;
+    nnz_of[static_cast<std::size_t>(k)] += nnz;
+    batch_nnz += nnz;
+    batch_rows += rows;
+    max_nnz = std::max(max_nnz, nnz);
+    max_rows = std::max(max_rows, rows);
+    single_row += rows == 1 ? 1 : 0;
+  }
+  std::int64_t long_nnz = 0;
+  for (const std::int32_t row : table.long_rows)
+    long_nnz += row_ptr[static_cast<std::size_t>(row) + 1] - row_ptr[static_cast<std::size_t>(row)];
+  Json by_size = Json::object();
+  for (int k = 0; k < kVectorSizes; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    by_size[std::to_string(1 << k)] = {
+        {"batches", batches_of[i]}, {"rows", rows_of[i]}, {"nnz", nnz_of[i]}};
+  }
+  const auto count = static_cast<std::int64_t>(table.batches.size());
+  Json switch_points = Json::array();
+  for (const std::int32_t point : parameters.switch_points) switch_points.push_back(point);
+  return {
+      {"max_batch_size", rule.max_batch_size},
+      {"max_batch_rows", rule.max_batch_rows},
+      {"batches", count},
+      {"batch_rows", batch_rows},
+      {"batch_nnz", batch_nnz},
+      {"batch_nnz_mean", count ? static_cast<double>(batch_nnz) / static_cast<double>(count) : 0.0},
+      {"batch_nnz_max", max_nnz},
+      {"batch_rows_max", max_rows},
+      {"single_row_batches", single_row},
+      {"long_rows", static_cast<std::int64_t>(table.long_rows.size())},
+      {"long_row_nnz", long_nnz},
+      {"long_row_piece", parameters.long_row_piece},
+      {"long_row_tasks", table.long_tasks()},
+      {"vector_size", parameters.vector_size ? Json(parameters.vector_size) : Json("auto")},
+      {"switch_points", switch_points},
+      {"by_vector_size", by_size},
+  };
+}
+
+Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
+                            const CsrOverlapParameters& parameters) {
+  const BatchTable table =
+      build_batch_table(matrix.row_ptr, parameters.partition_rule(), parameters.long_row_piece);
+  return table_statistics(matrix.row_ptr, table, parameters);
+}
+
+#define TCSPARSE_CSR_OVERLAP_INSTANTIATE(Value)                                                 \
+  template void host_apply<Value>(const CsrMatrix<Value, std::int32_t>&, const BatchTable&,     \
+                                  PartitionRule, const KernelShape&, std::span<const Value>,    \
+                                  std::span<double>, double, double);
+TCSPARSE_CSR_OVERLAP_INSTANTIATE(double)
+TCSPARSE_CSR_OVERLAP_INSTANTIATE(float)
+TCSPARSE_CSR_OVERLAP_INSTANTIATE(half)
+TCSPARSE_CSR_OVERLAP_INSTANTIATE(bfloat16)
+#undef TCSPARSE_CSR_OVERLAP_INSTANTIATE
+
+}  // namespace tcsparse::csr_overlap

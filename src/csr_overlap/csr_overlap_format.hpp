@@ -1,0 +1,86 @@
+// CSR-Partial-Overlap (Electronics 2023, §4.1, §4.3): the host model of what the GPU builds and
+// runs. The method keeps the caller's CSR as it is; its only layout is a batch table:
+//
+//   batches[b] = {begin_row, end_row}   runs of consecutive non-long rows (csr_overlap_rules.hpp:
+//                                       at most max_batch_size nonzeros and max_batch_rows rows)
+//   long_rows[j]                        rows of more than max_batch_size nonzeros, ascending
+//   long_task_ptr[j] .. [j+1]           the pieces (blocks) of long row j, long_row_piece
+//                                       nonzeros each
+//
+// build_batch_table builds on the host exactly the table that the GPU builds (csr_overlap.cu), and
+// host_apply walks it exactly as the kernels do (same blocks and batch chunks, vector size, row
+// order, lane partition and reduction order), accumulating in double.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "csr_overlap/csr_overlap_parameters.hpp"
+#include "csr_overlap/csr_overlap_rules.hpp"
+#include "tcsparse/csr.hpp"
+#include "tcsparse/json.hpp"
+
+namespace tcsparse::csr_overlap {
+
+/// One batch: rows [begin_row, end_row). Laid out as the device's int2.
+struct BatchRange {
+  std::int32_t begin_row = 0;
+  std::int32_t end_row = 0;
+  friend bool operator==(const BatchRange&, const BatchRange&) = default;
+};
+
+struct BatchTable {
+  std::vector<BatchRange> batches;
+  std::vector<std::int32_t> long_rows;
+  std::vector<std::int32_t> long_task_ptr;  ///< long_rows.size() + 1 entries, from 0
+
+  std::int64_t long_tasks() const { return long_task_ptr.empty() ? 0 : long_task_ptr.back(); }
+  friend bool operator==(const BatchTable&, const BatchTable&) = default;
+};
+
+/// The batch table of a CSR with these row offsets (rows + 1 entries), as the GPU builds it.
+BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRule rule,
+                             std::int32_t long_row_piece);
+
+/// How the batch kernel's grid takes the batches: block k takes batches
+/// [k * batches_per_block, min((k + 1) * batches_per_block, batches)) (paper §4.1.2,
+/// block_batch_num contiguous batches a block).
+struct BatchLaunch {
+  std::int64_t blocks = 0;
+  std::int64_t batches_per_block = 0;
+};
+/// The grid for `batches` batches and at most `max_blocks` (> 0) resident blocks: no block without
+/// a batch.
+BatchLaunch batch_launch(std::int64_t batches, std::int64_t max_blocks);
+
+/// Blocks of the long-row kernel for `tasks` pieces on `sm_count` SMs (grid-stride above it).
+std::int64_t long_row_blocks(std::int64_t tasks, std::int64_t sm_count);
+
+/// What the kernels are given besides the table.
+struct KernelShape {
+  int threads_per_block = kDefaultThreadsPerBlock;
+  VectorSizeRule vector_sizes;
+  std::int32_t long_row_piece = kDefaultLongRowPiece;
+  BatchLaunch launch;
+  std::int64_t long_row_blocks = 0;
+};
+
+/// y = alpha * A * x + beta * y by walking the table exactly as the kernels do, accumulating in
+/// double. beta == 0 ignores y's contents. Throws Error if a row would be written twice or not at
+/// all, or a batch exceeds the shared-memory stage (a partition bug).
+template <typename Value>
+void host_apply(const CsrMatrix<Value, std::int32_t>& matrix, const BatchTable& table,
+                PartitionRule rule, const KernelShape& shape, std::span<const Value> x,
+                std::span<double> y, double alpha, double beta);
+
+/// Statistics of a batch table (PlanStats::details, layout_statistics, `tcsparse info`): batches,
+/// rows and nonzeros per vector size, long rows and their pieces, the partition settings.
+Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& table,
+                      const CsrOverlapParameters& parameters);
+
+/// table_statistics of the host-built table of `matrix` (no GPU).
+Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
+                            const CsrOverlapParameters& parameters);
+
+}  // namespace tcsparse::csr_overlap

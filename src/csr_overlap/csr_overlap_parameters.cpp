@@ -1,0 +1,84 @@
+// Parsing of the CSR-Partial-Overlap "key=value" parameters (PlanOptions::parameters).
+#include "csr_overlap/csr_overlap_parameters.hpp"
+
+#include <string>
+
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::csr_overlap {
+namespace {
+
+using Type = ParameterSpec::Type;
+
+constexpr const char* kSwitchPointNames[kSwitchPoints] = {
+    "switch_point_1", "switch_point_2", "switch_point_4", "switch_point_8", "switch_point_16"};
+
+std::vector<ParameterSpec> build_parameter_specs() {
+  return {
+      {"max_batch_size", Type::integer, "4096", 32, kLargestMaxBatchSize, {},
+       "nonzeros of a batch at most, a multiple of 32; longer rows are long rows (paper: > 1024)"},
+      {"max_batch_rows", Type::integer, "auto", 1, 1 << 30, {"auto"},
+       "rows of a batch at most (auto: max_batch_size; not in the paper)"},
+      {"switch_point_1", Type::integer, "17", 0, 1 << 30, {},
+       "mean row length below which a batch takes vector size 1 (paper Table 2, A40: 17)"},
+      {"switch_point_2", Type::integer, "34", 0, 1 << 30, {},
+       "mean row length below which a batch takes vector size 2 (paper Table 2, A40: 34)"},
+      {"switch_point_4", Type::integer, "64", 0, 1 << 30, {},
+       "mean row length below which a batch takes vector size 4 (paper Table 2, A40: 64)"},
+      {"switch_point_8", Type::integer, "122", 0, 1 << 30, {},
+       "mean row length below which a batch takes vector size 8 (paper Table 2, A40: 122)"},
+      {"switch_point_16", Type::integer, "216", 0, 1 << 30, {},
+       "mean row length below which a batch takes vector size 16, else 32 (paper Table 2, A40: 216)"},
+      {"vector_size", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4", "8", "16", "32"},
+       "threads per row in every batch (auto: by the batch's mean row length, paper Alg. 6)"},
+      {"threads_per_block", Type::choice, "256", 0, 0, {"128", "256", "512", "1024"},
+       "threads of a block (paper: the CUDA cores of an SM, 128)"},
+      {"blocks_per_sm", Type::integer, "auto", 1, 64, {"auto"},
+       "resident blocks an SM of the batch kernel (auto: as many as fit)"},
+      {"long_row_piece", Type::integer, "8192", 256, 1 << 30, {},
+       "nonzeros of a long row one block takes (paper: the whole row)"},
+  };
+}
+
+}  // namespace
+
+std::span<const ParameterSpec> parameter_specs() {
+  static const std::vector<ParameterSpec> specs = build_parameter_specs();
+  return specs;
+}
+
+CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& values) {
+  CsrOverlapParameters p;
+  p.max_batch_size = static_cast<std::int32_t>(values.integer("max_batch_size"));
+  if (p.max_batch_size % 32 != 0)
+    throw ParameterError("method 'csr_overlap': parameter max_batch_size=" +
+                         std::to_string(p.max_batch_size) + " is not accepted: expected a multiple of 32");
+  p.max_batch_rows = values.is_auto("max_batch_rows")
+                         ? 0
+                         : static_cast<std::int32_t>(values.integer("max_batch_rows"));
+  for (int k = 0; k < kSwitchPoints; ++k) {
+    p.switch_points[static_cast<std::size_t>(k)] =
+        static_cast<std::int32_t>(values.integer(kSwitchPointNames[k]));
+    if (k > 0 && p.switch_points[static_cast<std::size_t>(k)] <
+                     p.switch_points[static_cast<std::size_t>(k - 1)])
+      throw ParameterError(std::string("method 'csr_overlap': parameter ") + kSwitchPointNames[k] +
+                           "=" + values.text(kSwitchPointNames[k]) +
+                           " is not accepted: expected at least " + kSwitchPointNames[k - 1] + "=" +
+                           values.text(kSwitchPointNames[k - 1]));
+  }
+  p.vector_size = values.is_auto("vector_size")
+                      ? 0
+                      : static_cast<std::int32_t>(values.integer("vector_size"));
+  p.threads_per_block = static_cast<int>(values.integer("threads_per_block"));
+  p.blocks_per_sm =
+      values.is_auto("blocks_per_sm") ? 0 : static_cast<int>(values.integer("blocks_per_sm"));
+  p.long_row_piece = static_cast<std::int32_t>(values.integer("long_row_piece"));
+  return p;
+}
+
+CsrOverlapParameters parse_parameters(const std::vector<std::string>& key_values) {
+  return csr_overlap_parameters(
+      detail::check_parameter_values("csr_overlap", parameter_specs(), key_values));
+}
+
+}  // namespace tcsparse::csr_overlap

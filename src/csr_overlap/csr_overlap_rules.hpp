@@ -1,0 +1,154 @@
+// CSR-Partial-Overlap (Electronics 2023): the rules that the GPU kernels and the host model
+// (csr_overlap_format.cpp) must apply identically, written once as inline functions that compile
+// for both (plain C++ without CUDA, __host__ __device__ under nvcc).
+//
+// Batch partition (paper §4.1.1, made parallel). M = max_batch_size (a multiple of 32),
+// W = M / 2 the "window", R = max_batch_rows.
+//   - a row with more than M nonzeros is a long row (as in the paper): in no batch, handled by
+//     the long-row kernel (§4.3);
+//   - a row with more than W (and at most M) nonzeros is a "wide" row: a batch of its own;
+//   - every other row r > 0 starts a new batch when the row before it is long or wide, or when
+//     floor(row_ptr[r] / W) != floor(row_ptr[r-1] / W) (its first nonzero lies in another window
+//     of W nonzeros), or when floor(r / R) != floor((r-1) / R); row 0 always starts one.
+// Each row's decision reads only row_ptr[r-1..r+1], so a GPU thread per row marks the starts and a
+// scan numbers them. Guarantees: rows are never split; a batch is a run of consecutive non-long
+// rows; a batch of several rows holds rows of <= W nonzeros whose first nonzeros lie in one window
+// [kW, (k+1)W), so it has at most (k+1)W - 1 + W - kW = 2W - 1 = M - 1 nonzeros; a single-row batch
+// at most M; every batch at most R rows. Unlike the paper's sequential greedy fill, batches are
+// about W (not M) nonzeros on average: the price of a partition that needs no sequential pass.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define TCSPARSE_CSR_OVERLAP_HD __host__ __device__
+#else
+#define TCSPARSE_CSR_OVERLAP_HD
+#endif
+
+namespace tcsparse::csr_overlap {
+
+/// Number of vector sizes (1, 2, 4, 8, 16, 32) and of switch points between them.
+inline constexpr int kVectorSizes = 6;
+inline constexpr int kSwitchPoints = kVectorSizes - 1;
+
+/// Shared-memory copies start and end on multiples of this many elements (16 B or more for every
+/// value type and for the 4-byte column indices), so that cp.async moves 16-byte pieces: the
+/// stage holds up to 2 * kCopyAlignElements - 2 elements around a batch, and the device value
+/// and column arrays are allocated to a multiple of it.
+inline constexpr int kCopyAlignElements = 16;
+
+struct PartitionRule {
+  std::int32_t max_batch_size = 0;  ///< M: longer rows are long rows; a multiple of 32
+  std::int32_t max_batch_rows = 0;  ///< R: rows of one batch at most
+};
+
+struct VectorSizeRule {
+  /// switch_points[k]: a batch whose mean row length is below it (and not below the previous
+  /// ones) takes vector size 2^k (paper Alg. 6, SWITCH_POINT_1 .. SWITCH_POINT_16).
+  std::int32_t switch_points[kSwitchPoints] = {};
+  std::int32_t fixed = 0;  ///< 0: by the mean; else this vector size for every batch
+};
+
+TCSPARSE_CSR_OVERLAP_HD inline std::int32_t row_length(const std::int32_t* row_ptr, std::int64_t r) {
+  return row_ptr[r + 1] - row_ptr[r];
+}
+
+TCSPARSE_CSR_OVERLAP_HD inline bool is_long_row(const std::int32_t* row_ptr, std::int64_t r,
+                                                PartitionRule rule) {
+  return row_length(row_ptr, r) > rule.max_batch_size;
+}
+
+/// Row r (0 <= r < rows, not long) starts a batch.
+TCSPARSE_CSR_OVERLAP_HD inline bool is_batch_start(const std::int32_t* row_ptr, std::int64_t r,
+                                                   PartitionRule rule) {
+  if (r == 0) return true;
+  const std::int32_t window = rule.max_batch_size / 2;
+  const std::int32_t start = row_ptr[r];
+  const std::int32_t previous_start = row_ptr[r - 1];
+  if (start - previous_start > window) return true;       // previous row long or wide
+  if (row_ptr[r + 1] - start > window) return true;       // this row wide
+  if (start / window != previous_start / window) return true;
+  if (r / rule.max_batch_rows != (r - 1) / rule.max_batch_rows) return true;
+  return false;
+}
+
+/// A batch ends just before row p (1 <= p <= rows): row p-1 is in a batch and row p is not in the
+/// same one.
+TCSPARSE_CSR_OVERLAP_HD inline bool is_batch_end(const std::int32_t* row_ptr, std::int64_t p,
+                                                 std::int64_t rows, PartitionRule rule) {
+  if (is_long_row(row_ptr, p - 1, rule)) return false;
+  if (p == rows) return true;
+  if (is_long_row(row_ptr, p, rule)) return true;
+  return is_batch_start(row_ptr, p, rule);
+}
+
+/// Pass 1 of the table build, position r in [0, rows]: 1 if row r starts a batch, 1 << 32 if it
+/// is a long row, 0 otherwise (and at r == rows). The exclusive scan of these flags gives each
+/// start its batch index (low 32 bits), each long row its index (high 32 bits), and the totals
+/// at [rows].
+TCSPARSE_CSR_OVERLAP_HD inline unsigned long long row_flag(const std::int32_t* row_ptr,
+                                                          std::int64_t r, std::int64_t rows,
+                                                          PartitionRule rule) {
+  if (r >= rows) return 0;
+  if (is_long_row(row_ptr, r, rule)) return 1ull << 32;
+  return is_batch_start(row_ptr, r, rule) ? 1ull : 0ull;
+}
+
+/// Pass 2, position p in [0, rows] with `scanned` = the exclusive scan of the flags at p: where
+/// p is written (-1: nowhere) as a long row, as the begin_row of a batch, as the end_row of one.
+struct ScatterWrites {
+  std::int64_t long_index = -1;
+  std::int64_t begin_index = -1;
+  std::int64_t end_index = -1;
+};
+TCSPARSE_CSR_OVERLAP_HD inline ScatterWrites scatter_writes(const std::int32_t* row_ptr,
+                                                           std::int64_t p, std::int64_t rows,
+                                                           PartitionRule rule,
+                                                           unsigned long long scanned) {
+  ScatterWrites w;
+  const auto batch = static_cast<std::int64_t>(scanned & 0xffffffffull);
+  if (p < rows) {
+    if (is_long_row(row_ptr, p, rule))
+      w.long_index = static_cast<std::int64_t>(scanned >> 32);
+    else if (is_batch_start(row_ptr, p, rule))
+      w.begin_index = batch;
+  }
+  // row p - 1 belongs to the last batch started before p
+  if (p >= 1 && is_batch_end(row_ptr, p, rows, rule)) w.end_index = batch - 1;
+  return w;
+}
+
+/// The vector size of a batch of `rows` rows (>= 1) and `nnz` nonzeros (paper Alg. 6: the mean
+/// row length against the switch points; nnz < point * rows is mean < point without a division).
+TCSPARSE_CSR_OVERLAP_HD inline int vector_size_for(std::int64_t nnz, std::int64_t rows,
+                                                   const VectorSizeRule& rule) {
+  if (rule.fixed) return rule.fixed;
+  int size = 1;
+  for (int k = 0; k < kSwitchPoints; ++k) {
+    if (nnz < static_cast<std::int64_t>(rule.switch_points[k]) * rows) return size;
+    size *= 2;
+  }
+  return size;  // 32
+}
+
+/// Pieces (long-row tasks, one block each) of a long row of `length` nonzeros.
+TCSPARSE_CSR_OVERLAP_HD inline std::int32_t long_row_pieces(std::int64_t length, std::int64_t piece) {
+  return static_cast<std::int32_t>((length + piece - 1) / piece);
+}
+
+/// The first element of a batch's shared-memory copy (rounded down to kCopyAlignElements).
+TCSPARSE_CSR_OVERLAP_HD inline std::int64_t copy_begin(std::int64_t first_nonzero) {
+  return first_nonzero / kCopyAlignElements * kCopyAlignElements;
+}
+/// One past its last element (rounded up).
+TCSPARSE_CSR_OVERLAP_HD inline std::int64_t copy_end(std::int64_t end_nonzero) {
+  return (end_nonzero + kCopyAlignElements - 1) / kCopyAlignElements * kCopyAlignElements;
+}
+
+/// Elements one pipeline stage holds for batches of at most M nonzeros.
+TCSPARSE_CSR_OVERLAP_HD inline std::int64_t stage_capacity(std::int32_t max_batch_size) {
+  return static_cast<std::int64_t>(max_batch_size) + 2 * kCopyAlignElements;
+}
+
+}  // namespace tcsparse::csr_overlap

@@ -1,0 +1,288 @@
+// What is particular to CSR-Partial-Overlap on the GPU, against the CPU reference (double
+// accumulation; fp64 below 1e-12, fp32 below 1e-5, fp16 / bf16 below 1e-2; outputs poisoned with
+// NaN when beta == 0): the batch table built on the GPU equals the host model's, every precision
+// with the defaults, small batches and long rows in several pieces, every vector size, other
+// block sizes and chunks of many batches a block, empty shapes, large generated matrices, bitwise
+// repeats and graph capture of all three kernels. The default parameters on the catalogue and on
+// real matrices, stream order and graph capture are also the conformance suite's.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "csr_overlap/csr_overlap.hpp"
+#include "csr_overlap/csr_overlap_format.hpp"
+#include "csr_overlap/csr_overlap_parameters.hpp"
+#include "gpu/gpu_test.hpp"
+#include "runtime/device_buffer.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
+#include "tcsparse/plan.hpp"
+#include "tcsparse/reference.hpp"
+
+namespace tcsparse {
+namespace {
+
+using Matrix = CsrMatrix<double, std::int32_t>;
+using detail::CudaStream;
+using detail::DeviceBuffer;
+
+struct Scalars {
+  double alpha;
+  double beta;
+};
+constexpr Scalars kScalarCases[] = {{1.0, 0.0}, {-0.75, 0.0}, {1.5, -0.5}, {0.5, 1.0}};
+
+PlanOptions options_of(std::vector<std::string> parameters) {
+  PlanOptions options;
+  options.parameters = std::move(parameters);
+  return options;
+}
+
+std::string describe(const PlanOptions& options) {
+  std::string text;
+  for (const auto& p : options.parameters) text += p + " ";
+  return text;
+}
+
+/// y = alpha A x + beta y0 through a csr_overlap plan on a stream (y poisoned when beta == 0).
+template <typename Value>
+std::vector<Value> run_plan(const SpmvPlan<Value>& plan, const std::vector<Value>& x,
+                            const std::vector<Value>& y0, Scalars s) {
+  DeviceBuffer<Value> dx(x);
+  DeviceBuffer<Value> dy(s.beta == 0.0 ? test::make_poisoned<Value>(y0.size()) : y0);
+  const CudaStream stream;
+  plan.apply(dx.data(), dy.data(), static_cast<scalar_t<Value>>(s.alpha),
+             static_cast<scalar_t<Value>>(s.beta), stream.get());
+  stream.synchronize();
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  return dy.download();
+}
+
+/// ||csr_overlap - reference|| / ||reference|| on the matrix converted to Value.
+template <typename Value>
+double plan_error(const Matrix& matrix64, Scalars s, const PlanOptions& options = {}) {
+  const Matrix scaled =
+      std::is_same_v<Value, double> ? matrix64 : test::scaled_for_16_bit(matrix64);
+  const auto a = test::with_values<Value>(scaled);
+  const auto x = test::make_x<Value>(scaled);
+  const auto y0 = test::make_y<Value>(scaled);
+  std::vector<double> reference = test::to_double_vector(y0);
+  spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), s.alpha, s.beta);
+  const SpmvPlan<Value> plan(a, Method("csr_overlap"), options);
+  const auto y = run_plan(plan, x, y0, s);
+  return relative_error(std::span<const Value>(y), std::span<const double>(reference));
+}
+
+template <typename Value>
+void expect_matches_reference(const Matrix& matrix, const PlanOptions& options = {}) {
+  for (const Scalars s : kScalarCases)
+    EXPECT_LT(plan_error<Value>(matrix, s, options), test::tolerance<Value>())
+        << "alpha " << s.alpha << " beta " << s.beta << " " << describe(options);
+}
+
+/// The table the GPU built equals the host model's for these parameters.
+template <typename Value>
+void expect_device_table_equals_host_table(const Matrix& matrix64,
+                                           const std::vector<std::string>& parameters) {
+  const auto a = test::with_values<Value>(matrix64);
+  const auto values =
+      detail::check_parameter_values("csr_overlap", csr_overlap::parameter_specs(), parameters);
+  const auto method = csr_overlap::make_spmv<Value>(a, values);
+  const csr_overlap::testing::DeviceTable device = csr_overlap::testing::download_table(*method);
+  const auto p = csr_overlap::parse_parameters(parameters);
+  const csr_overlap::BatchTable host =
+      csr_overlap::build_batch_table(a.row_ptr, p.partition_rule(), p.long_row_piece);
+  EXPECT_EQ(device.table.batches, host.batches);
+  EXPECT_EQ(device.table.long_rows, host.long_rows);
+  EXPECT_EQ(device.table.long_task_ptr, host.long_task_ptr);
+  const auto batches = static_cast<std::int64_t>(host.batches.size());
+  EXPECT_GE(device.shape.launch.blocks * device.shape.launch.batches_per_block, batches);
+  EXPECT_EQ(device.shape.launch.blocks > 0, batches > 0);
+  EXPECT_EQ(device.shape.long_row_blocks > 0, host.long_tasks() > 0);
+  // the host model walking the device's own table and launch shape gives the reference too
+  const auto x = test::make_x<Value>(matrix64);
+  std::vector<double> y(static_cast<std::size_t>(a.rows), std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> reference(y.size(), 0.0);
+  spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), 1.0, 0.0);
+  csr_overlap::host_apply(a, device.table, p.partition_rule(), device.shape,
+                          std::span<const Value>(x), std::span<double>(y), 1.0, 0.0);
+  EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12);
+}
+
+/// Parameter sets that stress the partition and the kernels on small matrices: tiny batches
+/// (many batches, many long rows in several pieces), a row cap, big blocks, one block an SM.
+const std::vector<std::vector<std::string>> kStressParameters = {
+    {},
+    {"max_batch_size=32", "long_row_piece=256"},
+    {"max_batch_size=64", "max_batch_rows=7", "threads_per_block=1024"},
+    {"max_batch_size=256", "threads_per_block=128", "blocks_per_sm=1"},
+};
+
+// ---- the shared catalogue ----------------------------------------------------------------------
+
+class CsrOverlapGpuOnCatalogue : public testing::GpuTestWithParam<test::NamedMatrix> {};
+
+TEST_P(CsrOverlapGpuOnCatalogue, DeviceTableEqualsHostModel) {
+  for (const auto& parameters : kStressParameters) {
+    expect_device_table_equals_host_table<double>(GetParam().matrix, parameters);
+    expect_device_table_equals_host_table<half>(GetParam().matrix, parameters);
+  }
+}
+
+TEST_P(CsrOverlapGpuOnCatalogue, EveryPrecisionMatchesReference) {
+  for (const auto& parameters : kStressParameters) {
+    const PlanOptions options = options_of(parameters);
+    expect_matches_reference<double>(GetParam().matrix, options);
+    expect_matches_reference<float>(GetParam().matrix, options);
+    expect_matches_reference<half>(GetParam().matrix, options);
+    expect_matches_reference<bfloat16>(GetParam().matrix, options);
+  }
+}
+
+TEST_P(CsrOverlapGpuOnCatalogue, EveryVectorSizeMatchesReference) {
+  for (const char* size : {"1", "2", "4", "8", "16", "32"}) {
+    const PlanOptions options =
+        options_of({std::string("vector_size=") + size, "max_batch_size=128"});
+    EXPECT_LT(plan_error<double>(GetParam().matrix, {1.0, 0.5}, options), 1e-12) << size;
+    EXPECT_LT(plan_error<float>(GetParam().matrix, {1.0, 0.0}, options), 1e-5) << size;
+    EXPECT_LT(plan_error<half>(GetParam().matrix, {-1.0, 0.5}, options), 1e-2) << size;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSynthetic, CsrOverlapGpuOnCatalogue,
+                         ::testing::ValuesIn(test::all_synthetic_matrices()),
+                         test::NamedMatrixName{});
+
+// ---- particular shapes --------------------------------------------------------------------------
+
+class CsrOverlapGpu : public testing::GpuTest {};
+
+TEST_F(CsrOverlapGpu, BatchesEndingExactlyAtRowBoundariesMatchReference) {
+  // max_batch_size 64 (window 32): rows of 8 make batches of exactly 32 nonzeros; rows of 31 + 1
+  // end a batch exactly at a window boundary; rows of 64 fill a stage; 65 is long
+  const std::vector<std::vector<std::int64_t>> cases = {
+      std::vector<std::int64_t>(64, 8), {31, 1, 31, 1, 20, 31, 1}, {64, 65, 64, 33, 32, 1, 0, 64}};
+  for (const auto& lengths : cases) {
+    const Matrix a = test::with_row_lengths(200, lengths, 5);
+    expect_device_table_equals_host_table<double>(a, {"max_batch_size=64"});
+    expect_matches_reference<double>(a, options_of({"max_batch_size=64"}));
+    expect_matches_reference<half>(a, options_of({"max_batch_size=64", "long_row_piece=256"}));
+  }
+}
+
+TEST_F(CsrOverlapGpu, EmptyShapesStillScaleY) {
+  for (const auto& [rows, cols] : {std::pair<int, int>{0, 0}, {0, 5}, {5, 0}, {1000, 7}}) {
+    Matrix a;
+    a.rows = rows;
+    a.cols = cols;
+    a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+    expect_matches_reference<double>(a);
+    expect_matches_reference<bfloat16>(a);
+  }
+}
+
+TEST_F(CsrOverlapGpu, LargeGeneratedMatricesMatchReference) {
+  const Matrix cases[] = {
+      generate_stencil_3d_27pt(60, 60, 60, 1),
+      generate_rmat(17, 16, 3),
+      generate_random_rows(100000, 50000, RowLengthDistribution::uniform, 0, 64, 4),
+      generate_random_rows(50000, 50000, RowLengthDistribution::power_law, 1, 20000, 5),
+      generate_short_rows(300000, 100000, 7),
+      generate_long_rows(300, 200000, 5000, 8),
+      generate_pruned_weights(1024, 4096, 0.9, 9),
+  };
+  for (const Matrix& a : cases) {
+    EXPECT_LT(plan_error<double>(a, {1.0, 0.0}), 1e-12) << a.rows << " x " << a.cols;
+    EXPECT_LT(plan_error<float>(a, {1.0, 0.5}), 1e-5) << a.rows << " x " << a.cols;
+    EXPECT_LT(plan_error<half>(a, {1.0, 0.0}), 1e-2) << a.rows << " x " << a.cols;
+    EXPECT_LT(plan_error<double>(a, {1.0, 0.0}, options_of({"blocks_per_sm=1"})), 1e-12);
+    expect_device_table_equals_host_table<float>(a, {});
+  }
+}
+
+TEST_F(CsrOverlapGpu, ARowLongerThanABlockIsSplitAndStaysCorrect) {
+  // one row of 300 000 among short rows: 37 pieces of 8192, and 1172 of 256
+  std::vector<std::int64_t> lengths(2000, 3);
+  lengths[1000] = 300000;
+  const Matrix a = test::with_row_lengths(400000, lengths, 9);
+  expect_matches_reference<double>(a);
+  expect_matches_reference<float>(a, options_of({"long_row_piece=256"}));
+  expect_matches_reference<half>(a, options_of({"long_row_piece=100000000"}));  // one block
+}
+
+TEST_F(CsrOverlapGpu, RepeatedAppliesWithLongRowPiecesAreBitwiseIdentical) {
+  std::vector<std::int64_t> lengths = {90000, 3000, 1, 0, 300};
+  for (int i = 0; i < 3000; ++i) lengths.push_back(i % 250);
+  const Matrix a64 = test::with_row_lengths(100000, lengths, 3);
+  const auto a = test::with_values<float>(a64);
+  const SpmvPlan<float> plan(a, Method("csr_overlap"),
+                             options_of({"max_batch_size=256", "long_row_piece=512"}));
+  const auto x = test::make_x<float>(a64);
+  const auto y0 = test::make_y<float>(a64);
+  const std::vector<float> first = run_plan(plan, x, y0, {1.0, 0.5});
+  for (int run = 0; run < 4; ++run) {
+    const std::vector<float> again = run_plan(plan, x, y0, {1.0, 0.5});
+    ASSERT_EQ(again.size(), first.size());
+    EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(float)), 0) << run;
+  }
+}
+
+TEST_F(CsrOverlapGpu, AllThreeKernelsCaptureIntoAGraph) {
+  std::vector<std::int64_t> lengths = {20000, 1, 0, 300, 5000};
+  for (int i = 0; i < 2000; ++i) lengths.push_back(i % 40);
+  const Matrix a64 = test::with_row_lengths(30000, lengths, 4);
+  const auto a = test::with_values<double>(a64);
+  const SpmvPlan<double> plan(a, Method("csr_overlap"),
+                              options_of({"max_batch_size=1024", "long_row_piece=1024"}));
+  const auto x = test::make_x<double>(a64);
+  const auto y0 = test::make_y<double>(a64);
+  DeviceBuffer<double> dx(x);
+  DeviceBuffer<double> dy(y0);
+  const CudaStream stream;
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+  plan.apply(dx.data(), dy.data(), 2.0, -1.0, stream.get());
+  ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+  stream.synchronize();
+  std::vector<double> reference = y0;
+  spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 2.0, -1.0);
+  const std::vector<double> y = dy.download();
+  EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+}
+
+TEST_F(CsrOverlapGpu, StagesLargerThanSharedMemoryAreRefused) {
+  const Matrix a = test::with_row_lengths(10, {1, 2, 3}, 1);
+  EXPECT_THROW(SpmvPlan<double>(a, Method("csr_overlap"), options_of({"max_batch_size=65536"})),
+               UnsupportedError);
+}
+
+TEST_F(CsrOverlapGpu, StatsDescribeTheTableAndTheLaunch) {
+  std::vector<std::int64_t> lengths = {9000, 5, 6, 7, 300, 0};
+  const Matrix a = test::with_row_lengths(10000, lengths, 2);
+  const SpmvPlan<double> plan(a, Method("csr_overlap"));
+  const PlanStats& s = plan.stats();
+  EXPECT_GT(s.device_bytes, 0u);
+  EXPECT_GE(s.device_preprocess_ms, 0.0);
+  EXPECT_EQ(s.stored_values, a.nnz());
+  EXPECT_EQ(s.details["long_rows"].get<std::int64_t>(), 1);
+  EXPECT_EQ(s.details["long_row_tasks"].get<std::int64_t>(), 2);
+  EXPECT_EQ(s.details["batches"].get<std::int64_t>(),
+            layout_statistics(Method("csr_overlap"), a)["batches"].get<std::int64_t>());
+  EXPECT_GT(s.details["blocks"].get<std::int64_t>(), 0);
+  EXPECT_GT(s.details["shared_memory_bytes"].get<std::int64_t>(), 48 * 1024);
+  EXPECT_TRUE(s.details["parameters"].is_object());
+}
+
+}  // namespace
+}  // namespace tcsparse

@@ -1,0 +1,265 @@
+// CSR-Partial-Overlap (Electronics 2023 §4.1, §4.3): the host model of the batch table and of the
+// kernels' walk. The table's promises (rows never split, at most max_batch_size nonzeros and
+// max_batch_rows rows a batch, long rows apart, every row once), the vector-size rule at the
+// paper's switch points, and the host apply against the reference on the shared catalogue in every
+// precision with every vector size, small batches, long rows in several pieces and other block
+// sizes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "csr_overlap/csr_overlap_format.hpp"
+#include "csr_overlap/csr_overlap_parameters.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/reference.hpp"
+
+namespace tcsparse::csr_overlap {
+namespace {
+
+using Matrix = CsrMatrix<double, std::int32_t>;
+using test::NamedMatrix;
+
+Matrix matrix_with_lengths(std::int32_t cols, const std::vector<int>& lengths,
+                           std::uint64_t seed = 1) {
+  return test::with_row_lengths(cols, {lengths.begin(), lengths.end()}, seed);
+}
+
+/// The promises of a batch table of `row_ptr` under `rule`.
+void expect_valid_table(const std::vector<std::int32_t>& row_ptr, const BatchTable& table,
+                        PartitionRule rule, std::int32_t piece) {
+  const auto rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
+  std::vector<int> owner(static_cast<std::size_t>(rows), 0);
+  std::int64_t previous_end = 0;
+  for (const BatchRange& batch : table.batches) {
+    ASSERT_LT(batch.begin_row, batch.end_row);
+    ASSERT_GE(batch.begin_row, previous_end);  // in order, no overlap
+    previous_end = batch.end_row;
+    EXPECT_LE(row_ptr[static_cast<std::size_t>(batch.end_row)] -
+                  row_ptr[static_cast<std::size_t>(batch.begin_row)],
+              rule.max_batch_size);
+    EXPECT_LE(batch.end_row - batch.begin_row, rule.max_batch_rows);
+    for (std::int32_t r = batch.begin_row; r < batch.end_row; ++r) {
+      EXPECT_LE(row_ptr[static_cast<std::size_t>(r) + 1] - row_ptr[static_cast<std::size_t>(r)],
+                rule.max_batch_size);
+      owner[static_cast<std::size_t>(r)] += 1;
+    }
+  }
+  std::vector<std::int32_t> expected_long;
+  for (std::int64_t r = 0; r < rows; ++r)
+    if (row_ptr[static_cast<std::size_t>(r) + 1] - row_ptr[static_cast<std::size_t>(r)] >
+        rule.max_batch_size)
+      expected_long.push_back(static_cast<std::int32_t>(r));
+  EXPECT_EQ(table.long_rows, expected_long);
+  for (const std::int32_t r : expected_long) owner[static_cast<std::size_t>(r)] += 1;
+  for (std::int64_t r = 0; r < rows; ++r)
+    ASSERT_EQ(owner[static_cast<std::size_t>(r)], 1) << "row " << r;
+  ASSERT_EQ(table.long_task_ptr.size(), table.long_rows.size() + 1);
+  EXPECT_EQ(table.long_task_ptr[0], 0);
+  for (std::size_t j = 0; j < table.long_rows.size(); ++j) {
+    const std::int64_t length = row_ptr[static_cast<std::size_t>(table.long_rows[j]) + 1] -
+                                row_ptr[static_cast<std::size_t>(table.long_rows[j])];
+    EXPECT_EQ(table.long_task_ptr[j + 1] - table.long_task_ptr[j], (length + piece - 1) / piece);
+  }
+}
+
+/// ||host apply - reference|| / ||reference|| for y = alpha A x + beta y0 (y poisoned with NaN
+/// when beta == 0), with the parameters `p` and `max_blocks` resident blocks.
+template <typename Value>
+double host_apply_error(const Matrix& a64, const CsrOverlapParameters& p, double alpha,
+                        double beta, std::int64_t max_blocks = 264) {
+  const auto a = test::with_values<Value>(a64);
+  const BatchTable table = build_batch_table(a.row_ptr, p.partition_rule(), p.long_row_piece);
+  KernelShape shape;
+  shape.threads_per_block = p.threads_per_block;
+  shape.vector_sizes = p.vector_size_rule();
+  shape.long_row_piece = p.long_row_piece;
+  shape.launch = batch_launch(static_cast<std::int64_t>(table.batches.size()), max_blocks);
+  shape.long_row_blocks = long_row_blocks(table.long_tasks(), 132);
+  const auto x = random_vector<Value>(static_cast<std::size_t>(a.cols), 21);
+  const auto y0 = random_vector<double>(static_cast<std::size_t>(a.rows), 22);
+  std::vector<double> reference = y0;
+  spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), alpha, beta);
+  std::vector<double> y =
+      beta == 0.0 ? std::vector<double>(y0.size(), std::numeric_limits<double>::quiet_NaN()) : y0;
+  host_apply(a, table, p.partition_rule(), shape, std::span<const Value>(x), std::span<double>(y),
+             alpha, beta);
+  return relative_error(std::span<const double>(y), std::span<const double>(reference));
+}
+
+CsrOverlapParameters with(std::vector<std::string> key_values) {
+  return parse_parameters(key_values);
+}
+
+// ---- the batch table ------------------------------------------------------------------------
+
+TEST(CsrOverlapTable, PaperFigure5KeepsTheLongRowsApartAndTheBatchesSmall) {
+  // Figure 5: max_batch_size 64; rows 6 (256) and 9 (130) are the extra-long rows
+  const std::vector<int> lengths = {32, 15, 16, 11, 8, 38, 256, 25, 16, 130, 2, 22, 33};
+  const Matrix a = matrix_with_lengths(300, lengths);
+  const PartitionRule rule{64, 64};
+  const BatchTable table = build_batch_table(a.row_ptr, rule, 100);
+  EXPECT_EQ(table.long_rows, (std::vector<std::int32_t>{6, 9}));
+  EXPECT_EQ(table.long_task_ptr, (std::vector<std::int32_t>{0, 3, 5}));
+  expect_valid_table(a.row_ptr, table, rule, 100);
+  // window 32 (row_ptr 0 32 47 63 74 82 120 | 376 401 417 | 547 549 571 604): rows 1-3 start in
+  // window 1, row 5 (38) is wide, rows 7 and 8 start in windows 11 and 12, row 12 (33) is wide.
+  // The paper's sequential greedy makes 4 batches here; the parallel rule makes 8.
+  EXPECT_EQ(table.batches, (std::vector<BatchRange>{
+                               {0, 1}, {1, 4}, {4, 5}, {5, 6}, {7, 8}, {8, 9}, {10, 12}, {12, 13}}));
+}
+
+TEST(CsrOverlapTable, BatchesEndExactlyAtAWindowBoundary) {
+  // max_batch_size 64, window 32: rows of 8 start at 0, 8, 16, 24 | 32, ... : batches of exactly
+  // 4 rows and 32 nonzeros, each ending at a row boundary that is a window boundary
+  const Matrix a = matrix_with_lengths(100, std::vector<int>(16, 8));
+  const BatchTable table = build_batch_table(a.row_ptr, {64, 64}, 1000);
+  EXPECT_EQ(table.batches, (std::vector<BatchRange>{{0, 4}, {4, 8}, {8, 12}, {12, 16}}));
+  EXPECT_TRUE(table.long_rows.empty());
+  // rows of 31 and one of 1: 32 nonzeros then a new window
+  const Matrix b = matrix_with_lengths(100, {31, 1, 31, 1, 20});
+  const BatchTable tb = build_batch_table(b.row_ptr, {64, 64}, 1000);
+  EXPECT_EQ(tb.batches, (std::vector<BatchRange>{{0, 2}, {2, 4}, {4, 5}}));
+}
+
+TEST(CsrOverlapTable, RowsOfExactlyMaxBatchSizeAreBatchesAndOneMoreIsLong) {
+  const Matrix a = matrix_with_lengths(200, {64, 65, 64, 33, 32, 1});
+  const BatchTable table = build_batch_table(a.row_ptr, {64, 64}, 16);
+  EXPECT_EQ(table.long_rows, (std::vector<std::int32_t>{1}));
+  EXPECT_EQ(table.long_task_ptr, (std::vector<std::int32_t>{0, 5}));
+  // 64, 64 and 33 are wide (> 32): a batch each; 32 ends at 258, so the 1 starts in window 8
+  EXPECT_EQ(table.batches, (std::vector<BatchRange>{{0, 1}, {2, 3}, {3, 4}, {4, 5}, {5, 6}}));
+}
+
+TEST(CsrOverlapTable, EmptyRowsAreCappedByMaxBatchRows) {
+  const Matrix a = test::with_row_lengths(3, std::vector<std::int64_t>(10000, 0), 5);
+  const BatchTable table = build_batch_table(a.row_ptr, {4096, 4096}, 8192);
+  EXPECT_EQ(table.batches, (std::vector<BatchRange>{{0, 4096}, {4096, 8192}, {8192, 10000}}));
+  const BatchTable small = build_batch_table(a.row_ptr, {4096, 1000}, 8192);
+  EXPECT_EQ(small.batches.size(), 10u);
+}
+
+TEST(CsrOverlapTable, EmptyShapesHaveNoBatchesOrOnlyEmptyRows) {
+  const Matrix none = test::with_row_lengths(5, {}, 1);
+  EXPECT_TRUE(build_batch_table(none.row_ptr, {64, 64}, 64).batches.empty());
+  const Matrix five_by_zero = test::with_row_lengths(0, {0, 0, 0, 0, 0}, 1);
+  EXPECT_EQ(build_batch_table(five_by_zero.row_ptr, {64, 64}, 64).batches,
+            (std::vector<BatchRange>{{0, 5}}));
+}
+
+class CsrOverlapOnCatalogue : public ::testing::TestWithParam<NamedMatrix> {};
+
+TEST_P(CsrOverlapOnCatalogue, TablesKeepTheirPromisesForEverySize) {
+  const Matrix& a = GetParam().matrix;
+  for (const PartitionRule rule : {PartitionRule{32, 32}, PartitionRule{64, 7}, PartitionRule{256, 256},
+                                   PartitionRule{4096, 4096}, PartitionRule{4096, 100000}}) {
+    const BatchTable table = build_batch_table(a.row_ptr, rule, 300);
+    expect_valid_table(a.row_ptr, table, rule, 300);
+  }
+}
+
+TEST_P(CsrOverlapOnCatalogue, HostApplyMatchesTheReferenceWithTheDefaults) {
+  const Matrix& a = GetParam().matrix;
+  const CsrOverlapParameters p;
+  EXPECT_LT(host_apply_error<double>(a, p, 1.0, 0.0), 1e-12);
+  EXPECT_LT(host_apply_error<double>(a, p, -1.5, 0.75), 1e-12);
+  // the 16-bit and fp32 values, double accumulation on both sides: only the order differs
+  EXPECT_LT(host_apply_error<float>(a, p, 0.5, 1.0), 1e-12);
+  EXPECT_LT(host_apply_error<half>(a, p, 1.0, 0.0), 1e-12);
+  EXPECT_LT(host_apply_error<bfloat16>(a, p, 2.0, -0.5), 1e-12);
+}
+
+TEST_P(CsrOverlapOnCatalogue, HostApplyMatchesTheReferenceWithEveryVectorSize) {
+  const Matrix& a = GetParam().matrix;
+  for (const char* size : {"1", "2", "4", "8", "16", "32"}) {
+    const auto p = with({std::string("vector_size=") + size, "max_batch_size=64"});
+    EXPECT_LT(host_apply_error<double>(a, p, 1.0, 0.5), 1e-12) << "vector size " << size;
+  }
+}
+
+TEST_P(CsrOverlapOnCatalogue, HostApplyMatchesTheReferenceWithSmallBatchesAndPieces) {
+  const Matrix& a = GetParam().matrix;
+  EXPECT_LT(host_apply_error<double>(
+                a, with({"max_batch_size=32", "long_row_piece=256", "threads_per_block=128"}), 1.0,
+                0.0, 3),
+            1e-12);
+  EXPECT_LT(host_apply_error<double>(
+                a, with({"max_batch_size=256", "max_batch_rows=5", "threads_per_block=1024"}), 1.0,
+                -1.0, 1),
+            1e-12);
+  EXPECT_LT(host_apply_error<double>(a, with({"switch_point_1=0", "switch_point_2=0", "switch_point_4=3",
+                                              "switch_point_8=5", "switch_point_16=9"}),
+                                     1.0, 0.0),
+            1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSynthetic, CsrOverlapOnCatalogue,
+                         ::testing::ValuesIn(test::all_synthetic_matrices()),
+                         test::NamedMatrixName{});
+
+// ---- the vector-size rule, the grid and the parameters ----------------------------------------
+
+TEST(CsrOverlapVectorSize, PaperSwitchPointsMapMeanRowLengthsAsTable2) {
+  const CsrOverlapParameters p;
+  const VectorSizeRule rule = p.vector_size_rule();
+  // mean = nnz / rows; [0,17) 1, [17,34) 2, [34,64) 4, [64,122) 8, [122,216) 16, [216,inf) 32
+  const std::pair<std::int64_t, int> cases[] = {{0, 1},    {1699, 1},  {1700, 2},  {3399, 2},
+                                                {3400, 4}, {6399, 4},  {6400, 8},  {12199, 8},
+                                                {12200, 16}, {21599, 16}, {21600, 32}, {100000, 32}};
+  for (const auto& [nnz, size] : cases) EXPECT_EQ(vector_size_for(nnz, 100, rule), size) << nnz;
+  VectorSizeRule fixed = rule;
+  fixed.fixed = 8;
+  EXPECT_EQ(vector_size_for(0, 100, fixed), 8);
+}
+
+TEST(CsrOverlapLaunch, EveryBatchHasABlockAndNoBlockIsEmpty) {
+  for (const std::int64_t batches : {1, 2, 7, 263, 264, 265, 1000, 100000})
+    for (const std::int64_t max_blocks : {1, 3, 264, 528}) {
+      const BatchLaunch launch = batch_launch(batches, max_blocks);
+      EXPECT_LE(launch.blocks, max_blocks);
+      EXPECT_GE(launch.blocks * launch.batches_per_block, batches);
+      EXPECT_LT((launch.blocks - 1) * launch.batches_per_block, batches);
+    }
+  EXPECT_EQ(batch_launch(0, 264).blocks, 0);
+}
+
+TEST(CsrOverlapParameters, DefaultsAreThePapersAndChecksRefuseWhatTheSchemaCannotSay) {
+  const CsrOverlapParameters p = parse_parameters({});
+  EXPECT_EQ(p.max_batch_size, kDefaultMaxBatchSize);
+  EXPECT_EQ(p.partition_rule().max_batch_rows, kDefaultMaxBatchSize);
+  EXPECT_EQ(p.switch_points, kPaperSwitchPoints);
+  EXPECT_EQ(p.vector_size, 0);
+  EXPECT_EQ(p.threads_per_block, kDefaultThreadsPerBlock);
+  EXPECT_THROW(parse_parameters({"max_batch_size=100"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"max_batch_size=16"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"switch_point_4=20"}), ParameterError);  // below switch_point_2
+  EXPECT_THROW(parse_parameters({"vector_size=3"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"threads_per_block=96"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"no_such_key=1"}), ParameterError);
+  EXPECT_EQ(parse_parameters({"max_batch_rows=12"}).partition_rule().max_batch_rows, 12);
+}
+
+TEST(CsrOverlapStatistics, CountEveryRowAndNonzeroOnce) {
+  const Matrix a = matrix_with_lengths(10000, {0, 1, 2, 40, 5000, 3, 300, 2000, 17, 0, 9000, 1});
+  const CsrOverlapParameters p = parse_parameters({"max_batch_size=1024"});
+  const Json s = host_layout_statistics(a, p);
+  std::int64_t rows = 0, nnz = 0;
+  for (const auto& [size, entry] : s["by_vector_size"].items()) {
+    rows += entry["rows"].get<std::int64_t>();
+    nnz += entry["nnz"].get<std::int64_t>();
+  }
+  EXPECT_EQ(rows, s["batch_rows"].get<std::int64_t>());
+  EXPECT_EQ(nnz, s["batch_nnz"].get<std::int64_t>());
+  EXPECT_EQ(s["long_rows"].get<std::int64_t>(), 3);
+  EXPECT_EQ(rows + 3, a.rows);
+  EXPECT_EQ(nnz + s["long_row_nnz"].get<std::int64_t>(), a.nnz());
+  EXPECT_EQ(s["long_row_tasks"].get<std::int64_t>(), 1 + 1 + 2);  // pieces of 8192
+  EXPECT_EQ(s["max_batch_size"].get<std::int64_t>(), 1024);
+  EXPECT_LE(s["batch_nnz_max"].get<std::int64_t>(), 1024);
+}
+
+}  // namespace
+}  // namespace tcsparse::csr_overlap
