@@ -5,6 +5,8 @@ For every (operation, n, precision, method) present in both, it prints the geome
 the matrices of the time ratio NEW / OLD (below 1: NEW is faster), its spread, and the geometric
 mean of each side's speedup over cuSPARSE (default algorithm) within its own results, which is
 what the project's goals are stated in. Records with an "error" or a failed check are left out.
+A case found in several files of one side (repeated runs, e.g. one with each side first, which
+cancels the run-order effect) counts with the geometric mean of its times.
 
     python3 bench/compare.py --old old-default.jsonl old-matrices.jsonl.gz \\
                              --new new-default.jsonl new-matrices.jsonl.gz
@@ -21,8 +23,9 @@ BASELINE = "cusparse"
 
 
 def read(paths):
-    """{(operation, n, precision, method, matrix): median_ms} of the usable records."""
-    times = {}
+    """{(operation, n, precision, method, matrix): median_ms} of the usable records (the
+    geometric mean over the files that hold the case)."""
+    times = defaultdict(list)
     for path in paths:
         with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             for line in f:
@@ -34,8 +37,8 @@ def read(paths):
                     continue
                 key = (record["operation"], record.get("n", 1), record["precision"],
                        record["method"], record["matrix"])
-                times[key] = record["median_ms"]
-    return times
+                times[key].append(record["median_ms"])
+    return {key: geomean(values) for key, values in times.items()}
 
 
 def geomean(values):

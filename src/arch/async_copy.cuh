@@ -130,10 +130,13 @@ __device__ __forceinline__ void async_copy_wait_all() {
 /// Starts copying `bytes` from global `source` to shared `destination`, shared among the
 /// `threads` threads that call it (thread `thread` takes 16-byte chunks thread, thread +
 /// threads, ...). Both addresses must be 16-byte aligned. Sizes that are not a multiple of 16:
-/// the last chunk reads only the bytes that remain and zero-fills the rest of its 16 bytes, so
+/// the last chunk is copied byte by byte with ordinary loads and zero-filled to 16 bytes, so
 /// `destination` must have room for `bytes` rounded up to a multiple of 16, and nothing past
-/// source + bytes is read. The copies join each calling thread's current group (commit, wait,
-/// then __syncthreads before other threads read them).
+/// source + bytes is read. (cp.async with a source size below 16 reads only that many bytes by
+/// the PTX ISA, but compute-sanitizer 2025 (CUDA 13.0) reports the whole 16 as read, which would
+/// hide real errors behind false ones.) The copies join each calling thread's current group
+/// (commit, wait, then __syncthreads before other threads read them; the tail is written
+/// before the wait already).
 __device__ __forceinline__ void async_copy_bytes(void* destination, const void* source, int bytes,
                                                  int thread, int threads) {
   auto* to = static_cast<unsigned char*>(destination);
@@ -141,10 +144,12 @@ __device__ __forceinline__ void async_copy_bytes(void* destination, const void* 
   for (int offset = thread * kAsyncCopyChunkBytes; offset < bytes;
        offset += threads * kAsyncCopyChunkBytes) {
     const int remaining = bytes - offset;
-    if (remaining >= kAsyncCopyChunkBytes)
+    if (remaining >= kAsyncCopyChunkBytes) {
       async_copy<kAsyncCopyChunkBytes, AsyncCopyCache::l2_only>(to + offset, from + offset);
-    else
-      async_copy_16_zero_fill(to + offset, from + offset, remaining);
+    } else {
+      for (int i = 0; i < kAsyncCopyChunkBytes; ++i)
+        to[offset + i] = i < remaining ? from[offset + i] : static_cast<unsigned char>(0);
+    }
   }
 }
 
