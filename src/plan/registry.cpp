@@ -14,7 +14,8 @@
   X(cusparse_alg2)                     \
   X(cusparse_alg3)                     \
   X(dasp)                              \
-  X(csr_overlap)
+  X(csr_overlap)                       \
+  /* one line a method, above this one */
 
 namespace tcsparse {
 

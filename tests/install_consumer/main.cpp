@@ -15,11 +15,13 @@ int main(int argc, char** argv) {
     const auto x = tcsparse::random_vector<double>(static_cast<std::size_t>(A.cols), 1);
     std::vector<double> y(static_cast<std::size_t>(A.rows), 0.0);
     tcsparse::spmv_reference(A, std::span<const double>(x), std::span<double>(y), 1.0, 0.0);
-    std::printf("read %d x %d with %d nonzeros; %zu methods known; GPU present: %s\n", A.rows,
-                A.cols, A.nnz(), tcsparse::methods().size(),
-                tcsparse::cuda_device_available() ? "yes" : "no");
+    std::printf("read %d x %d with %d nonzeros; GPU present: %s; methods:", A.rows, A.cols,
+                A.nnz(), tcsparse::cuda_device_available() ? "yes" : "no");
+    for (const tcsparse::Method method : tcsparse::methods())
+      std::printf(" %.*s", static_cast<int>(method.name().size()), method.name().data());
+    std::printf("\n");
     if (tcsparse::cuda_device_available()) {
-      tcsparse::SpmvPlan<double> plan(A, tcsparse::Method::cusparse);
+      tcsparse::SpmvPlan<double> plan(A, "cusparse");
       std::printf("cuSPARSE plan built: %zu device bytes\n", plan.stats().device_bytes);
     }
     return 0;
