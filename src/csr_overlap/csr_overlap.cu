@@ -91,6 +91,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["batches_per_block"] = shape_.launch.batches_per_block;
     stats_.details["blocks_per_sm"] = blocks_per_sm_;
     stats_.details["shared_memory_bytes"] = shared_bytes_;
+    stats_.details["pipeline_stages"] = parameters_.pipeline_stages;
     stats_.details["long_row_blocks"] = shape_.long_row_blocks;
     stats_.details["parameters"] = parameters_json_;
   }
@@ -147,8 +148,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// may use up to the device's opt-in limit (set for the function whatever this plan needs, so
   /// that plans with different sizes do not undo each other's setting).
   void check_shared_memory() {
-    const std::int64_t capacity = stage_capacity(rule_.max_batch_size);
-    shared_bytes_ = static_cast<std::size_t>(2 * capacity) * (sizeof(V) + sizeof(std::int32_t));
+    shared_bytes_ = batch_shared_bytes(parameters_, sizeof(V));
     cudaFuncAttributes attributes{};
     TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, device::batch_kernel<V>));
     const auto optin = static_cast<std::size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
@@ -157,7 +157,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     if (shared_bytes_ > dynamic_limit)
       throw UnsupportedError("csr_overlap: max_batch_size=" + std::to_string(rule_.max_batch_size) +
                              " needs " + std::to_string(shared_bytes_) +
-                             " bytes of shared memory a block for two stages; this GPU allows " +
+                             " bytes of shared memory a block for " +
+                             std::to_string(parameters_.pipeline_stages) +
+                             " stages; this GPU allows " +
                              std::to_string(dynamic_limit));
     TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(device::batch_kernel<V>,
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -231,6 +233,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     batch_arguments_.batches = batches_.data();
     batch_arguments_.batch_count = static_cast<std::int32_t>(batch_count);
     batch_arguments_.stage_capacity = static_cast<std::int32_t>(stage_capacity(rule_.max_batch_size));
+    batch_arguments_.stages = parameters_.pipeline_stages;
+    batch_arguments_.warp_row_capacity =
+        warp_row_capacity(rule_.max_batch_size, parameters_.warp_row_factor);
     batch_arguments_.vector_sizes = shape_.vector_sizes;
 
     long_arguments_.row_ptr = csr_.row_ptr.data();

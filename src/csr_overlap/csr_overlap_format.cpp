@@ -76,6 +76,15 @@ BatchLaunch batch_launch(std::int64_t batches, std::int64_t max_blocks) {
   return launch;
 }
 
+std::size_t batch_shared_bytes(const CsrOverlapParameters& parameters, std::size_t value_bytes) {
+  const auto capacity = static_cast<std::size_t>(stage_capacity(parameters.max_batch_size));
+  const auto list = static_cast<std::size_t>(
+      warp_row_capacity(parameters.max_batch_size, parameters.warp_row_factor));
+  return static_cast<std::size_t>(parameters.pipeline_stages) * capacity *
+             (value_bytes + sizeof(std::int32_t)) +
+         list * sizeof(std::int32_t);
+}
+
 std::int64_t long_row_blocks(std::int64_t tasks, std::int64_t sm_count) {
   // 8 blocks an SM: enough to fill it, the rest by grid stride
   return std::min<std::int64_t>(tasks, 8 * std::max<std::int64_t>(sm_count, 1));
@@ -114,19 +123,45 @@ void host_apply(const CsrMatrix<Value, std::int32_t>& matrix, const BatchTable& 
       if (copy_end(end_nnz) - copy_begin(begin_nnz) > stage_capacity(rule.max_batch_size))
         throw Error("csr_overlap host_apply: batch " + std::to_string(b) +
                     " does not fit a shared-memory stage");
-      const int vs = vector_size_for(end_nnz - begin_nnz, batch.end_row - batch.begin_row,
-                                     shape.vector_sizes);
-      const int vectors = threads / vs;
-      // vector v takes rows begin + v, begin + v + vectors, ... ; lane l of a vector takes the
-      // row's nonzeros l, l + vs, ...; then the shuffle tree of width vs
-      for (int v = 0; v < vectors; ++v)
-        for (std::int64_t row = batch.begin_row + v; row < batch.end_row; row += vectors) {
-          std::fill(lanes.begin(), lanes.end(), 0.0);
-          for (int lane = 0; lane < vs; ++lane)
-            for (std::int64_t i = rp[row] + lane; i < rp[row + 1]; i += vs)
-              lanes[static_cast<std::size_t>(lane)] += product(i);
-          write(row, tree_reduce(lanes, vs));
+      const BatchMode mode = batch_mode(end_nnz - begin_nnz, batch.end_row - batch.begin_row,
+                                        shape.vector_sizes, threads);
+      const int vs = mode.width;
+      if (vs > 32) {
+        // group mode: one group of vs threads a row (at most threads / vs rows); warp w of the
+        // group, lane l: nonzeros w * 32 + l, + vs, ...; warp trees; the warp sums in order
+        if ((batch.end_row - batch.begin_row) * static_cast<std::int64_t>(vs) > threads)
+          throw Error("csr_overlap host_apply: batch " + std::to_string(b) +
+                      " has more rows than groups");
+        for (std::int64_t row = batch.begin_row; row < batch.end_row; ++row) {
+          double total = 0.0;
+          for (int w = 0; w < vs / 32; ++w) {
+            std::fill(lanes.begin(), lanes.end(), 0.0);
+            for (int lane = 0; lane < 32; ++lane)
+              for (std::int64_t i = rp[row] + w * 32 + lane; i < rp[row + 1]; i += vs)
+                lanes[static_cast<std::size_t>(lane)] += product(i);
+            total += tree_reduce(lanes, 32);
+          }
+          write(row, total);
         }
+        continue;
+      }
+      // vector v takes rows begin + v, begin + v + vectors, ... ; lane l of a vector takes the
+      // row's nonzeros l, l + vs, ...; then the shuffle tree of width vs. A row longer than
+      // warp_row_length (> 0) is taken by the warp pass instead: lanes l, l + 32, ...; tree of 32
+      std::int64_t warp_rows = 0;
+      for (std::int64_t row = batch.begin_row; row < batch.end_row; ++row) {
+        const bool to_warp = mode.warp_row_length > 0 && row_length(rp, row) > mode.warp_row_length;
+        const int width = to_warp ? 32 : vs;
+        warp_rows += to_warp ? 1 : 0;
+        std::fill(lanes.begin(), lanes.end(), 0.0);
+        for (int lane = 0; lane < width; ++lane)
+          for (std::int64_t i = rp[row] + lane; i < rp[row + 1]; i += width)
+            lanes[static_cast<std::size_t>(lane)] += product(i);
+        write(row, tree_reduce(lanes, width));
+      }
+      if (warp_rows > warp_row_capacity(rule.max_batch_size, shape.vector_sizes.warp_row_factor))
+        throw Error("csr_overlap host_apply: batch " + std::to_string(b) +
+                    " overflows the warp-pass list");
     }
   }
   if (shape.launch.blocks * shape.launch.batches_per_block < batches)
@@ -180,10 +215,22 @@ Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& t
   const VectorSizeRule sizes = parameters.vector_size_rule();
   std::array<std::int64_t, kVectorSizes> batches_of{}, rows_of{}, nnz_of{};
   std::int64_t batch_nnz = 0, batch_rows = 0, max_nnz = 0, max_rows = 0, single_row = 0;
+  std::int64_t group_batches = 0, group_rows = 0, warp_rows = 0, warp_nnz = 0;
   for (const BatchRange& batch : table.batches) {
     const std::int64_t rows = batch.end_row - batch.begin_row;
     const std::int64_t nnz = row_ptr[static_cast<std::size_t>(batch.end_row)] -
                              row_ptr[static_cast<std::size_t>(batch.begin_row)];
+    const BatchMode mode = batch_mode(nnz, rows, sizes, parameters.threads_per_block);
+    if (mode.width > 32) {
+      group_batches += 1;
+      group_rows += rows;
+    } else if (mode.warp_row_length > 0) {
+      for (std::int64_t r = batch.begin_row; r < batch.end_row; ++r)
+        if (row_length(row_ptr.data(), r) > mode.warp_row_length) {
+          warp_rows += 1;
+          warp_nnz += row_length(row_ptr.data(), r);
+        }
+    }
     int k = 0;
     for (int vs = vector_size_for(nnz, rows, sizes); vs > 1; vs /= 2) ++k;
     batches_of[static_cast<std::size_t>(k)] += 1;
@@ -217,6 +264,15 @@ Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& t
       {"batch_nnz_max", max_nnz},
       {"batch_rows_max", max_rows},
       {"single_row_batches", single_row},
+      {"group_batches", group_batches},
+      {"group_rows", group_rows},
+      {"warp_pass_rows", warp_rows},
+      {"warp_pass_nnz", warp_nnz},
+      {"pipeline_stages", parameters.pipeline_stages},
+      {"row_threads_max", parameters.row_threads_max >= kRowThreadsBlock
+                              ? Json("block")
+                              : Json(parameters.row_threads_max)},
+      {"warp_row_factor", parameters.warp_row_factor},
       {"long_rows", static_cast<std::int64_t>(table.long_rows.size())},
       {"long_row_nnz", long_nnz},
       {"long_row_piece", parameters.long_row_piece},

@@ -54,6 +54,10 @@ struct BatchLaunch {
 /// a batch.
 BatchLaunch batch_launch(std::int64_t batches, std::int64_t max_blocks);
 
+/// Dynamic shared memory of the batch kernel: pipeline_stages stages of values and columns
+/// (stage_capacity(max_batch_size) elements each) and the warp-pass row list.
+std::size_t batch_shared_bytes(const CsrOverlapParameters& parameters, std::size_t value_bytes);
+
 /// Blocks of the long-row kernel for `tasks` pieces on `sm_count` SMs (grid-stride above it).
 std::int64_t long_row_blocks(std::int64_t tasks, std::int64_t sm_count);
 

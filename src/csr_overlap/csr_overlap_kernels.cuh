@@ -18,11 +18,11 @@
 // 16; nonzero i of the batch sits at stage[i - s0].
 #pragma once
 
-#include <cooperative_groups.h>
-#include <cuda/pipeline>
 #include <cstdint>
 #include <type_traits>
 
+#include "arch/async_copy.cuh"
+#include "arch/load.cuh"
 #include "arch/types.cuh"
 #include "arch/warp.cuh"
 #include "csr_overlap/csr_overlap_rules.hpp"
@@ -95,6 +95,35 @@ __global__ void long_row_pieces_kernel(const std::int32_t* __restrict__ row_ptr,
 
 // ---- the batch kernel -------------------------------------------------------------------------
 
+/// Products a thread has in flight in the dot-product loops (the column indices, then the x
+/// gathers, then the values of kUnroll nonzeros before the first multiply-add). The sum is added
+/// in the same order as a plain loop, so the host model does not see it.
+inline constexpr int kUnroll = 4;
+
+/// sum over i = first, first + stride, ... < end of values[i] * x[cols[i]] in this order; values
+/// and cols in shared memory (a stage), x through the read-only path.
+template <typename V>
+__device__ __forceinline__ Acc<V> dot_from_stage(const V* __restrict__ values,
+                                                 const std::int32_t* __restrict__ cols,
+                                                 std::int32_t first, std::int32_t end, int stride,
+                                                 const V* __restrict__ x) {
+  Acc<V> sum = 0;
+  std::int32_t i = first;
+  for (; i + (kUnroll - 1) * stride < end; i += kUnroll * stride) {
+    std::int32_t c[kUnroll];
+    V xv[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) c[u] = cols[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) xv[u] = arch::load_read_only(x + c[u]);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) sum += to_acc(values[i + u * stride]) * to_acc(xv[u]);
+  }
+  for (; i < end; i += stride)
+    sum += to_acc(values[i]) * to_acc(arch::load_read_only(x + cols[i]));
+  return sum;
+}
+
 template <typename V>
 struct BatchArguments {
   const std::int32_t* row_ptr;
@@ -104,47 +133,156 @@ struct BatchArguments {
   std::int32_t batch_count;
   std::int32_t batches_per_block;
   std::int32_t stage_capacity;  ///< C, elements a stage
+  std::int32_t stages;          ///< S, 2..kLargestPipelineStages
+  std::int32_t warp_row_capacity;  ///< entries of the warp-pass list (warp_row_capacity())
   VectorSizeRule vector_sizes;
+};
+
+/// What the batch kernel keeps in static shared memory besides the stages.
+template <typename V>
+struct BatchShared {
+  Acc<V> warp_sums[32];  ///< group mode: one a warp
+  int warp_row_count[2];  ///< the warp-pass list's length, by the parity of the batch
 };
 
 /// One batch from shared memory (paper Alg. 5), vector size kVector: vector v = threadIdx.x /
 /// kVector takes rows begin + v, begin + v + vectors, ...; lane l of it the row's nonzeros l,
 /// l + kVector, ... . The row loop runs per warp (its condition is the same for every lane of a
-/// warp), so every lane reaches the shuffles.
+/// warp), so every lane reaches the shuffles. A row longer than warp_row_length (> 0) is not
+/// computed here: lane 0 of its vector appends it to warp_rows (the warp pass takes it). Returns
+/// whether this thread appended a row.
 template <int kVector, typename V>
-__device__ __forceinline__ void compute_batch(const std::int32_t* __restrict__ row_ptr,
+__device__ __forceinline__ bool compute_batch(const std::int32_t* __restrict__ row_ptr,
                                               std::int32_t begin_row, std::int32_t end_row,
                                               std::int32_t copy_first,
                                               const V* __restrict__ stage_values,
                                               const std::int32_t* __restrict__ stage_cols,
                                               const V* __restrict__ x, V* __restrict__ y,
-                                              Acc<V> alpha, Acc<V> beta) {
+                                              Acc<V> alpha, Acc<V> beta,
+                                              std::int32_t warp_row_length,
+                                              std::int32_t* __restrict__ warp_rows,
+                                              int* warp_row_count, std::int32_t capacity) {
   constexpr int kVectorsPerWarp = 32 / kVector;
   const int vectors = static_cast<int>(blockDim.x) / kVector;
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane_in_warp = static_cast<int>(threadIdx.x) % 32;
   const int lane = lane_in_warp % kVector;
   const int vector_in_warp = lane_in_warp / kVector;
+  bool appended = false;
   for (std::int32_t first = begin_row + warp * kVectorsPerWarp; first < end_row;
        first += vectors) {
     const std::int32_t row = first + vector_in_warp;
     Acc<V> sum = 0;
+    bool mine = false;
     if (row < end_row) {
-      const std::int32_t end = row_ptr[row + 1] - copy_first;
-      for (std::int32_t i = row_ptr[row] - copy_first + lane; i < end; i += kVector)
-        sum += to_acc(stage_values[i]) * to_acc(x[stage_cols[i]]);
+      const std::int32_t start = arch::load_read_only(row_ptr + row) - copy_first;
+      const std::int32_t end = arch::load_read_only(row_ptr + row + 1) - copy_first;
+      if (warp_row_length > 0 && end - start > warp_row_length) {
+        if (lane == 0) {
+          const int slot = atomicAdd(warp_row_count, 1);
+          if (slot >= capacity) __trap();  // cannot happen: warp_row_capacity() bounds it
+          warp_rows[slot] = row;
+          appended = true;
+        }
+      } else {
+        mine = true;
+        sum = dot_from_stage(stage_values, stage_cols, start + lane, end, kVector, x);
+      }
     }
     sum = arch::group_sum<kVector>(sum);
-    if (row < end_row && lane == 0) store_result(y, row, sum, alpha, beta);
+    if (mine && lane == 0) store_result(y, row, sum, alpha, beta);
+  }
+  return appended;
+}
+
+/// The warp pass: warp w takes the listed rows w, w + warps, ...; lane l the row's nonzeros l,
+/// l + 32, ... (the vector-size-32 walk).
+template <typename V>
+__device__ __forceinline__ void compute_warp_rows(const std::int32_t* __restrict__ row_ptr,
+                                                  const std::int32_t* warp_rows, int count,
+                                                  std::int32_t copy_first,
+                                                  const V* __restrict__ stage_values,
+                                                  const std::int32_t* __restrict__ stage_cols,
+                                                  const V* __restrict__ x, V* __restrict__ y,
+                                                  Acc<V> alpha, Acc<V> beta) {
+  const int warps = static_cast<int>(blockDim.x) / 32;
+  const int lane = arch::lane_id();
+  for (int j = arch::warp_id_in_block(); j < count; j += warps) {
+    const std::int32_t row = warp_rows[j];
+    const std::int32_t start = arch::load_read_only(row_ptr + row) - copy_first;
+    const std::int32_t end = arch::load_read_only(row_ptr + row + 1) - copy_first;
+    Acc<V> sum = dot_from_stage(stage_values, stage_cols, start + lane, end, 32, x);
+    sum = arch::warp_sum(sum);
+    if (lane == 0) store_result(y, row, sum, alpha, beta);
+  }
+}
+
+/// Group mode (width > 32 threads a row): group g = threadIdx.x / width takes row begin + g (the
+/// batch has at most blockDim.x / width rows); thread t of the group the row's nonzeros t,
+/// t + width, ...; warp sums; then the group's first thread adds its warps' sums in order.
+/// Contains a __syncthreads: called by the whole block.
+template <typename V>
+__device__ __forceinline__ void compute_batch_groups(const std::int32_t* __restrict__ row_ptr,
+                                                     std::int32_t begin_row, std::int32_t end_row,
+                                                     std::int32_t copy_first, int width,
+                                                     const V* __restrict__ stage_values,
+                                                     const std::int32_t* __restrict__ stage_cols,
+                                                     const V* __restrict__ x, V* __restrict__ y,
+                                                     Acc<V> alpha, Acc<V> beta,
+                                                     Acc<V>* warp_sums) {
+  const int group = static_cast<int>(threadIdx.x) / width;
+  const int thread = static_cast<int>(threadIdx.x) % width;
+  const std::int32_t row = begin_row + group;
+  Acc<V> sum = 0;
+  if (row < end_row) {
+    const std::int32_t start = arch::load_read_only(row_ptr + row) - copy_first;
+    const std::int32_t end = arch::load_read_only(row_ptr + row + 1) - copy_first;
+    sum = dot_from_stage(stage_values, stage_cols, start + thread, end, width, x);
+  }
+  sum = arch::warp_sum(sum);
+  if (arch::lane_id() == 0) warp_sums[arch::warp_id_in_block()] = sum;
+  __syncthreads();
+  if (thread == 0 && row < end_row) {
+    const int first_warp = group * (width / 32);
+    Acc<V> total = 0;
+    for (int w = 0; w < width / 32; ++w) total += warp_sums[first_warp + w];
+    store_result(y, row, total, alpha, beta);
   }
 }
 
 extern __shared__ __align__(16) unsigned char csr_overlap_shared[];
 
-/// Paper Alg. 4: block k takes batches [k * batches_per_block, ...) in order through a two-stage
-/// pipeline: the values and columns of batch n + 1 are copied to shared memory (cp.async through
-/// cuda::memcpy_async) while batch n is computed. Launched with blockDim.x a multiple of 32 and
-/// 2 * C * (sizeof(V) + 4) bytes of dynamic shared memory (two stages).
+/// Starts the copies of batch `index` of this block into `stage` (the whole block takes part) and
+/// commits them as this thread's next group (an empty group past the block's batches, so that
+/// every thread commits the same number of groups).
+template <typename V>
+__device__ __forceinline__ void fetch_batch(const BatchArguments<V>& a, std::int64_t first_batch,
+                                            int index, int count, int stage, V* shared_values,
+                                            std::int32_t* shared_cols) {
+  if (index < count) {
+    const int2 batch = a.batches[first_batch + index];
+    const std::int64_t begin = copy_begin(arch::load_read_only(a.row_ptr + batch.x));
+    const std::int64_t elements = copy_end(arch::load_read_only(a.row_ptr + batch.y)) - begin;
+    if (elements > a.stage_capacity) __trap();  // a partition bug: never overrun the stage
+    const std::size_t offset = static_cast<std::size_t>(stage) * a.stage_capacity;
+    const int thread = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+    arch::async_copy_bytes(shared_values + offset, a.values + begin,
+                           static_cast<int>(elements * static_cast<std::int64_t>(sizeof(V))),
+                           thread, threads);
+    arch::async_copy_bytes(shared_cols + offset, a.col_idx + begin,
+                           static_cast<int>(elements * static_cast<std::int64_t>(sizeof(std::int32_t))),
+                           thread, threads);
+  }
+  arch::async_copy_commit();
+}
+
+/// Paper Alg. 4 with S = a.stages shared-memory stages: block k takes batches
+/// [k * batches_per_block, ...) in order; the values and columns of batches n + 1 .. n + S - 1
+/// are being copied (cp.async, 16-byte pieces, L2 only) while batch n is computed. One
+/// __syncthreads a batch: it makes batch n's stage visible to every thread and tells that every
+/// thread is done with batch n - 1, whose stage then takes batch n + S - 1. Launched with
+/// blockDim.x a multiple of 32 and S * C * (sizeof(V) + 4) + 4 * warp_row_capacity bytes of dynamic
+/// shared memory.
 template <typename V>
 __global__ void __launch_bounds__(1024)
     batch_kernel(const BatchArguments<V> a, const V* __restrict__ x, V* __restrict__ y,
@@ -155,61 +293,58 @@ __global__ void __launch_bounds__(1024)
   const int count = static_cast<int>(remaining < a.batches_per_block ? remaining
                                                                      : a.batches_per_block);
   const std::int32_t capacity = a.stage_capacity;
+  const int stages = a.stages;
   V* const shared_values = reinterpret_cast<V*>(csr_overlap_shared);
   std::int32_t* const shared_cols = reinterpret_cast<std::int32_t*>(
-      csr_overlap_shared + 2 * static_cast<std::size_t>(capacity) * sizeof(V));
+      csr_overlap_shared + static_cast<std::size_t>(stages) * capacity * sizeof(V));
+  std::int32_t* const warp_rows = shared_cols + static_cast<std::size_t>(stages) * capacity;
+  __shared__ BatchShared<V> shared;
 
-  // Shared variables are never initialised by their constructor (warning 20054): make_pipeline
-  // initialises the stage barriers itself (thread 0, then a block sync), as the CUDA guide does.
-#pragma nv_diag_suppress 20054
-  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> pipeline_state;
-#pragma nv_diag_default 20054
-  const auto block = cooperative_groups::this_thread_block();
-  auto pipeline = cuda::make_pipeline(block, &pipeline_state);
+  if (threadIdx.x == 0) shared.warp_row_count[0] = 0;  // ordered by the first loop barrier
+  for (int n = 0; n < stages - 1; ++n)
+    fetch_batch(a, first_batch, n, count, n, shared_values, shared_cols);
 
-  int fetch = 0;
-  for (int compute = 0; compute < count; ++compute) {
-    // stage 1: issue the copies of up to two batches ahead of the one computed
-    for (; fetch < count && fetch < compute + 2; ++fetch) {
-      const int2 batch = a.batches[first_batch + fetch];
-      const std::int64_t begin = copy_begin(a.row_ptr[batch.x]);
-      const std::int64_t elements = copy_end(a.row_ptr[batch.y]) - begin;
-      if (elements > capacity) __trap();  // a partition bug: never overrun the stage
-      const int stage = fetch % 2;
-      pipeline.producer_acquire();
-      cuda::memcpy_async(block, shared_values + static_cast<std::size_t>(stage) * capacity,
-                         a.values + begin,
-                         cuda::aligned_size_t<16>(static_cast<std::size_t>(elements) * sizeof(V)),
-                         pipeline);
-      cuda::memcpy_async(block, shared_cols + static_cast<std::size_t>(stage) * capacity,
-                         a.col_idx + begin,
-                         cuda::aligned_size_t<16>(static_cast<std::size_t>(elements) *
-                                                  sizeof(std::int32_t)),
-                         pipeline);
-      pipeline.producer_commit();
+  for (int n = 0; n < count; ++n) {
+    // batch n's group is done when at most S - 2 newer ones are in flight
+    switch (stages) {
+      case 2: arch::async_copy_wait<0>(); break;
+      case 3: arch::async_copy_wait<1>(); break;
+      default: arch::async_copy_wait<2>(); break;
     }
-    // stage 2: compute the oldest batch in flight
-    pipeline.consumer_wait();
-    __syncthreads();  // every thread's copies of this stage visible to every thread (paper: block.sync())
-    const int2 batch = a.batches[first_batch + compute];
-    const std::int32_t first_nonzero = a.row_ptr[batch.x];
+    __syncthreads();
+    if (threadIdx.x == 0) shared.warp_row_count[(n + 1) & 1] = 0;  // batch n + 1's list
+    fetch_batch(a, first_batch, n + stages - 1, count, (n + stages - 1) % stages, shared_values,
+                shared_cols);
+
+    const int2 batch = a.batches[first_batch + n];
+    const std::int32_t first_nonzero = arch::load_read_only(a.row_ptr + batch.x);
     const auto copy_first = static_cast<std::int32_t>(copy_begin(first_nonzero));
-    const int stage = compute % 2;
+    const int stage = n % stages;
     const V* values = shared_values + static_cast<std::size_t>(stage) * capacity;
     const std::int32_t* cols = shared_cols + static_cast<std::size_t>(stage) * capacity;
-    const int vector = vector_size_for(a.row_ptr[batch.y] - first_nonzero, batch.y - batch.x,
-                                       a.vector_sizes);
-    switch (vector) {
-      case 1: compute_batch<1>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta); break;
-      case 2: compute_batch<2>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta); break;
-      case 4: compute_batch<4>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta); break;
-      case 8: compute_batch<8>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta); break;
-      case 16: compute_batch<16>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta); break;
-      default: compute_batch<32>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta); break;
+    const BatchMode mode =
+        batch_mode(arch::load_read_only(a.row_ptr + batch.y) - first_nonzero, batch.y - batch.x,
+                   a.vector_sizes, static_cast<int>(blockDim.x));
+    int* const list_count = &shared.warp_row_count[n & 1];
+    bool appended = false;
+    switch (mode.width) {
+      case 1: appended = compute_batch<1>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta, mode.warp_row_length, warp_rows, list_count, a.warp_row_capacity); break;
+      case 2: appended = compute_batch<2>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta, mode.warp_row_length, warp_rows, list_count, a.warp_row_capacity); break;
+      case 4: appended = compute_batch<4>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta, mode.warp_row_length, warp_rows, list_count, a.warp_row_capacity); break;
+      case 8: appended = compute_batch<8>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta, mode.warp_row_length, warp_rows, list_count, a.warp_row_capacity); break;
+      case 16: appended = compute_batch<16>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta, mode.warp_row_length, warp_rows, list_count, a.warp_row_capacity); break;
+      case 32: compute_batch<32>(a.row_ptr, batch.x, batch.y, copy_first, values, cols, x, y, alpha, beta, 0, warp_rows, list_count, a.warp_row_capacity); break;
+      default:
+        compute_batch_groups(a.row_ptr, batch.x, batch.y, copy_first, mode.width, values, cols, x,
+                             y, alpha, beta, shared.warp_sums);
+        break;
     }
-    __syncthreads();  // nobody still reads this stage when the next copy into it is issued
-    pipeline.consumer_release();
+    // the warp pass, only in batches that may have left rows to it (a block-uniform condition)
+    if (mode.warp_row_length > 0 && __syncthreads_or(appended ? 1 : 0))
+      compute_warp_rows(a.row_ptr, warp_rows, *list_count, copy_first, values, cols, x, y, alpha,
+                        beta);
   }
+  arch::async_copy_wait<0>();  // no copy outlives the block (the empty tail groups)
 }
 
 // ---- the long-row kernels ---------------------------------------------------------------------
@@ -226,6 +361,34 @@ struct LongRowArguments {
   std::int32_t piece;
   Acc<V>* partials;  ///< one a task; written for rows of several pieces
 };
+
+/// dot_from_stage for matrix data in global memory (streaming loads: read once; x read-only).
+template <typename V>
+__device__ __forceinline__ Acc<V> dot_from_global(const V* __restrict__ values,
+                                                  const std::int32_t* __restrict__ cols,
+                                                  std::int64_t first, std::int64_t end,
+                                                  std::int64_t stride, const V* __restrict__ x) {
+  Acc<V> sum = 0;
+  std::int64_t i = first;
+  for (; i + (kUnroll - 1) * stride < end; i += kUnroll * stride) {
+    std::int32_t c[kUnroll];
+    V v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      c[u] = arch::load_streaming(cols + i + u * stride);
+      v[u] = arch::load_streaming(values + i + u * stride);
+    }
+    V xv[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) xv[u] = arch::load_read_only(x + c[u]);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) sum += to_acc(v[u]) * to_acc(xv[u]);
+  }
+  for (; i < end; i += stride)
+    sum += to_acc(arch::load_streaming(values + i)) *
+           to_acc(arch::load_read_only(x + arch::load_streaming(cols + i)));
+  return sum;
+}
 
 /// Paper Alg. 9 with rows cut in pieces: block-stride over the tasks; thread t of a block takes
 /// nonzeros t, t + blockDim.x, ... of its piece; warp sums, then warp 0 sums the warp sums. A row
@@ -255,9 +418,8 @@ __global__ void __launch_bounds__(1024)
     const std::int64_t row_end = a.row_ptr[row + 1];
     const std::int64_t start = a.row_ptr[row] + static_cast<std::int64_t>(piece) * a.piece;
     const std::int64_t end = start + a.piece < row_end ? start + a.piece : row_end;
-    Acc<V> sum = 0;
-    for (std::int64_t i = start + threadIdx.x; i < end; i += blockDim.x)
-      sum += to_acc(a.values[i]) * to_acc(x[a.col_idx[i]]);
+    Acc<V> sum = dot_from_global(a.values, a.col_idx, start + threadIdx.x, end,
+                                 static_cast<std::int64_t>(blockDim.x), x);
     sum = arch::group_sum<32>(sum);
     if (lane == 0) warp_sums[warp] = sum;
     __syncthreads();

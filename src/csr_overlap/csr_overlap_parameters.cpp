@@ -15,7 +15,7 @@ constexpr const char* kSwitchPointNames[kSwitchPoints] = {
 
 std::vector<ParameterSpec> build_parameter_specs() {
   return {
-      {"max_batch_size", Type::integer, "4096", 32, kLargestMaxBatchSize, {},
+      {"max_batch_size", Type::integer, "2048", 32, kLargestMaxBatchSize, {},
        "nonzeros of a batch at most, a multiple of 32; longer rows are long rows (paper: > 1024)"},
       {"max_batch_rows", Type::integer, "auto", 1, 1 << 30, {"auto"},
        "rows of a batch at most (auto: max_batch_size; not in the paper)"},
@@ -37,6 +37,15 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "resident blocks an SM of the batch kernel (auto: as many as fit)"},
       {"long_row_piece", Type::integer, "8192", 256, 1 << 30, {},
        "nonzeros of a long row one block takes (paper: the whole row)"},
+      {"pipeline_stages", Type::integer, "2", 2, kLargestPipelineStages, {},
+       "shared-memory stages of the batch kernel, batches copied ahead = stages - 1 (paper: 2)"},
+      {"row_threads_max", Type::choice, "block", 0, 0,
+       {"off", "32", "64", "128", "256", "512", "1024", "block"},
+       "most threads a row of a batch of few rows takes, above its vector size (block: the whole "
+       "block; off: the paper's vector size; not in the paper)"},
+      {"warp_row_factor", Type::integer, "32", 1, 1 << 20, {"off"},
+       "a row longer than this times its batch's vector size (< 32) is taken by a whole warp "
+       "(off: by its vector, as the paper; not in the paper)"},
   };
 }
 
@@ -73,6 +82,16 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
   p.blocks_per_sm =
       values.is_auto("blocks_per_sm") ? 0 : static_cast<int>(values.integer("blocks_per_sm"));
   p.long_row_piece = static_cast<std::int32_t>(values.integer("long_row_piece"));
+  p.pipeline_stages = static_cast<int>(values.integer("pipeline_stages"));
+  if (values.is("row_threads_max", "off"))
+    p.row_threads_max = 0;
+  else if (values.is("row_threads_max", "block"))
+    p.row_threads_max = kRowThreadsBlock;
+  else
+    p.row_threads_max = static_cast<std::int32_t>(values.integer("row_threads_max"));
+  p.warp_row_factor = values.is("warp_row_factor", "off")
+                          ? 0
+                          : static_cast<std::int32_t>(values.integer("warp_row_factor"));
   return p;
 }
 

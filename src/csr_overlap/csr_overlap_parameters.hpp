@@ -16,9 +16,10 @@ namespace tcsparse::csr_overlap {
 /// max_batch_size (§4.1.1, §4.1.2): nonzeros a batch holds at most; longer rows are extra-long
 /// rows (§4.3). The paper states no value, only that batches are even "when max_batch_size is
 /// larger than 1024" and that a stage holds max_batch_size x (sizeof value + 4) bytes (48 KB of
-/// shared memory on its A40). 4096: two stages of fp64 take 2 x 4128 x 12 B = 97 KiB, two blocks
-/// on one Hopper SM (228 KB). Not measured yet on an H100 / H200.
-inline constexpr std::int32_t kDefaultMaxBatchSize = 4096;
+/// shared memory on its A40). 2048: two stages of fp64 take 2 x 2080 x 12 B = 49 KiB, so four
+/// blocks of 256 threads (32 warps to gather x) share one Hopper SM (228 KB); at 4096 only two
+/// fit (16 warps), too few loads in flight for a latency-bound gather. Not measured yet.
+inline constexpr std::int32_t kDefaultMaxBatchSize = 2048;
 
 /// Switch points of the vector size (Table 2, §5.2, measured on an A40 in fp32 with random
 /// matrices): a batch whose mean row length is in [0, 17) takes vector size 1, [17, 34) 2,
@@ -37,6 +38,25 @@ inline constexpr int kDefaultThreadsPerBlock = 256;
 /// whole row to one block. 8192: a block of 256 threads does 32 products a thread. Not measured.
 inline constexpr std::int32_t kDefaultLongRowPiece = 8192;
 
+/// Pipeline stages of the batch kernel (shared-memory buffers; the copies of stages - 1 batches
+/// are in flight while one is computed). The paper (§4.1.2) has two. Not measured yet.
+inline constexpr int kDefaultPipelineStages = 2;
+inline constexpr int kLargestPipelineStages = 4;
+
+/// row_threads_max (deviation 1, not in the paper): a batch of few long-ish rows (the one-row
+/// batches of rows between M / 2 and M, power-law rows next to long rows) would leave most of the
+/// block idle with one vector a row; its rows get up to this many threads each instead (a group
+/// of warps a row above 32, warp sums added in order through shared memory). 0: off. Default
+/// the whole block (stored as 1 << 30, clamped to threads_per_block). Not measured yet.
+inline constexpr std::int32_t kRowThreadsBlock = 1 << 30;
+
+/// warp_row_factor K (deviation 2, not in the paper): in a batch of vector size vs < 32 a row of
+/// more than K * vs nonzeros (more than K loop trips of its vector, several times the batch's
+/// mean) is left by its vector and taken by a whole warp after the vector pass, so one power-law
+/// row no longer serialises a batch of short rows. 32: a batch of M = 2048 has ~4-8 products a
+/// thread, so such a row would take 4x that or more. 0: off. Not measured yet.
+inline constexpr std::int32_t kDefaultWarpRowFactor = 32;
+
 /// Largest max_batch_size accepted by the schema (a plan also checks the device's shared memory).
 inline constexpr std::int32_t kLargestMaxBatchSize = 1 << 16;
 
@@ -51,6 +71,11 @@ struct CsrOverlapParameters {
   /// 0: as many as fit one SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
   int blocks_per_sm = 0;
   std::int32_t long_row_piece = kDefaultLongRowPiece;
+  int pipeline_stages = kDefaultPipelineStages;
+  /// 0: off; else the most threads a row of a few-row batch takes (clamped to the block).
+  std::int32_t row_threads_max = kRowThreadsBlock;
+  /// 0: off.
+  std::int32_t warp_row_factor = kDefaultWarpRowFactor;
 
   PartitionRule partition_rule() const {
     return {max_batch_size, max_batch_rows > 0 ? max_batch_rows : max_batch_size};
@@ -59,6 +84,8 @@ struct CsrOverlapParameters {
     VectorSizeRule rule;
     for (int k = 0; k < kSwitchPoints; ++k) rule.switch_points[k] = switch_points[k];
     rule.fixed = vector_size;
+    rule.spread_max = row_threads_max < threads_per_block ? row_threads_max : threads_per_block;
+    rule.warp_row_factor = warp_row_factor;
     return rule;
   }
 };

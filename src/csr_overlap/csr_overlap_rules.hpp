@@ -48,6 +48,14 @@ struct VectorSizeRule {
   /// ones) takes vector size 2^k (paper Alg. 6, SWITCH_POINT_1 .. SWITCH_POINT_16).
   std::int32_t switch_points[kSwitchPoints] = {};
   std::int32_t fixed = 0;  ///< 0: by the mean; else this vector size for every batch
+  /// Deviation 1 (row_threads_max): a batch of few rows gives each row more threads than its
+  /// vector size, up to this many (a power of two, at most the block; above 32 a row is taken by
+  /// a group of warps whose warp sums are added in order). 0 or 1: off (the paper's vector size).
+  std::int32_t spread_max = 0;
+  /// Deviation 2 (warp_row_factor, K): in a batch of vector size vs < 32, a row of more than
+  /// K * vs nonzeros is skipped by its vector and computed by a whole warp after the vector pass
+  /// (from the same shared-memory stage). 0: off.
+  std::int32_t warp_row_factor = 0;
 };
 
 TCSPARSE_CSR_OVERLAP_HD inline std::int32_t row_length(const std::int32_t* row_ptr, std::int64_t r) {
@@ -130,6 +138,39 @@ TCSPARSE_CSR_OVERLAP_HD inline int vector_size_for(std::int64_t nnz, std::int64_
     size *= 2;
   }
   return size;  // 32
+}
+
+/// How a batch of `rows` rows (>= 1) and `nnz` nonzeros is computed by a block of `threads`
+/// threads: `width` threads a row (1..32: vectors of the paper; 64..threads: a group of
+/// width / 32 warps a row, each row its own group), and `warp_row_length` (0: none): rows longer
+/// than it are left by their vector to the warp pass.
+struct BatchMode {
+  int width = 1;
+  std::int32_t warp_row_length = 0;
+};
+TCSPARSE_CSR_OVERLAP_HD inline BatchMode batch_mode(std::int64_t nnz, std::int64_t rows,
+                                                   const VectorSizeRule& rule, int threads) {
+  BatchMode mode;
+  int width = vector_size_for(nnz, rows, rule);
+  if (!rule.fixed) {
+    // spread: the largest power of two that still gives every row its own threads, and no row
+    // more threads than the batch's mean row length
+    while (2 * width <= rule.spread_max && 2 * width <= threads &&
+           rows * 2 * width <= static_cast<std::int64_t>(threads) && rows * 2 * width <= nnz)
+      width *= 2;
+  }
+  mode.width = width;
+  if (width < 32 && rule.warp_row_factor > 0 &&
+      nnz > static_cast<std::int64_t>(rule.warp_row_factor) * width)
+    mode.warp_row_length = rule.warp_row_factor * width;
+  return mode;
+}
+
+/// Rows a batch of at most M nonzeros can leave to the warp pass (each has more than K
+/// nonzeros): the shared-memory list of the batch kernel holds this many.
+TCSPARSE_CSR_OVERLAP_HD inline std::int32_t warp_row_capacity(std::int32_t max_batch_size,
+                                                             std::int32_t warp_row_factor) {
+  return warp_row_factor > 0 ? max_batch_size / (warp_row_factor + 1) + 1 : 0;
 }
 
 /// Pieces (long-row tasks, one block each) of a long row of `length` nonzeros.

@@ -2,7 +2,8 @@
 // accumulation; fp64 below 1e-12, fp32 below 1e-5, fp16 / bf16 below 1e-2; outputs poisoned with
 // NaN when beta == 0): the batch table built on the GPU equals the host model's, every precision
 // with the defaults, small batches and long rows in several pieces, every vector size, other
-// block sizes and chunks of many batches a block, empty shapes, large generated matrices, bitwise
+// block sizes and chunks of many batches a block, the warp pass and the row groups at their
+// thresholds (deviations of this library), deeper pipelines, empty shapes, large generated matrices, bitwise
 // repeats and graph capture of all three kernels. The default parameters on the catalogue and on
 // real matrices, stream order and graph capture are also the conformance suite's.
 #include <cuda_runtime_api.h>
@@ -122,6 +123,11 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"max_batch_size=32", "long_row_piece=256"},
     {"max_batch_size=64", "max_batch_rows=7", "threads_per_block=1024"},
     {"max_batch_size=256", "threads_per_block=128", "blocks_per_sm=1"},
+    // the paper's vector size alone (no spreading, no warp pass), and the deviations pushed hard:
+    // deep pipelines, a warp pass for rows over 2 x vs, groups of 64 threads
+    {"row_threads_max=off", "warp_row_factor=off", "max_batch_size=4096"},
+    {"max_batch_size=128", "pipeline_stages=3", "warp_row_factor=2", "row_threads_max=64"},
+    {"max_batch_size=512", "pipeline_stages=4", "warp_row_factor=1", "threads_per_block=512"},
 };
 
 // ---- the shared catalogue ----------------------------------------------------------------------
@@ -173,6 +179,62 @@ TEST_F(CsrOverlapGpu, BatchesEndingExactlyAtRowBoundariesMatchReference) {
     expect_device_table_equals_host_table<double>(a, {"max_batch_size=64"});
     expect_matches_reference<double>(a, options_of({"max_batch_size=64"}));
     expect_matches_reference<half>(a, options_of({"max_batch_size=64", "long_row_piece=256"}));
+  }
+}
+
+TEST_F(CsrOverlapGpu, WarpPassAndRowGroupsAtTheirThresholdsMatchReference) {
+  // M = 256: rows of 3..6 among 1..3 (vector size 1 or 2, warp pass over 4 x vs with K = 4),
+  // rows of 7..9 among 20s, one-row batches of 129..256 (groups of 64..256 threads), few-row
+  // batches of 100, a long row of 257, empty rows; then a batch of one row of each length
+  std::vector<std::int64_t> lengths;
+  for (int i = 0; i < 300; ++i) lengths.push_back(i % 7 == 0 ? 3 + i % 4 : 1 + i % 3);
+  for (int i = 0; i < 100; ++i) lengths.push_back(i % 5 == 0 ? 7 + i % 3 : 20 + i % 4);
+  for (const int n : {129, 130, 200, 255, 256, 257, 100, 100, 100, 64, 63, 65, 1, 0, 2})
+    lengths.push_back(n);
+  for (int i = 0; i < 200; ++i) lengths.push_back(i % 40 == 0 ? 120 : i % 3);
+  const Matrix a = test::with_row_lengths(3000, lengths, 6);
+  for (const char* threads : {"128", "256", "1024"})
+    for (const char* factor : {"4", "1", "32"})
+      for (const char* stages : {"2", "3"}) {
+        const std::vector<std::string> parameters = {
+            "max_batch_size=256", "long_row_piece=256", std::string("threads_per_block=") + threads,
+            std::string("warp_row_factor=") + factor, std::string("pipeline_stages=") + stages};
+        expect_device_table_equals_host_table<double>(a, parameters);
+        expect_matches_reference<double>(a, options_of(parameters));
+        expect_matches_reference<float>(a, options_of(parameters));
+        expect_matches_reference<half>(a, options_of(parameters));
+        expect_matches_reference<bfloat16>(a, options_of(parameters));
+      }
+  // one-row batches alone: every length from 1 to M, groups of every width
+  std::vector<std::int64_t> single;
+  for (int n = 129; n <= 256; ++n) single.push_back(n);
+  const Matrix b = test::with_row_lengths(1000, single, 7);
+  for (const char* spread : {"block", "64", "128", "off"}) {
+    const std::vector<std::string> parameters = {"max_batch_size=256",
+                                                 std::string("row_threads_max=") + spread};
+    expect_matches_reference<double>(b, options_of(parameters));
+    expect_matches_reference<float>(b, options_of(parameters));
+    expect_matches_reference<half>(b, options_of(parameters));
+  }
+}
+
+TEST_F(CsrOverlapGpu, PowerLawBatchesWithWarpPassRowsRepeatBitwise) {
+  const Matrix a64 = generate_random_rows(60000, 60000, RowLengthDistribution::power_law, 1, 3000, 11);
+  const auto a = test::with_values<double>(a64);
+  const SpmvPlan<double> plan(a, Method("csr_overlap"), options_of({"pipeline_stages=3"}));
+  EXPECT_GT(plan.stats().details["warp_pass_rows"].get<std::int64_t>() +
+                plan.stats().details["group_rows"].get<std::int64_t>(),
+            0);
+  const auto x = test::make_x<double>(a64);
+  const auto y0 = test::make_y<double>(a64);
+  const std::vector<double> first = run_plan(plan, x, y0, {1.0, 0.0});
+  std::vector<double> reference(y0.size(), 0.0);
+  spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 1.0, 0.0);
+  EXPECT_LT(relative_error(std::span<const double>(first), std::span<const double>(reference)),
+            1e-12);
+  for (int run = 0; run < 3; ++run) {
+    const std::vector<double> again = run_plan(plan, x, y0, {1.0, 0.0});
+    EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(double)), 0) << run;
   }
 }
 

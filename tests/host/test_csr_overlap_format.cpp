@@ -190,6 +190,13 @@ TEST_P(CsrOverlapOnCatalogue, HostApplyMatchesTheReferenceWithSmallBatchesAndPie
                 a, with({"max_batch_size=256", "max_batch_rows=5", "threads_per_block=1024"}), 1.0,
                 -1.0, 1),
             1e-12);
+  EXPECT_LT(host_apply_error<double>(a, with({"row_threads_max=off", "warp_row_factor=off"}), 1.0,
+                                     0.5),
+            1e-12);
+  EXPECT_LT(host_apply_error<double>(
+                a, with({"max_batch_size=128", "warp_row_factor=2", "row_threads_max=64"}), 1.0,
+                0.0, 5),
+            1e-12);
   EXPECT_LT(host_apply_error<double>(a, with({"switch_point_1=0", "switch_point_2=0", "switch_point_4=3",
                                               "switch_point_8=5", "switch_point_16=9"}),
                                      1.0, 0.0),
@@ -213,6 +220,84 @@ TEST(CsrOverlapVectorSize, PaperSwitchPointsMapMeanRowLengthsAsTable2) {
   VectorSizeRule fixed = rule;
   fixed.fixed = 8;
   EXPECT_EQ(vector_size_for(0, 100, fixed), 8);
+}
+
+TEST(CsrOverlapBatchMode, FewRowsSpreadOverTheBlockAndLongRowsGoToTheWarpPass) {
+  const CsrOverlapParameters p;  // row_threads_max=block, warp_row_factor=32, 256 threads
+  const VectorSizeRule rule = p.vector_size_rule();
+  EXPECT_EQ(rule.spread_max, 256);
+  // many short rows: the paper's vector size, rows over 32 x vs to the warp pass
+  EXPECT_EQ(batch_mode(1000, 200, rule, 256).width, 1);
+  EXPECT_EQ(batch_mode(1000, 200, rule, 256).warp_row_length, 32);
+  // 100 rows of mean 10: two lanes a row fill 200 of the 256 threads
+  EXPECT_EQ(batch_mode(1000, 100, rule, 256).width, 2);
+  EXPECT_EQ(batch_mode(1000, 100, rule, 256).warp_row_length, 64);
+  EXPECT_EQ(batch_mode(2700, 100, rule, 256).width, 2);  // stencil-like mean 27
+  EXPECT_EQ(batch_mode(2700, 100, rule, 256).warp_row_length, 64);
+  // the threshold applies only when the batch can hold such a row
+  EXPECT_EQ(batch_mode(32, 200, rule, 256).warp_row_length, 0);
+  EXPECT_EQ(batch_mode(33, 200, rule, 256).warp_row_length, 32);
+  // one row of 1500: the whole block; one of 100: 64 threads (never more threads than nonzeros)
+  EXPECT_EQ(batch_mode(1500, 1, rule, 256).width, 256);
+  EXPECT_EQ(batch_mode(1500, 1, rule, 256).warp_row_length, 0);
+  EXPECT_EQ(batch_mode(100, 1, rule, 256).width, 64);
+  EXPECT_EQ(batch_mode(3, 1, rule, 256).width, 2);
+  EXPECT_EQ(batch_mode(1, 1, rule, 256).width, 1);
+  EXPECT_EQ(batch_mode(0, 1, rule, 256).width, 1);
+  // 4 rows of 500: 64 threads a row; 8 rows of 40: a warp a row; 9 rows: 16 lanes
+  EXPECT_EQ(batch_mode(2000, 4, rule, 256).width, 64);
+  EXPECT_EQ(batch_mode(320, 8, rule, 256).width, 32);
+  EXPECT_EQ(batch_mode(360, 9, rule, 256).width, 16);
+  EXPECT_EQ(batch_mode(360, 9, rule, 256).warp_row_length, 0);  // no row of 16 x 32 fits
+  // off: the paper's vector size
+  const VectorSizeRule paper = with({"row_threads_max=off", "warp_row_factor=off"}).vector_size_rule();
+  EXPECT_EQ(batch_mode(1500, 1, paper, 256).width, 32);
+  EXPECT_EQ(batch_mode(1000, 100, paper, 256).width, 1);
+  EXPECT_EQ(batch_mode(1000, 100, paper, 256).warp_row_length, 0);
+  // capped: at most 32 threads, or 128
+  EXPECT_EQ(batch_mode(1500, 1, with({"row_threads_max=32"}).vector_size_rule(), 256).width, 32);
+  EXPECT_EQ(batch_mode(1500, 1, with({"row_threads_max=128"}).vector_size_rule(), 256).width, 128);
+  // the cap is the block
+  EXPECT_EQ(with({"threads_per_block=128"}).vector_size_rule().spread_max, 128);
+  EXPECT_EQ(batch_mode(5000, 1, with({"threads_per_block=1024"}).vector_size_rule(), 1024).width,
+            1024);
+  // a fixed vector size is fixed (paper §5.2)
+  EXPECT_EQ(batch_mode(1500, 1, with({"vector_size=4"}).vector_size_rule(), 256).width, 4);
+  EXPECT_EQ(batch_mode(1500, 1, with({"vector_size=4"}).vector_size_rule(), 256).warp_row_length,
+            128);
+  // the warp-pass list holds every row a batch can leave to it
+  EXPECT_EQ(warp_row_capacity(2048, 32), 2048 / 33 + 1);
+  EXPECT_EQ(warp_row_capacity(2048, 0), 0);
+  EXPECT_EQ(batch_shared_bytes(p, 8), 2u * 2080u * 12u + 4u * (2048u / 33u + 1u));
+}
+
+TEST(CsrOverlapBatchMode, RowsAtAndAroundTheThresholdsMatchTheReference) {
+  // K = 4, M = 256 (window 128): vector size 1 batches with rows of 3..6 (threshold 4); vs 2
+  // (threshold 8) with rows of 7..9 among 20s; one-row batches of 129..256 (groups of 64..256
+  // threads); few-row batches of 100 (spread); and a long row
+  std::vector<int> lengths;
+  for (int i = 0; i < 300; ++i) lengths.push_back(i % 7 == 0 ? 3 + i % 4 : 1 + i % 3);
+  for (int i = 0; i < 100; ++i) lengths.push_back(i % 5 == 0 ? 7 + i % 3 : 20 + i % 4);
+  for (const int n : {129, 130, 200, 255, 256, 257, 100, 100, 100, 64, 63, 65, 1, 0, 2})
+    lengths.push_back(n);
+  for (int i = 0; i < 200; ++i) lengths.push_back(i % 40 == 0 ? 120 : i % 3);
+  const Matrix a = matrix_with_lengths(3000, lengths, 6);
+  for (const char* threads : {"128", "256", "1024"})
+    for (const char* spread : {"block", "off", "64"})
+      for (const char* factor : {"4", "1", "off"}) {
+        const auto p = with({"max_batch_size=256", "long_row_piece=256",
+                             std::string("threads_per_block=") + threads,
+                             std::string("row_threads_max=") + spread,
+                             std::string("warp_row_factor=") + factor});
+        EXPECT_LT(host_apply_error<double>(a, p, 1.0, 0.0), 1e-12) << threads << spread << factor;
+        EXPECT_LT(host_apply_error<float>(a, p, -1.0, 0.5), 1e-12) << threads << spread << factor;
+        EXPECT_LT(host_apply_error<half>(a, p, 2.0, 0.0), 1e-12) << threads << spread << factor;
+        EXPECT_LT(host_apply_error<bfloat16>(a, p, 1.0, 1.0), 1e-12) << threads << spread << factor;
+      }
+  const Json s = host_layout_statistics(
+      a, with({"max_batch_size=256", "warp_row_factor=4", "long_row_piece=256"}));
+  EXPECT_GT(s["group_batches"].get<std::int64_t>(), 0);
+  EXPECT_GT(s["warp_pass_rows"].get<std::int64_t>(), 0);
 }
 
 TEST(CsrOverlapLaunch, EveryBatchHasABlockAndNoBlockIsEmpty) {
@@ -240,6 +325,17 @@ TEST(CsrOverlapParameters, DefaultsAreThePapersAndChecksRefuseWhatTheSchemaCanno
   EXPECT_THROW(parse_parameters({"threads_per_block=96"}), ParameterError);
   EXPECT_THROW(parse_parameters({"no_such_key=1"}), ParameterError);
   EXPECT_EQ(parse_parameters({"max_batch_rows=12"}).partition_rule().max_batch_rows, 12);
+  EXPECT_EQ(p.pipeline_stages, kDefaultPipelineStages);
+  EXPECT_EQ(p.row_threads_max, kRowThreadsBlock);
+  EXPECT_EQ(p.warp_row_factor, kDefaultWarpRowFactor);
+  EXPECT_EQ(parse_parameters({"row_threads_max=off"}).row_threads_max, 0);
+  EXPECT_EQ(parse_parameters({"row_threads_max=64"}).row_threads_max, 64);
+  EXPECT_EQ(parse_parameters({"warp_row_factor=off"}).warp_row_factor, 0);
+  EXPECT_EQ(parse_parameters({"pipeline_stages=4"}).pipeline_stages, 4);
+  EXPECT_THROW(parse_parameters({"pipeline_stages=1"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"pipeline_stages=5"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"row_threads_max=48"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"warp_row_factor=0"}), ParameterError);
 }
 
 TEST(CsrOverlapStatistics, CountEveryRowAndNonzeroOnce) {
