@@ -437,6 +437,22 @@ constexpr std::uint64_t kMaxDeflateRatio = 1032;
 /// they are allocated.
 constexpr std::uint64_t kNoticeBytes = std::uint64_t{1} << 30;
 
+/// Gives `array` room for `capacity` elements, keeping its elements: a new allocation and a
+/// parallel copy (std::vector's own growth copies, and faults in the new pages, on one core).
+template <typename T>
+void grow_keeping(detail::UninitializedVector<T>& array, std::int64_t capacity, int threads) {
+  if (static_cast<std::int64_t>(array.capacity()) >= capacity) return;
+  detail::UninitializedVector<T> grown;
+  grown.reserve(static_cast<std::size_t>(capacity));
+  grown.resize(array.size());
+  const auto count = static_cast<std::int64_t>(array.size());
+  const int team = detail::threads_for(count, threads);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (std::int64_t i = 0; i < count; ++i)
+    grown[static_cast<std::size_t>(i)] = array[static_cast<std::size_t>(i)];
+  array.swap(grown);
+}
+
 /// Parses the entry text piece by piece into growing COO arrays. Each piece is split into
 /// chunks at line boundaries; a first parallel pass counts the newlines of every chunk (its
 /// first line number and an upper bound on its entries), a second parses the chunks.
@@ -454,9 +470,10 @@ class EntryParser {
         last_line_(parsed.header.size_line) {}
 
   /// Parses the entry lines of [begin, end), whose first line is `first_line`; returns the
-  /// number of the line after it.
+  /// number of the line after it. `source_fraction_read`: the part of the file read so far
+  /// (this piece included), 0 when unknown; it projects the total when the arrays must grow.
   std::int64_t add(const char* begin, const char* end, std::int64_t first_line,
-                   double projected_entries) {
+                   double source_fraction_read) {
     if (begin == end) return first_line;
     const Header& header = parsed_.header;
     const auto region = static_cast<std::int64_t>(end - begin);
@@ -515,7 +532,7 @@ class EntryParser {
         slot += chunk.capacity;
       }
     }
-    make_room(found_ + capacity, projected_entries);
+    make_room(found_ + capacity, source_fraction_read);
     parsed_.row_idx.resize(static_cast<std::size_t>(found_ + capacity));
     parsed_.col_idx.resize(static_cast<std::size_t>(found_ + capacity));
     parsed_.values.resize(static_cast<std::size_t>(found_ + capacity));
@@ -553,27 +570,39 @@ class EntryParser {
     return first_line + lines;
   }
 
+  /// Makes room for `entries` entries in all, keeping those stored (copied in parallel when the
+  /// arrays move). The room is address space: pages are touched as entries are stored.
+  void reserve(std::int64_t entries) {
+    const auto have = static_cast<std::int64_t>(parsed_.row_idx.capacity());
+    if (entries <= have) return;
+    const auto bytes = static_cast<std::uint64_t>(entries - have) *
+                       (2 * sizeof(Index) + sizeof(Value));
+    require_host_memory(bytes, name_ + ": storing " + str(entries) + " entries");
+    grow_keeping(parsed_.row_idx, entries, threads_);
+    grow_keeping(parsed_.col_idx, entries, threads_);
+    grow_keeping(parsed_.values, entries, threads_);
+  }
+
   std::int64_t found() const { return found_; }
   /// The number of the last line seen (the size line when no entry text followed it).
   std::int64_t last_line() const { return last_line_; }
 
  private:
-  /// Grows the COO arrays to hold `needed` entries: to the projected total when that is known
-  /// (so a large file is not copied over and over), else geometrically; never beyond the
-  /// declared count.
-  void make_room(std::int64_t needed, double projected_entries) {
+  /// Grows the COO arrays to hold `needed` entries. A file whose size bounds its text had its
+  /// arrays reserved up front (reserve()), so this runs only for gzip input and odd files: to
+  /// the total projected from the part of the file read so far, at least doubling, never beyond
+  /// the declared count; the entries stored so far are copied in parallel.
+  void make_room(std::int64_t needed, double source_fraction_read) {
     const auto have = static_cast<std::int64_t>(parsed_.row_idx.capacity());
     if (needed <= have) return;
     const std::int64_t declared = parsed_.header.entries;
-    std::int64_t target = std::max(needed, std::min(declared, have + have / 2));
-    if (projected_entries > 0)
-      target = std::max(target, std::min(declared, static_cast<std::int64_t>(projected_entries * 1.05) + 1024));
-    const auto bytes = static_cast<std::uint64_t>(target - have) *
-                       (2 * sizeof(Index) + sizeof(Value));
-    require_host_memory(bytes, name_ + ": storing " + str(target) + " entries");
-    parsed_.row_idx.reserve(static_cast<std::size_t>(target));
-    parsed_.col_idx.reserve(static_cast<std::size_t>(target));
-    parsed_.values.reserve(static_cast<std::size_t>(target));
+    std::int64_t target = std::max(needed, std::min(declared, 2 * have));
+    if (source_fraction_read > 0)
+      target = std::max(target, std::min(declared, static_cast<std::int64_t>(
+                                                       1.1 * static_cast<double>(needed) /
+                                                       std::min(source_fraction_read, 1.0)) +
+                                                       1024));
+    reserve(target);
   }
 
   ParsedEntries<Value, Index>& parsed_;
@@ -585,18 +614,24 @@ class EntryParser {
   std::int64_t last_line_ = 0;
 };
 
-/// Before anything is allocated: refuses a declared shape whose arrays cannot fit in the
-/// memory available, and announces one that needs more than kNoticeBytes.
-template <typename Value, typename Index>
-void check_declared_size(const Header& header, const detail::TextReader& reader,
-                         const ReadOptions& options, const detail::MatrixMarketTuning& tuning) {
-  // Entries: the declared count, but no more than the text can hold.
-  std::uint64_t entries = static_cast<std::uint64_t>(header.entries);
+/// The declared entry count, but no more than a text of the file's size can hold (a bound only
+/// when the size is known).
+std::uint64_t entries_the_text_can_hold(const Header& header, const detail::TextReader& reader) {
+  auto entries = static_cast<std::uint64_t>(header.entries);
   if (reader.source_size() > 0) {
     const std::uint64_t text_bound =
         reader.compressed() ? reader.source_size() * kMaxDeflateRatio : reader.source_size();
     entries = std::min(entries, text_bound / static_cast<std::uint64_t>(min_entry_text_bytes(header.field)));
   }
+  return entries;
+}
+
+/// Before anything is allocated: refuses a declared shape whose arrays cannot fit in the
+/// memory available, and announces one that needs more than kNoticeBytes.
+template <typename Value, typename Index>
+void check_declared_size(const Header& header, const detail::TextReader& reader,
+                         const ReadOptions& options, const detail::MatrixMarketTuning& tuning) {
+  const std::uint64_t entries = entries_the_text_can_hold(header, reader);
   const std::uint64_t stored = (header.symmetry == Symmetry::general ? 1 : 2) * entries;
   constexpr std::uint64_t kKeyBytes = 16;  // assembly sort key per stored entry
   const std::uint64_t shape_bytes = 2 * (static_cast<std::uint64_t>(header.rows) + 1) * sizeof(Index);
@@ -663,20 +698,23 @@ ParsedEntries<Value, Index> parse_entries(detail::TextReader& reader, const Read
   check_declared_size<Value, Index>(header, reader, options, tuning);
 
   EntryParser<Value, Index> entries(parsed, name, options, tuning);
-  const auto projection = [&] {
-    // Entries the whole file will hold, from the density of what was read so far.
-    if (reader.source_size() == 0 || reader.source_bytes_read() == 0) return 0.0;
-    return static_cast<double>(entries.found()) * static_cast<double>(reader.source_size()) /
-           static_cast<double>(reader.source_bytes_read());
+  // Plain text of known size: room for every entry it can hold, at once (as the reader that
+  // held the whole text did), so that the arrays never move. Gzip: grown as pieces arrive.
+  if (reader.source_size() > 0 && !reader.compressed())
+    entries.reserve(static_cast<std::int64_t>(entries_the_text_can_hold(header, reader)));
+  const auto fraction_read = [&] {
+    if (reader.source_size() == 0) return 0.0;
+    return static_cast<double>(reader.source_bytes_read()) /
+           static_cast<double>(reader.source_size());
   };
   const std::size_t rest = cursor.lines.offset();
   std::int64_t next_line =
       entries.add(cursor.piece.data() + rest, cursor.piece.data() + cursor.piece.size(),
-                  header.entries_first_line, 0.0);
+                  header.entries_first_line, fraction_read());
   for (;;) {
     const std::string_view piece = reader.next(next_line);
     if (piece.empty()) break;
-    next_line = entries.add(piece.data(), piece.data() + piece.size(), next_line, projection());
+    next_line = entries.add(piece.data(), piece.data() + piece.size(), next_line, fraction_read());
   }
   const std::int64_t found = entries.found();
   if (found < header.entries)

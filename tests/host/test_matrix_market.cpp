@@ -854,6 +854,29 @@ TEST(MatrixMarketHardening, SmallReadBufferGivesTheSameMatrixAndLineNumbers) {
   }
 }
 
+TEST(MatrixMarketHardening, GzipTextGrowsTheEntryArraysInPiecesWithManyThreads) {
+  // Gzip text has no size bound to reserve for up front: the arrays grow as pieces arrive (the
+  // stored entries copied in parallel). A tiny buffer and many threads give the same matrix.
+  const auto original = random_matrix<double, std::int32_t>(500, 700, 120000, 21);
+  ScratchDir dir;
+  write_matrix_market(dir.file("m.mtx"), original);
+  write_matrix_market(dir.file("m.mtx.gz"), original);
+  const std::string plain = test::read_bytes(dir.file("m.mtx"));
+  const std::string gzip = test::read_bytes(dir.file("m.mtx.gz"));
+  ReadOptions options;
+  options.threads = 8;
+  for (const std::size_t buffer : {std::size_t{4096}, std::size_t{1} << 20}) {
+    SCOPED_TRACE(buffer);
+    detail::MatrixMarketTuning tuning;
+    tuning.read_buffer_bytes = buffer;
+    tuning.min_chunk_bytes = 64;
+    for (const std::string* text : {&plain, &gzip})
+      expect_same_matrix(detail::parse_matrix_market_text<double, std::int32_t>(
+                             *text, "t", options, nullptr, tuning),
+                         original);
+  }
+}
+
 TEST(MatrixMarketHardening, LineLongerThanTheReadBufferIsAClearError) {
   const std::string text = "%%MatrixMarket matrix coordinate real general\n1 1 1\n%" +
                            std::string(500, 'x') + "\n1 1 1\n";
