@@ -951,46 +951,38 @@ void write_matrix_market(const std::filesystem::path& path,
                              str(matrix.nnz()) + "\n";
   file.write(header);
 
-  // Blocks of whole rows of about kWriteBlockEntries entries, formatted a round at a time in
-  // parallel and written in order.
-  std::vector<std::int64_t> block_starts{0};
-  for (std::int64_t row = 0; row < matrix.rows; ++row) {
-    const auto block_entries =
-        static_cast<std::int64_t>(matrix.row_ptr[static_cast<std::size_t>(row) + 1]) -
-        static_cast<std::int64_t>(matrix.row_ptr[static_cast<std::size_t>(block_starts.back())]);
-    if (block_entries >= kWriteBlockEntries || row + 1 == matrix.rows) block_starts.push_back(row + 1);
-  }
-  const auto blocks = static_cast<std::int64_t>(block_starts.size()) - 1;
-  const int threads = detail::resolve_threads(0);
-  const std::int64_t round_size = blocks > 1 ? threads : 1;
-  std::vector<std::string> texts(static_cast<std::size_t>(round_size));
-  for (std::int64_t round = 0; round < blocks; round += round_size) {
-    const std::int64_t in_round = std::min(round_size, blocks - round);
-#pragma omp parallel for num_threads(static_cast<int>(in_round)) schedule(static, 1) if (in_round > 1)
-    for (std::int64_t b = 0; b < in_round; ++b) {
-      const std::int64_t first_row = block_starts[static_cast<std::size_t>(round + b)];
-      const std::int64_t last_row = block_starts[static_cast<std::size_t>(round + b + 1)];
-      const auto first_entry = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(first_row)]);
-      const auto last_entry = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(last_row)]);
-      std::string& text = texts[static_cast<std::size_t>(b)];
-      text.resize((last_entry - first_entry) * kMaxEntryLine);
-      char* out = text.data();
-      char* const limit = text.data() + text.size();
-      for (std::int64_t row = first_row; row < last_row; ++row) {
-        for (auto k = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row)]);
-             k < static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row) + 1]); ++k) {
-          out = std::to_chars(out, limit, row + 1).ptr;
-          *out++ = ' ';
-          out = std::to_chars(out, limit, static_cast<std::int64_t>(matrix.col_idx[k]) + 1).ptr;
-          *out++ = ' ';
-          out = format_value(out, limit, matrix.values[k]);
-          *out++ = '\n';
-        }
+  // Pieces of whole rows of about kWriteBlockEntries entries (piece p: the rows whose entries
+  // start in [p, p + 1) x kWriteBlockEntries), formatted in parallel and written in order.
+  const std::int64_t nnz = matrix.nnz();
+  const std::int64_t pieces = std::max<std::int64_t>(1, (nnz + kWriteBlockEntries - 1) / kWriteBlockEntries);
+  const auto first_row_at = [&](std::int64_t piece) -> std::int64_t {
+    if (piece >= pieces) return matrix.rows;
+    const Index entry = static_cast<Index>(piece * kWriteBlockEntries);
+    return static_cast<std::int64_t>(
+        std::lower_bound(matrix.row_ptr.begin(), matrix.row_ptr.end() - 1, entry) -
+        matrix.row_ptr.begin());
+  };
+  detail::write_pieces_in_order(file, pieces, 0, [&](std::int64_t piece, auto& text) {
+    const std::int64_t first_row = piece == 0 ? 0 : first_row_at(piece);
+    const std::int64_t last_row = first_row_at(piece + 1);
+    const auto first_entry = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(first_row)]);
+    const auto last_entry = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(last_row)]);
+    text.resize((last_entry - first_entry) * kMaxEntryLine);
+    char* out = text.data();
+    char* const limit = text.data() + text.size();
+    for (std::int64_t row = first_row; row < last_row; ++row) {
+      for (auto k = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row)]);
+           k < static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row) + 1]); ++k) {
+        out = std::to_chars(out, limit, row + 1).ptr;
+        *out++ = ' ';
+        out = std::to_chars(out, limit, static_cast<std::int64_t>(matrix.col_idx[k]) + 1).ptr;
+        *out++ = ' ';
+        out = format_value(out, limit, matrix.values[k]);
+        *out++ = '\n';
       }
-      text.resize(static_cast<std::size_t>(out - text.data()));
     }
-    for (std::int64_t b = 0; b < in_round; ++b) file.write(texts[static_cast<std::size_t>(b)]);
-  }
+    text.resize(static_cast<std::size_t>(out - text.data()));
+  });
   file.close();
 }
 

@@ -1,6 +1,7 @@
 // The Matrix Market reader and writer: what they accept, what they refuse (with file and line),
 // round trips for every value type, and real files from the matrix directory.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -672,6 +673,28 @@ TEST(MatrixMarketRoundTripLarge, ManyWriterBlocksAndParserChunksGiveTheSameMatri
   ReadOptions options;
   options.threads = 3;
   expect_same_matrix(read_matrix_market<double, std::int32_t>(dir.file("big.mtx"), options), original);
+}
+
+TEST(MatrixMarketWrite, AnyThreadCountWritesTheSameBytes) {
+  // Several writer pieces (2^17 entries each), rows of every length including empty ones.
+  const auto matrix = random_matrix<double, std::int32_t>(3000, 50000, 300000, 12);
+  ScratchDir dir;
+  const int threads_before = omp_get_max_threads();
+  std::string expected_text;
+  for (const int threads : {1, 2, 7}) {
+    SCOPED_TRACE(threads);
+    omp_set_num_threads(threads);
+    write_matrix_market(dir.file("m.mtx"), matrix);
+    write_matrix_market(dir.file("m.mtx.gz"), matrix);
+    const std::string text = test::read_bytes(dir.file("m.mtx"));
+    if (threads == 1) expected_text = text;
+    EXPECT_TRUE(text == expected_text);
+    // Gzip: one member per piece, whatever the threads; it reads back to the same matrix.
+    expect_same_matrix(read_matrix_market<double, std::int32_t>(dir.file("m.mtx.gz")), matrix);
+  }
+  omp_set_num_threads(threads_before);
+  EXPECT_TRUE(expected_text.starts_with("%%MatrixMarket matrix coordinate real general\n3000 50000 "));
+  expect_same_matrix(read_matrix_market<double, std::int32_t>(dir.file("m.mtx")), matrix);
 }
 
 TEST(MatrixMarketRoundTripLarge, SpecialValuesSurvive) {
