@@ -1,11 +1,17 @@
-// Matrix Market coordinate reader (parallel) and writer.
+// Matrix Market coordinate reader (parallel) and writer (parallel).
 //
-// Reading: the whole file is read (and inflated) into memory; the banner and the size line are
-// parsed serially; the entry text is split into chunks at line boundaries; a first parallel pass
-// counts the newlines of every chunk (so each chunk knows the 1-based number of its first line
-// and where its entries go), a second pass parses the chunks with std::from_chars into COO
-// arrays, and the COO entries are assembled into CSR by a parallel counting sort
-// (core/csr_assembly.hpp), mirroring the stored triangle of symmetric files.
+// Reading: the text arrives through TextReader's fixed buffer in pieces of whole lines; the
+// banner and the size line are parsed serially; the COO arrays get room for the declared count
+// (capped by what a plain file's size can hold) before the first piece, and grow as pieces
+// arrive only for gzip text. Each piece is split into chunks at line boundaries; a first
+// parallel pass counts the newlines of every chunk (so each chunk knows the 1-based number of
+// its first line and where its entries go), a second pass parses the chunks with
+// std::from_chars into the COO arrays. The COO entries are then assembled into CSR by a
+// parallel counting sort (core/csr_assembly.hpp), mirroring the stored triangle of symmetric
+// files.
+//
+// Writing: pieces of whole rows formatted (and for .gz compressed) in parallel and written in
+// order (write_pieces_in_order in core/file_io).
 #include <locale.h>
 
 #include <algorithm>
