@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <future>
 #include <system_error>
 
 #include "common/parallel.hpp"
@@ -104,7 +105,7 @@ class RawSource {
       return count;
     }
     std::size_t done = 0;
-    if (regular_ && bytes >= kParallelReadMinBytes && offset_ < size_) {
+    if (regular_ && bytes >= kParallelReadMinBytes && offset_ < size_ && resolve_threads(threads_) > 1) {
       // Disjoint blocks of the known size, read in parallel.
       const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, size_ - offset_));
       const auto blocks = static_cast<std::int64_t>((count + kParallelReadBlock - 1) / kParallelReadBlock);
@@ -142,6 +143,9 @@ class RawSource {
     }
     return done;
   }
+
+  /// Reads on the calling thread only (the gzip input, read by the inflater on its own thread).
+  void read_sequentially() { threads_ = 1; }
 
   const std::string& name() const { return name_; }
   std::uint64_t size() const { return regular_ || in_memory_ ? size_ : 0; }
@@ -246,6 +250,41 @@ struct TextReader::State {
   bool gzip = false;
   std::uint64_t text_bytes = 0;
   double seconds = 0.0;
+  // Gzip text: while the caller parses a piece, the next is inflated into the spare buffer on
+  // another thread (inflating is serial; this overlaps it with the parse).
+  ByteBuffer spare;
+  std::size_t spare_kept = 0;  ///< bytes carried to the spare's front (the piece's last, cut line)
+  std::future<std::size_t> inflating;  ///< the spare's fill: text bytes after the kept ones
+  std::uint64_t consumed_before_inflating = 0;  ///< source bytes read when it started
+
+  ~State() {
+    if (inflating.valid()) inflating.wait();  // it writes into spare through inflater
+  }
+
+  /// Makes the spare, once its fill is done, the buffer.
+  void adopt_inflated() {
+    if (!inflating.valid()) return;
+    const Stopwatch stopwatch;
+    const std::size_t got = inflating.get();  // rethrows the fill's ParseError
+    seconds += stopwatch.elapsed_seconds();
+    std::swap(buffer, spare);
+    begin = 0;
+    end = spare_kept + got;
+    if (got < buffer.capacity() - spare_kept) exhausted = true;
+  }
+
+  /// Gzip: carries the bytes after `stop` to the spare's front and inflates after them on
+  /// another thread.
+  void start_inflating_after(std::size_t stop) {
+    if (spare.capacity() < buffer.capacity()) spare = ByteBuffer(buffer.capacity());
+    consumed_before_inflating = source->consumed();
+    spare_kept = end - stop;
+    if (spare_kept > 0) std::memcpy(spare.data(), buffer.data() + stop, spare_kept);
+    begin = end = 0;
+    inflating = std::async(std::launch::async, [this] {
+      return inflater->read(spare.data() + spare_kept, spare.capacity() - spare_kept);
+    });
+  }
 
   /// Reads from the source into the buffer until it holds `wanted` bytes or the source ends.
   void fill(std::size_t wanted) {
@@ -274,6 +313,7 @@ struct TextReader::State {
     const std::size_t got = source->read(magic, 2);
     if (got == 2 && has_gzip_magic(std::string_view(magic, 2))) {
       gzip = true;
+      source->read_sequentially();
       inflater = std::make_unique<GzipInflater>(*source, std::string_view(magic, 2));
       return;
     }
@@ -301,6 +341,7 @@ TextReader::~TextReader() = default;
 
 std::string_view TextReader::peek(std::size_t bytes) {
   State& s = *state_;
+  s.adopt_inflated();
   if (s.end - s.begin < bytes && s.begin + bytes > s.buffer.capacity()) s.compact();
   s.fill(s.begin + bytes);
   return {s.buffer.data() + s.begin, std::min(bytes, s.end - s.begin)};
@@ -308,8 +349,12 @@ std::string_view TextReader::peek(std::size_t bytes) {
 
 std::string_view TextReader::next(std::int64_t first_line) {
   State& s = *state_;
-  s.compact();
-  s.fill(s.buffer.capacity());
+  if (s.inflating.valid()) {
+    s.adopt_inflated();
+  } else {
+    s.compact();
+    s.fill(s.buffer.capacity());
+  }
   if (s.end == s.begin) return {};
   std::size_t stop = s.end;
   if (!s.exhausted) {
@@ -324,12 +369,14 @@ std::string_view TextReader::next(std::int64_t first_line) {
   const std::string_view piece(s.buffer.data() + s.begin, stop - s.begin);
   s.begin = stop;
   s.text_bytes += piece.size();
+  if (s.gzip && !s.exhausted) s.start_inflating_after(stop);
   return piece;
 }
 
 ByteBuffer TextReader::read_rest(
     const std::function<std::size_t(std::string_view)>& limit_for_prefix) {
   State& s = *state_;
+  s.adopt_inflated();
   s.compact();
   s.fill(s.buffer.capacity());
   const std::size_t limit = limit_for_prefix(std::string_view(s.buffer.data(), s.end));
@@ -360,7 +407,10 @@ ByteBuffer TextReader::read_rest(
 const std::string& TextReader::name() const { return state_->source->name(); }
 bool TextReader::compressed() const { return state_->gzip; }
 std::uint64_t TextReader::source_size() const { return state_->source->size(); }
-std::uint64_t TextReader::source_bytes_read() const { return state_->source->consumed(); }
+std::uint64_t TextReader::source_bytes_read() const {
+  // While the next piece is inflated, the source's count moves on another thread.
+  return state_->inflating.valid() ? state_->consumed_before_inflating : state_->source->consumed();
+}
 std::uint64_t TextReader::text_bytes() const { return state_->text_bytes; }
 double TextReader::read_seconds() const { return state_->seconds; }
 

@@ -47,7 +47,8 @@ inline bool has_gzip_magic(std::string_view bytes) {
 
 /// Reads a file's text through one fixed buffer, in pieces of whole lines: the peak memory is
 /// the buffer whatever the file's size. A file that starts with the gzip magic is inflated
-/// (any number of concatenated members, as `cat a.gz b.gz` or bgzip write). Regular files are
+/// (any number of concatenated members, as `cat a.gz b.gz` or bgzip write) through two such
+/// buffers: next() starts inflating the following piece on another thread before it returns. Regular files are
 /// read by several threads at once (pread of disjoint blocks); pipes and devices sequentially.
 /// Every failure is a ParseError naming the file.
 class TextReader {
@@ -85,7 +86,7 @@ class TextReader {
   std::uint64_t source_size() const;
   std::uint64_t source_bytes_read() const;  ///< file bytes consumed so far
   std::uint64_t text_bytes() const;         ///< text bytes handed out so far
-  double read_seconds() const;              ///< time spent reading and inflating
+  double read_seconds() const;  ///< time spent reading and inflating, or waiting for the inflater
 
  private:
   struct State;

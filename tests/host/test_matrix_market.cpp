@@ -900,6 +900,27 @@ TEST(MatrixMarketHardening, GzipTextGrowsTheEntryArraysInPiecesWithManyThreads) 
   }
 }
 
+TEST(MatrixMarketHardening, GzipCutAfterManyPiecesIsAClearErrorWithTheNextPieceInflatedAhead) {
+  // The next piece is inflated on another thread while one is parsed: its failure surfaces as
+  // the same ParseError, whatever the buffer.
+  const auto original = random_matrix<double, std::int32_t>(300, 300, 20000, 5);
+  ScratchDir dir;
+  write_matrix_market(dir.file("m.mtx.gz"), original);
+  const std::string gzip = test::read_bytes(dir.file("m.mtx.gz"));
+  const std::string cut = gzip.substr(0, gzip.size() * 2 / 3);
+  for (const std::size_t buffer : {std::size_t{256}, std::size_t{4096}, std::size_t{1} << 20}) {
+    SCOPED_TRACE(buffer);
+    detail::MatrixMarketTuning tuning;
+    tuning.read_buffer_bytes = buffer;
+    expect_same_matrix(
+        detail::parse_matrix_market_text<double, std::int32_t>(gzip, "t", {}, nullptr, tuning),
+        original);
+    expect_parse_error(
+        [&] { detail::parse_matrix_market_text<double, std::int32_t>(cut, "t", {}, nullptr, tuning); },
+        "t", 0, "gzip data ends early");
+  }
+}
+
 TEST(MatrixMarketHardening, LineLongerThanTheReadBufferIsAClearError) {
   const std::string text = "%%MatrixMarket matrix coordinate real general\n1 1 1\n%" +
                            std::string(500, 'x') + "\n1 1 1\n";
