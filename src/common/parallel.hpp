@@ -1,7 +1,7 @@
 // OpenMP helpers shared by every host part of the library (the CSR code and the readers in
 // src/core, the methods' host formats such as src/dasp): how many threads a loop is worth,
-// the parallel exclusive scan; and (uninitialized_vector.hpp) host arrays that are not
-// zero-filled on allocation.
+// the parallel exclusive scan, the parallel sort; and (uninitialized_vector.hpp) host arrays
+// that are not zero-filled on allocation.
 #pragma once
 
 #include <omp.h>
@@ -45,6 +45,34 @@ std::int64_t first_failing(std::int64_t count, int threads, Predicate failing) {
   for (std::int64_t i = 0; i < count; ++i)
     if (i < first && failing(i)) first = i;
   return first == std::numeric_limits<std::int64_t>::max() ? -1 : first;
+}
+
+/// Sorts [first, last) as std::sort does (the same order when no two elements compare equal):
+/// one block per thread sorted in parallel, then the blocks merged pairwise in parallel rounds
+/// (std::inplace_merge). One thread below 2 x kItemsPerThread elements.
+template <typename Iterator>
+void sort_in_parallel(Iterator first, Iterator last, int threads) {
+  const auto count = static_cast<std::int64_t>(last - first);
+  const int team = threads_for(count, threads);
+  if (team <= 1) {
+    std::sort(first, last);
+    return;
+  }
+  std::vector<std::int64_t> bounds(static_cast<std::size_t>(team) + 1);
+  for (int b = 0; b <= team; ++b) bounds[static_cast<std::size_t>(b)] = count * b / team;
+  const auto at = [&](int block) { return first + bounds[static_cast<std::size_t>(block)]; };
+#pragma omp parallel for num_threads(team) schedule(static, 1)
+  for (int b = 0; b < team; ++b) std::sort(at(b), at(b + 1));
+  for (int width = 1; width < team; width *= 2) {
+    const int merges = (team + 2 * width - 1) / (2 * width);
+#pragma omp parallel for num_threads(merges) schedule(static, 1) if (merges > 1)
+    for (int m = 0; m < merges; ++m) {
+      const int left = m * 2 * width;
+      const int middle = std::min(left + width, team);
+      const int right = std::min(left + 2 * width, team);
+      if (middle < right) std::inplace_merge(at(left), at(middle), at(right));
+    }
+  }
 }
 
 /// The blocked exclusive scan behind the two below. For i in [0, n): write(i, offset) with

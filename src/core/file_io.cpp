@@ -1,4 +1,4 @@
-// Whole-file reading with gzip inflation, and buffered (optionally gzip) writing.
+// Reading text through a fixed buffer with gzip inflation, and parallel (optionally gzip) writing.
 #include "core/file_io.hpp"
 
 #include <fcntl.h>
@@ -13,6 +13,8 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <future>
 #include <system_error>
 
 #include "common/parallel.hpp"
@@ -29,8 +31,13 @@ constexpr std::size_t kZlibChunk = std::size_t{1} << 30;
 /// blocks), which spreads the page-cache copy and the page faults of the buffer over the cores.
 constexpr std::size_t kParallelReadMinBytes = std::size_t{4} << 20;
 constexpr std::size_t kParallelReadBlock = std::size_t{1} << 20;
-/// Buffer of zlib's gzip writer (its default of 8 KiB makes many small system calls).
-constexpr unsigned kGzipWriteBuffer = 1u << 20;
+/// zlib's windowBits for deflate with the gzip wrapper (zlib manual: 15 + 16).
+constexpr int kGzipWindowBits = 15 + 16;
+/// zlib's default memLevel (deflateInit2 asks for it explicitly).
+constexpr int kDeflateMemoryLevel = 8;
+/// Level 1: on Matrix Market text about 7x faster than zlib's default (6) for a file about 10%
+/// larger (measured: 99 against 14 MB/s a core, 43% against 39% of the text).
+constexpr int kGzipWriteLevel = Z_BEST_SPEED;
 
 struct FileCloser {
   void operator()(std::FILE* file) const { std::fclose(file); }
@@ -98,7 +105,7 @@ class RawSource {
       return count;
     }
     std::size_t done = 0;
-    if (regular_ && bytes >= kParallelReadMinBytes && offset_ < size_) {
+    if (regular_ && bytes >= kParallelReadMinBytes && offset_ < size_ && resolve_threads(threads_) > 1) {
       // Disjoint blocks of the known size, read in parallel.
       const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, size_ - offset_));
       const auto blocks = static_cast<std::int64_t>((count + kParallelReadBlock - 1) / kParallelReadBlock);
@@ -136,6 +143,9 @@ class RawSource {
     }
     return done;
   }
+
+  /// Reads on the calling thread only (the gzip input, read by the inflater on its own thread).
+  void read_sequentially() { threads_ = 1; }
 
   const std::string& name() const { return name_; }
   std::uint64_t size() const { return regular_ || in_memory_ ? size_ : 0; }
@@ -240,6 +250,41 @@ struct TextReader::State {
   bool gzip = false;
   std::uint64_t text_bytes = 0;
   double seconds = 0.0;
+  // Gzip text: while the caller parses a piece, the next is inflated into the spare buffer on
+  // another thread (inflating is serial; this overlaps it with the parse).
+  ByteBuffer spare;
+  std::size_t spare_kept = 0;  ///< bytes carried to the spare's front (the piece's last, cut line)
+  std::future<std::size_t> inflating;  ///< the spare's fill: text bytes after the kept ones
+  std::uint64_t consumed_before_inflating = 0;  ///< source bytes read when it started
+
+  ~State() {
+    if (inflating.valid()) inflating.wait();  // it writes into spare through inflater
+  }
+
+  /// Makes the spare, once its fill is done, the buffer.
+  void adopt_inflated() {
+    if (!inflating.valid()) return;
+    const Stopwatch stopwatch;
+    const std::size_t got = inflating.get();  // rethrows the fill's ParseError
+    seconds += stopwatch.elapsed_seconds();
+    std::swap(buffer, spare);
+    begin = 0;
+    end = spare_kept + got;
+    if (got < buffer.capacity() - spare_kept) exhausted = true;
+  }
+
+  /// Gzip: carries the bytes after `stop` to the spare's front and inflates after them on
+  /// another thread.
+  void start_inflating_after(std::size_t stop) {
+    if (spare.capacity() < buffer.capacity()) spare = ByteBuffer(buffer.capacity());
+    consumed_before_inflating = source->consumed();
+    spare_kept = end - stop;
+    if (spare_kept > 0) std::memcpy(spare.data(), buffer.data() + stop, spare_kept);
+    begin = end = 0;
+    inflating = std::async(std::launch::async, [this] {
+      return inflater->read(spare.data() + spare_kept, spare.capacity() - spare_kept);
+    });
+  }
 
   /// Reads from the source into the buffer until it holds `wanted` bytes or the source ends.
   void fill(std::size_t wanted) {
@@ -268,6 +313,7 @@ struct TextReader::State {
     const std::size_t got = source->read(magic, 2);
     if (got == 2 && has_gzip_magic(std::string_view(magic, 2))) {
       gzip = true;
+      source->read_sequentially();
       inflater = std::make_unique<GzipInflater>(*source, std::string_view(magic, 2));
       return;
     }
@@ -295,6 +341,7 @@ TextReader::~TextReader() = default;
 
 std::string_view TextReader::peek(std::size_t bytes) {
   State& s = *state_;
+  s.adopt_inflated();
   if (s.end - s.begin < bytes && s.begin + bytes > s.buffer.capacity()) s.compact();
   s.fill(s.begin + bytes);
   return {s.buffer.data() + s.begin, std::min(bytes, s.end - s.begin)};
@@ -302,8 +349,12 @@ std::string_view TextReader::peek(std::size_t bytes) {
 
 std::string_view TextReader::next(std::int64_t first_line) {
   State& s = *state_;
-  s.compact();
-  s.fill(s.buffer.capacity());
+  if (s.inflating.valid()) {
+    s.adopt_inflated();
+  } else {
+    s.compact();
+    s.fill(s.buffer.capacity());
+  }
   if (s.end == s.begin) return {};
   std::size_t stop = s.end;
   if (!s.exhausted) {
@@ -318,12 +369,14 @@ std::string_view TextReader::next(std::int64_t first_line) {
   const std::string_view piece(s.buffer.data() + s.begin, stop - s.begin);
   s.begin = stop;
   s.text_bytes += piece.size();
+  if (s.gzip && !s.exhausted) s.start_inflating_after(stop);
   return piece;
 }
 
 ByteBuffer TextReader::read_rest(
     const std::function<std::size_t(std::string_view)>& limit_for_prefix) {
   State& s = *state_;
+  s.adopt_inflated();
   s.compact();
   s.fill(s.buffer.capacity());
   const std::size_t limit = limit_for_prefix(std::string_view(s.buffer.data(), s.end));
@@ -354,31 +407,60 @@ ByteBuffer TextReader::read_rest(
 const std::string& TextReader::name() const { return state_->source->name(); }
 bool TextReader::compressed() const { return state_->gzip; }
 std::uint64_t TextReader::source_size() const { return state_->source->size(); }
-std::uint64_t TextReader::source_bytes_read() const { return state_->source->consumed(); }
+std::uint64_t TextReader::source_bytes_read() const {
+  // While the next piece is inflated, the source's count moves on another thread.
+  return state_->inflating.valid() ? state_->consumed_before_inflating : state_->source->consumed();
+}
 std::uint64_t TextReader::text_bytes() const { return state_->text_bytes; }
 double TextReader::read_seconds() const { return state_->seconds; }
 
 // ---- OutputFile -------------------------------------------------------------------------------
 
+void compress_gzip_member(std::string_view text, UninitializedVector<char>& member) {
+  z_stream stream{};
+  if (deflateInit2(&stream, kGzipWriteLevel, Z_DEFLATED, kGzipWindowBits,
+                   kDeflateMemoryLevel, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw Error("cannot initialise zlib for compression");
+  struct End {
+    z_stream& stream;
+    ~End() { deflateEnd(&stream); }
+  } end{stream};
+  // deflateBound is for one call; feed and drain zlib in pieces it can count (unsigned int).
+  member.resize(0);
+  std::size_t produced = 0;
+  int status = Z_OK;
+  do {
+    const std::size_t feed = std::min(text.size(), kZlibChunk);
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    stream.avail_in = static_cast<uInt>(feed);
+    text.remove_prefix(feed);
+    const int flush = text.empty() ? Z_FINISH : Z_NO_FLUSH;
+    do {
+      const std::size_t room = std::min<std::size_t>(deflateBound(&stream, stream.avail_in) + 64,
+                                                     kZlibChunk);
+      member.resize(produced + room);
+      stream.next_out = reinterpret_cast<Bytef*>(member.data() + produced);
+      stream.avail_out = static_cast<uInt>(room);
+      status = deflate(&stream, flush);
+      if (status == Z_STREAM_ERROR) throw Error("zlib compression failed");
+      produced += room - stream.avail_out;
+    } while (stream.avail_out == 0 || (flush == Z_FINISH && status != Z_STREAM_END));
+  } while (!text.empty());
+  member.resize(produced);
+}
+
 struct OutputFile::State {
   std::string name;
-  FileHandle plain;
-  gzFile gzip = nullptr;
-  bool open = true;
+  FileHandle file;
+  bool gzip = false;
+  UninitializedVector<char> member;  ///< write()'s gzip member
 };
 
 OutputFile::OutputFile(const std::filesystem::path& path) : state_(std::make_unique<State>()) {
   state_->name = path.string();
-  if (ends_with(lowercase_file_name(path), ".gz")) {
-    state_->gzip = gzopen(state_->name.c_str(), "wb");
-    if (state_->gzip == nullptr)
-      throw Error("cannot create '" + state_->name + "': " + system_message(errno));
-    gzbuffer(state_->gzip, kGzipWriteBuffer);
-  } else {
-    state_->plain.reset(std::fopen(state_->name.c_str(), "wb"));
-    if (!state_->plain)
-      throw Error("cannot create '" + state_->name + "': " + system_message(errno));
-  }
+  state_->gzip = ends_with(lowercase_file_name(path), ".gz");
+  state_->file.reset(std::fopen(state_->name.c_str(), "wb"));
+  if (!state_->file) throw Error("cannot create '" + state_->name + "': " + system_message(errno));
 }
 
 OutputFile::~OutputFile() {
@@ -389,39 +471,89 @@ OutputFile::~OutputFile() {
   }
 }
 
-void OutputFile::write(std::string_view bytes) {
-  if (!state_->open) throw Error("write to closed file '" + state_->name + "'");
-  if (state_->gzip != nullptr) {
-    while (!bytes.empty()) {
-      const std::size_t chunk = std::min(bytes.size(), kZlibChunk);
-      const int written = gzwrite(state_->gzip, bytes.data(), static_cast<unsigned>(chunk));
-      if (written <= 0) {
-        int code = 0;
-        const char* message = gzerror(state_->gzip, &code);
-        throw Error("cannot write '" + state_->name + "': " + message);
-      }
-      bytes.remove_prefix(static_cast<std::size_t>(written));
-    }
-    return;
-  }
-  if (std::fwrite(bytes.data(), 1, bytes.size(), state_->plain.get()) != bytes.size())
+bool OutputFile::compressed() const { return state_->gzip; }
+
+void OutputFile::write(std::string_view text) {
+  if (text.empty()) return;
+  if (!state_->gzip) return write_encoded(text);
+  compress_gzip_member(text, state_->member);
+  write_encoded({state_->member.data(), state_->member.size()});
+}
+
+void OutputFile::write_encoded(std::string_view bytes) {
+  if (!state_->file) throw Error("write to closed file '" + state_->name + "'");
+  if (std::fwrite(bytes.data(), 1, bytes.size(), state_->file.get()) != bytes.size())
     throw Error("cannot write '" + state_->name + "': " + system_message(errno));
 }
 
 void OutputFile::close() {
-  if (!state_ || !state_->open) return;
-  state_->open = false;
-  if (state_->gzip != nullptr) {
-    const int status = gzclose(state_->gzip);
-    state_->gzip = nullptr;
-    if (status != Z_OK)
-      throw Error("cannot finish '" + state_->name + "' (gzclose error " +
-                  std::to_string(status) + ")");
-    return;
-  }
-  std::FILE* file = state_->plain.release();
+  if (!state_ || !state_->file) return;
+  std::FILE* file = state_->file.release();
   if (std::fclose(file) != 0)
     throw Error("cannot finish '" + state_->name + "': " + system_message(errno));
+}
+
+void write_pieces_in_order(OutputFile& file, std::int64_t pieces, int threads,
+                           const FormatPiece& format_piece) {
+  const int team = static_cast<int>(std::min<std::int64_t>(resolve_threads(threads), pieces));
+  if (team <= 1) {
+    UninitializedVector<char> text, member;
+    for (std::int64_t piece = 0; piece < pieces; ++piece) {
+      format_piece(piece, text);
+      if (text.empty()) continue;
+      if (!file.compressed()) {
+        file.write_encoded({text.data(), text.size()});
+        continue;
+      }
+      compress_gzip_member({text.data(), text.size()}, member);
+      file.write_encoded({member.data(), member.size()});
+    }
+    return;
+  }
+  // No exception may leave the parallel region: the first is kept, the pieces after it are
+  // skipped, and it is rethrown after the region.
+  std::exception_ptr failure;
+  bool failed = false;
+#pragma omp parallel num_threads(team)
+  {
+    UninitializedVector<char> text, member;
+#pragma omp for ordered schedule(dynamic, 1)
+    for (std::int64_t piece = 0; piece < pieces; ++piece) {
+      bool skip = false;
+#pragma omp atomic read
+      skip = failed;
+      std::string_view bytes;
+      std::exception_ptr error;
+      if (!skip) {
+        try {
+          format_piece(piece, text);
+          bytes = {text.data(), text.size()};
+          if (file.compressed() && !bytes.empty()) {
+            compress_gzip_member(bytes, member);
+            bytes = {member.data(), member.size()};
+          }
+        } catch (...) {
+          error = std::current_exception();
+        }
+      }
+#pragma omp ordered
+      {
+        if (!failed && !error && !bytes.empty()) {
+          try {
+            file.write_encoded(bytes);
+          } catch (...) {
+            error = std::current_exception();
+          }
+        }
+        if (!failed && error) {
+          failure = error;
+#pragma omp atomic write
+          failed = true;
+        }
+      }
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 std::string lowercase_file_name(const std::filesystem::path& path) {

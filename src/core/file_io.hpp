@@ -1,5 +1,6 @@
-// Whole-file reading (gzip detected by its magic bytes and inflated with zlib) and buffered
-// writing (gzip when the name ends in .gz), private to src/core.
+// Reading text through a fixed buffer (gzip detected by its magic bytes and inflated with zlib)
+// and writing text formatted and compressed in parallel (gzip when the name ends in .gz),
+// private to src/core.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "common/uninitialized_vector.hpp"
 
 namespace tcsparse::detail {
 
@@ -44,7 +47,8 @@ inline bool has_gzip_magic(std::string_view bytes) {
 
 /// Reads a file's text through one fixed buffer, in pieces of whole lines: the peak memory is
 /// the buffer whatever the file's size. A file that starts with the gzip magic is inflated
-/// (any number of concatenated members, as `cat a.gz b.gz` or bgzip write). Regular files are
+/// (any number of concatenated members, as `cat a.gz b.gz` or bgzip write) through two such
+/// buffers: next() starts inflating the following piece on another thread before it returns. Regular files are
 /// read by several threads at once (pread of disjoint blocks); pipes and devices sequentially.
 /// Every failure is a ParseError naming the file.
 class TextReader {
@@ -82,15 +86,21 @@ class TextReader {
   std::uint64_t source_size() const;
   std::uint64_t source_bytes_read() const;  ///< file bytes consumed so far
   std::uint64_t text_bytes() const;         ///< text bytes handed out so far
-  double read_seconds() const;              ///< time spent reading and inflating
+  double read_seconds() const;  ///< time spent reading and inflating, or waiting for the inflater
 
  private:
   struct State;
   std::unique_ptr<State> state_;
 };
 
-/// Writes a file in pieces; gzip-compressed when the path ends in ".gz". Throws Error naming the
-/// path when a write fails. close() reports errors that a destructor would have to swallow.
+/// One complete gzip member (RFC 1952) holding `text`, compressed at zlib's fastest level, in
+/// `member` (replaced). Members compress independently, so threads compress pieces of one file
+/// at once; concatenated, they read as one text (gzip(1), zlib, Python's gzip, this library).
+void compress_gzip_member(std::string_view text, UninitializedVector<char>& member);
+
+/// Writes a file in pieces; gzip-compressed when the path ends in ".gz", each write() then one
+/// gzip member. Throws Error naming the path when a write fails. close() reports errors that a
+/// destructor would have to swallow.
 class OutputFile {
  public:
   explicit OutputFile(const std::filesystem::path& path);
@@ -98,13 +108,28 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
-  void write(std::string_view bytes);
+  bool compressed() const;
+  void write(std::string_view text);
+  /// Bytes already in the file's encoding: for a compressed file, gzip members (as
+  /// compress_gzip_member makes); text otherwise.
+  void write_encoded(std::string_view bytes);
   void close();
 
  private:
   struct State;
   std::unique_ptr<State> state_;
 };
+
+/// Fills `text` (resized as needed; its old bytes are of no use) with the piece numbered `piece`.
+using FormatPiece = std::function<void(std::int64_t piece, UninitializedVector<char>& text)>;
+
+/// Writes pieces 0 .. pieces-1 of a text to `file`, in order. `threads` threads (as
+/// resolve_threads) format the pieces, and compress them for a compressed file, each into its
+/// own buffers; a piece is written as soon as those before it are, while the other threads go
+/// on with the next ones. The output does not depend on the number of threads; its memory is a
+/// few buffers of a piece per thread.
+void write_pieces_in_order(OutputFile& file, std::int64_t pieces, int threads,
+                           const FormatPiece& format_piece);
 
 /// Lower-case copy of the path's file name, for extension checks.
 std::string lowercase_file_name(const std::filesystem::path& path);

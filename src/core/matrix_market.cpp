@@ -1,11 +1,17 @@
-// Matrix Market coordinate reader (parallel) and writer.
+// Matrix Market coordinate reader (parallel) and writer (parallel).
 //
-// Reading: the whole file is read (and inflated) into memory; the banner and the size line are
-// parsed serially; the entry text is split into chunks at line boundaries; a first parallel pass
-// counts the newlines of every chunk (so each chunk knows the 1-based number of its first line
-// and where its entries go), a second pass parses the chunks with std::from_chars into COO
-// arrays, and the COO entries are assembled into CSR by a parallel counting sort
-// (core/csr_assembly.hpp), mirroring the stored triangle of symmetric files.
+// Reading: the text arrives through TextReader's fixed buffer in pieces of whole lines; the
+// banner and the size line are parsed serially; the COO arrays get room for the declared count
+// (capped by what a plain file's size can hold) before the first piece, and grow as pieces
+// arrive only for gzip text. Each piece is split into chunks at line boundaries; a first
+// parallel pass counts the newlines of every chunk (so each chunk knows the 1-based number of
+// its first line and where its entries go), a second pass parses the chunks with
+// std::from_chars into the COO arrays. The COO entries are then assembled into CSR by a
+// parallel counting sort (core/csr_assembly.hpp), mirroring the stored triangle of symmetric
+// files.
+//
+// Writing: pieces of whole rows formatted (and for .gz compressed) in parallel and written in
+// order (write_pieces_in_order in core/file_io).
 #include <locale.h>
 
 #include <algorithm>
@@ -437,6 +443,22 @@ constexpr std::uint64_t kMaxDeflateRatio = 1032;
 /// they are allocated.
 constexpr std::uint64_t kNoticeBytes = std::uint64_t{1} << 30;
 
+/// Gives `array` room for `capacity` elements, keeping its elements: a new allocation and a
+/// parallel copy (std::vector's own growth copies, and faults in the new pages, on one core).
+template <typename T>
+void grow_keeping(detail::UninitializedVector<T>& array, std::int64_t capacity, int threads) {
+  if (static_cast<std::int64_t>(array.capacity()) >= capacity) return;
+  detail::UninitializedVector<T> grown;
+  grown.reserve(static_cast<std::size_t>(capacity));
+  grown.resize(array.size());
+  const auto count = static_cast<std::int64_t>(array.size());
+  const int team = detail::threads_for(count, threads);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (std::int64_t i = 0; i < count; ++i)
+    grown[static_cast<std::size_t>(i)] = array[static_cast<std::size_t>(i)];
+  array.swap(grown);
+}
+
 /// Parses the entry text piece by piece into growing COO arrays. Each piece is split into
 /// chunks at line boundaries; a first parallel pass counts the newlines of every chunk (its
 /// first line number and an upper bound on its entries), a second parses the chunks.
@@ -454,9 +476,10 @@ class EntryParser {
         last_line_(parsed.header.size_line) {}
 
   /// Parses the entry lines of [begin, end), whose first line is `first_line`; returns the
-  /// number of the line after it.
+  /// number of the line after it. `source_fraction_read`: the part of the file read so far
+  /// (this piece included), 0 when unknown; it projects the total when the arrays must grow.
   std::int64_t add(const char* begin, const char* end, std::int64_t first_line,
-                   double projected_entries) {
+                   double source_fraction_read) {
     if (begin == end) return first_line;
     const Header& header = parsed_.header;
     const auto region = static_cast<std::int64_t>(end - begin);
@@ -515,7 +538,7 @@ class EntryParser {
         slot += chunk.capacity;
       }
     }
-    make_room(found_ + capacity, projected_entries);
+    make_room(found_ + capacity, source_fraction_read);
     parsed_.row_idx.resize(static_cast<std::size_t>(found_ + capacity));
     parsed_.col_idx.resize(static_cast<std::size_t>(found_ + capacity));
     parsed_.values.resize(static_cast<std::size_t>(found_ + capacity));
@@ -553,27 +576,39 @@ class EntryParser {
     return first_line + lines;
   }
 
+  /// Makes room for `entries` entries in all, keeping those stored (copied in parallel when the
+  /// arrays move). The room is address space: pages are touched as entries are stored.
+  void reserve(std::int64_t entries) {
+    const auto have = static_cast<std::int64_t>(parsed_.row_idx.capacity());
+    if (entries <= have) return;
+    const auto bytes = static_cast<std::uint64_t>(entries - have) *
+                       (2 * sizeof(Index) + sizeof(Value));
+    require_host_memory(bytes, name_ + ": storing " + str(entries) + " entries");
+    grow_keeping(parsed_.row_idx, entries, threads_);
+    grow_keeping(parsed_.col_idx, entries, threads_);
+    grow_keeping(parsed_.values, entries, threads_);
+  }
+
   std::int64_t found() const { return found_; }
   /// The number of the last line seen (the size line when no entry text followed it).
   std::int64_t last_line() const { return last_line_; }
 
  private:
-  /// Grows the COO arrays to hold `needed` entries: to the projected total when that is known
-  /// (so a large file is not copied over and over), else geometrically; never beyond the
-  /// declared count.
-  void make_room(std::int64_t needed, double projected_entries) {
+  /// Grows the COO arrays to hold `needed` entries. A file whose size bounds its text had its
+  /// arrays reserved up front (reserve()), so this runs only for gzip input and odd files: to
+  /// the total projected from the part of the file read so far, at least doubling, never beyond
+  /// the declared count; the entries stored so far are copied in parallel.
+  void make_room(std::int64_t needed, double source_fraction_read) {
     const auto have = static_cast<std::int64_t>(parsed_.row_idx.capacity());
     if (needed <= have) return;
     const std::int64_t declared = parsed_.header.entries;
-    std::int64_t target = std::max(needed, std::min(declared, have + have / 2));
-    if (projected_entries > 0)
-      target = std::max(target, std::min(declared, static_cast<std::int64_t>(projected_entries * 1.05) + 1024));
-    const auto bytes = static_cast<std::uint64_t>(target - have) *
-                       (2 * sizeof(Index) + sizeof(Value));
-    require_host_memory(bytes, name_ + ": storing " + str(target) + " entries");
-    parsed_.row_idx.reserve(static_cast<std::size_t>(target));
-    parsed_.col_idx.reserve(static_cast<std::size_t>(target));
-    parsed_.values.reserve(static_cast<std::size_t>(target));
+    std::int64_t target = std::max(needed, std::min(declared, 2 * have));
+    if (source_fraction_read > 0)
+      target = std::max(target, std::min(declared, static_cast<std::int64_t>(
+                                                       1.1 * static_cast<double>(needed) /
+                                                       std::min(source_fraction_read, 1.0)) +
+                                                       1024));
+    reserve(target);
   }
 
   ParsedEntries<Value, Index>& parsed_;
@@ -585,18 +620,24 @@ class EntryParser {
   std::int64_t last_line_ = 0;
 };
 
-/// Before anything is allocated: refuses a declared shape whose arrays cannot fit in the
-/// memory available, and announces one that needs more than kNoticeBytes.
-template <typename Value, typename Index>
-void check_declared_size(const Header& header, const detail::TextReader& reader,
-                         const ReadOptions& options, const detail::MatrixMarketTuning& tuning) {
-  // Entries: the declared count, but no more than the text can hold.
-  std::uint64_t entries = static_cast<std::uint64_t>(header.entries);
+/// The declared entry count, but no more than a text of the file's size can hold (a bound only
+/// when the size is known).
+std::uint64_t entries_the_text_can_hold(const Header& header, const detail::TextReader& reader) {
+  auto entries = static_cast<std::uint64_t>(header.entries);
   if (reader.source_size() > 0) {
     const std::uint64_t text_bound =
         reader.compressed() ? reader.source_size() * kMaxDeflateRatio : reader.source_size();
     entries = std::min(entries, text_bound / static_cast<std::uint64_t>(min_entry_text_bytes(header.field)));
   }
+  return entries;
+}
+
+/// Before anything is allocated: refuses a declared shape whose arrays cannot fit in the
+/// memory available, and announces one that needs more than kNoticeBytes.
+template <typename Value, typename Index>
+void check_declared_size(const Header& header, const detail::TextReader& reader,
+                         const ReadOptions& options, const detail::MatrixMarketTuning& tuning) {
+  const std::uint64_t entries = entries_the_text_can_hold(header, reader);
   const std::uint64_t stored = (header.symmetry == Symmetry::general ? 1 : 2) * entries;
   constexpr std::uint64_t kKeyBytes = 16;  // assembly sort key per stored entry
   const std::uint64_t shape_bytes = 2 * (static_cast<std::uint64_t>(header.rows) + 1) * sizeof(Index);
@@ -663,20 +704,23 @@ ParsedEntries<Value, Index> parse_entries(detail::TextReader& reader, const Read
   check_declared_size<Value, Index>(header, reader, options, tuning);
 
   EntryParser<Value, Index> entries(parsed, name, options, tuning);
-  const auto projection = [&] {
-    // Entries the whole file will hold, from the density of what was read so far.
-    if (reader.source_size() == 0 || reader.source_bytes_read() == 0) return 0.0;
-    return static_cast<double>(entries.found()) * static_cast<double>(reader.source_size()) /
-           static_cast<double>(reader.source_bytes_read());
+  // Plain text of known size: room for every entry it can hold, at once (as the reader that
+  // held the whole text did), so that the arrays never move. Gzip: grown as pieces arrive.
+  if (reader.source_size() > 0 && !reader.compressed())
+    entries.reserve(static_cast<std::int64_t>(entries_the_text_can_hold(header, reader)));
+  const auto fraction_read = [&] {
+    if (reader.source_size() == 0) return 0.0;
+    return static_cast<double>(reader.source_bytes_read()) /
+           static_cast<double>(reader.source_size());
   };
   const std::size_t rest = cursor.lines.offset();
   std::int64_t next_line =
       entries.add(cursor.piece.data() + rest, cursor.piece.data() + cursor.piece.size(),
-                  header.entries_first_line, 0.0);
+                  header.entries_first_line, fraction_read());
   for (;;) {
     const std::string_view piece = reader.next(next_line);
     if (piece.empty()) break;
-    next_line = entries.add(piece.data(), piece.data() + piece.size(), next_line, projection());
+    next_line = entries.add(piece.data(), piece.data() + piece.size(), next_line, fraction_read());
   }
   const std::int64_t found = entries.found();
   if (found < header.entries)
@@ -753,7 +797,7 @@ void check_mirrored_entries(const ParsedEntries<Value, Index>& parsed,
       const auto column = parsed.col_idx[static_cast<std::size_t>(k)];
       if (row < column) mirrors.push_back({{column, row}, k});
     }
-    std::sort(mirrors.begin(), mirrors.end());
+    detail::sort_in_parallel(mirrors.begin(), mirrors.end(), options.threads);
     const auto mirror_of = [&](std::int64_t k) {
       const std::pair<Index, Index> at{parsed.row_idx[static_cast<std::size_t>(k)],
                                        parsed.col_idx[static_cast<std::size_t>(k)]};
@@ -856,9 +900,10 @@ CsrMatrix<Value, Index> read_matrix_market_from(TextReader& reader, const Reopen
   try {
     Stopwatch stopwatch;
     auto parsed = parse_entries<Value, Index>(reader, options, tuning);
-    // Reading and inflating happened inside the parse loop: count them apart.
-    const double parse_seconds = stopwatch.elapsed_seconds() - reader.read_seconds();
     check_mirrored_entries(parsed, reopen, options, name);
+    // Reading and inflating happened inside the parse loop: count them apart. The check of a
+    // symmetric file's triangles counts as parsing.
+    const double parse_seconds = stopwatch.elapsed_seconds() - reader.read_seconds();
     const auto entries = static_cast<std::int64_t>(parsed.row_idx.size());
     stopwatch.restart();
     auto matrix = assemble_entries(parsed, name, options);
@@ -913,46 +958,38 @@ void write_matrix_market(const std::filesystem::path& path,
                              str(matrix.nnz()) + "\n";
   file.write(header);
 
-  // Blocks of whole rows of about kWriteBlockEntries entries, formatted a round at a time in
-  // parallel and written in order.
-  std::vector<std::int64_t> block_starts{0};
-  for (std::int64_t row = 0; row < matrix.rows; ++row) {
-    const auto block_entries =
-        static_cast<std::int64_t>(matrix.row_ptr[static_cast<std::size_t>(row) + 1]) -
-        static_cast<std::int64_t>(matrix.row_ptr[static_cast<std::size_t>(block_starts.back())]);
-    if (block_entries >= kWriteBlockEntries || row + 1 == matrix.rows) block_starts.push_back(row + 1);
-  }
-  const auto blocks = static_cast<std::int64_t>(block_starts.size()) - 1;
-  const int threads = detail::resolve_threads(0);
-  const std::int64_t round_size = blocks > 1 ? threads : 1;
-  std::vector<std::string> texts(static_cast<std::size_t>(round_size));
-  for (std::int64_t round = 0; round < blocks; round += round_size) {
-    const std::int64_t in_round = std::min(round_size, blocks - round);
-#pragma omp parallel for num_threads(static_cast<int>(in_round)) schedule(static, 1) if (in_round > 1)
-    for (std::int64_t b = 0; b < in_round; ++b) {
-      const std::int64_t first_row = block_starts[static_cast<std::size_t>(round + b)];
-      const std::int64_t last_row = block_starts[static_cast<std::size_t>(round + b + 1)];
-      const auto first_entry = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(first_row)]);
-      const auto last_entry = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(last_row)]);
-      std::string& text = texts[static_cast<std::size_t>(b)];
-      text.resize((last_entry - first_entry) * kMaxEntryLine);
-      char* out = text.data();
-      char* const limit = text.data() + text.size();
-      for (std::int64_t row = first_row; row < last_row; ++row) {
-        for (auto k = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row)]);
-             k < static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row) + 1]); ++k) {
-          out = std::to_chars(out, limit, row + 1).ptr;
-          *out++ = ' ';
-          out = std::to_chars(out, limit, static_cast<std::int64_t>(matrix.col_idx[k]) + 1).ptr;
-          *out++ = ' ';
-          out = format_value(out, limit, matrix.values[k]);
-          *out++ = '\n';
-        }
+  // Pieces of whole rows of about kWriteBlockEntries entries (piece p: the rows whose entries
+  // start in [p, p + 1) x kWriteBlockEntries), formatted in parallel and written in order.
+  const std::int64_t nnz = matrix.nnz();
+  const std::int64_t pieces = std::max<std::int64_t>(1, (nnz + kWriteBlockEntries - 1) / kWriteBlockEntries);
+  const auto first_row_at = [&](std::int64_t piece) -> std::int64_t {
+    if (piece >= pieces) return matrix.rows;
+    const Index entry = static_cast<Index>(piece * kWriteBlockEntries);
+    return static_cast<std::int64_t>(
+        std::lower_bound(matrix.row_ptr.begin(), matrix.row_ptr.end() - 1, entry) -
+        matrix.row_ptr.begin());
+  };
+  detail::write_pieces_in_order(file, pieces, 0, [&](std::int64_t piece, auto& text) {
+    const std::int64_t first_row = piece == 0 ? 0 : first_row_at(piece);
+    const std::int64_t last_row = first_row_at(piece + 1);
+    const auto first_entry = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(first_row)]);
+    const auto last_entry = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(last_row)]);
+    text.resize((last_entry - first_entry) * kMaxEntryLine);
+    char* out = text.data();
+    char* const limit = text.data() + text.size();
+    for (std::int64_t row = first_row; row < last_row; ++row) {
+      for (auto k = static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row)]);
+           k < static_cast<std::size_t>(matrix.row_ptr[static_cast<std::size_t>(row) + 1]); ++k) {
+        out = std::to_chars(out, limit, row + 1).ptr;
+        *out++ = ' ';
+        out = std::to_chars(out, limit, static_cast<std::int64_t>(matrix.col_idx[k]) + 1).ptr;
+        *out++ = ' ';
+        out = format_value(out, limit, matrix.values[k]);
+        *out++ = '\n';
       }
-      text.resize(static_cast<std::size_t>(out - text.data()));
     }
-    for (std::int64_t b = 0; b < in_round; ++b) file.write(texts[static_cast<std::size_t>(b)]);
-  }
+    text.resize(static_cast<std::size_t>(out - text.data()));
+  });
   file.close();
 }
 

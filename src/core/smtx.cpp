@@ -325,24 +325,36 @@ template <typename Value, typename Index>
 void write_smtx(const std::filesystem::path& path, const CsrMatrix<Value, Index>& matrix) {
   matrix.validate();
   OutputFile file(path);
-  std::string text = str(matrix.rows) + ", " + str(matrix.cols) + ", " + str(matrix.nnz()) + "\n";
-  constexpr std::size_t kFlushBytes = std::size_t{1} << 22;
-  const auto write_line = [&](const std::vector<Index>& numbers) {
-    char digits[24];
-    for (std::size_t i = 0; i < numbers.size(); ++i) {
-      if (i > 0) text += ' ';
-      const auto end = std::to_chars(digits, digits + sizeof digits, numbers[i]).ptr;
-      text.append(digits, end);
-      if (text.size() >= kFlushBytes) {
-        file.write(text);
-        text.clear();
-      }
-    }
-    text += '\n';
+  file.write(str(matrix.rows) + ", " + str(matrix.cols) + ", " + str(matrix.nnz()) + "\n");
+  // Line 2 (the row offsets) then line 3 (the column indices), in pieces of kWriteBlockNumbers
+  // numbers formatted in parallel and written in order.
+  constexpr std::int64_t kWriteBlockNumbers = std::int64_t{1} << 19;
+  constexpr std::size_t kMaxNumberText = 20 + 1;  // a 64-bit integer and its separator
+  const auto offsets = static_cast<std::int64_t>(matrix.row_ptr.size());
+  const auto columns = static_cast<std::int64_t>(matrix.col_idx.size());
+  const auto pieces_for = [&](std::int64_t numbers) {
+    return std::max<std::int64_t>(1, (numbers + kWriteBlockNumbers - 1) / kWriteBlockNumbers);
   };
-  write_line(matrix.row_ptr);
-  write_line(matrix.col_idx);
-  file.write(text);
+  const std::int64_t offset_pieces = pieces_for(offsets);
+  write_pieces_in_order(
+      file, offset_pieces + pieces_for(columns), 0,
+      [&](std::int64_t piece, UninitializedVector<char>& text) {
+        const bool offset_line = piece < offset_pieces;
+        const std::vector<Index>& numbers = offset_line ? matrix.row_ptr : matrix.col_idx;
+        const std::int64_t block = offset_line ? piece : piece - offset_pieces;
+        const auto count = static_cast<std::int64_t>(numbers.size());
+        const std::int64_t first = block * kWriteBlockNumbers;
+        const std::int64_t last = std::min(count, first + kWriteBlockNumbers);
+        text.resize(static_cast<std::size_t>(std::max<std::int64_t>(last - first, 0)) * kMaxNumberText + 1);
+        char* out = text.data();
+        char* const limit = text.data() + text.size();
+        for (std::int64_t i = first; i < last; ++i) {
+          if (i > 0) *out++ = ' ';
+          out = std::to_chars(out, limit, numbers[static_cast<std::size_t>(i)]).ptr;
+        }
+        if (last == count) *out++ = '\n';  // the line's last piece
+        text.resize(static_cast<std::size_t>(out - text.data()));
+      });
   file.close();
 }
 

@@ -2,12 +2,14 @@
 // host buffer, the stopwatch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <limits>
 #include <numeric>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/parallel.hpp"
@@ -52,6 +54,27 @@ TEST(ExclusiveScanInPlace, MatchesTheSerialScanForAnyThreadCount) {
       EXPECT_EQ(counts, expected) << n << " " << threads;
     }
   }
+}
+
+TEST(SortInParallel, GivesStdSortsOrderForAnyThreadCount) {
+  // Enough elements for several threads (2 x kItemsPerThread each), with many equal keys.
+  std::vector<std::pair<std::int64_t, std::int64_t>> items;
+  std::uint64_t state = 12345;
+  for (std::int64_t i = 0; i < 11 * detail::kItemsPerThread + 7; ++i) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    items.push_back({static_cast<std::int64_t>(state >> 50), i});
+  }
+  auto expected = items;
+  std::sort(expected.begin(), expected.end());
+  for (const int threads : {1, 2, 3, 5, 8}) {
+    SCOPED_TRACE(threads);
+    auto sorted = items;
+    detail::sort_in_parallel(sorted.begin(), sorted.end(), threads);
+    EXPECT_EQ(sorted, expected);
+  }
+  std::vector<int> few{3, 1, 2};
+  detail::sort_in_parallel(few.begin(), few.end(), 8);
+  EXPECT_EQ(few, (std::vector<int>{1, 2, 3}));
 }
 
 TEST(ExclusiveScanChecked, WritesNPlusOneOffsetsEndingWithTheTotal) {

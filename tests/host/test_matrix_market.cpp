@@ -1,6 +1,7 @@
 // The Matrix Market reader and writer: what they accept, what they refuse (with file and line),
 // round trips for every value type, and real files from the matrix directory.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -674,6 +675,28 @@ TEST(MatrixMarketRoundTripLarge, ManyWriterBlocksAndParserChunksGiveTheSameMatri
   expect_same_matrix(read_matrix_market<double, std::int32_t>(dir.file("big.mtx"), options), original);
 }
 
+TEST(MatrixMarketWrite, AnyThreadCountWritesTheSameBytes) {
+  // Several writer pieces (2^17 entries each), rows of every length including empty ones.
+  const auto matrix = random_matrix<double, std::int32_t>(3000, 50000, 300000, 12);
+  ScratchDir dir;
+  const int threads_before = omp_get_max_threads();
+  std::string expected_text;
+  for (const int threads : {1, 2, 7}) {
+    SCOPED_TRACE(threads);
+    omp_set_num_threads(threads);
+    write_matrix_market(dir.file("m.mtx"), matrix);
+    write_matrix_market(dir.file("m.mtx.gz"), matrix);
+    const std::string text = test::read_bytes(dir.file("m.mtx"));
+    if (threads == 1) expected_text = text;
+    EXPECT_TRUE(text == expected_text);
+    // Gzip: one member per piece, whatever the threads; it reads back to the same matrix.
+    expect_same_matrix(read_matrix_market<double, std::int32_t>(dir.file("m.mtx.gz")), matrix);
+  }
+  omp_set_num_threads(threads_before);
+  EXPECT_TRUE(expected_text.starts_with("%%MatrixMarket matrix coordinate real general\n3000 50000 "));
+  expect_same_matrix(read_matrix_market<double, std::int32_t>(dir.file("m.mtx")), matrix);
+}
+
 TEST(MatrixMarketRoundTripLarge, SpecialValuesSurvive) {
   CsrMatrix<double> m;
   m.rows = 1;
@@ -851,6 +874,50 @@ TEST(MatrixMarketHardening, SmallReadBufferGivesTheSameMatrixAndLineNumbers) {
           detail::parse_matrix_market_text<double, std::int32_t>(bad, "t", options, nullptr, tuning);
         },
         "t", bad_line, "more entries than the 200 declared");
+  }
+}
+
+TEST(MatrixMarketHardening, GzipTextGrowsTheEntryArraysInPiecesWithManyThreads) {
+  // Gzip text has no size bound to reserve for up front: the arrays grow as pieces arrive (the
+  // stored entries copied in parallel). A tiny buffer and many threads give the same matrix.
+  const auto original = random_matrix<double, std::int32_t>(500, 700, 120000, 21);
+  ScratchDir dir;
+  write_matrix_market(dir.file("m.mtx"), original);
+  write_matrix_market(dir.file("m.mtx.gz"), original);
+  const std::string plain = test::read_bytes(dir.file("m.mtx"));
+  const std::string gzip = test::read_bytes(dir.file("m.mtx.gz"));
+  ReadOptions options;
+  options.threads = 8;
+  for (const std::size_t buffer : {std::size_t{4096}, std::size_t{1} << 20}) {
+    SCOPED_TRACE(buffer);
+    detail::MatrixMarketTuning tuning;
+    tuning.read_buffer_bytes = buffer;
+    tuning.min_chunk_bytes = 64;
+    for (const std::string* text : {&plain, &gzip})
+      expect_same_matrix(detail::parse_matrix_market_text<double, std::int32_t>(
+                             *text, "t", options, nullptr, tuning),
+                         original);
+  }
+}
+
+TEST(MatrixMarketHardening, GzipCutAfterManyPiecesIsAClearErrorWithTheNextPieceInflatedAhead) {
+  // The next piece is inflated on another thread while one is parsed: its failure surfaces as
+  // the same ParseError, whatever the buffer.
+  const auto original = random_matrix<double, std::int32_t>(300, 300, 20000, 5);
+  ScratchDir dir;
+  write_matrix_market(dir.file("m.mtx.gz"), original);
+  const std::string gzip = test::read_bytes(dir.file("m.mtx.gz"));
+  const std::string cut = gzip.substr(0, gzip.size() * 2 / 3);
+  for (const std::size_t buffer : {std::size_t{256}, std::size_t{4096}, std::size_t{1} << 20}) {
+    SCOPED_TRACE(buffer);
+    detail::MatrixMarketTuning tuning;
+    tuning.read_buffer_bytes = buffer;
+    expect_same_matrix(
+        detail::parse_matrix_market_text<double, std::int32_t>(gzip, "t", {}, nullptr, tuning),
+        original);
+    expect_parse_error(
+        [&] { detail::parse_matrix_market_text<double, std::int32_t>(cut, "t", {}, nullptr, tuning); },
+        "t", 0, "gzip data ends early");
   }
 }
 

@@ -1,6 +1,8 @@
 // The DLMC .smtx reader and writer.
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -189,6 +191,42 @@ TEST(SmtxWrite, WritesTheDlmcLayoutAndReadsBack) {
   EXPECT_EQ(back.row_ptr, original.row_ptr);
   EXPECT_EQ(back.col_idx, original.col_idx);
   EXPECT_EQ(back.values, original.values);  // same seed, same entry order: same values
+}
+
+TEST(SmtxWrite, AnyThreadCountWritesTheSameBytes) {
+  // More numbers on line 3 than in one writer piece (2^19), and a line 2 of several pieces too.
+  CsrMatrix<double> matrix;
+  matrix.rows = 600000;
+  matrix.cols = 40;
+  matrix.row_ptr = {0};
+  for (std::int32_t row = 0; row < matrix.rows; ++row) {
+    const std::int32_t length = row % 3;  // 0, 1 or 2 entries
+    for (std::int32_t k = 0; k < length; ++k) matrix.col_idx.push_back((row + 17 * k) % 40);
+    std::sort(matrix.col_idx.end() - length, matrix.col_idx.end());
+    matrix.row_ptr.push_back(static_cast<std::int32_t>(matrix.col_idx.size()));
+  }
+  matrix.values.assign(matrix.col_idx.size(), 1.0);
+  std::string expected = "600000, 40, " + std::to_string(matrix.col_idx.size()) + "\n";
+  for (const auto* line : {&matrix.row_ptr, &matrix.col_idx}) {
+    for (std::size_t i = 0; i < line->size(); ++i) {
+      if (i > 0) expected += ' ';
+      expected += std::to_string((*line)[i]);
+    }
+    expected += "\n";
+  }
+  ScratchDir dir;
+  const int threads_before = omp_get_max_threads();
+  for (const int threads : {1, 2, 7}) {
+    SCOPED_TRACE(threads);
+    omp_set_num_threads(threads);
+    write_matrix(dir.file("out.smtx"), matrix);
+    EXPECT_TRUE(test::read_bytes(dir.file("out.smtx")) == expected);
+    write_matrix(dir.file("out.smtx.gz"), matrix);
+    const auto back = read_matrix<double>(dir.file("out.smtx.gz"));
+    EXPECT_EQ(back.row_ptr, matrix.row_ptr);
+    EXPECT_EQ(back.col_idx, matrix.col_idx);
+  }
+  omp_set_num_threads(threads_before);
 }
 
 TEST(SmtxWrite, CompressesWhenTheNameEndsInGz) {
