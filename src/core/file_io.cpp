@@ -20,6 +20,7 @@
 #include "common/parallel.hpp"
 #include "common/stopwatch.hpp"
 #include "tcsparse/error.hpp"
+#include "tcsparse/memory.hpp"
 
 namespace tcsparse::detail {
 
@@ -565,6 +566,13 @@ std::string lowercase_file_name(const std::filesystem::path& path) {
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+void throw_out_of_memory_reading(const std::string& name) {
+  const std::uint64_t available = available_host_memory();
+  throw HostMemoryError(name + ": out of host memory while reading it (" + format_bytes(available) +
+                            " available now)",
+                        0, available);
 }
 
 }  // namespace tcsparse::detail

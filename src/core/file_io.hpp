@@ -135,4 +135,8 @@ void write_pieces_in_order(OutputFile& file, std::int64_t pieces, int threads,
 std::string lowercase_file_name(const std::filesystem::path& path);
 bool ends_with(std::string_view text, std::string_view suffix);
 
+/// The HostMemoryError for a std::bad_alloc while reading `name`: names the file and the memory
+/// available now.
+[[noreturn]] void throw_out_of_memory_reading(const std::string& name);
+
 }  // namespace tcsparse::detail

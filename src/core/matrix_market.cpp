@@ -916,10 +916,7 @@ CsrMatrix<Value, Index> read_matrix_market_from(TextReader& reader, const Reopen
     }
     return matrix;
   } catch (const std::bad_alloc&) {
-    const std::uint64_t available = available_host_memory();
-    throw HostMemoryError(name + ": out of host memory while reading it (" +
-                              format_bytes(available) + " available now)",
-                          0, available);
+    throw_out_of_memory_reading(name);
   }
 }
 

@@ -312,10 +312,7 @@ CsrMatrix<Value, Index> read_smtx(const std::filesystem::path& path, const ReadO
     }
     return matrix;
   } catch (const std::bad_alloc&) {
-    const std::uint64_t available = available_host_memory();
-    throw HostMemoryError(name + ": out of host memory while reading it (" +
-                              format_bytes(available) + " available now)",
-                          0, available);
+    detail::throw_out_of_memory_reading(name);
   }
 }
 

@@ -104,7 +104,15 @@ CsrMatrix<double, std::int32_t> scaled_for_16_bit(CsrMatrix<double, std::int32_t
 /// A name made of [A-Za-z0-9_] from any text (other characters become '_').
 std::string sanitized_name(const std::string& text);
 
-// ---- vectors -------------------------------------------------------------------------------
+// ---- scalars and vectors ----------------------------------------------------------------------
+
+/// y = alpha * A * x + beta * y: the (alpha, beta) pairs every product is checked with: beta == 0
+/// on a NaN-poisoned output (which must not be read), and beta != 0, 1 included, on a random one.
+struct Scalars {
+  double alpha;
+  double beta;
+};
+inline constexpr Scalars kScalarCases[] = {{1.0, 0.0}, {-0.75, 0.0}, {1.5, -0.5}, {0.5, 1.0}};
 
 /// x for y = A x: random in [-1, -0.1] U [0.1, 1], one per column (tcsparse::random_vector).
 template <typename Value>

@@ -43,13 +43,8 @@ using Matrix = CsrMatrix<double, std::int32_t>;
 using detail::CudaStream;
 using detail::DeviceBuffer;
 
-/// (alpha, beta) pairs every product is checked with: beta == 0 on a NaN-poisoned output, and
-/// beta != 0 (including 1) on a random one.
-struct Scalars {
-  double alpha;
-  double beta;
-};
-constexpr Scalars kScalarCases[] = {{1.0, 0.0}, {-0.75, 0.0}, {1.5, -0.5}, {0.5, 1.0}};
+using test::kScalarCases;
+using test::Scalars;
 
 /// cuSPARSE's own 16-bit SpMM (default algorithm, CUDA 13.0) does not hold the 1e-2 that fp32
 /// accumulation gives on long rows. Measured on H200s: bf16 1.0e-2 to 9.4e-2 on rows of 300 to

@@ -33,11 +33,8 @@ using Matrix = CsrMatrix<double, std::int32_t>;
 using detail::CudaStream;
 using detail::DeviceBuffer;
 
-struct Scalars {
-  double alpha;
-  double beta;
-};
-constexpr Scalars kScalarCases[] = {{1.0, 0.0}, {-0.75, 0.0}, {1.5, -0.5}, {0.5, 1.0}};
+using test::kScalarCases;
+using test::Scalars;
 
 PlanOptions options_of(std::vector<std::string> parameters) {
   PlanOptions options;

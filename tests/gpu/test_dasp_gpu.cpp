@@ -33,11 +33,8 @@ namespace {
 using Matrix = CsrMatrix<double, std::int32_t>;
 using detail::DeviceBuffer;
 
-struct Scalars {
-  double alpha;
-  double beta;
-};
-constexpr Scalars kScalarCases[] = {{1.0, 0.0}, {-0.75, 0.0}, {1.5, -0.5}, {0.5, 1.0}};
+using test::kScalarCases;
+using test::Scalars;
 
 /// rows = lengths.size(), each row `lengths[r]` distinct random columns of [0, cols): the shared
 /// catalogue's builder, taking the int lengths these tests write.
