@@ -7,7 +7,7 @@
 //   dasp.parameters();                                // the schema of its "key=value" options
 //
 // The list is the registry of src/plan/registry.cpp: every method registers one descriptor
-// there, and the CLI, the benchmarks, the tests and the Python module all iterate it.
+// there, and plans, the CLI, the benchmarks and the tests all iterate it.
 #pragma once
 
 #include <compare>
