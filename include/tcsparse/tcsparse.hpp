@@ -7,7 +7,8 @@
 #include "tcsparse/generate.hpp"   // synthetic matrices
 #include "tcsparse/io.hpp"         // Matrix Market and .smtx readers and writers
 #include "tcsparse/memory.hpp"     // host memory checks (HostMemoryError)
-#include "tcsparse/plan.hpp"       // SpmvPlan, SpmmPlan, methods
+#include "tcsparse/method.hpp"     // Method, methods(), parameter schemas, layout statistics
+#include "tcsparse/plan.hpp"       // SpmvPlan, SpmmPlan, PlanStats
 #include "tcsparse/reference.hpp"  // CPU reference products
 #include "tcsparse/types.hpp"      // half, bfloat16, Precision
 #include "tcsparse/version.hpp"    // kVersion (generated)
