@@ -90,7 +90,7 @@ for what in "$@"; do
       ;;
     bench-default)
       step "bench: default suite"
-      "$cli" bench --suite default --output "$out/default-$gpu.jsonl" >"$out/bench-default.txt" 2>>"$log"
+      "$cli" bench --suite default ${TCSPARSE_BENCH_ARGS:-} --output "$out/default-$gpu.jsonl" >"$out/bench-default.txt" 2>>"$log"
       echo "bench exit code $?" | tee -a "$log"
       tail -40 "$out/bench-default.txt"
       ;;

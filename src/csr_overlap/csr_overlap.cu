@@ -250,7 +250,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   }
 
   /// One wave of resident blocks (paper §4.1.2: a multiple of the SM count), each taking a
-  /// contiguous chunk of batches.
+  /// contiguous chunk of batches; or, with batches_per_block set, as many blocks as chunks.
   void choose_launch() {
     int resident = 0;
     TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -261,7 +261,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
                              std::to_string(shared_bytes_) + " bytes of shared memory fits an SM");
     blocks_per_sm_ = parameters_.blocks_per_sm > 0 ? parameters_.blocks_per_sm : std::max(resident, 1);
     shape_.launch = batch_launch(batch_arguments_.batch_count,
-                                 static_cast<std::int64_t>(blocks_per_sm_) * sm_count_);
+                                 static_cast<std::int64_t>(blocks_per_sm_) * sm_count_,
+                                 parameters_.batches_per_block);
     batch_arguments_.batches_per_block = static_cast<std::int32_t>(shape_.launch.batches_per_block);
     shape_.long_row_blocks = long_row_blocks(long_arguments_.task_count, sm_count_);
   }

@@ -67,11 +67,13 @@ BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRul
   return table;
 }
 
-BatchLaunch batch_launch(std::int64_t batches, std::int64_t max_blocks) {
+BatchLaunch batch_launch(std::int64_t batches, std::int64_t max_blocks,
+                         std::int64_t batches_per_block) {
   if (batches <= 0) return {};
   const std::int64_t blocks = std::min(batches, std::max<std::int64_t>(max_blocks, 1));
   BatchLaunch launch;
-  launch.batches_per_block = (batches + blocks - 1) / blocks;
+  launch.batches_per_block =
+      batches_per_block > 0 ? batches_per_block : (batches + blocks - 1) / blocks;
   launch.blocks = (batches + launch.batches_per_block - 1) / launch.batches_per_block;
   return launch;
 }
@@ -269,6 +271,8 @@ Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& t
       {"warp_pass_rows", warp_rows},
       {"warp_pass_nnz", warp_nnz},
       {"pipeline_stages", parameters.pipeline_stages},
+      {"batches_per_block", parameters.batches_per_block > 0 ? Json(parameters.batches_per_block)
+                                                             : Json("auto")},
       {"row_threads_max", parameters.row_threads_max >= kRowThreadsBlock
                               ? Json("block")
                               : Json(parameters.row_threads_max)},

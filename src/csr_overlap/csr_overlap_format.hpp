@@ -50,9 +50,11 @@ struct BatchLaunch {
   std::int64_t blocks = 0;
   std::int64_t batches_per_block = 0;
 };
-/// The grid for `batches` batches and at most `max_blocks` (> 0) resident blocks: no block without
-/// a batch.
-BatchLaunch batch_launch(std::int64_t batches, std::int64_t max_blocks);
+/// The grid for `batches` batches: with batches_per_block == 0, at most `max_blocks` (> 0)
+/// resident blocks share them (one wave); else every block takes `batches_per_block` (the last
+/// fewer). No block without a batch.
+BatchLaunch batch_launch(std::int64_t batches, std::int64_t max_blocks,
+                         std::int64_t batches_per_block = 0);
 
 /// Dynamic shared memory of the batch kernel: pipeline_stages stages of values and columns
 /// (stage_capacity(max_batch_size) elements each) and the warp-pass row list.

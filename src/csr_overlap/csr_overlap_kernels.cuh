@@ -280,7 +280,9 @@ __device__ __forceinline__ void fetch_batch(const BatchArguments<V>& a, std::int
 /// [k * batches_per_block, ...) in order; the values and columns of batches n + 1 .. n + S - 1
 /// are being copied (cp.async, 16-byte pieces, L2 only) while batch n is computed. One
 /// __syncthreads a batch: it makes batch n's stage visible to every thread and tells that every
-/// thread is done with batch n - 1, whose stage then takes batch n + S - 1. Launched with
+/// thread is done with batch n - 1, whose stage then takes batch n + S - 1. With S = 1 a batch is
+/// copied, waited for and computed in turn (a second barrier before the next copy); the copies
+/// then overlap only the other resident blocks' work. Launched with
 /// blockDim.x a multiple of 32 and S * C * (sizeof(V) + 4) + 4 * warp_row_capacity bytes of dynamic
 /// shared memory.
 template <typename V>
@@ -305,16 +307,20 @@ __global__ void __launch_bounds__(1024)
     fetch_batch(a, first_batch, n, count, n, shared_values, shared_cols);
 
   for (int n = 0; n < count; ++n) {
+    // one stage: batch n is copied only now (the previous batch's closing barrier freed it)
+    if (stages == 1) fetch_batch(a, first_batch, n, count, 0, shared_values, shared_cols);
     // batch n's group is done when at most S - 2 newer ones are in flight
     switch (stages) {
+      case 1:
       case 2: arch::async_copy_wait<0>(); break;
       case 3: arch::async_copy_wait<1>(); break;
       default: arch::async_copy_wait<2>(); break;
     }
     __syncthreads();
     if (threadIdx.x == 0) shared.warp_row_count[(n + 1) & 1] = 0;  // batch n + 1's list
-    fetch_batch(a, first_batch, n + stages - 1, count, (n + stages - 1) % stages, shared_values,
-                shared_cols);
+    if (stages > 1)
+      fetch_batch(a, first_batch, n + stages - 1, count, (n + stages - 1) % stages, shared_values,
+                  shared_cols);
 
     const int2 batch = a.batches[first_batch + n];
     const std::int32_t first_nonzero = arch::load_read_only(a.row_ptr + batch.x);
@@ -343,6 +349,7 @@ __global__ void __launch_bounds__(1024)
     if (mode.warp_row_length > 0 && __syncthreads_or(appended ? 1 : 0))
       compute_warp_rows(a.row_ptr, warp_rows, *list_count, copy_first, values, cols, x, y, alpha,
                         beta);
+    if (stages == 1 && n + 1 < count) __syncthreads();  // every thread done with the one stage
   }
   arch::async_copy_wait<0>();  // no copy outlives the block (the empty tail groups)
 }

@@ -31,14 +31,18 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "mean row length below which a batch takes vector size 16, else 32 (paper Table 2, A40: 216)"},
       {"vector_size", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4", "8", "16", "32"},
        "threads per row in every batch (auto: by the batch's mean row length, paper Alg. 6)"},
-      {"threads_per_block", Type::choice, "256", 0, 0, {"128", "256", "512", "1024"},
+      {"threads_per_block", Type::choice, "256", 0, 0, {"32", "64", "128", "256", "512", "1024"},
        "threads of a block (paper: the CUDA cores of an SM, 128)"},
       {"blocks_per_sm", Type::integer, "auto", 1, 64, {"auto"},
        "resident blocks an SM of the batch kernel (auto: as many as fit)"},
       {"long_row_piece", Type::integer, "8192", 256, 1 << 30, {},
        "nonzeros of a long row one block takes (paper: the whole row)"},
-      {"pipeline_stages", Type::integer, "2", 2, kLargestPipelineStages, {},
-       "shared-memory stages of the batch kernel, batches copied ahead = stages - 1 (paper: 2)"},
+      {"pipeline_stages", Type::integer, "2", 1, kLargestPipelineStages, {},
+       "shared-memory stages of the batch kernel, batches copied ahead = stages - 1 (paper: 2; "
+       "1: none, the overlap is left to the other resident blocks)"},
+      {"batches_per_block", Type::integer, "auto", 1, 1 << 30, {"auto"},
+       "batches a block takes in order (auto: one wave of resident blocks share them, paper "
+       "4.1.2; 1: a block a batch)"},
       {"row_threads_max", Type::choice, "block", 0, 0,
        {"off", "32", "64", "128", "256", "512", "1024", "block"},
        "most threads a row of a batch of few rows takes, above its vector size (block: the whole "
@@ -83,6 +87,9 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
       values.is_auto("blocks_per_sm") ? 0 : static_cast<int>(values.integer("blocks_per_sm"));
   p.long_row_piece = static_cast<std::int32_t>(values.integer("long_row_piece"));
   p.pipeline_stages = static_cast<int>(values.integer("pipeline_stages"));
+  p.batches_per_block = values.is_auto("batches_per_block")
+                            ? 0
+                            : static_cast<std::int32_t>(values.integer("batches_per_block"));
   if (values.is("row_threads_max", "off"))
     p.row_threads_max = 0;
   else if (values.is("row_threads_max", "block"))

@@ -72,6 +72,9 @@ struct CsrOverlapParameters {
   int blocks_per_sm = 0;
   std::int32_t long_row_piece = kDefaultLongRowPiece;
   int pipeline_stages = kDefaultPipelineStages;
+  /// 0: one wave of resident blocks share the batches (paper §4.1.2); else each block takes this
+  /// many (1: a block a batch, and the blocks an SM holds overlap one another's copies).
+  std::int32_t batches_per_block = 0;
   /// 0: off; else the most threads a row of a few-row batch takes (clamped to the block).
   std::int32_t row_threads_max = kRowThreadsBlock;
   /// 0: off.

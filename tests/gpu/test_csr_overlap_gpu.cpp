@@ -125,6 +125,10 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"row_threads_max=off", "warp_row_factor=off", "max_batch_size=4096"},
     {"max_batch_size=128", "pipeline_stages=3", "warp_row_factor=2", "row_threads_max=64"},
     {"max_batch_size=512", "pipeline_stages=4", "warp_row_factor=1", "threads_per_block=512"},
+    // no copy-ahead: a block a batch, and a block of several batches in turn (one stage reused)
+    {"pipeline_stages=1", "batches_per_block=1", "max_batch_size=64", "threads_per_block=32"},
+    {"pipeline_stages=1", "batches_per_block=3", "max_batch_size=128", "warp_row_factor=2"},
+    {"batches_per_block=2", "max_batch_size=256", "threads_per_block=64"},
 };
 
 // ---- the shared catalogue ----------------------------------------------------------------------

@@ -311,6 +311,15 @@ TEST(CsrOverlapLaunch, EveryBatchHasABlockAndNoBlockIsEmpty) {
   EXPECT_EQ(batch_launch(0, 264).blocks, 0);
 }
 
+TEST(CsrOverlapLaunch, AFixedChunkOfBatchesIgnoresTheResidentBlocks) {
+  for (const std::int64_t batches : {1, 2, 7, 265, 100000})
+    for (const std::int64_t per_block : {1, 2, 3, 1000}) {
+      const BatchLaunch launch = batch_launch(batches, 264, per_block);
+      EXPECT_EQ(launch.batches_per_block, per_block);
+      EXPECT_EQ(launch.blocks, (batches + per_block - 1) / per_block);
+    }
+}
+
 TEST(CsrOverlapParameters, DefaultsAreThePapersAndChecksRefuseWhatTheSchemaCannotSay) {
   const CsrOverlapParameters p = parse_parameters({});
   EXPECT_EQ(p.max_batch_size, kDefaultMaxBatchSize);
@@ -332,7 +341,11 @@ TEST(CsrOverlapParameters, DefaultsAreThePapersAndChecksRefuseWhatTheSchemaCanno
   EXPECT_EQ(parse_parameters({"row_threads_max=64"}).row_threads_max, 64);
   EXPECT_EQ(parse_parameters({"warp_row_factor=off"}).warp_row_factor, 0);
   EXPECT_EQ(parse_parameters({"pipeline_stages=4"}).pipeline_stages, 4);
-  EXPECT_THROW(parse_parameters({"pipeline_stages=1"}), ParameterError);
+  EXPECT_EQ(parse_parameters({"pipeline_stages=1"}).pipeline_stages, 1);
+  EXPECT_THROW(parse_parameters({"pipeline_stages=0"}), ParameterError);
+  EXPECT_EQ(parse_parameters({}).batches_per_block, 0);
+  EXPECT_EQ(parse_parameters({"batches_per_block=1"}).batches_per_block, 1);
+  EXPECT_THROW(parse_parameters({"batches_per_block=0"}), ParameterError);
   EXPECT_THROW(parse_parameters({"pipeline_stages=5"}), ParameterError);
   EXPECT_THROW(parse_parameters({"row_threads_max=48"}), ParameterError);
   EXPECT_THROW(parse_parameters({"warp_row_factor=0"}), ParameterError);
