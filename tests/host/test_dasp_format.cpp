@@ -175,6 +175,32 @@ TEST_P(DaspHostApplyOnCatalogue, PlanRowOrderIsThePermutationTheWarpsWriteInOrde
   }
 }
 
+TEST(DaspLayout, ParallelBuildGivesTheSameLayoutAndRowOrderOnAnyThreadCount) {
+  // large enough for every parallel loop (kItemsPerThread): short tiles by row, empty rows,
+  // medium row-blocks, long rows
+  const Matrix cases[] = {
+      generate_short_rows(400000, 400000, 3),
+      generate_random_rows(300000, 300000, RowLengthDistribution::power_law, 0, 5000, 4)};
+  for (const Matrix& a : cases) {
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const auto one = build_dasp_layout(a, {}, kFp64Shape, DaspFill::index_only);
+    const auto one_order = dasp_plan_row_order(one);
+    omp_set_num_threads(4);
+    const auto four = build_dasp_layout(a, {}, kFp64Shape, DaspFill::index_only);
+    const auto four_order = dasp_plan_row_order(four);
+    omp_set_num_threads(saved);
+    EXPECT_EQ(one.short_tile_order, four.short_tile_order);
+    EXPECT_EQ(one.short_row_ids, four.short_row_ids);
+    EXPECT_EQ(one.medium_row_ids, four.medium_row_ids);
+    EXPECT_EQ(one.medium_tail_widths, four.medium_tail_widths);
+    EXPECT_EQ(one.empty_row_ids, four.empty_row_ids);
+    EXPECT_EQ(one.counts.long_tasks, four.counts.long_tasks);
+    EXPECT_EQ(one.counts.nnz_long, four.counts.nnz_long);
+    EXPECT_EQ(one_order, four_order);
+  }
+}
+
 /// The host walker on a layout rewritten to the plan's order computes P A P^T (square) or P A
 /// (rectangular): y in plan order, x in plan order where the matrix is square.
 TEST_P(DaspHostApplyOnCatalogue, LayoutInPlanOrderAppliesThePermutedMatrix) {
