@@ -3,6 +3,9 @@
 //   "default"  matrices of 10-30 million nonzeros of every kind the papers stress, sized to fill
 //              the GPU, plus a few small ones (0.1-1 M nonzeros)
 //   "small"    quick ones (each < 200 k nonzeros), for tests and smoke runs
+//   "large"    random columns with x in or beyond the L2, 10-270 M nonzeros (R-MAT 22-24,
+//              uniform 4-12 a row at 4 M and 16 M rows, power law at 16 M, 4 M short rows,
+//              cage11 x 35): where DASP lost (issue 8); needs a GPU of 80 GB for rmat_24 fp64
 #pragma once
 
 #include <cstdint>

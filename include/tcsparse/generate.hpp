@@ -70,7 +70,7 @@ GeneratedMatrix generate_block_diagonal_replica(const GeneratedMatrix& block,
 ///   short       rows cols                   seed
 ///   long        rows cols length            seed
 ///   pruned      rows cols sparsity          seed
-///   replicate   file target_nnz             seed
+///   replicate   file target_nnz|copies      seed   (exactly one of the two)
 /// Throws Error naming an unknown kind, a missing or unknown parameter, or a bad value.
 struct GeneratorSpec {
   std::string kind;

@@ -74,6 +74,18 @@ class SpmvPlan {
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream = nullptr) const;
 
+  /// Whether apply works in the plan's own row order (e.g. DASP's "row_order=plan"): y, and for
+  /// a square matrix x too (the plan applies P A P^T), hold at index p the row of plan position
+  /// p, not row p. A solver iterates in that order and converts at the ends:
+  ///   plan.permute(x, xp); loop { plan.apply(xp, yp, ...); ... } plan.unpermute(yp, y);
+  /// A non-square matrix's x stays in the caller's order (its columns are not rows).
+  bool plan_row_order() const;
+  /// plan_order[p] = caller_order[row of plan position p]: rows() values, device pointers,
+  /// asynchronous on `stream`, not overlapping. A plain copy for a plan in the caller's order.
+  void permute(const Value* caller_order, Value* plan_order, Stream stream = nullptr) const;
+  /// The inverse of permute: caller_order[r] = plan_order[plan position of r].
+  void unpermute(const Value* plan_order, Value* caller_order, Stream stream = nullptr) const;
+
   Method method() const { return method_; }
   std::int64_t rows() const { return rows_; }
   std::int64_t cols() const { return cols_; }
@@ -81,6 +93,9 @@ class SpmvPlan {
   const PlanStats& stats() const;
 
  private:
+  /// out = in gathered through `index` (a plan-order array), or copied when there is none.
+  void reorder(const Value* in, Value* out, const std::int32_t* index, Stream stream) const;
+
   Method method_;
   std::int64_t rows_ = 0, cols_ = 0, nnz_ = 0;
   std::unique_ptr<detail::SpmvMethod<Value>> impl_;

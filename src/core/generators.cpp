@@ -447,12 +447,18 @@ const std::vector<GeneratorKind>& kinds() {
                                         p.seed());
        }},
       {"replicate",
-       "a real matrix file repeated block-diagonally to at least target_nnz",
-       {{"file", ""}, {"target_nnz", ""}, {"seed", seed_default}},
+       "a real matrix file repeated block-diagonally `copies` times or to at least target_nnz",
+       {{"file", ""}, {"target_nnz", "0"}, {"copies", "0"}, {"seed", seed_default}},
        [](const Parameters& p) {
+         const std::int64_t copies = p.integer("copies"), target_nnz = p.integer("target_nnz");
+         if ((copies > 0) == (target_nnz > 0))
+           fail("replicate", "give exactly one of copies and target_nnz (both positive)");
          const std::string file = p.text("file");
          const auto block = read_matrix<double>(file);
-         return generate_block_diagonal_replica(block, p.integer("target_nnz"), p.seed());
+         // `copies` copies: the target is their nonzeros (the count rounds up to exactly them)
+         return generate_block_diagonal_replica(
+             block, copies > 0 ? checked_product("replicate", "nnz", copies, block.nnz()) : target_nnz,
+             p.seed());
        }},
   };
   return table;

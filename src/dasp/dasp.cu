@@ -1,6 +1,8 @@
 // DASP (SC'23) behind the SpmvMethod interface: the host layout (dasp_format.hpp) built once and
 // uploaded (dasp_device_layout.cuh), then one kernel launch per apply (dasp_kernels.cuh, chosen
-// in dasp_kernel_table.cuh).
+// in dasp_kernel_table.cuh); a matrix without nonzeros costs one y = beta * y (or nothing).
+// With "row_order=plan" the uploaded layout is rewritten to the plan's row order
+// (dasp_plan_row_order) and the plan keeps that order for SpmvPlan::permute / unpermute.
 //
 // Apply is asynchronous on the caller's stream and synchronises nothing. The long-row workspace
 // (partial sums, tickets) belongs to the plan: one plan must not be applied on two streams at
@@ -20,6 +22,8 @@
 #include "dasp/dasp_kernel_table.cuh"
 #include "dasp/dasp_testing.hpp"
 #include "runtime/cuda_check.hpp"
+#include "runtime/device_buffer.hpp"
+#include "runtime/scale.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::dasp {
@@ -36,6 +40,10 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
 
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
+    if (nnz_ == 0) {  // nothing to multiply: y = beta * y, one launch (none when rows == 0)
+      detail::scale_async(y, rows_, beta, stream);
+      return;
+    }
     if (warps_ == 0) return;
     const auto blocks = static_cast<unsigned>((warps_ + device::kWarpsPerBlock - 1) /
                                               device::kWarpsPerBlock);
@@ -47,12 +55,21 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
 
   const PlanStats& stats() const override { return stats_; }
 
-  const DeviceLayout<Value>& device_layout() const { return *device_layout_; }
+  std::optional<detail::DeviceRowOrder> row_order() const override {
+    if (plan_to_caller_.size() == 0) return std::nullopt;
+    return detail::DeviceRowOrder{plan_to_caller_.data(), caller_to_plan_.data()};
+  }
+
+  /// The layout on the device; null for a matrix without nonzeros (nothing uploaded).
+  const DeviceLayout<Value>* device_layout() const { return device_layout_.get(); }
 
  private:
   /// The host layout (index-only when the device fills the values) and its build time.
+  /// The host layout (index-only when the device fills the values), with "row_order=plan" its
+  /// row order (plan position -> caller row; empty otherwise), and the time both took.
   struct TimedLayout {
     DaspLayout<Value> layout;
+    std::vector<std::int32_t> plan_order;
     double milliseconds;
   };
   static TimedLayout build_timed(const CsrMatrix<Value, std::int32_t>& matrix,
@@ -61,18 +78,36 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     DaspLayout<Value> layout =
         build_dasp_layout(matrix, parameters, std::nullopt,
                           parameters.fill_on_device ? DaspFill::index_only : DaspFill::values);
-    return {std::move(layout), stopwatch.elapsed_ms()};
+    // a matrix without nonzeros has only empty rows, in the caller's order: nothing to reorder
+    std::vector<std::int32_t> plan_order;
+    if (parameters.plan_row_order && matrix.nnz() > 0) plan_order = dasp_plan_row_order(layout);
+    return {std::move(layout), std::move(plan_order), stopwatch.elapsed_ms()};
   }
 
   DaspSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const DaspParameters& parameters,
-           const TimedLayout& built) {
+           const TimedLayout& built)
+      : rows_(matrix.rows), nnz_(matrix.nnz()) {
     const DaspLayout<Value>& layout = built.layout;
     stats_.host_preprocess_ms = built.milliseconds;
-    const detail::Stopwatch upload;
-    device_layout_ = std::make_unique<DeviceLayout<Value>>(layout);
-    stats_.upload_ms = upload.elapsed_ms();
-    if (parameters.fill_on_device) device_layout_->fill_values(layout, matrix, stats_);
-    stats_.device_bytes = device_layout_->bytes();
+    if (nnz_ > 0) {
+      const detail::Stopwatch upload;
+      device_layout_ = std::make_unique<DeviceLayout<Value>>(layout);
+      stats_.upload_ms = upload.elapsed_ms();
+      if (parameters.fill_on_device) device_layout_->fill_values(layout, matrix, stats_);
+      stats_.device_bytes = device_layout_->bytes();
+    }
+    if (!built.plan_order.empty()) {
+      const detail::Stopwatch stopwatch;
+      const std::vector<std::int32_t> caller_to_plan = inverse_row_order(built.plan_order);
+      stats_.host_preprocess_ms += stopwatch.elapsed_ms();
+      const detail::Stopwatch upload;
+      plan_to_caller_ = detail::DeviceBuffer<std::int32_t>(std::span<const std::int32_t>(built.plan_order));
+      caller_to_plan_ = detail::DeviceBuffer<std::int32_t>(std::span<const std::int32_t>(caller_to_plan));
+      stats_.upload_ms += upload.elapsed_ms();
+      stats_.device_bytes += plan_to_caller_.bytes() + caller_to_plan_.bytes();
+      // P A P^T for a square matrix; a rectangular one keeps x (its columns) in the caller's order
+      device_layout_->to_plan_order(caller_to_plan_.data(), matrix.rows == matrix.cols, stats_);
+    }
 
     const DaspLoopShape loop = resolve_loop_shape(
         parameters, matrix.nnz(),
@@ -90,6 +125,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     stats_.padding_ratio = c.padding_ratio();
     stats_.details = layout_statistics(c, layout.shape, parameters);
     stats_.details["fill"] = parameters.fill_on_device ? "device" : "host";
+    stats_.details["row_order"] = plan_to_caller_.size() > 0 ? "plan" : "caller";
     stats_.details["host_preprocess_nnz_per_s"] =
         stats_.host_preprocess_ms > 0
             ? static_cast<double>(matrix.nnz()) / (stats_.host_preprocess_ms * 1e-3)
@@ -99,7 +135,9 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["pipelined_loads"] = loop.pipelined_loads ? 1 : 0;
   }
 
-  std::unique_ptr<DeviceLayout<Value>> device_layout_;
+  std::int64_t rows_ = 0, nnz_ = 0;
+  std::unique_ptr<DeviceLayout<Value>> device_layout_;  // null when nnz_ == 0
+  detail::DeviceBuffer<std::int32_t> plan_to_caller_, caller_to_plan_;  // "row_order=plan"
   DaspKernel<V> kernel_ = nullptr;
   std::int64_t warps_ = 0;
   PlanStats stats_;
@@ -119,7 +157,8 @@ template <typename Value>
 DaspValueArrays<Value> download_value_arrays(const detail::SpmvMethod<Value>& method) {
   const auto* dasp = dynamic_cast<const DaspSpmv<Value>*>(&method);
   if (!dasp) throw Error("download_value_arrays: not a DASP method");
-  return dasp->device_layout().download_values();
+  if (!dasp->device_layout()) return {};  // no nonzeros, nothing uploaded
+  return dasp->device_layout()->download_values();
 }
 
 template DaspValueArrays<double> download_value_arrays(const detail::SpmvMethod<double>&);

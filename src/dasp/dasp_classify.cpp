@@ -104,14 +104,21 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
 
   // Long rows: groups of 2 blocks (§3.2); warp tasks of long_groups_per_warp groups.
   c.rows_long = plan.long_rows();
-  int64_t longest_row = 0;
-  for (int64_t l = 0; l < c.rows_long; ++l) {
-    const int64_t len = length(order.rows[sz(l)]);
-    const int64_t groups = ceil_div(len, plan.group_values());
-    c.nnz_long += len;
-    c.long_groups += groups;
-    longest_row = std::max(longest_row, len);
+  int64_t longest_row = 0, nnz_long = 0, long_groups = 0;
+  {
+    const int64_t group_values = plan.group_values();
+    const int long_team = threads_for(c.rows_long, 0);
+#pragma omp parallel for num_threads(long_team) if (long_team > 1) schedule(static)           \
+    reduction(+ : nnz_long, long_groups) reduction(max : longest_row)
+    for (int64_t l = 0; l < c.rows_long; ++l) {
+      const int64_t len = length(order.rows[sz(l)]);
+      nnz_long += len;
+      long_groups += ceil_div(len, group_values);
+      longest_row = std::max(longest_row, len);
+    }
   }
+  c.nnz_long = nnz_long;
+  c.long_groups = long_groups;
   c.stored_long = c.long_groups * plan.group_values();
   detail::require_offsets_fit<int32_t>(c.stored_long, "DASP layout: the long-row values");
 
@@ -178,9 +185,16 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   c.split = plan.split;
   c.max_medium_row_length = max_medium;
   c.medium_rows_per_warp = plan.medium_rows_per_warp;
-  for (int64_t l = 0; l < c.rows_long; ++l)
-    c.long_tasks += ceil_div(ceil_div(length(order.rows[sz(l)]), plan.group_values()),
-                             plan.split.long_groups_per_warp);
+  {
+    int64_t long_tasks = 0;
+    const int64_t group_values = plan.group_values(), per_task = plan.split.long_groups_per_warp;
+    const int long_team = threads_for(c.rows_long, 0);
+#pragma omp parallel for num_threads(long_team) if (long_team > 1) schedule(static)           \
+    reduction(+ : long_tasks)
+    for (int64_t l = 0; l < c.rows_long; ++l)
+      long_tasks += ceil_div(ceil_div(length(order.rows[sz(l)]), group_values), per_task);
+    c.long_tasks = long_tasks;
+  }
   if (rowblocks_per_unit == 1) {
     int64_t pieces = 0;
     const int64_t per_piece = plan.split.medium_blocks_per_warp;

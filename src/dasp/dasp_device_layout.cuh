@@ -17,6 +17,7 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
+#include "runtime/permute.hpp"
 
 namespace tcsparse::dasp {
 
@@ -78,6 +79,9 @@ class DeviceLayout {
     short_values_ = short_values;
     short_cols_ = short_cols;
     const int* short_row_ids = keep(upload(L.short_row_ids));
+    short_row_ids_ = short_row_ids;
+    index_counts_ = {L.long_tasks.size(), L.medium_row_ids.size(), L.short_row_ids.size(),
+                     L.empty_row_ids.size()};
     for (int kind = 0; kind < kDaspShortKinds; ++kind) {
       const DaspShortPart& part = L.short_parts[static_cast<std::size_t>(kind)];
       a.short_values[kind] = short_values ? short_values + part.value_offset : nullptr;
@@ -135,6 +139,34 @@ class DeviceLayout {
     stop.record(nullptr);
     stop.synchronize();
     stats.device_preprocess_ms = stop.elapsed_ms_since(start);
+  }
+
+  /// Rewrites the uploaded (and filled) layout to the plan's row order, as remap_to_plan_order
+  /// does on the host: row ids through caller_to_plan (device, rows entries) and, with
+  /// `columns`, the stored columns too. Runs after fill_values (which reads the caller's row
+  /// ids); its kernels' time is added to stats.device_preprocess_ms.
+  void to_plan_order(const std::int32_t* caller_to_plan, bool columns, PlanStats& stats) {
+    device::Arguments<V>& a = arguments_;
+    auto remap = [&](const int* ids, std::size_t count, int stride = 1) {
+      detail::remap_indices_async(const_cast<int*>(ids), static_cast<std::int64_t>(count), stride,
+                                  caller_to_plan, nullptr);
+    };
+    detail::CudaEvent start, stop;
+    start.record(nullptr);
+    constexpr int kIntsPerLongTask = sizeof(int4) / sizeof(int);  // {row, begin, end, long row}
+    remap(reinterpret_cast<const int*>(a.long_tasks), index_counts_[0], kIntsPerLongTask);
+    remap(a.medium_row_ids, index_counts_[1]);
+    remap(short_row_ids_, index_counts_[2]);
+    remap(a.empty_row_ids, index_counts_[3]);
+    if (columns) {
+      remap(a.long_cols, sizes_[0]);
+      remap(a.regular_cols, sizes_[1]);
+      remap(a.irregular_cols, sizes_[2]);
+      remap(short_cols_, sizes_[3]);
+    }
+    stop.record(nullptr);
+    stop.synchronize();
+    stats.device_preprocess_ms += stop.elapsed_ms_since(start);
   }
 
   const device::Arguments<V>& arguments() const { return arguments_; }
@@ -198,8 +230,10 @@ class DeviceLayout {
   device::Arguments<V> arguments_{};
   const V* short_values_ = nullptr;
   const int* short_cols_ = nullptr;
+  const int* short_row_ids_ = nullptr;  // every kind's row ids, one array
   const int* long_group_ptr_ = nullptr;
-  std::array<std::size_t, 4> sizes_{};
+  std::array<std::size_t, 4> sizes_{};  // long, regular, irregular, short values
+  std::array<std::size_t, 4> index_counts_{};  // long tasks, medium, short, empty row ids
   std::size_t bytes_ = 0;
   std::vector<std::shared_ptr<void>> buffers_;  // the device arrays arguments_ points into
 };

@@ -111,12 +111,15 @@ void fill_medium(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan
         return std::max<int64_t>(0, length(m) - int64_t{chunks[sz(m / block_rows)]} * width);
       },
       layout.irregular_ptr, "DASP layout: the irregular medium-row values");
-  layout.medium_tail_widths.assign(sz(padded_row_blocks), static_cast<std::uint8_t>(width));
-  for (int64_t rb = 0; rb < c.row_blocks; ++rb) {
-    const int64_t blocks = chunks[sz(rb)];
-    if (blocks > 0)
-      layout.medium_tail_widths[sz(rb)] =
-          static_cast<std::uint8_t>(tail_width(length(rb * block_rows), blocks, width));
+  layout.medium_tail_widths.resize(sz(padded_row_blocks));
+  {
+    const int team = threads_for(padded_row_blocks, 0);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+    for (int64_t rb = 0; rb < padded_row_blocks; ++rb) {
+      const int64_t blocks = rb < c.row_blocks ? chunks[sz(rb)] : 0;
+      layout.medium_tail_widths[sz(rb)] = static_cast<std::uint8_t>(
+          blocks > 0 ? tail_width(length(rb * block_rows), blocks, width) : width);
+    }
   }
 
   {
@@ -220,7 +223,7 @@ void fill_short(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan,
     Value* short_values = layout.short_values.data();
     int32_t* short_cols = layout.short_cols.data();
     int32_t* short_ids = layout.short_row_ids.data();
-    const int team = threads_for(values, 0);
+    const int team = threads_for(std::max(values, row_ids), 0);
 #pragma omp parallel num_threads(team) if (team > 1)
     {
 #pragma omp for schedule(static) nowait
@@ -311,25 +314,30 @@ void fill_short(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan,
     }
   }
   if (c.short_tiles_by_row) {
-    // every tile as kind | tile << 2, ordered by its smallest row (stable: ties keep the kind
-    // order), so that the warps running together write nearby rows of y
-    std::vector<std::pair<int32_t, int32_t>> keyed;
-    keyed.reserve(sz(row_ids / kWarpSize));
-    for (int kind = 0; kind < kDaspShortKinds; ++kind) {
-      const DaspShortPart& part = layout.short_parts[sz(kind)];
-      for (int64_t tile = 0; tile < part.tiles; ++tile) {
-        int32_t first = std::numeric_limits<int32_t>::max();
-        for (int lane = 0; lane < kWarpSize; ++lane) {
-          const int32_t id = layout.short_row_ids[sz(part.row_offset + tile * kWarpSize + lane)];
-          if (id >= 0) first = std::min(first, id);
-        }
-        keyed.emplace_back(first, static_cast<int32_t>(kind | (tile << 2)));
+    // every tile as kind | tile << 2, ordered by its smallest row, so that the warps running
+    // together write nearby rows of y (sorted in parallel: the same order as a stable sort by kind
+    // order, which no tie can break: every tile holds a row, and no row is in two tiles).
+    // Tiles are stored kind after kind (row_offset = 32 * tiles before), so tile t of the
+    // whole array is tile t - row_offset / 32 of its kind.
+    const int64_t tiles = row_ids / kWarpSize;
+    std::vector<std::pair<int32_t, int32_t>> keyed(sz(tiles));
+    const int tile_team = threads_for(row_ids, 0);
+#pragma omp parallel for num_threads(tile_team) if (tile_team > 1) schedule(static)
+    for (int64_t t = 0; t < tiles; ++t) {
+      int kind = kDaspShortKinds - 1;
+      while (layout.short_parts[sz(kind)].row_offset > t * kWarpSize) --kind;
+      const int64_t tile = t - layout.short_parts[sz(kind)].row_offset / kWarpSize;
+      int32_t first = std::numeric_limits<int32_t>::max();
+      for (int lane = 0; lane < kWarpSize; ++lane) {
+        const int32_t id = layout.short_row_ids[sz(t * kWarpSize + lane)];
+        if (id >= 0) first = std::min(first, id);
       }
+      keyed[sz(t)] = {first, static_cast<int32_t>(kind | (tile << 2))};
     }
-    std::stable_sort(keyed.begin(), keyed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    detail::sort_in_parallel(keyed.begin(), keyed.end(), 0);
     layout.short_tile_order.resize(keyed.size());
-    for (std::size_t i = 0; i < keyed.size(); ++i) layout.short_tile_order[i] = keyed[i].second;
+#pragma omp parallel for num_threads(tile_team) if (tile_team > 1) schedule(static)
+    for (int64_t i = 0; i < tiles; ++i) layout.short_tile_order[sz(i)] = keyed[sz(i)].second;
   }
 }
 
@@ -355,9 +363,12 @@ DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, int32_t>& matrix,
   fill_medium(matrix, plan, layout);
   fill_short(matrix, plan, layout);
   const int64_t empty_rows = plan.counts.rows_empty;
-  layout.empty_row_ids.assign(sz(plan.counts.empty_tiles * kWarpSize), -1);
-  std::copy_n(plan.order.rows.begin() + plan.order.empty_begin, empty_rows,
-              layout.empty_row_ids.begin());
+  const int64_t empty_ids = plan.counts.empty_tiles * kWarpSize;
+  layout.empty_row_ids.resize(sz(empty_ids));
+  const int32_t* empty = plan.order.rows.data() + plan.order.empty_begin;
+  const int team = threads_for(empty_ids, 0);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+  for (int64_t i = 0; i < empty_ids; ++i) layout.empty_row_ids[sz(i)] = i < empty_rows ? empty[i] : -1;
   return layout;
 }
 

@@ -271,6 +271,25 @@ template <typename Value>
 void dasp_host_apply(const DaspLayout<Value>& layout, std::span<const Value> x,
                      std::span<double> y, double alpha, double beta);
 
+/// The plan's row order ("row_order=plan"): the rows in the order the kernel's warps write them
+/// (long rows, medium rows as sorted, short rows tile by tile in run order, empty rows), so that
+/// the rows of one warp, and of consecutive warps, are consecutive. Element p is the caller's row
+/// at plan position p: a permutation of [0, rows).
+template <typename Value>
+std::vector<std::int32_t> dasp_plan_row_order(const DaspLayout<Value>& layout);
+
+/// The inverse of a row order: caller_to_plan[order[p]] = p.
+std::vector<std::int32_t> inverse_row_order(std::span<const std::int32_t> order);
+
+/// Rewrites a layout built in the caller's order to the plan's: every row id r (long tasks and
+/// rows, medium, short and empty row ids) becomes caller_to_plan[r] and, with `columns`, every
+/// stored column c (padding included) becomes caller_to_plan[c], which is the symmetric
+/// permutation P A P^T of a square matrix. The kernels walk the result unchanged. The GPU does the
+/// same to its copy (DeviceLayout::to_plan_order); this one is for the host walker and its tests.
+template <typename Value>
+void remap_to_plan_order(DaspLayout<Value>& layout, std::span<const std::int32_t> caller_to_plan,
+                         bool columns);
+
 /// The layout's statistics (PlanStats::details and `tcsparse info`): rows, nonzeros and padding
 /// per category, work split, block order, the parameters as resolved.
 Json layout_statistics(const DaspCounts& counts, DaspBlockShape shape,

@@ -28,6 +28,9 @@ int dense_long_rows_length(const CsrMatrix<Value, int32_t>& matrix) {
   if (density < kDaspDenseRowsMinDensity) return 0;
   int64_t shortest = std::numeric_limits<int64_t>::max(), longest = 0;
   const auto& row_ptr = matrix.row_ptr;
+  const int team = threads_for(rows, 0);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)                        \
+    reduction(min : shortest) reduction(max : longest)
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
     shortest = std::min(shortest, len);

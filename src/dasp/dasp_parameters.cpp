@@ -38,6 +38,8 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "where the value and column arrays are filled from the CSR"},
       {"fp64_block_order", Type::choice, "auto", 0, 0, {"auto", "row", "column"},
        "storage order of fp64 8x4 blocks (auto: column-major when row-blocks end in padding)"},
+      {"row_order", Type::choice, "caller", 0, 0, {"caller", "plan"},
+       "order of y (and, square matrices, of x): the caller's, or the plan's (SpmvPlan::permute)"},
   };
 }
 
@@ -70,7 +72,8 @@ std::string DaspParameters::to_string() const {
       << ",short_tile_order="
       << (short_tile_order == 1 ? "kind" : short_tile_order == 2 ? "row" : "auto")
       << ",fill=" << (fill_on_device ? "device" : "host") << ",fp64_block_order="
-      << (fp64_block_order == 1 ? "row" : fp64_block_order == 2 ? "column" : "auto");
+      << (fp64_block_order == 1 ? "row" : fp64_block_order == 2 ? "column" : "auto")
+      << ",row_order=" << (plan_row_order ? "plan" : "caller");
   return out.str();
 }
 
@@ -92,6 +95,7 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
   p.fp64_block_order = values.is("fp64_block_order", "row")      ? 1
                        : values.is("fp64_block_order", "column") ? 2
                                                                  : 0;
+  p.plan_row_order = values.is("row_order", "plan");
   return p;
 }
 

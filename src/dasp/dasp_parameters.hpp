@@ -170,6 +170,11 @@ struct DaspParameters {
   /// fp64 block storage: 0 = auto (kDaspColumnMajorMinTailBlockShare), 1 = row-major,
   /// 2 = column-major.
   int fp64_block_order = 0;
+  /// y (and, for a square matrix, x) in the plan's row order (dasp_plan_row_order): the rows in
+  /// the order the kernel's warps write them, so y is written in whole sectors and never
+  /// scattered back to the caller's order; SpmvPlan::permute / unpermute convert vectors.
+  /// false ("row_order=caller", the default): the caller's order.
+  bool plan_row_order = false;
 
   /// "key=value,key=value" with every key, for reports.
   std::string to_string() const;

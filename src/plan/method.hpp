@@ -23,6 +23,12 @@
 
 namespace tcsparse::detail {
 
+/// A plan's own row order on the device (SpmvPlan::permute): rows entries each.
+struct DeviceRowOrder {
+  const std::int32_t* plan_to_caller = nullptr;  ///< [p]: the caller's row at plan position p
+  const std::int32_t* caller_to_plan = nullptr;  ///< [r]: the plan position of caller row r
+};
+
 template <typename Value>
 class SpmvMethod {
  public:
@@ -33,6 +39,9 @@ class SpmvMethod {
   virtual void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
                      Stream stream) const = 0;
   virtual const PlanStats& stats() const = 0;
+  /// The plan's row order when apply reads and writes vectors in it (a method's own option),
+  /// else nullopt: the caller's order.
+  virtual std::optional<DeviceRowOrder> row_order() const { return std::nullopt; }
 };
 
 template <typename Value>

@@ -9,6 +9,7 @@
 
 #include "plan/method.hpp"
 #include "runtime/cuda_check.hpp"
+#include "runtime/permute.hpp"
 #include "tcsparse/device.hpp"
 #include "tcsparse/error.hpp"
 
@@ -104,6 +105,39 @@ void SpmvPlan<Value>::apply(const Value* x, Value* y, scalar_t<Value> alpha, sca
 template <typename Value>
 const PlanStats& SpmvPlan<Value>::stats() const {
   return spmv_impl(impl_).stats();
+}
+
+template <typename Value>
+bool SpmvPlan<Value>::plan_row_order() const {
+  return spmv_impl(impl_).row_order().has_value();
+}
+
+template <typename Value>
+void SpmvPlan<Value>::reorder(const Value* in, Value* out, const std::int32_t* index,
+                              Stream stream) const {
+  if (rows_ == 0) return;
+  if (in == nullptr || out == nullptr)
+    throw Error("SpmvPlan::permute/unpermute: a vector is null, expected " +
+                std::to_string(rows_) + " values");
+  if (index) {
+    detail::gather_async(in, index, out, rows_, stream);
+  } else if (in != out) {
+    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(out, in, static_cast<std::size_t>(rows_) * sizeof(Value),
+                                        cudaMemcpyDeviceToDevice, stream));
+  }
+}
+
+template <typename Value>
+void SpmvPlan<Value>::permute(const Value* caller_order, Value* plan_order, Stream stream) const {
+  const auto order = spmv_impl(impl_).row_order();
+  reorder(caller_order, plan_order, order ? order->plan_to_caller : nullptr, stream);
+}
+
+template <typename Value>
+void SpmvPlan<Value>::unpermute(const Value* plan_order, Value* caller_order,
+                                Stream stream) const {
+  const auto order = spmv_impl(impl_).row_order();
+  reorder(plan_order, caller_order, order ? order->caller_to_plan : nullptr, stream);
 }
 
 // ---- SpmmPlan ---------------------------------------------------------------------------------

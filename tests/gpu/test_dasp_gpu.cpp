@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -345,6 +347,189 @@ TEST_F(DaspGpu, StatsDescribeTheLayout) {
   const Json host = layout_statistics(Method("dasp"), a);
   for (const auto& [key, value] : host.items()) EXPECT_EQ(stats.details[key], value) << key;
   EXPECT_GT(stats.details["host_preprocess_nnz_per_s"].get<double>(), 0.0);
+}
+
+// ---- a matrix without nonzeros: one y = beta * y ---------------------------------------------
+
+/// A rows x cols matrix without nonzeros.
+Matrix empty_matrix(std::int32_t rows, std::int32_t cols) {
+  Matrix a;
+  a.rows = rows;
+  a.cols = cols;
+  a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  return a;
+}
+
+/// The nodes that one apply records into a CUDA graph (its kernel launches and memsets).
+template <typename Value>
+std::size_t graph_nodes_of_one_apply(const SpmvPlan<Value>& plan, const std::type_identity_t<Value>* x,
+                                     std::type_identity_t<Value>* y,
+                                     double alpha, double beta) {
+  const detail::CudaStream stream;
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  plan.apply(x, y, static_cast<scalar_t<Value>>(alpha), static_cast<scalar_t<Value>>(beta),
+             stream.get());
+  EXPECT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+  std::size_t nodes = 0;
+  EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &nodes), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  return nodes;
+}
+
+/// y = beta * y0 element by element as the GPU rounds it (fp16 / bf16 scaled in fp32), and
+/// exactly 0 for beta == 0 whatever y held (NaN).
+template <typename Value>
+void expect_empty_matrix_scales_y(std::int32_t rows, std::int32_t cols) {
+  const Matrix a64 = empty_matrix(rows, cols);
+  const auto a = test::with_values<Value>(a64);
+  for (const Scalars s : kScalarCases) {
+    const auto y0 = test::make_y<Value>(a64);
+    const auto y = run_dasp(a, test::make_x<Value>(a64), y0, s);
+    ASSERT_EQ(y.size(), static_cast<std::size_t>(rows));
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      const double expected = s.beta * static_cast<double>(static_cast<scalar_t<Value>>(y0[i]));
+      EXPECT_NEAR(static_cast<double>(static_cast<scalar_t<Value>>(y[i])), expected,
+                  test::tolerance<Value>() * std::abs(expected))
+          << rows << " x " << cols << " row " << i << " beta " << s.beta;
+    }
+  }
+}
+
+class DaspGpuEmptyMatrix : public testing::GpuTest {};
+
+TEST_F(DaspGpuEmptyMatrix, YBecomesBetaTimesYInEveryPrecisionAndShape) {
+  const std::pair<std::int32_t, std::int32_t> shapes[] = {{0, 0}, {0, 7},   {7, 0},
+                                                          {1, 1}, {33, 5},  {5, 33},
+                                                          {1000, 1000}, {100000, 3}};
+  for (const auto& [rows, cols] : shapes) {
+    expect_empty_matrix_scales_y<double>(rows, cols);
+    expect_empty_matrix_scales_y<half>(rows, cols);
+    expect_empty_matrix_scales_y<bfloat16>(rows, cols);
+  }
+}
+
+TEST_F(DaspGpuEmptyMatrix, ApplyIsOneScaleOfYOrNothing) {
+  const Matrix a = empty_matrix(5000, 4000);
+  const SpmvPlan<double> plan(a, Method("dasp"));
+  DeviceBuffer<double> y(static_cast<std::size_t>(a.rows));
+  EXPECT_EQ(graph_nodes_of_one_apply(plan, nullptr, y.data(), 1.0, 0.0), 1u);  // memset
+  EXPECT_EQ(graph_nodes_of_one_apply(plan, nullptr, y.data(), 1.0, 0.5), 1u);  // scale kernel
+  EXPECT_EQ(graph_nodes_of_one_apply(plan, nullptr, y.data(), 1.0, 1.0), 0u);  // y unchanged
+  const SpmvPlan<double> no_rows(empty_matrix(0, 4000), Method("dasp"));
+  EXPECT_EQ(graph_nodes_of_one_apply(no_rows, nullptr, nullptr, 1.0, 0.5), 0u);
+  EXPECT_EQ(plan.stats().device_bytes, 0u);  // nothing uploaded
+}
+
+// ---- one launch per apply, whatever the categories ---------------------------------------------
+
+TEST_F(DaspGpu, ApplyIsOneKernelLaunchForEveryMixOfCategories) {
+  // every category in one small matrix (the latency-bound case), and each alone
+  std::vector<int> mixed;
+  const int cycle[] = {3, 0, 260, 1, 5, 2, 17, 4, 1, 2, 3, 90, 1, 700};
+  for (int r = 0; r < 3000; ++r) mixed.push_back(cycle[r % 14]);
+  std::vector<Matrix> cases = {matrix_with_lengths(2000, mixed, 3)};
+  for (int len : {0, 1, 2, 3, 4, 9, 300}) cases.push_back(matrix_with_lengths(900, std::vector<int>(100, len), 5));
+  for (const Matrix& a : cases) {
+    const SpmvPlan<double> plan(a, Method("dasp"));
+    DeviceBuffer<double> x(test::make_x<double>(a)), y(static_cast<std::size_t>(a.rows));
+    EXPECT_EQ(graph_nodes_of_one_apply(plan, x.data(), y.data(), 1.0, 0.5), 1u)
+        << a.rows << " x " << a.cols << ", " << a.nnz() << " nonzeros";
+  }
+}
+
+// ---- the plan's row order ("row_order=plan") ---------------------------------------------------
+
+/// y in the caller's order computed through a plan in its own order: x and y0 permuted into it
+/// (x only for a square matrix), apply, y unpermuted back.
+template <typename Value>
+std::vector<Value> run_dasp_in_plan_order(const CsrMatrix<Value, std::int32_t>& a,
+                                          const std::vector<Value>& x, const std::vector<Value>& y0,
+                                          Scalars s, std::vector<std::string> parameters) {
+  parameters.push_back("row_order=plan");
+  PlanOptions options;
+  options.parameters = parameters;
+  const SpmvPlan<Value> plan(a, Method("dasp"), options);
+  EXPECT_EQ(plan.plan_row_order(), a.nnz() > 0);
+  EXPECT_EQ(plan.stats().details["row_order"], a.nnz() > 0 ? "plan" : "caller");
+  const bool square = a.rows == a.cols;
+  DeviceBuffer<Value> dx(x), dx_plan(x.size());
+  DeviceBuffer<Value> dy(s.beta == 0.0 ? test::make_poisoned<Value>(y0.size()) : y0);
+  DeviceBuffer<Value> dy_plan(y0.size());
+  dy_plan.fill_bytes(0xff);
+  if (square) plan.permute(dx.data(), dx_plan.data());
+  plan.permute(dy.data(), dy_plan.data());
+  plan.apply(square ? dx_plan.data() : dx.data(), dy_plan.data(),
+             static_cast<scalar_t<Value>>(s.alpha), static_cast<scalar_t<Value>>(s.beta));
+  dy.fill_bytes(0xff);
+  plan.unpermute(dy_plan.data(), dy.data());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  return dy.download();
+}
+
+/// The plan-order apply, brought back to the caller's order, equals the caller-order apply bit
+/// for bit (the same layout, blocks and sums; only addresses differ).
+template <typename Value>
+void expect_plan_order_round_trips(const Matrix& matrix64, const std::vector<std::string>& parameters) {
+  const Matrix scaled =
+      std::is_same_v<Value, double> ? matrix64 : test::scaled_for_16_bit(matrix64);
+  const auto a = test::with_values<Value>(scaled);
+  const auto x = test::make_x<Value>(scaled);
+  const auto y0 = test::make_y<Value>(scaled);
+  PlanOptions caller;
+  caller.parameters = parameters;
+  for (const Scalars s : {Scalars{1.0, 0.0}, Scalars{1.5, -0.5}}) {
+    const auto expected = run_dasp(a, x, y0, s, caller);
+    const auto y = run_dasp_in_plan_order(a, x, y0, s, parameters);
+    ASSERT_EQ(y.size(), expected.size());
+    EXPECT_TRUE(y.empty() || std::memcmp(y.data(), expected.data(), y.size() * sizeof(Value)) == 0)
+        << a.rows << " x " << a.cols << " " << describe(caller) << " beta " << s.beta;
+  }
+}
+
+TEST_P(DaspGpuOnCatalogue, PlanRowOrderRoundTripsToTheCallerOrderResult) {
+  const std::vector<std::vector<std::string>> parameter_sets = {
+      {},
+      {"short_tile_order=row", "max_medium_row_length=256"},
+      {"medium_rows_per_warp=8", "medium_blocks_per_warp=1", "long_groups_per_warp=1"},
+      {"fill=host"}};
+  for (const auto& parameters : parameter_sets) {
+    expect_plan_order_round_trips<double>(GetParam().matrix, parameters);
+    expect_plan_order_round_trips<half>(GetParam().matrix, parameters);
+    expect_plan_order_round_trips<bfloat16>(GetParam().matrix, parameters);
+  }
+}
+
+TEST_F(DaspGpu, PlanRowOrderRoundTripsOnLargeAndEmptyMatrices) {
+  const Matrix cases[] = {generate_rmat(16, 16, 3), generate_short_rows(300000, 300000, 7),
+                          generate_random_rows(100000, 70000, RowLengthDistribution::power_law,
+                                               1, 20000, 5),
+                          empty_matrix(1000, 1000)};
+  for (const Matrix& a : cases) {
+    expect_plan_order_round_trips<double>(a, {});
+    expect_plan_order_round_trips<half>(a, {});
+    expect_plan_order_round_trips<bfloat16>(a, {});
+  }
+}
+
+TEST_F(DaspGpu, PermuteAndUnpermuteAreInversesAndCopiesInTheCallersOrder) {
+  const Matrix a = matrix_with_lengths(500, {3, 0, 260, 1, 5, 2, 17, 4, 1, 2, 3, 90, 1}, 8);
+  const auto v = test::make_y<double>(a);
+  DeviceBuffer<double> dv(v), permuted(v.size()), back(v.size());
+  PlanOptions in_plan_order;
+  in_plan_order.parameters = {"row_order=plan"};
+  const SpmvPlan<double> plan(a, Method("dasp"), in_plan_order);
+  plan.permute(dv.data(), permuted.data());
+  plan.unpermute(permuted.data(), back.data());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(back.download(), v);
+  EXPECT_NE(permuted.download(), v);  // rows of several categories: not the identity
+
+  const SpmvPlan<double> caller_order(a, Method("dasp"));
+  EXPECT_FALSE(caller_order.plan_row_order());
+  caller_order.permute(dv.data(), permuted.data());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(permuted.download(), v);
 }
 
 

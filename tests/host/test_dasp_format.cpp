@@ -117,6 +117,120 @@ TEST_P(DaspHostApplyOnCatalogue, CountsWithoutFillingAgreeWithTheBuiltLayout) {
             a.rows);
 }
 
+// ---- the plan's row order ("row_order=plan") --------------------------------------------------
+
+/// The parameter sets whose warp orders differ: by default, short tiles by kind and by row, one
+/// row-block a warp in pieces with long rows one group a warp.
+std::vector<DaspParameters> row_order_parameter_sets() {
+  std::vector<DaspParameters> sets(4);
+  sets[1].short_tile_order = 1;
+  sets[2].short_tile_order = 2;
+  sets[3].medium_rows_per_warp = 8;
+  sets[3].medium_blocks_per_warp = 1;
+  sets[3].long_groups_per_warp = 1;
+  return sets;
+}
+
+/// The row ids of a layout in the order its warps write them (warp, then lane), -1 left out.
+template <typename Value>
+std::vector<std::int32_t> rows_in_warp_order(const DaspLayout<Value>& L) {
+  std::vector<std::int32_t> rows;
+  for (std::size_t l = 0; l < L.long_row_ids.size(); ++l) rows.push_back(L.long_row_ids[l]);
+  for (const std::int32_t r : L.medium_row_ids)
+    if (r >= 0) rows.push_back(r);
+  const auto short_tile = [&](int kind, std::int64_t tile) {
+    const auto first = L.short_parts[static_cast<std::size_t>(kind)].row_offset + tile * kWarpSize;
+    for (int lane = 0; lane < kWarpSize; ++lane)
+      if (const std::int32_t r = L.short_row_ids[static_cast<std::size_t>(first + lane)]; r >= 0)
+        rows.push_back(r);
+  };
+  if (L.short_tile_order.empty()) {
+    for (int kind = 0; kind < kDaspShortKinds; ++kind)
+      for (std::int64_t t = 0; t < L.short_parts[static_cast<std::size_t>(kind)].tiles; ++t)
+        short_tile(kind, t);
+  } else {
+    for (const std::int32_t code : L.short_tile_order) short_tile(code & 3, code >> 2);
+  }
+  for (const std::int32_t r : L.empty_row_ids)
+    if (r >= 0) rows.push_back(r);
+  return rows;
+}
+
+TEST_P(DaspHostApplyOnCatalogue, PlanRowOrderIsThePermutationTheWarpsWriteInOrder) {
+  const auto& a = GetParam().matrix;
+  for (const DaspParameters& p : row_order_parameter_sets()) {
+    const auto layout = build_dasp_layout(a, p, kFp64Shape);
+    const auto order = dasp_plan_row_order(layout);
+    EXPECT_EQ(order, rows_in_warp_order(layout));
+    std::vector<std::int32_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<std::int32_t> identity(static_cast<std::size_t>(a.rows));
+    std::iota(identity.begin(), identity.end(), 0);
+    ASSERT_EQ(sorted, identity) << "not a permutation of the rows";
+    // after the rewrite every warp writes plan positions 0, 1, 2, ... in turn
+    const auto caller_to_plan = inverse_row_order(order);
+    auto remapped = layout;
+    remap_to_plan_order(remapped, caller_to_plan, a.rows == a.cols);
+    EXPECT_EQ(rows_in_warp_order(remapped), identity);
+  }
+}
+
+TEST(DaspLayout, ParallelBuildGivesTheSameLayoutAndRowOrderOnAnyThreadCount) {
+  // large enough for every parallel loop (kItemsPerThread): short tiles by row, empty rows,
+  // medium row-blocks, long rows
+  const Matrix cases[] = {
+      generate_short_rows(400000, 400000, 3),
+      generate_random_rows(300000, 300000, RowLengthDistribution::power_law, 0, 5000, 4)};
+  for (const Matrix& a : cases) {
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const auto one = build_dasp_layout(a, {}, kFp64Shape, DaspFill::index_only);
+    const auto one_order = dasp_plan_row_order(one);
+    omp_set_num_threads(4);
+    const auto four = build_dasp_layout(a, {}, kFp64Shape, DaspFill::index_only);
+    const auto four_order = dasp_plan_row_order(four);
+    omp_set_num_threads(saved);
+    EXPECT_EQ(one.short_tile_order, four.short_tile_order);
+    EXPECT_EQ(one.short_row_ids, four.short_row_ids);
+    EXPECT_EQ(one.medium_row_ids, four.medium_row_ids);
+    EXPECT_EQ(one.medium_tail_widths, four.medium_tail_widths);
+    EXPECT_EQ(one.empty_row_ids, four.empty_row_ids);
+    EXPECT_EQ(one.counts.long_tasks, four.counts.long_tasks);
+    EXPECT_EQ(one.counts.nnz_long, four.counts.nnz_long);
+    EXPECT_EQ(one_order, four_order);
+  }
+}
+
+/// The host walker on a layout rewritten to the plan's order computes P A P^T (square) or P A
+/// (rectangular): y in plan order, x in plan order where the matrix is square.
+TEST_P(DaspHostApplyOnCatalogue, LayoutInPlanOrderAppliesThePermutedMatrix) {
+  const auto& a = GetParam().matrix;
+  const bool square = a.rows == a.cols;
+  for (const DaspParameters& p : row_order_parameter_sets()) {
+    for (const DaspBlockShape shape : {kFp64Shape, kFp16Shape}) {
+      auto layout = build_dasp_layout(a, p, shape);
+      const auto order = dasp_plan_row_order(layout);
+      remap_to_plan_order(layout, inverse_row_order(order), square);
+      const auto x = random_vector<double>(static_cast<std::size_t>(a.cols), 31);
+      const auto y0 = random_vector<double>(static_cast<std::size_t>(a.rows), 32);
+      std::vector<double> reference = y0;
+      spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 1.5, -0.5);
+      std::vector<double> x_plan = x, y_plan(y0.size()), expected(y0.size());
+      for (std::size_t q = 0; q < order.size(); ++q) {
+        const auto r = static_cast<std::size_t>(order[q]);
+        if (square) x_plan[q] = x[r];
+        y_plan[q] = y0[r];
+        expected[q] = reference[r];
+      }
+      dasp_host_apply(layout, std::span<const double>(x_plan), std::span<double>(y_plan), 1.5,
+                      -0.5);
+      EXPECT_LT(relative_error(std::span<const double>(y_plan), std::span<const double>(expected)),
+                1e-12)
+          << "block rows " << shape.rows;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSynthetic, DaspHostApplyOnCatalogue,
                          ::testing::ValuesIn(test::all_synthetic_matrices()),
                          test::NamedMatrixName{});
@@ -774,12 +888,20 @@ TEST(DaspParameters, MalformedOrOutOfRangeValuesAreParameterErrors) {
   EXPECT_THROW(parse_parameters({"pipelined_loads=2"}), ParameterError);
   EXPECT_THROW(parse_parameters({"short_tile_order=diagonal"}), ParameterError);
   EXPECT_THROW(parse_parameters({"fill=gpu"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"row_order=sorted"}), ParameterError);
+}
+
+TEST(DaspParameters, RowOrderIsTheCallersUnlessThePlansIsAsked) {
+  EXPECT_FALSE(parse_parameters({}).plan_row_order);
+  EXPECT_FALSE(parse_parameters({"row_order=caller"}).plan_row_order);
+  EXPECT_TRUE(parse_parameters({"row_order=plan"}).plan_row_order);
 }
 
 TEST(DaspParameters, ToStringRoundTrips) {
   DaspParameters p;
   p.max_medium_row_length = 64;
   p.medium_rows_per_warp = 32;
+  p.plan_row_order = true;
   std::vector<std::string> items;
   const std::string text = p.to_string();
   std::size_t start = 0;

@@ -500,7 +500,15 @@ TEST(GenerateByName, ReplicatesAMatrixFile) {
   }
   const auto A =
       generate(parse_generator_spec("replicate:file=" + file.string() + ",target_nnz=10,seed=3"));
+  const auto B =
+      generate(parse_generator_spec("replicate:file=" + file.string() + ",copies=3,seed=3"));
+  EXPECT_THROW(generate(parse_generator_spec("replicate:file=" + file.string())), Error);
+  EXPECT_THROW(generate(parse_generator_spec("replicate:file=" + file.string() +
+                                             ",copies=2,target_nnz=10")),
+               Error);
   std::filesystem::remove(file);
+  EXPECT_EQ(B.row_ptr, A.row_ptr);  // 3 copies either way
+  EXPECT_EQ(B.col_idx, A.col_idx);
   EXPECT_EQ(A.rows, 9);
   EXPECT_EQ(A.nnz(), 12);
   // Row 8 is row 2 of the third copy: the block's columns 0 and 2, shifted by 2 * 3.

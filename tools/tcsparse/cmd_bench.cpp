@@ -1,4 +1,4 @@
-// `tcsparse bench [FILES|DIRS|SPECS...] [--suite default|small] ...`: every method and precision
+// `tcsparse bench [FILES|DIRS|SPECS...] [--suite default|small|large] ...`: every method and precision
 // that applies, on every matrix, through the benchmark harness. One JSON line per case in the
 // results file, a progress line on stderr, speedup tables over cuSPARSE on stdout.
 #include <algorithm>
