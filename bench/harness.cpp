@@ -413,6 +413,7 @@ nlohmann::ordered_json BenchRecord::to_json() const {
   j["plan_build_ms"] = plan_build_ms;
   j["host_preprocess_ms"] = host_preprocess_ms;
   j["upload_ms"] = upload_ms;
+  if (host_upload != "automatic") j["host_upload"] = host_upload;
   j["device_preprocess_ms"] = device_preprocess_ms;
   j["device_bytes"] = device_bytes;
   j["padding_ratio"] = padding_ratio;
@@ -455,6 +456,7 @@ BenchRecord describe_case(const MatrixInput& input, const RunEnvironment& enviro
   record.n = request.operation == Operation::spmv ? 1 : request.n;
   record.alpha = options.alpha;
   record.beta = options.beta;
+  record.host_upload = std::string(to_string(options.plan.host_upload));
   record.error_threshold = error_threshold(request.precision);
   record.min_bytes = minimum_bytes(record.rows, record.cols, record.nnz, request.precision,
                                    request.operation, record.n, options.beta != 0.0);
