@@ -18,6 +18,9 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
 #include <limits>
 #include <memory>
 #include <string>
@@ -215,9 +218,9 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       host_row_ptr_ = matrix.row_ptr.data();
       host_col_idx_ = matrix.col_idx.data();
       host_values_ = reinterpret_cast<const V*>(matrix.values.data());
-      register_array(host_row_ptr_, matrix.row_ptr.size() * sizeof(std::int32_t));
-      register_array(host_col_idx_, matrix.col_idx.size() * sizeof(std::int32_t));
-      register_array(host_values_, matrix.values.size() * sizeof(V));
+      register_pages({{host_row_ptr_, matrix.row_ptr.size() * sizeof(std::int32_t)},
+                      {host_col_idx_, matrix.col_idx.size() * sizeof(std::int32_t)},
+                      {host_values_, matrix.values.size() * sizeof(V)}});
       return;
     }
     std::size_t total = 0;
@@ -240,9 +243,39 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     }
   }
 
-  void register_array(const void* pointer, std::size_t bytes) {
-    if (bytes == 0 || detail::is_pinned_host_memory(pointer)) return;
-    registrations_.emplace_back(pointer, bytes);
+  /// Registers the pages of the arrays, merged where they share or touch a page (the driver
+  /// refuses a second registration of a page). A range some other registration already covers
+  /// (another plan on the same arrays) is used as it is; that registration must outlive this plan.
+  void register_pages(std::initializer_list<std::pair<const void*, std::size_t>> arrays) {
+    constexpr std::uintptr_t kPage = 4096;
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+    for (const auto& [pointer, bytes] : arrays) {
+      if (bytes == 0 || !pointer) continue;
+      const auto begin = reinterpret_cast<std::uintptr_t>(pointer);
+      ranges.emplace_back(begin / kPage * kPage, (begin + bytes + kPage - 1) / kPage * kPage);
+    }
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> merged;
+    for (const auto& range : ranges) {
+      if (!merged.empty() && range.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, range.second);
+      else
+        merged.push_back(range);
+    }
+    for (const auto& [begin, end] : merged) {
+      const auto* first = reinterpret_cast<const void*>(begin);
+      const auto* last = reinterpret_cast<const void*>(end - 1);
+      HostRegistration registration = HostRegistration::try_register(first, end - begin);
+      if (registration.registered()) {
+        registrations_.push_back(std::move(registration));
+      } else if (!detail::is_pinned_host_memory(first) || !detail::is_pinned_host_memory(last)) {
+        throw UnsupportedError(
+            "csr_full_overlap: host_memory=register cannot register the caller's arrays (" +
+            std::to_string(end - begin) +
+            " bytes; part of them is registered already, or the driver refused): use "
+            "host_memory=copy");
+      }
+    }
   }
 
   void allocate_device() {

@@ -125,10 +125,11 @@ BigBatchPartition partition_big_batches(std::span<const std::int32_t> row_ptr,
   const auto streams = static_cast<std::size_t>(std::max(p.streams, 1));
   // The whole matrix's slot image, cut into big_batches shares.
   const std::size_t whole = slot_layout(0, rows, 0, row_ptr.back(), value_bytes).bytes;
+  // Each big batch pads its three arrays to kSlotAlignBytes: allow for that, or the cut would
+  // leave a small extra big batch.
+  const auto shares = static_cast<std::size_t>(std::max(p.big_batches, 1));
   const std::size_t target =
-      align_up((whole + static_cast<std::size_t>(p.big_batches) - 1) /
-                   static_cast<std::size_t>(std::max(p.big_batches, 1)),
-               kSlotAlignBytes);
+      align_up((whole + shares - 1) / shares + 3 * kSlotAlignBytes, kSlotAlignBytes);
 
   BigBatchPartition partition;
   if (p.device_memory_limit > 0) {
