@@ -120,6 +120,7 @@ struct BenchRecord {
   // plan
   double plan_build_ms = 0.0;  ///< wall-clock time of the plan constructor
   double host_preprocess_ms = 0.0, upload_ms = 0.0, device_preprocess_ms = 0.0;
+  std::string host_upload = "automatic";  ///< PlanOptions::host_upload (written when not automatic)
   std::int64_t device_bytes = 0;
   double padding_ratio = 0.0;
   Json details = Json::object();  ///< PlanStats::details

@@ -46,9 +46,29 @@ template <typename Value>
 class SpmmMethod;
 }  // namespace detail
 
+/// How a plan copies the caller's host arrays to the GPU (the one upload path of every method,
+/// src/runtime/host_upload.hpp). Host memory that is already pinned (cudaMallocHost) or
+/// registered (cudaHostRegister) is always copied directly.
+enum class HostUpload {
+  /// staged for pageable arrays of at least a few MiB, direct for small ones
+  automatic,
+  /// pageable -> a ring of pinned staging chunks -> device, host copy and DMA overlapped
+  staged,
+  /// cudaHostRegister the caller's array for the copy, then unregister it
+  registered,
+  /// one cudaMemcpy from wherever the array is (from pageable memory: the driver's own staging)
+  direct,
+};
+/// "automatic", "staged", "register", "direct".
+std::string_view to_string(HostUpload upload);
+/// The inverse of to_string; anything else is a ParameterError listing the four words.
+HostUpload parse_host_upload(std::string_view text);
+
 /// Options every plan understands.
 struct PlanOptions {
   int device = 0;  ///< CUDA device ordinal
+  /// How the matrix reaches the GPU (PlanStats::upload_ms measures it).
+  HostUpload host_upload = HostUpload::automatic;
   /// Method-specific parameters as "key=value" pairs, e.g. {"max_medium_row_length=256"},
   /// checked against the method's schema (Method::parameters()): an unknown key or a value out of
   /// range is a ParameterError naming the method, the key and what it accepts.

@@ -53,9 +53,11 @@ __device__ __forceinline__ void store_result(V* y, std::int64_t row, Acc<V> sum,
 }
 
 // ---- batch table build ------------------------------------------------------------------------
+// (static: this header is included by csr_overlap.cu and csr_full_overlap.cu, and only templates
+// may be defined in both)
 
 /// Pass 1, one thread a position r in [0, rows]: flags[r] = row_flag (csr_overlap_rules.hpp).
-__global__ void mark_rows_kernel(const std::int32_t* __restrict__ row_ptr, std::int64_t rows,
+static __global__ void mark_rows_kernel(const std::int32_t* __restrict__ row_ptr, std::int64_t rows,
                                  PartitionRule rule, unsigned long long* __restrict__ flags) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -65,7 +67,7 @@ __global__ void mark_rows_kernel(const std::int32_t* __restrict__ row_ptr, std::
 
 /// Pass 2, one thread a position p in [0, rows], after the exclusive scan of the flags: writes
 /// the starts, the ends and the long rows where scatter_writes says.
-__global__ void scatter_batches_kernel(const std::int32_t* __restrict__ row_ptr, std::int64_t rows,
+static __global__ void scatter_batches_kernel(const std::int32_t* __restrict__ row_ptr, std::int64_t rows,
                                        PartitionRule rule,
                                        const unsigned long long* __restrict__ scanned,
                                        int2* __restrict__ batches,
@@ -83,7 +85,7 @@ __global__ void scatter_batches_kernel(const std::int32_t* __restrict__ row_ptr,
 
 /// pieces[j] = the pieces of long row j for j < long_count, 0 at j == long_count (then an
 /// exclusive scan gives long_task_ptr).
-__global__ void long_row_pieces_kernel(const std::int32_t* __restrict__ row_ptr,
+static __global__ void long_row_pieces_kernel(const std::int32_t* __restrict__ row_ptr,
                                        const std::int32_t* __restrict__ long_rows,
                                        std::int64_t long_count, std::int32_t piece,
                                        std::int32_t* __restrict__ pieces) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "tcsparse/error.hpp"
+#include "tcsparse/plan.hpp"
 
 namespace tcsparse {
 
@@ -28,6 +29,30 @@ std::string ParameterSpec::accepted_values() const {
   std::string range = fmt::format("{} in [{}, {}]", type == Type::integer ? "an integer" : "a number",
                                   lowest, highest);
   return words_text.empty() ? range : range + " or " + words_text;
+}
+
+namespace {
+struct HostUploadName {
+  HostUpload upload;
+  std::string_view name;
+};
+constexpr HostUploadName kHostUploadNames[] = {{HostUpload::automatic, "automatic"},
+                                               {HostUpload::staged, "staged"},
+                                               {HostUpload::registered, "register"},
+                                               {HostUpload::direct, "direct"}};
+}  // namespace
+
+std::string_view to_string(HostUpload upload) {
+  for (const HostUploadName& entry : kHostUploadNames)
+    if (entry.upload == upload) return entry.name;
+  return "automatic";
+}
+
+HostUpload parse_host_upload(std::string_view text) {
+  for (const HostUploadName& entry : kHostUploadNames)
+    if (entry.name == text) return entry.upload;
+  throw ParameterError(fmt::format(
+      "host upload '{}' is not one of automatic, staged, register, direct", text));
 }
 
 namespace detail {

@@ -9,6 +9,7 @@
 
 #include "plan/method.hpp"
 #include "runtime/cuda_check.hpp"
+#include "runtime/host_upload.hpp"
 #include "runtime/permute.hpp"
 #include "tcsparse/device.hpp"
 #include "tcsparse/error.hpp"
@@ -81,6 +82,7 @@ SpmvPlan<Value>::SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method m
   const detail::ParameterValues parameters =
       detail::checked_parameters(method.descriptor(), options.parameters);
   select_device(options.device);
+  const detail::HostUploadScope upload(options.host_upload);
   impl_ = factory(matrix, parameters);
 }
 
@@ -153,6 +155,7 @@ SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int
   const detail::ParameterValues parameters =
       detail::checked_parameters(method.descriptor(), options.parameters);
   select_device(options.device);
+  const detail::HostUploadScope upload(options.host_upload);
   impl_ = factory(matrix, n, parameters);
 }
 

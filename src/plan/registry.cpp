@@ -15,6 +15,7 @@
   X(cusparse_alg3)                     \
   X(dasp)                              \
   X(csr_overlap)                       \
+  X(csr_full_overlap)                  \
   /* one line a method, above this one */
 
 namespace tcsparse {

@@ -86,10 +86,14 @@ class CudaStream {
   cudaStream_t stream_ = nullptr;
 };
 
-/// A CUDA event for timing.
+/// A CUDA event, for timing by default; CudaEvent(cudaEventDisableTiming) for ordering only
+/// (cheaper to record and wait for).
 class CudaEvent {
  public:
   CudaEvent() { TCSPARSE_CUDA_CHECK(cudaEventCreate(&event_)); }
+  explicit CudaEvent(unsigned flags) {
+    TCSPARSE_CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags));
+  }
   ~CudaEvent() { if (event_) cudaEventDestroy(event_); }
   CudaEvent(CudaEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
   CudaEvent& operator=(CudaEvent&&) = delete;

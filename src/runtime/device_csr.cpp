@@ -7,27 +7,26 @@
 
 #include "common/stopwatch.hpp"
 #include "runtime/cuda_check.hpp"
+#include "runtime/host_upload.hpp"
 #include "tcsparse/types.hpp"
 
 namespace tcsparse::detail {
 
 namespace {
 
-/// Copies `host` to the front of `device` (which may be longer) and zeros the rest.
+/// Enqueues the copy of `host` to the front of `device` (which may be longer; the rest is zeroed
+/// first, on the same legacy stream).
 template <typename T>
-void upload_front(DeviceBuffer<T>& device, std::span<const T> host) {
-  if (device.size() == host.size()) return device.upload(host);
-  device.fill_bytes(0);
-  if (!host.empty())
-    TCSPARSE_CUDA_CHECK(cudaMemcpy(device.data(), host.data(), host.size_bytes(),
-                                   cudaMemcpyHostToDevice));
+void upload_front(HostUploader& uploader, DeviceBuffer<T>& device, std::span<const T> host) {
+  if (device.size() > host.size()) device.fill_bytes(0);
+  uploader.copy(device.data(), host.data(), host.size_bytes());
 }
 
 }  // namespace
 
 template <typename Value>
 DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanStats& stats,
-                            std::size_t nonzero_multiple) {
+                            std::size_t nonzero_multiple, HostUpload policy) {
   DeviceCsr<Value> device;
   device.rows = matrix.rows;
   device.cols = matrix.cols;
@@ -43,21 +42,21 @@ DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanSt
   device.values = DeviceBuffer<Value>(capacity);
 
   const Stopwatch copies;
-  device.row_ptr.upload(std::span<const std::int32_t>(matrix.row_ptr));
-  upload_front(device.col_idx, std::span<const std::int32_t>(matrix.col_idx));
-  upload_front(device.values, std::span<const Value>(matrix.values));
-  // cudaMemcpy from pageable memory may return before its DMA ends: wait for the stream it used.
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  HostUploader uploader(policy);  // on the legacy stream, after the fills
+  upload_front(uploader, device.row_ptr, std::span<const std::int32_t>(matrix.row_ptr));
+  upload_front(uploader, device.col_idx, std::span<const std::int32_t>(matrix.col_idx));
+  upload_front(uploader, device.values, std::span<const Value>(matrix.values));
+  uploader.finish();  // the end of the transfers is part of the upload
   stats.upload_ms += copies.elapsed_ms();
   return device;
 }
 
 template DeviceCsr<double> upload_csr(const CsrMatrix<double, std::int32_t>&, PlanStats&,
-                                      std::size_t);
+                                      std::size_t, HostUpload);
 template DeviceCsr<float> upload_csr(const CsrMatrix<float, std::int32_t>&, PlanStats&,
-                                     std::size_t);
-template DeviceCsr<half> upload_csr(const CsrMatrix<half, std::int32_t>&, PlanStats&, std::size_t);
+                                     std::size_t, HostUpload);
+template DeviceCsr<half> upload_csr(const CsrMatrix<half, std::int32_t>&, PlanStats&, std::size_t, HostUpload);
 template DeviceCsr<bfloat16> upload_csr(const CsrMatrix<bfloat16, std::int32_t>&, PlanStats&,
-                                        std::size_t);
+                                        std::size_t, HostUpload);
 
 }  // namespace tcsparse::detail

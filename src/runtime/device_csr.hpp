@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "runtime/device_buffer.hpp"
+#include "runtime/host_upload.hpp"
 #include "tcsparse/csr.hpp"
 #include "tcsparse/plan.hpp"
 
@@ -28,11 +29,12 @@ struct DeviceCsr {
 /// Allocates `matrix`'s arrays on the device and copies them there. The column and value arrays
 /// hold a whole multiple of `nonzero_multiple` elements (at least one multiple), zeros past nnz,
 /// for kernels that copy them in aligned pieces. Adds the time of the copies to stats.upload_ms
-/// (allocation excluded, the end of the transfers included); nothing else of `stats` changes.
-/// Every host-to-device copy of a CSR goes through here (a staged copy through pinned memory
-/// belongs in device_csr.cpp).
+/// (device allocation excluded; pinned staging, registration and the end of the transfers
+/// included); nothing else of `stats` changes. Every host-to-device copy of a CSR goes through
+/// here, by `policy` (host_upload.hpp; by default the plan's PlanOptions::host_upload).
 template <typename Value>
 DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanStats& stats,
-                            std::size_t nonzero_multiple = 1);
+                            std::size_t nonzero_multiple = 1,
+                            HostUpload policy = current_host_upload());
 
 }  // namespace tcsparse::detail

@@ -43,6 +43,7 @@ struct BenchOptions {
   std::string matrix_dir;
   std::vector<std::string> parameters;  ///< PlanOptions::parameters, for experiments
   std::vector<std::string> variants;    ///< "LABEL:KEY=VALUE,...", for experiments
+  std::string host_upload = "automatic";  ///< PlanOptions::host_upload
   bool list = false;
 };
 
@@ -251,6 +252,7 @@ class BenchRun {
         results_(open_results(output)) {
     harness_.runs = options.runs;
     harness_.warmup_ms = options.warmup_ms;
+    harness_.plan.host_upload = parse_host_upload(options.host_upload);
     for (const MatrixSourceRef& matrix : selection.matrices) {
       cases_.push_back(cases_for(matrix, selection, options));
       total_cases_ += static_cast<std::int64_t>(cases_.back().size());
@@ -394,6 +396,11 @@ Command add_bench_command(CLI::App& app) {
                   "parameters, interleaved with the plain run on each matrix (recorded as "
                   "\"variant\"; it runs on the methods that have all its keys); repeatable")
       ->allow_extra_args(false);
+  sub->add_option("--host-upload", options->host_upload,
+                  "How plans copy the matrix to the GPU (PlanOptions::host_upload): automatic, "
+                  "staged (pinned staging ring), register (cudaHostRegister), direct")
+      ->check(CLI::IsMember({"automatic", "staged", "register", "direct"}))
+      ->capture_default_str();
   sub->add_flag("--list", options->list, "Print the matrices that would run and exit (no GPU)");
   return {sub, [options] { return run_bench(*options); }};
 }

@@ -35,6 +35,7 @@ struct RunOptions {
   int runs = 100;
   std::string device = "gpu";
   std::vector<std::string> parameters;
+  std::string host_upload = "automatic";  ///< PlanOptions::host_upload
   bool json = false;
   bool copy_bandwidth = false;  ///< measure the copy bandwidth (about a second) for the share
   const CLI::Option* method_option = nullptr;  ///< to tell --method given from its default
@@ -90,6 +91,7 @@ int run_on_gpu(const RunOptions& options) {
   harness.beta = options.beta;
   harness.runs = harness.min_runs = std::max(1, options.runs);  // exactly what was asked
   harness.plan.parameters = options.parameters;
+  harness.plan.host_upload = parse_host_upload(options.host_upload);
   bench::MatrixBenchmark benchmark(input, environment, harness);
   bench::CaseRequest request;
   request.method = method;
@@ -273,6 +275,10 @@ Command add_product_command(CLI::App& app, Operation operation) {
                   "only)")
       ->check(key_value())
       ->allow_extra_args(false);
+  sub->add_option("--host-upload", options->host_upload,
+                  "How the plan copies the matrix to the GPU: automatic, staged, register, direct")
+      ->check(CLI::IsMember({"automatic", "staged", "register", "direct"}))
+      ->capture_default_str();
   sub->add_flag("--json", options->json, "Print the result as one JSON object");
   sub->add_flag("--copy-bandwidth", options->copy_bandwidth,
                 "Also measure the GPU's copy bandwidth (about a second) and report the share");

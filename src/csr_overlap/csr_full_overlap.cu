@@ -1,0 +1,434 @@
+// CSR-Full-Overlap (Electronics 2023, §4.2, Algorithm 8) behind the SpmvMethod interface.
+//
+// Plan: the big-batch partition (csr_full_overlap_format.cpp), each big batch's batch table built
+// on the host over its rebased rows (csr_overlap_format.cpp, the table csr_overlap builds on the
+// GPU) and uploaded once, the host memory pinned (copied into a pinned slot image, or the
+// caller's arrays registered), a device staging ring of `slots` slots, one internal stream a
+// slot and the fork / join events.
+//
+// Apply, on the caller's stream: the fork event lets every internal stream start after what the
+// caller enqueued; big batch k runs on stream k % slots in slot k % slots: its copy (one
+// cudaMemcpyAsync of the slot image, or three from the registered arrays and a rebase of the row
+// offsets), then the csr_overlap batch kernel (and the long-row kernels) on it writing
+// y[begin_row, end_row). In-stream order makes the copy of big batch k + slots wait for the
+// kernels of big batch k, which read the same slot; other streams' copies overlap them. The join
+// events make the caller's stream wait for every internal stream. Nothing is allocated or
+// synchronised: the apply can be captured in a CUDA graph. One plan must not be applied on two
+// streams at the same time (the slots are the plan's).
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arch/types.cuh"
+#include "common/stopwatch.hpp"
+#include "csr_overlap/csr_full_overlap.hpp"
+#include "csr_overlap/csr_full_overlap_format.hpp"
+#include "csr_overlap/csr_overlap_format.hpp"
+#include "csr_overlap/csr_overlap_kernels.cuh"
+#include "csr_overlap/csr_overlap_parameters.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/device_buffer.hpp"
+#include "runtime/host_upload.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::csr_overlap {
+namespace {
+
+using detail::CudaEvent;
+using detail::CudaStream;
+using detail::DeviceBuffer;
+using detail::HostRegistration;
+using detail::PinnedHostBuffer;
+
+constexpr int kRebaseThreads = 256;
+constexpr int kCombineThreads = 256;
+
+/// row_ptr[i] -= base for i < count: the caller's row offsets of a big batch, copied into its
+/// slot as they are (register mode), made relative to the big batch's first nonzero.
+__global__ void rebase_row_ptr_kernel(std::int32_t* __restrict__ row_ptr, std::int64_t count,
+                                      std::int32_t base) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < count; i += stride)
+    row_ptr[i] -= base;
+}
+
+int device_attribute(cudaDeviceAttr attribute) {
+  int device = 0, value = 0;
+  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
+  TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+  return value;
+}
+
+template <typename Value>
+class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
+  using V = arch::device_value_t<Value>;
+  using Acc = device::Acc<V>;
+  static_assert(sizeof(V) == sizeof(Value));
+
+  /// Everything one big batch's apply needs, fixed at plan time.
+  struct BigBatchWork {
+    BigBatch batch;
+    int slot = 0;
+    std::size_t host_image_offset = 0;  ///< copy mode: its slot image in pinned_
+    device::BatchArguments<V> batch_arguments{};
+    device::LongRowArguments<V> long_arguments{};
+    unsigned batch_blocks = 0, long_blocks = 0;
+  };
+
+ public:
+  CsrFullOverlapSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const FullOverlapParameters& p,
+                     Json parameters_json)
+      : parameters_(p) {
+    if (matrix.rows > std::numeric_limits<std::int32_t>::max() - 2048)
+      throw IndexOverflowError("csr_full_overlap: " + std::to_string(matrix.rows) +
+                               " rows do not fit the kernels' 32-bit row loops");
+    prepare_batch_kernel();
+
+    const detail::Stopwatch host_work;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    TCSPARSE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    partition_ = partition_big_batches(matrix.row_ptr, sizeof(V), p, free_bytes);
+    build_tables(matrix);
+    pin_host_memory(matrix);
+    stats_.host_preprocess_ms = host_work.elapsed_ms();
+
+    allocate_device();
+    for (int s = 0; s < partition_.slots; ++s) {
+      streams_.emplace_back();
+      joins_.emplace_back(cudaEventDisableTiming);
+    }
+    choose_launches();
+
+    stats_.stored_values = 0;  // the matrix stays on the host
+    stats_.padding_ratio = 0.0;
+    stats_.details = partition_statistics(partition_, p);
+    stats_.details["batches"] = table_batches_;
+    stats_.details["long_rows"] = table_long_rows_;
+    stats_.details["threads_per_block"] = p.batch.threads_per_block;
+    stats_.details["shared_memory_bytes"] = shared_bytes_;
+    stats_.details["pinned_host_bytes"] = pinned_.bytes();
+    stats_.details["streamed_bytes_per_apply"] = streamed_bytes_;
+    stats_.details["parameters"] = std::move(parameters_json);
+  }
+
+  void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
+             Stream stream) const override {
+    if (work_.empty()) return;
+    const auto* dx = reinterpret_cast<const V*>(x);
+    auto* dy = reinterpret_cast<V*>(y);
+    TCSPARSE_CUDA_CHECK(cudaEventRecord(fork_.get(), stream));
+    for (const CudaStream& internal : streams_)
+      TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(internal.get(), fork_.get(), 0));
+    for (const BigBatchWork& work : work_) {
+      const cudaStream_t internal = streams_[static_cast<std::size_t>(work.slot)].get();
+      copy_to_slot(work, internal);
+      V* const y_rows = dy + work.batch.begin_row;
+      if (work.batch_blocks > 0) {
+        device::batch_kernel<V><<<work.batch_blocks, static_cast<unsigned>(threads_),
+                                  shared_bytes_, internal>>>(work.batch_arguments, dx, y_rows,
+                                                             alpha, beta);
+        TCSPARSE_CUDA_CHECK_LAUNCH();
+      }
+      const auto& long_arguments = work.long_arguments;
+      if (long_arguments.task_count > 0) {
+        device::long_row_kernel<V><<<work.long_blocks, static_cast<unsigned>(threads_), 0,
+                                     internal>>>(long_arguments, dx, y_rows, alpha, beta);
+        TCSPARSE_CUDA_CHECK_LAUNCH();
+        if (long_arguments.task_count > long_arguments.long_count) {
+          const auto blocks = static_cast<unsigned>(
+              (long_arguments.long_count + kCombineThreads - 1) / kCombineThreads);
+          device::combine_long_rows_kernel<V><<<blocks, kCombineThreads, 0, internal>>>(
+              long_arguments, y_rows, alpha, beta);
+          TCSPARSE_CUDA_CHECK_LAUNCH();
+        }
+      }
+    }
+    for (std::size_t s = 0; s < streams_.size(); ++s) {
+      TCSPARSE_CUDA_CHECK(cudaEventRecord(joins_[s].get(), streams_[s].get()));
+      TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(stream, joins_[s].get(), 0));
+    }
+  }
+
+  const PlanStats& stats() const override { return stats_; }
+
+ private:
+  /// The batch kernel's shared memory (csr_overlap's check), set for this instantiation.
+  void prepare_batch_kernel() {
+    threads_ = parameters_.batch.threads_per_block;
+    shared_bytes_ = batch_shared_bytes(parameters_.batch, sizeof(V));
+    cudaFuncAttributes attributes{};
+    TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, device::batch_kernel<V>));
+    const auto optin =
+        static_cast<std::size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+    const std::size_t dynamic_limit =
+        optin > attributes.sharedSizeBytes ? optin - attributes.sharedSizeBytes : 0;
+    if (shared_bytes_ > dynamic_limit)
+      throw UnsupportedError("csr_full_overlap: the batch kernel needs " +
+                             std::to_string(shared_bytes_) +
+                             " bytes of shared memory a block; this GPU allows " +
+                             std::to_string(dynamic_limit));
+    TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(device::batch_kernel<V>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(dynamic_limit)));
+    sm_count_ = device_attribute(cudaDevAttrMultiProcessorCount);
+  }
+
+  /// Each big batch's batch table over its rebased rows, concatenated.
+  void build_tables(const CsrMatrix<Value, std::int32_t>& matrix) {
+    const PartitionRule rule = parameters_.batch.partition_rule();
+    for (std::size_t k = 0; k < partition_.batches.size(); ++k) {
+      BigBatchWork work;
+      work.batch = partition_.batches[k];
+      work.slot = static_cast<int>(k % static_cast<std::size_t>(partition_.slots));
+      const std::vector<std::int32_t> rebased = rebased_row_ptr(matrix.row_ptr, work.batch);
+      const BatchTable table =
+          build_batch_table(rebased, rule, parameters_.batch.long_row_piece);
+      work.batch_arguments.batch_count = static_cast<std::int32_t>(table.batches.size());
+      work.long_arguments.long_count = static_cast<std::int32_t>(table.long_rows.size());
+      work.long_arguments.task_count = static_cast<std::int32_t>(table.long_tasks());
+      // offsets into the concatenated tables, turned into pointers in allocate_device()
+      table_offsets_.push_back({batches_host_.size(), long_rows_host_.size(),
+                                long_task_ptr_host_.size(), partial_count_});
+      for (const BatchRange& b : table.batches) batches_host_.push_back(int2{b.begin_row, b.end_row});
+      long_rows_host_.insert(long_rows_host_.end(), table.long_rows.begin(), table.long_rows.end());
+      long_task_ptr_host_.insert(long_task_ptr_host_.end(), table.long_task_ptr.begin(),
+                                 table.long_task_ptr.end());
+      if (table.long_tasks() > static_cast<std::int64_t>(table.long_rows.size()))
+        partial_count_ += static_cast<std::size_t>(table.long_tasks());
+      table_batches_ += static_cast<std::int64_t>(table.batches.size());
+      table_long_rows_ += static_cast<std::int64_t>(table.long_rows.size());
+      streamed_bytes_ += static_cast<std::size_t>(work.batch.rows() + 1) * sizeof(std::int32_t) +
+                         static_cast<std::size_t>(work.batch.nnz()) * (sizeof(std::int32_t) + sizeof(V));
+      work_.push_back(work);
+    }
+  }
+
+  /// copy: every big batch's slot image in one pinned buffer (row offsets rebased); register:
+  /// the caller's three arrays registered (unless already pinned).
+  void pin_host_memory(const CsrMatrix<Value, std::int32_t>& matrix) {
+    if (parameters_.host_memory == HostMemoryMode::register_arrays) {
+      host_row_ptr_ = matrix.row_ptr.data();
+      host_col_idx_ = matrix.col_idx.data();
+      host_values_ = reinterpret_cast<const V*>(matrix.values.data());
+      register_pages({{host_row_ptr_, matrix.row_ptr.size() * sizeof(std::int32_t)},
+                      {host_col_idx_, matrix.col_idx.size() * sizeof(std::int32_t)},
+                      {host_values_, matrix.values.size() * sizeof(V)}});
+      return;
+    }
+    std::size_t total = 0;
+    for (BigBatchWork& work : work_) {
+      work.host_image_offset = total;
+      total += work.batch.bytes;
+    }
+    pinned_ = PinnedHostBuffer<std::byte>(total);
+    for (const BigBatchWork& work : work_) {
+      std::byte* image = pinned_.data() + work.host_image_offset;
+      const BigBatch& b = work.batch;
+      std::fill(image, image + b.bytes, std::byte{0});
+      const std::vector<std::int32_t> rebased = rebased_row_ptr(matrix.row_ptr, b);
+      detail::copy_host_in_parallel(image + b.row_ptr_offset, rebased.data(),
+                                    rebased.size() * sizeof(std::int32_t));
+      detail::copy_host_in_parallel(image + b.col_offset, matrix.col_idx.data() + b.begin_nnz,
+                                    static_cast<std::size_t>(b.nnz()) * sizeof(std::int32_t));
+      detail::copy_host_in_parallel(image + b.value_offset, matrix.values.data() + b.begin_nnz,
+                                    static_cast<std::size_t>(b.nnz()) * sizeof(V));
+    }
+  }
+
+  /// Registers the pages of the arrays, merged where they share or touch a page (the driver
+  /// refuses a second registration of a page). A range some other registration already covers
+  /// (another plan on the same arrays) is used as it is; that registration must outlive this plan.
+  void register_pages(std::initializer_list<std::pair<const void*, std::size_t>> arrays) {
+    constexpr std::uintptr_t kPage = 4096;
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+    for (const auto& [pointer, bytes] : arrays) {
+      if (bytes == 0 || !pointer) continue;
+      const auto begin = reinterpret_cast<std::uintptr_t>(pointer);
+      ranges.emplace_back(begin / kPage * kPage, (begin + bytes + kPage - 1) / kPage * kPage);
+    }
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> merged;
+    for (const auto& range : ranges) {
+      if (!merged.empty() && range.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, range.second);
+      else
+        merged.push_back(range);
+    }
+    for (const auto& [begin, end] : merged) {
+      const auto* first = reinterpret_cast<const void*>(begin);
+      const auto* last = reinterpret_cast<const void*>(end - 1);
+      HostRegistration registration = HostRegistration::try_register(first, end - begin);
+      if (registration.registered()) {
+        registrations_.push_back(std::move(registration));
+      } else if (!detail::is_pinned_host_memory(first) || !detail::is_pinned_host_memory(last)) {
+        throw UnsupportedError(
+            "csr_full_overlap: host_memory=register cannot register the caller's arrays (" +
+            std::to_string(end - begin) +
+            " bytes; part of them is registered already, or the driver refused): use "
+            "host_memory=copy");
+      }
+    }
+  }
+
+  void allocate_device() {
+    const detail::Stopwatch upload;
+    slots_ = DeviceBuffer<std::byte>(static_cast<std::size_t>(partition_.slots) *
+                                     partition_.slot_bytes);
+    slots_.fill_bytes(0);  // the padding the batch kernel copies is never uninitialised
+    batches_ = DeviceBuffer<int2>(batches_host_.size());
+    if (!batches_host_.empty())
+      detail::upload_bytes(batches_.data(), batches_host_.data(), batches_.bytes(),
+                           detail::current_host_upload());
+    long_rows_ = DeviceBuffer<std::int32_t>(long_rows_host_);
+    long_task_ptr_ = DeviceBuffer<std::int32_t>(long_task_ptr_host_);
+    partials_ = DeviceBuffer<Acc>(partial_count_);
+    TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
+    stats_.upload_ms += upload.elapsed_ms();
+    stats_.device_bytes = slots_.bytes() + batches_.bytes() + long_rows_.bytes() +
+                          long_task_ptr_.bytes() + partials_.bytes();
+
+    for (std::size_t k = 0; k < work_.size(); ++k) {
+      BigBatchWork& work = work_[k];
+      const TableOffsets& offsets = table_offsets_[k];
+      std::byte* slot = slot_base(work);
+      const auto* row_ptr = reinterpret_cast<const std::int32_t*>(slot + work.batch.row_ptr_offset);
+      const auto* col_idx = reinterpret_cast<const std::int32_t*>(slot + work.batch.col_offset);
+      const auto* values = reinterpret_cast<const V*>(slot + work.batch.value_offset);
+      auto& a = work.batch_arguments;
+      a.row_ptr = row_ptr;
+      a.col_idx = col_idx;
+      a.values = values;
+      a.batches = batches_.data() + offsets.batches;
+      a.stage_capacity =
+          static_cast<std::int32_t>(stage_capacity(parameters_.batch.max_batch_size));
+      a.stages = parameters_.batch.pipeline_stages;
+      a.warp_row_capacity =
+          warp_row_capacity(parameters_.batch.max_batch_size, parameters_.batch.warp_row_factor);
+      a.vector_sizes = parameters_.batch.vector_size_rule();
+      auto& l = work.long_arguments;
+      l.row_ptr = row_ptr;
+      l.col_idx = col_idx;
+      l.values = values;
+      l.long_rows = long_rows_.data() + offsets.long_rows;
+      l.long_task_ptr = long_task_ptr_.data() + offsets.long_task_ptr;
+      l.piece = parameters_.batch.long_row_piece;
+      l.partials = partials_.data() + offsets.partials;
+    }
+  }
+
+  /// One wave of resident blocks per big batch (csr_overlap's launch rule).
+  void choose_launches() {
+    int resident = 0;
+    TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &resident, device::batch_kernel<V>, threads_, shared_bytes_));
+    const int blocks_per_sm = parameters_.batch.blocks_per_sm > 0 ? parameters_.batch.blocks_per_sm
+                                                                  : std::max(resident, 1);
+    for (BigBatchWork& work : work_) {
+      const BatchLaunch launch = batch_launch(work.batch_arguments.batch_count,
+                                              static_cast<std::int64_t>(blocks_per_sm) * sm_count_);
+      work.batch_blocks = static_cast<unsigned>(launch.blocks);
+      work.batch_arguments.batches_per_block = static_cast<std::int32_t>(launch.batches_per_block);
+      work.long_blocks =
+          static_cast<unsigned>(long_row_blocks(work.long_arguments.task_count, sm_count_));
+    }
+  }
+
+  std::byte* slot_base(const BigBatchWork& work) const {
+    return const_cast<std::byte*>(slots_.data()) +
+           static_cast<std::size_t>(work.slot) * partition_.slot_bytes;
+  }
+
+  /// The big batch's CSR into its slot on `stream`.
+  void copy_to_slot(const BigBatchWork& work, cudaStream_t stream) const {
+    std::byte* slot = slot_base(work);
+    const BigBatch& b = work.batch;
+    if (parameters_.host_memory == HostMemoryMode::copy) {
+      TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(slot, pinned_.data() + work.host_image_offset, b.bytes,
+                                          cudaMemcpyHostToDevice, stream));
+      return;
+    }
+    const auto row_count = static_cast<std::size_t>(b.rows() + 1);
+    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(slot + b.row_ptr_offset, host_row_ptr_ + b.begin_row,
+                                        row_count * sizeof(std::int32_t), cudaMemcpyHostToDevice,
+                                        stream));
+    if (b.nnz() > 0) {
+      TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(slot + b.col_offset, host_col_idx_ + b.begin_nnz,
+                                          static_cast<std::size_t>(b.nnz()) * sizeof(std::int32_t),
+                                          cudaMemcpyHostToDevice, stream));
+      TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(slot + b.value_offset, host_values_ + b.begin_nnz,
+                                          static_cast<std::size_t>(b.nnz()) * sizeof(V),
+                                          cudaMemcpyHostToDevice, stream));
+    }
+    if (b.begin_nnz != 0) {
+      const auto blocks = static_cast<unsigned>(
+          std::min<std::size_t>((row_count + kRebaseThreads - 1) / kRebaseThreads, 1024));
+      rebase_row_ptr_kernel<<<blocks, kRebaseThreads, 0, stream>>>(
+          reinterpret_cast<std::int32_t*>(slot + b.row_ptr_offset),
+          static_cast<std::int64_t>(row_count), static_cast<std::int32_t>(b.begin_nnz));
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+    }
+  }
+
+  struct TableOffsets {
+    std::size_t batches, long_rows, long_task_ptr, partials;
+  };
+
+  FullOverlapParameters parameters_;
+  BigBatchPartition partition_;
+  std::vector<BigBatchWork> work_;
+  std::vector<TableOffsets> table_offsets_;
+  std::vector<int2> batches_host_;
+  std::vector<std::int32_t> long_rows_host_, long_task_ptr_host_;
+  std::size_t partial_count_ = 0;
+  std::int64_t table_batches_ = 0, table_long_rows_ = 0;
+  std::size_t streamed_bytes_ = 0;
+
+  // host memory (one of the two modes)
+  PinnedHostBuffer<std::byte> pinned_;
+  std::vector<HostRegistration> registrations_;
+  const std::int32_t* host_row_ptr_ = nullptr;
+  const std::int32_t* host_col_idx_ = nullptr;
+  const V* host_values_ = nullptr;
+
+  // device
+  DeviceBuffer<std::byte> slots_;
+  DeviceBuffer<int2> batches_;
+  DeviceBuffer<std::int32_t> long_rows_, long_task_ptr_;
+  DeviceBuffer<Acc> partials_;
+  std::vector<CudaStream> streams_;
+  CudaEvent fork_{cudaEventDisableTiming};
+  std::vector<CudaEvent> joins_;
+
+  int threads_ = kDefaultThreadsPerBlock;
+  int sm_count_ = 1;
+  std::size_t shared_bytes_ = 0;
+  PlanStats stats_;
+};
+
+}  // namespace
+
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_full_overlap_spmv(
+    const CsrMatrix<Value, std::int32_t>& matrix, const detail::ParameterValues& parameters) {
+  return std::make_unique<CsrFullOverlapSpmv<Value>>(
+      matrix, full_overlap_parameters(parameters), parameters.to_json());
+}
+
+template std::unique_ptr<detail::SpmvMethod<double>> make_full_overlap_spmv(
+    const CsrMatrix<double, std::int32_t>&, const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmvMethod<float>> make_full_overlap_spmv(
+    const CsrMatrix<float, std::int32_t>&, const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmvMethod<half>> make_full_overlap_spmv(
+    const CsrMatrix<half, std::int32_t>&, const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmvMethod<bfloat16>> make_full_overlap_spmv(
+    const CsrMatrix<bfloat16, std::int32_t>&, const detail::ParameterValues&);
+
+}  // namespace tcsparse::csr_overlap

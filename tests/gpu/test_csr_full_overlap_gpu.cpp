@@ -1,0 +1,289 @@
+// The one upload path (src/runtime/host_upload.hpp) and CSR-Full-Overlap (Electronics 2023 §4.2)
+// on the GPU, against the CPU reference (double accumulation; outputs poisoned when beta == 0).
+//
+// Upload: pageable, pinned (cudaMallocHost) and already-registered sources land byte for byte
+// under every policy, for 0, 1 byte, below / at / above one staging chunk and many chunks; a plan
+// built under each policy applies correctly.
+// csr_full_overlap: every precision; limits forcing 1, 2 and many big batches (a limit ten times
+// smaller than the matrix); a limit below one row's data is a ParameterError; both host-memory
+// modes (register streams the caller's arrays: a change of their values shows in the next
+// apply); repeated applies bitwise identical; graph capture. The catalogue, stream order and
+// graph capture with the defaults are also the conformance suite's.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "csr_overlap/csr_full_overlap_format.hpp"
+#include "gpu/gpu_test.hpp"
+#include "runtime/device_buffer.hpp"
+#include "runtime/host_upload.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
+#include "tcsparse/plan.hpp"
+#include "tcsparse/reference.hpp"
+
+namespace tcsparse {
+namespace {
+
+using Matrix = CsrMatrix<double, std::int32_t>;
+using detail::CudaStream;
+using detail::DeviceBuffer;
+
+// ---- the upload path ------------------------------------------------------------------------
+
+class HostUploadTest : public testing::GpuTest {};
+
+std::vector<std::byte> pattern(std::size_t bytes) {
+  std::vector<std::byte> data(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) data[i] = static_cast<std::byte>((i * 131 + 7) % 251);
+  return data;
+}
+
+std::vector<std::size_t> upload_sizes() {
+  const std::size_t chunk = detail::kStagingChunkBytes;
+  return {0, 1, 4095, chunk - 1, chunk, chunk + 1, 5 * chunk + 12345};
+}
+
+constexpr HostUpload kPolicies[] = {HostUpload::automatic, HostUpload::staged,
+                                    HostUpload::registered, HostUpload::direct};
+
+void expect_upload_exact(const std::byte* source, std::size_t bytes, HostUpload policy,
+                         const std::string& what) {
+  DeviceBuffer<std::byte> device(bytes + 1);
+  device.fill_bytes(0xEE);
+  detail::upload_bytes(device.data(), source, bytes, policy);
+  const std::vector<std::byte> back = device.download();
+  EXPECT_EQ(std::memcmp(back.data(), source, bytes), 0)
+      << what << ", " << bytes << " bytes, " << to_string(policy);
+  EXPECT_EQ(back[bytes], std::byte{0xEE}) << what << ": wrote past the end";
+}
+
+TEST_F(HostUploadTest, PageableSourceArrivesExactlyUnderEveryPolicy) {
+  for (const std::size_t bytes : upload_sizes()) {
+    const std::vector<std::byte> source = pattern(bytes);
+    EXPECT_FALSE(bytes > 0 && detail::is_pinned_host_memory(source.data()));
+    for (const HostUpload policy : kPolicies)
+      expect_upload_exact(source.data(), bytes, policy, "pageable");
+  }
+}
+
+TEST_F(HostUploadTest, PinnedSourceArrivesExactlyUnderEveryPolicy) {
+  for (const std::size_t bytes : upload_sizes()) {
+    detail::PinnedHostBuffer<std::byte> pinned(bytes);
+    const std::vector<std::byte> source = pattern(bytes);
+    if (bytes) std::memcpy(pinned.data(), source.data(), bytes);
+    if (bytes) {
+      EXPECT_TRUE(detail::is_pinned_host_memory(pinned.data()));
+    }
+    for (const HostUpload policy : kPolicies)
+      expect_upload_exact(pinned.data(), bytes, policy, "pinned");
+  }
+}
+
+TEST_F(HostUploadTest, AlreadyRegisteredSourceArrivesExactlyUnderEveryPolicy) {
+  for (const std::size_t bytes : upload_sizes()) {
+    if (bytes == 0) continue;
+    const std::vector<std::byte> source = pattern(bytes);
+    const detail::HostRegistration registration(source.data(), bytes);
+    EXPECT_TRUE(registration.registered());
+    EXPECT_TRUE(detail::is_pinned_host_memory(source.data()));
+    for (const HostUpload policy : kPolicies)
+      expect_upload_exact(source.data(), bytes, policy, "registered");
+  }
+}
+
+TEST_F(HostUploadTest, RegistrationEndsWithItsOwner) {
+  const std::vector<std::byte> source = pattern(1 << 20);
+  {
+    const detail::HostRegistration registration(source.data(), source.size());
+    EXPECT_TRUE(detail::is_pinned_host_memory(source.data()));
+  }
+  EXPECT_FALSE(detail::is_pinned_host_memory(source.data()));
+}
+
+TEST_F(HostUploadTest, PlanBuiltUnderEveryPolicyAppliesCorrectly) {
+  const Matrix matrix = generate_stencil_3d_27pt(40, 40, 40, 1);  // ~1.7 M nonzeros: staged
+  const std::vector<double> x = test::make_x<double>(matrix);
+  std::vector<double> expected(static_cast<std::size_t>(matrix.rows));
+  spmv_reference<double, std::int32_t>(matrix, x, expected, 1.0, 0.0);
+  for (const char* method : {"cusparse", "csr_overlap", "dasp"})
+    for (const HostUpload policy : kPolicies) {
+      PlanOptions options;
+      options.host_upload = policy;
+      const SpmvPlan<double> plan(matrix, method, options);
+      EXPECT_GT(plan.stats().upload_ms, 0.0);
+      DeviceBuffer<double> dx(x);
+      DeviceBuffer<double> dy(test::make_poisoned<double>(expected.size()));
+      plan.apply(dx.data(), dy.data(), 1.0, 0.0);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const std::vector<double> y = dy.download();
+      EXPECT_LT(relative_error<double>(y, expected), 1e-12) << method << " " << to_string(policy);
+    }
+}
+
+// ---- csr_full_overlap ----------------------------------------------------------------------
+
+class CsrFullOverlapTest : public testing::GpuTest {};
+
+PlanOptions parameters(std::vector<std::string> key_values) {
+  PlanOptions options;
+  options.parameters = std::move(key_values);
+  return options;
+}
+
+/// y = alpha A x + beta y0 through `plan` on a stream (y poisoned when beta == 0).
+template <typename Value>
+std::vector<Value> run(const SpmvPlan<Value>& plan, const std::vector<Value>& x,
+                       const std::vector<Value>& y0, test::Scalars s) {
+  DeviceBuffer<Value> dx(x);
+  DeviceBuffer<Value> dy(s.beta == 0.0 ? test::make_poisoned<Value>(y0.size()) : y0);
+  const CudaStream stream;
+  plan.apply(dx.data(), dy.data(), static_cast<scalar_t<Value>>(s.alpha),
+             static_cast<scalar_t<Value>>(s.beta), stream.get());
+  stream.synchronize();
+  return dy.download();
+}
+
+template <typename Value>
+void expect_matches_reference(const Matrix& matrix64, const PlanOptions& options,
+                              const std::string& what, std::int64_t min_big_batches = 1) {
+  const CsrMatrix<Value, std::int32_t> matrix = test::with_values<Value>(matrix64);
+  const SpmvPlan<Value> plan(matrix, "csr_full_overlap", options);
+  EXPECT_GE(plan.stats().details.value("big_batches", 0), min_big_batches) << what;
+  const std::vector<Value> x = test::make_x<Value>(matrix64);
+  const std::vector<Value> y0 = test::make_y<Value>(matrix64);
+  for (const test::Scalars s : test::kScalarCases) {
+    const std::vector<Value> y = run(plan, x, y0, s);
+    std::vector<double> expected(y0.size());
+    for (std::size_t i = 0; i < y0.size(); ++i) expected[i] = to_double(y0[i]);
+    spmv_reference<Value, std::int32_t>(matrix, x, expected, s.alpha, s.beta);
+    EXPECT_LT(relative_error<Value>(y, expected), test::tolerance<Value>())
+        << what << " alpha=" << s.alpha << " beta=" << s.beta;
+  }
+}
+
+std::size_t matrix_bytes(const Matrix& m, std::size_t value_bytes) {
+  return m.row_ptr.size() * 4 + m.col_idx.size() * (4 + value_bytes);
+}
+
+TEST_F(CsrFullOverlapTest, EveryPrecisionWithTheDefaults) {
+  const Matrix matrix = generate_stencil_2d_5pt(300, 200, 3);
+  expect_matches_reference<double>(matrix, {}, "fp64", 2);
+  expect_matches_reference<float>(matrix, {}, "fp32", 2);
+  expect_matches_reference<half>(test::scaled_for_16_bit(matrix), {}, "fp16", 2);
+  expect_matches_reference<bfloat16>(test::scaled_for_16_bit(matrix), {}, "bf16", 2);
+}
+
+TEST_F(CsrFullOverlapTest, LimitsForceOneTwoAndManyBigBatches) {
+  const Matrix matrix = generate_rmat(14, 12, 5);  // power-law rows, long rows included
+  const std::size_t bytes = matrix_bytes(matrix, sizeof(double));
+  expect_matches_reference<double>(
+      matrix, parameters({"streams=1", "big_batches=1",
+                          "device_memory_limit=" + std::to_string(2 * bytes)}),
+      "one big batch");
+  expect_matches_reference<double>(
+      matrix, parameters({"streams=2", "big_batches=2",
+                          "device_memory_limit=" + std::to_string(2 * bytes)}),
+      "two big batches", 2);
+  for (const char* streams : {"streams=2", "streams=3"})
+    expect_matches_reference<double>(
+        matrix, parameters({streams, "device_memory_limit=" + std::to_string(bytes / 10)}),
+        std::string("limit a tenth of the matrix, ") + streams, 10);
+  expect_matches_reference<float>(
+      matrix, parameters({"host_memory=register", "device_memory_limit=" + std::to_string(bytes / 10)}),
+      "fp32, registered, a tenth", 10);
+}
+
+TEST_F(CsrFullOverlapTest, EdgeShapes) {
+  for (const test::NamedMatrix& named : test::edge_case_matrices()) {
+    expect_matches_reference<double>(named.matrix, {}, named.name);
+    expect_matches_reference<double>(named.matrix, parameters({"host_memory=register", "streams=3", "big_batches=5"}),
+                                     named.name + " registered");
+  }
+}
+
+TEST_F(CsrFullOverlapTest, LimitBelowOneRowIsAClearError) {
+  const Matrix matrix = test::with_row_lengths(20000, {5, 12000, 3}, 1);
+  try {
+    const SpmvPlan<double> plan(matrix, "csr_full_overlap",
+                                parameters({"device_memory_limit=65536"}));
+    FAIL() << "expected a ParameterError";
+  } catch (const ParameterError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("row 1"), std::string::npos) << message;
+    EXPECT_NE(message.find("device_memory_limit=65536"), std::string::npos) << message;
+  }
+}
+
+TEST_F(CsrFullOverlapTest, CopyModeOwnsItsHostMemory) {
+  auto matrix = std::make_unique<Matrix>(generate_stencil_2d_5pt(100, 100, 2));
+  const std::vector<double> x = test::make_x<double>(*matrix);
+  std::vector<double> expected(static_cast<std::size_t>(matrix->rows));
+  spmv_reference<double, std::int32_t>(*matrix, x, expected, 1.0, 0.0);
+  const SpmvPlan<double> plan(*matrix, "csr_full_overlap", parameters({"big_batches=4"}));
+  matrix.reset();  // the plan keeps its own pinned copy
+  const std::vector<double> y = run(plan, x, std::vector<double>(expected.size()), {1.0, 0.0});
+  EXPECT_LT(relative_error<double>(y, expected), 1e-12);
+}
+
+TEST_F(CsrFullOverlapTest, RegisterModeStreamsTheCallersArraysAtEveryApply) {
+  Matrix matrix = generate_stencil_2d_5pt(100, 100, 2);
+  const std::vector<double> x = test::make_x<double>(matrix);
+  const SpmvPlan<double> plan(matrix, "csr_full_overlap",
+                              parameters({"host_memory=register", "big_batches=4"}));
+  for (double& v : matrix.values) v *= 2.0;  // same arrays, new contents
+  std::vector<double> expected(static_cast<std::size_t>(matrix.rows));
+  spmv_reference<double, std::int32_t>(matrix, x, expected, 1.0, 0.0);
+  const std::vector<double> y = run(plan, x, std::vector<double>(expected.size()), {1.0, 0.0});
+  EXPECT_LT(relative_error<double>(y, expected), 1e-12);
+}
+
+TEST_F(CsrFullOverlapTest, RepeatedAppliesAreBitwiseIdentical) {
+  const Matrix matrix = generate_rmat(13, 16, 9);
+  const std::size_t bytes = matrix_bytes(matrix, sizeof(double));
+  const SpmvPlan<double> plan(matrix, "csr_full_overlap",
+                              parameters({"streams=3", "device_memory_limit=" + std::to_string(bytes / 4)}));
+  const std::vector<double> x = test::make_x<double>(matrix);
+  const std::vector<double> y0(static_cast<std::size_t>(matrix.rows), 0.0);
+  const std::vector<double> first = run(plan, x, y0, {1.0, 0.0});
+  for (int repeat = 0; repeat < 5; ++repeat)
+    EXPECT_EQ(std::memcmp(run(plan, x, y0, {1.0, 0.0}).data(), first.data(),
+                          first.size() * sizeof(double)), 0) << "repeat " << repeat;
+}
+
+TEST_F(CsrFullOverlapTest, ApplyCapturesIntoACudaGraph) {
+  const Matrix matrix = generate_rmat(12, 8, 4);
+  const std::size_t bytes = matrix_bytes(matrix, sizeof(float));
+  for (const char* mode : {"host_memory=copy", "host_memory=register"}) {
+    const CsrMatrix<float, std::int32_t> m32 = test::with_values<float>(matrix);
+    const SpmvPlan<float> plan(m32, "csr_full_overlap",
+                               parameters({mode, "device_memory_limit=" + std::to_string(bytes / 5)}));
+    const std::vector<float> x = test::make_x<float>(matrix);
+    DeviceBuffer<float> dx(x);
+    DeviceBuffer<float> dy(test::make_poisoned<float>(static_cast<std::size_t>(matrix.rows)));
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const CudaStream stream;
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+    plan.apply(dx.data(), dy.data(), 1.0f, 0.0f, stream.get());
+    ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess) << mode;
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+    stream.synchronize();
+    std::vector<double> expected(static_cast<std::size_t>(matrix.rows));
+    spmv_reference<float, std::int32_t>(m32, x, expected, 1.0, 0.0);
+    const std::vector<float> y = dy.download();
+    EXPECT_LT(relative_error<float>(y, expected), 1e-5) << mode;
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+}
+
+}  // namespace
+}  // namespace tcsparse
