@@ -44,6 +44,7 @@ struct BenchOptions {
   std::vector<std::string> parameters;  ///< PlanOptions::parameters, for experiments
   std::vector<std::string> variants;    ///< "LABEL:KEY=VALUE,...", for experiments
   bool list = false;
+  bool from_device = false;  ///< build plans from CSR already on the GPU (DeviceCsrView)
 };
 
 /// A method variant of an experiment: every selected method runs once more per variant, right
@@ -251,6 +252,7 @@ class BenchRun {
         results_(open_results(output)) {
     harness_.runs = options.runs;
     harness_.warmup_ms = options.warmup_ms;
+    harness_.plan_from_device = options.from_device;
     for (const MatrixSourceRef& matrix : selection.matrices) {
       cases_.push_back(cases_for(matrix, selection, options));
       total_cases_ += static_cast<std::int64_t>(cases_.back().size());
@@ -394,6 +396,9 @@ Command add_bench_command(CLI::App& app) {
                   "parameters, interleaved with the plain run on each matrix (recorded as "
                   "\"variant\"; it runs on the methods that have all its keys); repeatable")
       ->allow_extra_args(false);
+  sub->add_flag("--from-device", options->from_device,
+                "Build every plan from a CSR already on the GPU (uploaded before the build's "
+                "clock starts): plan_build_ms is then the build from device CSR");
   sub->add_flag("--list", options->list, "Print the matrices that would run and exit (no GPU)");
   return {sub, [options] { return run_bench(*options); }};
 }
