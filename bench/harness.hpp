@@ -90,6 +90,10 @@ struct HarnessOptions {
   /// SpMM cases whose dense operands hold more elements than this are recorded as errors
   /// instead of exhausting host memory for the reference.
   std::int64_t max_dense_elements = std::int64_t{1} << 30;
+  /// Build every plan from a CSR already on the GPU (a DeviceCsrView of arrays uploaded before the
+  /// build, outside its time) instead of the host CsrMatrix: plan_build_ms is then the build from
+  /// device CSR (`tcsparse bench --from-device`).
+  bool plan_from_device = false;
   PlanOptions plan;
 };
 
@@ -119,6 +123,7 @@ struct BenchRecord {
   bool check_passed = false;
   // plan
   double plan_build_ms = 0.0;  ///< wall-clock time of the plan constructor
+  std::string plan_from = "host";  ///< "host": from the CsrMatrix; "device": from a DeviceCsrView
   double host_preprocess_ms = 0.0, upload_ms = 0.0, device_preprocess_ms = 0.0;
   std::string host_upload = "automatic";  ///< PlanOptions::host_upload (written when not automatic)
   std::int64_t device_bytes = 0;

@@ -39,6 +39,30 @@ struct CsrMatrix {
   void validate() const;
 };
 
+/// A CSR matrix whose arrays are already in GPU memory (device or managed), e.g. held by CuPy
+/// (`cupyx.scipy.sparse.csr_matrix`: indptr, indices, data) or PyTorch (`crow_indices()`,
+/// `col_indices()`, `values()`, converted to int32). A view: it owns nothing and copies nothing.
+///
+///   row_ptr  [rows + 1]  device pointer, int32, zero-based
+///   col_idx  [nnz]       device pointer, int32 (null allowed when nnz == 0)
+///   values   [nnz]       device pointer (null allowed when nnz == 0)
+///
+/// A plan built from a view (SpmvPlan / SpmmPlan) checks on the GPU the invariants that
+/// CsrMatrix::validate() checks on the host, with the same ValidationError messages, and that every
+/// pointer is device or managed memory of the plan's device.
+template <typename Value>
+struct DeviceCsrView {
+  static_assert(is_value_type_v<Value>, "Value must be double, float, half or bfloat16");
+  using value_type = Value;
+
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t nnz = 0;
+  const std::int32_t* row_ptr = nullptr;
+  const std::int32_t* col_idx = nullptr;
+  const Value* values = nullptr;
+};
+
 /// Matrix entries in any order, as read from a file.
 template <typename Value, typename Index = std::int32_t>
 struct CooMatrix {

@@ -5,12 +5,17 @@
 //   plan.apply(d_x, d_y, 1.0, 0.0, stream);                 // device pointers, async
 //   plan.stats();                                           // times, bytes, padding, details
 //
+//   tcsparse::DeviceCsrView<double> view{rows, cols, nnz, d_row_ptr, d_col_idx, d_values};
+//   auto plan2 = tcsparse::SpmvPlan<double>(view, "csr_overlap"); // from CSR already on the GPU
+//   plan2.update_values(d_new_values, stream);              // same pattern, new values, async
+//
 // Every method implements the same interface (src/plan/method.hpp) and is listed by
 // tcsparse::methods() (method.hpp): the CLI, the benchmarks and the tests treat them alike.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +80,30 @@ struct PlanOptions {
   std::vector<std::string> parameters;
 };
 
+/// Plans from device CSR. `SpmvPlan(DeviceCsrView, method, options)` (and SpmmPlan's) take a CSR
+/// whose arrays are already on the plan's GPU. The view is checked on the GPU first (the invariants
+/// of CsrMatrix::validate, with the same ValidationError messages naming the first bad row or
+/// entry; a null, host or other-device pointer is a ValidationError too). The plan copies what it
+/// keeps: the caller's arrays may be freed or changed once the constructor returns. The arrays
+/// must be complete when it is called: it reads them on the legacy default stream, so work that
+/// writes them on another stream must be synchronised first. Building may synchronise.
+///   - Methods with a device factory (csr_overlap, the cuSPARSE baselines) build from the device
+///     arrays directly: a device-to-device copy and their device preprocessing, no host round
+///     trip (PlanStats::upload_ms is then the device-to-device copy).
+///   - The others (dasp: its layout is built on the host) download the CSR to the host once
+///     (rows + 1 offsets, nnz columns and values; counted in the build time, not in upload_ms)
+///     and build as from a CsrMatrix, uploading their layout.
+///
+/// New values, same pattern. `update_values(device_values, stream)` replaces the matrix's nnz
+/// values (in the CSR order the plan was built from) and keeps its sparsity pattern and
+/// everything built from it. It is asynchronous on `stream` and costs one device-to-device copy of
+/// the values: applies queued on `stream` after it see the new values, applies before it the old
+/// ones (order applies on other streams yourself, e.g. with events). The device array may be
+/// freed once the copy ran. `update_values(host_values, stream)` uploads them first and returns
+/// when the values are in place (it waits for `stream`). Methods whose layout reorders or pads the
+/// values at plan time (dasp) throw UnsupportedError naming the method: build a new plan.
+/// host_values.size() != nnz is a ValidationError.
+
 /// y = alpha * A * x + beta * y on the GPU. fp16 and bf16 accumulate in fp32.
 /// Not copyable; movable. Throws NoDeviceError without a GPU, UnsupportedError for a precision
 /// the method lacks, ParameterError for a bad parameter, ValidationError for an invalid matrix,
@@ -85,6 +114,8 @@ class SpmvPlan {
  public:
   SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method method,
            const PlanOptions& options = {});
+  /// From a CSR already on the GPU (CuPy, PyTorch, ...): see "Plans from device CSR" below.
+  SpmvPlan(const DeviceCsrView<Value>& matrix, Method method, const PlanOptions& options = {});
   ~SpmvPlan();
   SpmvPlan(SpmvPlan&&) noexcept;
   SpmvPlan& operator=(SpmvPlan&&) noexcept;
@@ -105,6 +136,11 @@ class SpmvPlan {
   void permute(const Value* caller_order, Value* plan_order, Stream stream = nullptr) const;
   /// The inverse of permute: caller_order[r] = plan_order[plan position of r].
   void unpermute(const Value* plan_order, Value* caller_order, Stream stream = nullptr) const;
+  /// See "New values, same pattern" below.
+  void update_values(const Value* device_values, Stream stream = nullptr);
+  void update_values(std::span<const Value> host_values, Stream stream = nullptr);
+  /// Whether update_values works for this plan's method.
+  bool can_update_values() const;
 
   Method method() const { return method_; }
   std::int64_t rows() const { return rows_; }
@@ -128,12 +164,20 @@ class SpmmPlan {
  public:
   SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n, Method method,
            const PlanOptions& options = {});
+  /// From a CSR already on the GPU: as SpmvPlan's.
+  SpmmPlan(const DeviceCsrView<Value>& matrix, std::int64_t n, Method method,
+           const PlanOptions& options = {});
   ~SpmmPlan();
   SpmmPlan(SpmmPlan&&) noexcept;
   SpmmPlan& operator=(SpmmPlan&&) noexcept;
 
   void apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream = nullptr) const;
+
+  /// As SpmvPlan's.
+  void update_values(const Value* device_values, Stream stream = nullptr);
+  void update_values(std::span<const Value> host_values, Stream stream = nullptr);
+  bool can_update_values() const;
 
   Method method() const { return method_; }
   std::int64_t rows() const { return rows_; }

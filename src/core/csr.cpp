@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/csr_assembly.hpp"
+#include "core/csr_validation_messages.hpp"
 #include "common/parallel.hpp"
 #include "tcsparse/error.hpp"
 
@@ -161,8 +162,8 @@ Value negated(Value value) {
 /// Checks the row_ptr invariants (everything validate() checks but the columns).
 template <typename Value, typename Index>
 void validate_structure(const CsrMatrix<Value, Index>& m, int threads) {
-  if (m.rows < 0) throw ValidationError("negative number of rows: " + str(m.rows));
-  if (m.cols < 0) throw ValidationError("negative number of columns: " + str(m.cols));
+  if (m.rows < 0) throw ValidationError(detail::csr_message::negative_rows(m.rows));
+  if (m.cols < 0) throw ValidationError(detail::csr_message::negative_cols(m.cols));
   if (m.row_ptr.size() != to_size(m.rows) + 1)
     throw ValidationError("row_ptr has " + str(static_cast<std::int64_t>(m.row_ptr.size())) +
                           " entries, expected rows + 1 = " + str(std::int64_t{m.rows} + 1));
@@ -172,19 +173,17 @@ void validate_structure(const CsrMatrix<Value, Index>& m, int threads) {
                           str(static_cast<std::int64_t>(m.col_idx.size())) +
                           " (one value per column index)");
   if (m.row_ptr[0] != 0)
-    throw ValidationError("row_ptr[0] is " + str(m.row_ptr[0]) + ", expected 0");
+    throw ValidationError(detail::csr_message::first_row_offset(m.row_ptr[0]));
   const std::int64_t decreasing_row = first_failing(m.rows, threads, [&](std::int64_t row) {
     return m.row_ptr[to_size(row) + 1] < m.row_ptr[to_size(row)];
   });
   if (decreasing_row >= 0)
-    throw ValidationError("row_ptr decreases at row " + str(decreasing_row) + ": row_ptr[" +
-                          str(decreasing_row) + "] = " + str(m.row_ptr[to_size(decreasing_row)]) +
-                          " > row_ptr[" + str(decreasing_row + 1) +
-                          "] = " + str(m.row_ptr[to_size(decreasing_row) + 1]));
+    throw ValidationError(detail::csr_message::decreasing_row_offsets(
+        decreasing_row, m.row_ptr[to_size(decreasing_row)],
+        m.row_ptr[to_size(decreasing_row) + 1]));
   const auto nnz = static_cast<std::int64_t>(m.col_idx.size());
   if (static_cast<std::int64_t>(m.row_ptr.back()) != nnz)
-    throw ValidationError("row_ptr[rows] = " + str(m.row_ptr.back()) +
-                          ", expected nnz = " + str(nnz) + " (the size of col_idx)");
+    throw ValidationError(detail::csr_message::last_row_offset(m.row_ptr.back(), nnz));
 }
 
 /// The first row with a column out of [0, cols), or -1.
@@ -202,8 +201,7 @@ template <typename Value, typename Index>
   for (auto k = m.row_ptr[to_size(row)]; k < m.row_ptr[to_size(row) + 1]; ++k) {
     const Index column = m.col_idx[to_size(k)];
     if (column < 0 || column >= m.cols)
-      throw ValidationError("row " + str(row) + ": column " + str(column) +
-                            " is out of range [0, " + str(m.cols) + ")");
+      throw ValidationError(detail::csr_message::column_out_of_range(row, column, m.cols));
   }
   throw ValidationError("row " + str(row) + ": column out of range");  // not reached
 }
@@ -235,12 +233,9 @@ void CsrMatrix<Value, Index>::validate() const {
     if (k == begin) continue;
     const Index previous = col_idx[to_size(k) - 1];
     if (column == previous)
-      throw ValidationError("row " + str(bad_row) + ": column " + str(column) +
-                            " appears twice (duplicate entries are not allowed)");
+      throw ValidationError(detail::csr_message::duplicate_column(bad_row, column));
     if (column < previous)
-      throw ValidationError("row " + str(bad_row) + ": column " + str(column) +
-                            " follows column " + str(previous) +
-                            " (columns must be sorted within a row)");
+      throw ValidationError(detail::csr_message::unsorted_column(bad_row, column, previous));
   }
 }
 

@@ -33,6 +33,9 @@ const MethodDescriptor csr_full_overlap_method = {
              .fp16 = &csr_overlap::make_full_overlap_spmv<half>,
              .bf16 = &csr_overlap::make_full_overlap_spmv<bfloat16>},
     .spmm = {},  // SpMV only
+    // the matrix lives in host memory by design: a plan from device arrays downloads it once
+    .spmv_from_device = {},
+    .spmm_from_device = {},
     .layout_statistics = &csr_full_overlap_layout_statistics,
 };
 

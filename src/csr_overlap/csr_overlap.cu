@@ -1,5 +1,5 @@
 // CSR-Partial-Overlap (Electronics 2023) behind the SpmvMethod interface: the caller's CSR
-// uploaded as it is, the batch table built on the GPU (csr_overlap_kernels.cuh, the same table
+// uploaded as it is (or copied device to device from a DeviceCsrView), the batch table built on the GPU (csr_overlap_kernels.cuh, the same table
 // csr_overlap_format.cpp builds on the host), then per apply the batch kernel and, when the matrix
 // has rows longer than max_batch_size, the long-row kernel (and the combine kernel when a long row
 // spans several pieces), all on the caller's stream.
@@ -12,6 +12,8 @@
 #include <cub/device/device_scan.cuh>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 
 #include "csr_overlap/csr_overlap.hpp"
@@ -23,6 +25,7 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
+#include "runtime/device_csr_view.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::csr_overlap {
@@ -63,39 +66,48 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   static_assert(std::is_same_v<Acc, scalar_t<Value>>);
 
  public:
-  CsrOverlapSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const CsrOverlapParameters& p)
+  /// Checks what needs no matrix data (row count, shared memory); upload or copy_from_device,
+  /// then build, make the plan.
+  CsrOverlapSpmv(std::int64_t rows, const CsrOverlapParameters& p)
       : parameters_(p), rule_(p.partition_rule()) {
-    if (matrix.rows > std::numeric_limits<std::int32_t>::max() - 2048)
-      throw IndexOverflowError("csr_overlap: " + std::to_string(matrix.rows) +
+    if (rows > std::numeric_limits<std::int32_t>::max() - 2048)
+      throw IndexOverflowError("csr_overlap: " + std::to_string(rows) +
                                " rows do not fit the kernels' 32-bit row loops");
-    rows_ = matrix.rows;
+    rows_ = rows;
     shape_.threads_per_block = p.threads_per_block;
     shape_.vector_sizes = p.vector_size_rule();
     shape_.long_row_piece = p.long_row_piece;
     check_shared_memory();
-
-    upload(matrix);  // times itself into stats_.upload_ms
-
-    build_table_on_device();
-
-    const detail::Stopwatch host_work;
-    choose_launch();
-    const testing::DeviceTable table = download();
-    stats_.details = table_statistics(matrix.row_ptr, table.table, p);
-    stats_.host_preprocess_ms = host_work.elapsed_ms();
-
-    stats_.stored_values = matrix.nnz();
-    stats_.padding_ratio = 0.0;
-    stats_.details["threads_per_block"] = shape_.threads_per_block;
-    stats_.details["blocks"] = shape_.launch.blocks;
-    stats_.details["batches_per_block"] = shape_.launch.batches_per_block;
-    stats_.details["blocks_per_sm"] = blocks_per_sm_;
-    stats_.details["shared_memory_bytes"] = shared_bytes_;
-    stats_.details["pipeline_stages"] = parameters_.pipeline_stages;
-    stats_.details["long_row_blocks"] = shape_.long_row_blocks;
-    stats_.details["parameters"] = parameters_json_;
   }
 
+  /// The CSR as it is, from the host; values and columns allocated to a multiple of
+  /// kCopyAlignElements (at least one), zeros after nnz, so that the rounded-up copies stay inside.
+  void upload(const CsrMatrix<Value, std::int32_t>& matrix) {
+    csr_ = detail::upload_csr(matrix, stats_, kCopyAlignElements);
+    stats_.device_bytes += csr_.bytes();
+  }
+
+  /// The same arrays copied device to device from a checked view (no host round trip).
+  void copy_from_device(const DeviceCsrView<Value>& view) {
+    csr_ = detail::copy_device_csr(view, stats_, kCopyAlignElements);
+    stats_.device_bytes += csr_.bytes();
+  }
+
+  /// Builds the batch table on the GPU and chooses the launch. With the host's row offsets the
+  /// table statistics (PlanStats::details) are computed now; without (a plan from device CSR,
+  /// whose build must stay free of host work on the matrix) on the first call of stats().
+  void build(std::span<const std::int32_t> host_row_ptr) {
+    build_table_on_device();
+    const detail::Stopwatch host_work;
+    choose_launch();
+    stats_.stored_values = csr_.nnz;
+    stats_.padding_ratio = 0.0;
+    if (host_row_ptr.empty())
+      statistics_deferred_ = true;
+    else
+      fill_details(host_row_ptr);
+    stats_.host_preprocess_ms = host_work.elapsed_ms();
+  }
   void set_parameters_json(Json json) {
     parameters_json_ = std::move(json);
     stats_.details["parameters"] = parameters_json_;
@@ -126,7 +138,22 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     }
   }
 
-  const PlanStats& stats() const override { return stats_; }
+  const PlanStats& stats() const override {
+    std::call_once(details_once_, [this] {
+      if (statistics_deferred_) fill_details(csr_.row_ptr.download());
+    });
+    return stats_;
+  }
+
+  bool can_update_values() const override { return true; }
+
+  /// The values array is the caller's CSR order, so new values are one copy into it (the tail
+  /// past nnz stays zero); the table depends on the row offsets only.
+  void update_values(const Value* values, Stream stream) override {
+    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(csr_.values.data(), values,
+                                        static_cast<std::size_t>(csr_.nnz) * sizeof(Value),
+                                        cudaMemcpyDeviceToDevice, stream));
+  }
 
   /// The table as the device holds it, with the launch shape (synchronous).
   testing::DeviceTable download() const {
@@ -167,11 +194,19 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     sm_count_ = device_attribute(cudaDevAttrMultiProcessorCount);
   }
 
-  /// The CSR as it is; values and columns allocated to a multiple of kCopyAlignElements (at least
-  /// one), zeros after nnz, so that the rounded-up copies stay inside.
-  void upload(const CsrMatrix<Value, std::int32_t>& matrix) {
-    csr_ = detail::upload_csr(matrix, stats_, kCopyAlignElements);
-    stats_.device_bytes += csr_.bytes();
+  /// PlanStats::details: the table statistics (table_statistics, from the table as the device
+  /// holds it) and the launch. Called once (build or the first stats()).
+  void fill_details(std::span<const std::int32_t> row_ptr) const {
+    const testing::DeviceTable table = download();
+    stats_.details = table_statistics(row_ptr, table.table, parameters_);
+    stats_.details["threads_per_block"] = shape_.threads_per_block;
+    stats_.details["blocks"] = shape_.launch.blocks;
+    stats_.details["batches_per_block"] = shape_.launch.batches_per_block;
+    stats_.details["blocks_per_sm"] = blocks_per_sm_;
+    stats_.details["shared_memory_bytes"] = shared_bytes_;
+    stats_.details["pipeline_stages"] = parameters_.pipeline_stages;
+    stats_.details["long_row_blocks"] = shape_.long_row_blocks;
+    stats_.details["parameters"] = parameters_json_;
   }
 
   /// Marks, scans and scatters on the legacy stream (csr_overlap_kernels.cuh); the scan's
@@ -281,7 +316,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   device::BatchArguments<V> batch_arguments_{};
   device::LongRowArguments<V> long_arguments_{};
   Json parameters_json_ = Json::object();
-  PlanStats stats_;
+  bool statistics_deferred_ = false;
+  mutable std::once_flag details_once_;
+  mutable PlanStats stats_;  ///< details filled on the first stats() when statistics_deferred_
 };
 
 }  // namespace
@@ -290,8 +327,21 @@ template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      const detail::ParameterValues& parameters) {
   auto method =
-      std::make_unique<CsrOverlapSpmv<Value>>(matrix, csr_overlap_parameters(parameters));
+      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, csr_overlap_parameters(parameters));
   method->set_parameters_json(parameters.to_json());
+  method->upload(matrix);
+  method->build(matrix.row_ptr);
+  return method;
+}
+
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
+    const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters) {
+  auto method =
+      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, csr_overlap_parameters(parameters));
+  method->set_parameters_json(parameters.to_json());
+  method->copy_from_device(matrix);
+  method->build({});
   return method;
 }
 
@@ -319,5 +369,14 @@ template std::unique_ptr<detail::SpmvMethod<half>> make_spmv(const CsrMatrix<hal
                                                              const detail::ParameterValues&);
 template std::unique_ptr<detail::SpmvMethod<bfloat16>> make_spmv(
     const CsrMatrix<bfloat16, std::int32_t>&, const detail::ParameterValues&);
+
+#define TCSPARSE_CSR_OVERLAP_FROM_DEVICE(Value)                                         \
+  template std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(           \
+      const DeviceCsrView<Value>&, const detail::ParameterValues&);
+TCSPARSE_CSR_OVERLAP_FROM_DEVICE(double)
+TCSPARSE_CSR_OVERLAP_FROM_DEVICE(float)
+TCSPARSE_CSR_OVERLAP_FROM_DEVICE(half)
+TCSPARSE_CSR_OVERLAP_FROM_DEVICE(bfloat16)
+#undef TCSPARSE_CSR_OVERLAP_FROM_DEVICE
 
 }  // namespace tcsparse::csr_overlap

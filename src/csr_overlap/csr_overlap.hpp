@@ -17,6 +17,13 @@ template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      const detail::ParameterValues& parameters);
 
+/// The same from a CSR already on the GPU (checked by the plan): copied device to device into the
+/// plan's own padded arrays, the batch table built on the GPU as above; no host work on the
+/// matrix (the table statistics of PlanStats::details are computed on the first stats()).
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
+    const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters);
+
 namespace testing {
 
 /// What a plan built on the device (tests compare it with the host model). Not for use outside

@@ -30,6 +30,11 @@ const MethodDescriptor csr_overlap_method = {
              .fp16 = &csr_overlap::make_spmv<half>,
              .bf16 = &csr_overlap::make_spmv<bfloat16>},
     .spmm = {},  // SpMV only
+    .spmv_from_device = {.fp64 = &csr_overlap::make_spmv_from_device<double>,
+                         .fp32 = &csr_overlap::make_spmv_from_device<float>,
+                         .fp16 = &csr_overlap::make_spmv_from_device<half>,
+                         .bf16 = &csr_overlap::make_spmv_from_device<bfloat16>},
+    .spmm_from_device = {},
     .layout_statistics = &csr_overlap_layout_statistics,
 };
 

@@ -17,6 +17,20 @@ constexpr FactoriesByPrecision<SpmmFactory> kSpmmInEveryPrecision = {
     &cusparse::make_spmm<double, kAlgorithm>, &cusparse::make_spmm<float, kAlgorithm>,
     &cusparse::make_spmm<half, kAlgorithm>, &cusparse::make_spmm<bfloat16, kAlgorithm>};
 
+template <Algorithm kAlgorithm>
+constexpr FactoriesByPrecision<SpmvDeviceFactory> kSpmvFromDeviceInEveryPrecision = {
+    &cusparse::make_spmv_from_device<double, kAlgorithm>,
+    &cusparse::make_spmv_from_device<float, kAlgorithm>,
+    &cusparse::make_spmv_from_device<half, kAlgorithm>,
+    &cusparse::make_spmv_from_device<bfloat16, kAlgorithm>};
+
+template <Algorithm kAlgorithm>
+constexpr FactoriesByPrecision<SpmmDeviceFactory> kSpmmFromDeviceInEveryPrecision = {
+    &cusparse::make_spmm_from_device<double, kAlgorithm>,
+    &cusparse::make_spmm_from_device<float, kAlgorithm>,
+    &cusparse::make_spmm_from_device<half, kAlgorithm>,
+    &cusparse::make_spmm_from_device<bfloat16, kAlgorithm>};
+
 }  // namespace
 
 extern const MethodDescriptor cusparse_method;
@@ -26,6 +40,8 @@ const MethodDescriptor cusparse_method = {
     .is_baseline = true,
     .spmv = kSpmvInEveryPrecision<Algorithm::default_algorithm>,
     .spmm = kSpmmInEveryPrecision<Algorithm::default_algorithm>,
+    .spmv_from_device = kSpmvFromDeviceInEveryPrecision<Algorithm::default_algorithm>,
+    .spmm_from_device = kSpmmFromDeviceInEveryPrecision<Algorithm::default_algorithm>,
 };
 
 // cuSPARSE computes fp16 / bf16 SpMM (mixed precision) with CUSPARSE_SPMM_CSR_ALG3 only.
@@ -37,6 +53,9 @@ const MethodDescriptor cusparse_alg2_method = {
     .spmv = kSpmvInEveryPrecision<Algorithm::csr_alg2>,
     .spmm = {.fp64 = &cusparse::make_spmm<double, Algorithm::csr_alg2>,
              .fp32 = &cusparse::make_spmm<float, Algorithm::csr_alg2>},
+    .spmv_from_device = kSpmvFromDeviceInEveryPrecision<Algorithm::csr_alg2>,
+    .spmm_from_device = {.fp64 = &cusparse::make_spmm_from_device<double, Algorithm::csr_alg2>,
+                         .fp32 = &cusparse::make_spmm_from_device<float, Algorithm::csr_alg2>},
 };
 
 extern const MethodDescriptor cusparse_alg3_method;
@@ -46,6 +65,8 @@ const MethodDescriptor cusparse_alg3_method = {
     .is_baseline = true,
     .spmv = {},  // CSR_ALG3 is an SpMM algorithm
     .spmm = kSpmmInEveryPrecision<Algorithm::csr_alg3>,
+    .spmv_from_device = {},
+    .spmm_from_device = kSpmmFromDeviceInEveryPrecision<Algorithm::csr_alg3>,
 };
 
 }  // namespace tcsparse::detail

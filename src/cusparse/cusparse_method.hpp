@@ -27,4 +27,13 @@ std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std:
                                                      std::int64_t n,
                                                      const detail::ParameterValues& parameters);
 
+/// The same from a CSR already on the GPU (checked by the plan): copied device to device, then
+/// the same descriptors, workspace and preprocessing.
+template <typename Value, Algorithm kAlgorithm>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
+    const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters);
+template <typename Value, Algorithm kAlgorithm>
+std::unique_ptr<detail::SpmmMethod<Value>> make_spmm_from_device(
+    const DeviceCsrView<Value>& matrix, std::int64_t n, const detail::ParameterValues& parameters);
+
 }  // namespace tcsparse::cusparse

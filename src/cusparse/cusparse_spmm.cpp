@@ -15,9 +15,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cusparse/cusparse_common.hpp"
 #include "cusparse/cusparse_method.hpp"
+#include "runtime/device_csr_view.hpp"
 #include "runtime/scale.hpp"
 #include "tcsparse/error.hpp"
 
@@ -45,11 +47,11 @@ constexpr SpmmAlgorithm spmm_algorithm(Algorithm algorithm) {
 template <typename Value>
 class CusparseSpmm final : public detail::SpmmMethod<Value> {
  public:
-  CusparseSpmm(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n,
+  /// `matrix`: the CSR on the device (uploaded or copied from a device view); `stats`: the time
+  /// that took.
+  CusparseSpmm(detail::DeviceCsr<Value> matrix, const PlanStats& stats, std::int64_t n,
                SpmmAlgorithm algorithm)
-      : algorithm_(algorithm), n_(n) {
-    if (n < 0) throw ValidationError("SpMM: n must not be negative, got " + std::to_string(n));
-    matrix_ = detail::upload_csr(matrix, stats_);
+      : algorithm_(algorithm), n_(n), stats_(stats), matrix_(std::move(matrix)) {
     stats_.stored_values = matrix_.nnz;
     stats_.padding_ratio = 0.0;
     stats_.device_bytes = matrix_.bytes();
@@ -78,6 +80,18 @@ class CusparseSpmm final : public detail::SpmmMethod<Value> {
   }
 
   const PlanStats& stats() const override { return stats_; }
+
+  bool can_update_values() const override { return true; }
+
+  /// A copy into the plan's value array, which the CSR descriptor points at. The preprocessing
+  /// is not redone: it depends on the sparsity pattern, which is unchanged (the conformance
+  /// test UpdateValuesThenApplyMatchesTheReference checks the product with the new values).
+  void update_values(const Value* values, Stream stream) override {
+    if (matrix_.nnz == 0) return;
+    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(matrix_.values.data(), values,
+                                        static_cast<std::size_t>(matrix_.nnz) * sizeof(Value),
+                                        cudaMemcpyDeviceToDevice, stream));
+  }
 
  private:
   bool has_products() const {
@@ -148,12 +162,29 @@ template <typename Value, Algorithm kAlgorithm>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      std::int64_t n,
                                                      const detail::ParameterValues& /*none*/) {
-  return std::make_unique<CusparseSpmm<Value>>(matrix, n, spmm_algorithm(kAlgorithm));
+  if (n < 0) throw ValidationError("SpMM: n must not be negative, got " + std::to_string(n));
+  PlanStats stats;
+  detail::DeviceCsr<Value> device = detail::upload_csr(matrix, stats);
+  return std::make_unique<CusparseSpmm<Value>>(std::move(device), stats, n,
+                                               spmm_algorithm(kAlgorithm));
+}
+
+template <typename Value, Algorithm kAlgorithm>
+std::unique_ptr<detail::SpmmMethod<Value>> make_spmm_from_device(
+    const DeviceCsrView<Value>& matrix, std::int64_t n, const detail::ParameterValues& /*none*/) {
+  if (n < 0) throw ValidationError("SpMM: n must not be negative, got " + std::to_string(n));
+  PlanStats stats;
+  detail::DeviceCsr<Value> device = detail::copy_device_csr(matrix, stats);
+  return std::make_unique<CusparseSpmm<Value>>(std::move(device), stats, n,
+                                               spmm_algorithm(kAlgorithm));
 }
 
 #define TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(Value, kAlgorithm)                             \
   template std::unique_ptr<detail::SpmmMethod<Value>> make_spmm<Value, kAlgorithm>(      \
-      const CsrMatrix<Value, std::int32_t>&, std::int64_t, const detail::ParameterValues&);
+      const CsrMatrix<Value, std::int32_t>&, std::int64_t, const detail::ParameterValues&); \
+  template std::unique_ptr<detail::SpmmMethod<Value>>                                     \
+  make_spmm_from_device<Value, kAlgorithm>(const DeviceCsrView<Value>&, std::int64_t,     \
+                                           const detail::ParameterValues&);
 #define TCSPARSE_INSTANTIATE_CUSPARSE_SPMM_ALL(Value)                       \
   TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(Value, Algorithm::default_algorithm)  \
   TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(Value, Algorithm::csr_alg2)           \

@@ -12,9 +12,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cusparse/cusparse_common.hpp"
 #include "cusparse/cusparse_method.hpp"
+#include "runtime/device_csr_view.hpp"
 #include "runtime/scale.hpp"
 #include "tcsparse/error.hpp"
 
@@ -38,9 +40,10 @@ constexpr SpmvAlgorithm spmv_algorithm(Algorithm algorithm) {
 template <typename Value>
 class CusparseSpmv final : public detail::SpmvMethod<Value> {
  public:
-  CusparseSpmv(const CsrMatrix<Value, std::int32_t>& matrix, SpmvAlgorithm algorithm)
-      : algorithm_(algorithm) {
-    matrix_ = detail::upload_csr(matrix, stats_);
+  /// `matrix`: the CSR on the device (uploaded or copied from a device view); `stats`: the time
+  /// that took.
+  CusparseSpmv(detail::DeviceCsr<Value> matrix, const PlanStats& stats, SpmvAlgorithm algorithm)
+      : algorithm_(algorithm), stats_(stats), matrix_(std::move(matrix)) {
     stats_.stored_values = matrix_.nnz;
     stats_.padding_ratio = 0.0;
     stats_.device_bytes = matrix_.bytes();
@@ -68,6 +71,18 @@ class CusparseSpmv final : public detail::SpmvMethod<Value> {
   }
 
   const PlanStats& stats() const override { return stats_; }
+
+  bool can_update_values() const override { return true; }
+
+  /// A copy into the plan's value array, which the CSR descriptor points at. The preprocessing
+  /// is not redone: it depends on the sparsity pattern, which is unchanged (the conformance
+  /// test UpdateValuesThenApplyMatchesTheReference checks the product with the new values).
+  void update_values(const Value* values, Stream stream) override {
+    if (matrix_.nnz == 0) return;
+    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(matrix_.values.data(), values,
+                                        static_cast<std::size_t>(matrix_.nnz) * sizeof(Value),
+                                        cudaMemcpyDeviceToDevice, stream));
+  }
 
  private:
   /// Rows and columns and at least one nonzero: the only case handed to cuSPARSE.
@@ -134,7 +149,19 @@ class CusparseSpmv final : public detail::SpmvMethod<Value> {
 template <typename Value, Algorithm kAlgorithm>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      const detail::ParameterValues& /*none*/) {
-  return std::make_unique<CusparseSpmv<Value>>(matrix, spmv_algorithm(kAlgorithm));
+  PlanStats stats;
+  detail::DeviceCsr<Value> device = detail::upload_csr(matrix, stats);
+  return std::make_unique<CusparseSpmv<Value>>(std::move(device), stats,
+                                               spmv_algorithm(kAlgorithm));
+}
+
+template <typename Value, Algorithm kAlgorithm>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
+    const DeviceCsrView<Value>& matrix, const detail::ParameterValues& /*none*/) {
+  PlanStats stats;
+  detail::DeviceCsr<Value> device = detail::copy_device_csr(matrix, stats);
+  return std::make_unique<CusparseSpmv<Value>>(std::move(device), stats,
+                                               spmv_algorithm(kAlgorithm));
 }
 
 #define TCSPARSE_INSTANTIATE_CUSPARSE_SPMV(Value)                                         \
@@ -142,7 +169,13 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std:
   make_spmv<Value, Algorithm::default_algorithm>(const CsrMatrix<Value, std::int32_t>&,  \
                                                  const detail::ParameterValues&);        \
   template std::unique_ptr<detail::SpmvMethod<Value>> make_spmv<Value, Algorithm::csr_alg2>( \
-      const CsrMatrix<Value, std::int32_t>&, const detail::ParameterValues&);
+      const CsrMatrix<Value, std::int32_t>&, const detail::ParameterValues&);             \
+  template std::unique_ptr<detail::SpmvMethod<Value>>                                    \
+  make_spmv_from_device<Value, Algorithm::default_algorithm>(const DeviceCsrView<Value>&, \
+                                                             const detail::ParameterValues&); \
+  template std::unique_ptr<detail::SpmvMethod<Value>>                                    \
+  make_spmv_from_device<Value, Algorithm::csr_alg2>(const DeviceCsrView<Value>&,          \
+                                                    const detail::ParameterValues&);
 TCSPARSE_INSTANTIATE_CUSPARSE_SPMV(double)
 TCSPARSE_INSTANTIATE_CUSPARSE_SPMV(float)
 TCSPARSE_INSTANTIATE_CUSPARSE_SPMV(half)

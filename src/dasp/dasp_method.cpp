@@ -25,6 +25,9 @@ const MethodDescriptor dasp_method = {
              .fp16 = &dasp::make_spmv<half>,
              .bf16 = &dasp::make_spmv<bfloat16>},
     .spmm = {},  // SpMV only
+    // The layout is classified and built on the host: a plan from device CSR downloads it once.
+    .spmv_from_device = {},
+    .spmm_from_device = {},
     .layout_statistics = &dasp_layout_statistics,
 };
 

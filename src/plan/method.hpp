@@ -1,7 +1,9 @@
 // The interface every method implements, and the descriptor through which it registers.
 //
 // A method object is built from a host CSR matrix by one of its factories (which does the
-// preprocessing and the upload, and fills PlanStats) and is then applied any number of times.
+// preprocessing and the upload, and fills PlanStats), or from a CSR already on the GPU by its
+// device factory where it has one, and is then applied any number of times; update_values
+// replaces its values where the method can.
 // The public SpmvPlan / SpmmPlan hold one through a unique_ptr.
 //
 // Adding a method:
@@ -42,6 +44,14 @@ class SpmvMethod {
   /// The plan's row order when apply reads and writes vectors in it (a method's own option),
   /// else nullopt: the caller's order.
   virtual std::optional<DeviceRowOrder> row_order() const { return std::nullopt; }
+
+  /// Whether update_values works; false (the default): the plan throws UnsupportedError naming the
+  /// method.
+  virtual bool can_update_values() const { return false; }
+  /// Replaces the nnz values (device pointer, the CSR order of the matrix the plan was built from)
+  /// keeping the sparsity pattern. Asynchronous on `stream`, costing no more than copying the
+  /// values; same rules as apply (no sync, no allocation). Called only when can_update_values().
+  virtual void update_values(const Value* /*values*/, Stream /*stream*/) {}
 };
 
 template <typename Value>
@@ -52,6 +62,10 @@ class SpmmMethod {
   virtual void apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
                      Stream stream) const = 0;
   virtual const PlanStats& stats() const = 0;
+
+  /// As SpmvMethod::can_update_values / update_values.
+  virtual bool can_update_values() const { return false; }
+  virtual void update_values(const Value* /*values*/, Stream /*stream*/) {}
 };
 
 /// Builds a method object; the matrix is valid and the parameters are checked against the
@@ -62,6 +76,19 @@ using SpmvFactory = std::unique_ptr<SpmvMethod<Value>> (*)(const CsrMatrix<Value
 template <typename Value>
 using SpmmFactory = std::unique_ptr<SpmmMethod<Value>> (*)(const CsrMatrix<Value, std::int32_t>&,
                                                            std::int64_t n, const ParameterValues&);
+
+/// Builds a method object from a CSR already on the GPU (DeviceCsrView), checked on the GPU
+/// (runtime/device_csr_view.hpp) and the parameters checked: no host round trip. The object must
+/// not keep the view's pointers (the caller may free its arrays once the plan is built): copy them
+/// device to device (runtime/device_csr_view.hpp, copy_device_csr). Keep it cheap (the goal is a
+/// build from device CSR within 3 SpMV-times): no host work proportional to nnz.
+template <typename Value>
+using SpmvDeviceFactory = std::unique_ptr<SpmvMethod<Value>> (*)(const DeviceCsrView<Value>&,
+                                                                 const ParameterValues&);
+template <typename Value>
+using SpmmDeviceFactory = std::unique_ptr<SpmmMethod<Value>> (*)(const DeviceCsrView<Value>&,
+                                                                 std::int64_t n,
+                                                                 const ParameterValues&);
 
 /// One factory per precision; nullptr where the method does not run in that precision. This is
 /// the only record of what a method supports.
@@ -103,6 +130,12 @@ struct MethodDescriptor {
 
   FactoriesByPrecision<SpmvFactory> spmv;
   FactoriesByPrecision<SpmmFactory> spmm;
+
+  /// Factories from a CSR already on the GPU, per precision. nullptr where the method has a host
+  /// factory only: a plan from a DeviceCsrView then downloads the CSR once and uses the host
+  /// factory (plan.hpp says so). What the method supports is decided by spmv / spmm alone.
+  FactoriesByPrecision<SpmvDeviceFactory> spmv_from_device;
+  FactoriesByPrecision<SpmmDeviceFactory> spmm_from_device;
 
   /// Statistics of the method's host layout of a matrix with these parameters (the fields that
   /// PlanStats::details reports too); nullptr: no host layout.

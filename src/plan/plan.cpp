@@ -11,6 +11,8 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/host_upload.hpp"
 #include "runtime/permute.hpp"
+#include "runtime/device_buffer.hpp"
+#include "runtime/device_csr_view.hpp"
 #include "tcsparse/device.hpp"
 #include "tcsparse/error.hpp"
 
@@ -68,6 +70,49 @@ const detail::SpmmMethod<Value>& spmm_impl(const std::unique_ptr<detail::SpmmMet
   return *impl;
 }
 
+template <typename Impl>
+Impl& mutable_impl(const std::unique_ptr<Impl>& impl, const char* plan) {
+  if (!impl) throw Error(std::string(plan) + ": used after being moved from");
+  return *impl;
+}
+
+/// The method's object, when it can take new values; else UnsupportedError naming the method.
+template <typename Impl>
+Impl& updatable(const std::unique_ptr<Impl>& impl, Method method, const char* plan) {
+  Impl& object = mutable_impl(impl, plan);
+  if (!object.can_update_values())
+    throw UnsupportedError("method '" + std::string(method.name()) +
+                           "' does not support update_values (its layout holds the values in its "
+                           "own order): build a new plan for new values");
+  return object;
+}
+
+template <typename Impl, typename Value>
+void update_from_device(Impl& object, std::int64_t nnz, const Value* values, Stream stream,
+                        const char* plan) {
+  if (nnz == 0) return;
+  if (values == nullptr)
+    throw ValidationError(std::string(plan) + "::update_values: values is null, expected nnz = " +
+                          std::to_string(nnz) + " values");
+  object.update_values(values, stream);
+}
+
+/// Uploads `values` into a staging buffer on `stream`, hands it to the method, and waits for
+/// `stream` so that the staging buffer can go.
+template <typename Impl, typename Value>
+void update_from_host(Impl& object, std::int64_t nnz, std::span<const Value> values,
+                      Stream stream, const char* plan) {
+  if (static_cast<std::int64_t>(values.size()) != nnz)
+    throw ValidationError(std::string(plan) + "::update_values: " + std::to_string(values.size()) +
+                          " values given, expected nnz = " + std::to_string(nnz));
+  if (nnz == 0) return;
+  detail::DeviceBuffer<Value> staging(values.size());
+  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(staging.data(), values.data(), values.size_bytes(),
+                                      cudaMemcpyHostToDevice, stream));
+  object.update_values(staging.data(), stream);
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 }  // namespace
 
 // ---- SpmvPlan ---------------------------------------------------------------------------------
@@ -84,6 +129,22 @@ SpmvPlan<Value>::SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method m
   select_device(options.device);
   const detail::HostUploadScope upload(options.host_upload);
   impl_ = factory(matrix, parameters);
+}
+
+template <typename Value>
+SpmvPlan<Value>::SpmvPlan(const DeviceCsrView<Value>& matrix, Method method,
+                          const PlanOptions& options)
+    : method_(method), rows_(matrix.rows), cols_(matrix.cols), nnz_(matrix.nnz) {
+  const auto factory = require_factory(method.descriptor().spmv.template of<Value>(), method,
+                                       Operation::spmv, precision_of<Value>());
+  const detail::ParameterValues parameters =
+      detail::checked_parameters(method.descriptor(), options.parameters);
+  select_device(options.device);
+  detail::validate_device_csr(matrix);  // every method relies on valid CSR, as from the host
+  if (const auto from_device = method.descriptor().spmv_from_device.template of<Value>())
+    impl_ = from_device(matrix, parameters);
+  else
+    impl_ = factory(detail::download_device_csr(matrix), parameters);  // the host round trip
 }
 
 template <typename Value>
@@ -142,6 +203,22 @@ void SpmvPlan<Value>::unpermute(const Value* plan_order, Value* caller_order,
   reorder(plan_order, caller_order, order ? order->caller_to_plan : nullptr, stream);
 }
 
+template <typename Value>
+void SpmvPlan<Value>::update_values(const Value* device_values, Stream stream) {
+  update_from_device(updatable(impl_, method_, "SpmvPlan"), nnz_, device_values, stream,
+                     "SpmvPlan");
+}
+
+template <typename Value>
+void SpmvPlan<Value>::update_values(std::span<const Value> host_values, Stream stream) {
+  update_from_host(updatable(impl_, method_, "SpmvPlan"), nnz_, host_values, stream, "SpmvPlan");
+}
+
+template <typename Value>
+bool SpmvPlan<Value>::can_update_values() const {
+  return spmv_impl(impl_).can_update_values();
+}
+
 // ---- SpmmPlan ---------------------------------------------------------------------------------
 
 template <typename Value>
@@ -157,6 +234,23 @@ SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int
   select_device(options.device);
   const detail::HostUploadScope upload(options.host_upload);
   impl_ = factory(matrix, n, parameters);
+}
+
+template <typename Value>
+SpmmPlan<Value>::SpmmPlan(const DeviceCsrView<Value>& matrix, std::int64_t n, Method method,
+                          const PlanOptions& options)
+    : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz) {
+  if (n < 0) throw ValidationError("SpmmPlan: n must not be negative, got " + std::to_string(n));
+  const auto factory = require_factory(method.descriptor().spmm.template of<Value>(), method,
+                                       Operation::spmm, precision_of<Value>());
+  const detail::ParameterValues parameters =
+      detail::checked_parameters(method.descriptor(), options.parameters);
+  select_device(options.device);
+  detail::validate_device_csr(matrix);
+  if (const auto from_device = method.descriptor().spmm_from_device.template of<Value>())
+    impl_ = from_device(matrix, n, parameters);
+  else
+    impl_ = factory(detail::download_device_csr(matrix), n, parameters);  // the host round trip
 }
 
 template <typename Value>
@@ -182,6 +276,22 @@ void SpmmPlan<Value>::apply(const Value* B, Value* C, scalar_t<Value> alpha, sca
 template <typename Value>
 const PlanStats& SpmmPlan<Value>::stats() const {
   return spmm_impl(impl_).stats();
+}
+
+template <typename Value>
+void SpmmPlan<Value>::update_values(const Value* device_values, Stream stream) {
+  update_from_device(updatable(impl_, method_, "SpmmPlan"), nnz_, device_values, stream,
+                     "SpmmPlan");
+}
+
+template <typename Value>
+void SpmmPlan<Value>::update_values(std::span<const Value> host_values, Stream stream) {
+  update_from_host(updatable(impl_, method_, "SpmmPlan"), nnz_, host_values, stream, "SpmmPlan");
+}
+
+template <typename Value>
+bool SpmmPlan<Value>::can_update_values() const {
+  return spmm_impl(impl_).can_update_values();
 }
 
 // ---- explicit instantiations -----------------------------------------------------------------

@@ -13,6 +13,13 @@
 //                            allocation, no host read of device data) and the replayed graph
 //                            computes the product, also for new contents of x
 //   RepeatedAppliesAreBitwiseIdentical
+//   FromDeviceCsr.MatchesThePlanFromHostCsr   every product built from a DeviceCsrView (edge
+//                            shapes and a generated matrix) matches the reference, and bit for bit
+//                            the plan from the host CSR where the method fixes its order
+//   ApplyPromises.UpdateValuesThenApplyMatchesTheReference   new values (device and host
+//                            overloads, plans from host and device CSR) give the product of the
+//                            new matrix; methods without update_values throw UnsupportedError
+//   DeviceCsrViewValidation.*  a broken device CSR is refused with the host's ValidationError
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -23,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <thread>
@@ -125,6 +133,22 @@ class AnyPlan {
       spmv_ = std::make_unique<SpmvPlan<Value>>(matrix, product.method);
     else
       spmm_ = std::make_unique<SpmmPlan<Value>>(matrix, product.n, product.method);
+  }
+  AnyPlan(const DeviceCsrView<Value>& matrix, const Product& product) {
+    if (product.operation == Operation::spmv)
+      spmv_ = std::make_unique<SpmvPlan<Value>>(matrix, product.method);
+    else
+      spmm_ = std::make_unique<SpmmPlan<Value>>(matrix, product.n, product.method);
+  }
+  bool can_update_values() const {
+    return spmv_ ? spmv_->can_update_values() : spmm_->can_update_values();
+  }
+  template <typename Values>
+  void update_values(Values values, cudaStream_t stream) {
+    if (spmv_)
+      spmv_->update_values(values, stream);
+    else
+      spmm_->update_values(values, stream);
   }
   void apply(const Value* in, Value* out, Scalars s, cudaStream_t stream) const {
     const auto alpha = static_cast<scalar_t<Value>>(s.alpha);
@@ -445,6 +469,321 @@ TEST_P(ApplyPromises, RepeatedAppliesAreBitwiseIdentical) {
 
 INSTANTIATE_TEST_SUITE_P(EveryProduct, ApplyPromises, ::testing::ValuesIn(promise_cases()),
                          CaseName{});
+
+// ---- plans from CSR already on the GPU ------------------------------------------------------------
+
+/// A CSR copied to the device, and the view of it a CuPy or PyTorch user would hand over.
+template <typename Value>
+struct DeviceCopy {
+  DeviceBuffer<std::int32_t> row_ptr, col_idx;
+  DeviceBuffer<Value> values;
+  std::int64_t rows = 0, cols = 0;
+
+  explicit DeviceCopy(const CsrMatrix<Value, std::int32_t>& matrix)
+      : row_ptr(matrix.row_ptr), col_idx(matrix.col_idx), values(matrix.values),
+        rows(matrix.rows), cols(matrix.cols) {}
+
+  DeviceCsrView<Value> view() const {
+    return {rows, cols, static_cast<std::int64_t>(col_idx.size()), row_ptr.data(), col_idx.data(),
+            values.data()};
+  }
+};
+
+/// Applies `plan` once on a fresh output (NaN-poisoned when beta == 0) and returns the result.
+template <typename Value>
+std::vector<Value> apply_once(const AnyPlan<Value>& plan, const Problem<Value>& problem,
+                              const DeviceBuffer<Value>& input, Scalars s,
+                              const CudaStream& stream) {
+  DeviceBuffer<Value> output(problem.output_size);
+  if (s.beta == 0.0) output.fill_bytes(0xFF);
+  else output.upload(problem.initial);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  plan.apply(input.data(), output.data(), s, stream.get());
+  stream.synchronize();
+  return output.download();
+}
+
+template <typename Value>
+void expect_device_plan_matches_host_plan(const Matrix& matrix64, const Product& product) {
+  const Problem<Value> problem(matrix64, product.n);
+  const DeviceCopy<Value> device(problem.matrix);
+  const AnyPlan<Value> from_host(problem.matrix, product);
+  const AnyPlan<Value> from_device(device.view(), product);
+  const DeviceBuffer<Value> input(problem.input);
+  const CudaStream stream;
+  const double tolerance = tolerance_of(product.method, product.operation, product.precision);
+  for (const Scalars s : {Scalars{1.0, 0.0}, Scalars{1.5, -0.5}}) {
+    const std::vector<Value> host_result = apply_once(from_host, problem, input, s, stream);
+    const std::vector<Value> device_result = apply_once(from_device, problem, input, s, stream);
+    const std::vector<double> expected = problem.reference(s, product.n, problem.input);
+    EXPECT_LT(relative_error(std::span<const Value>(device_result),
+                             std::span<const double>(expected)),
+              tolerance)
+        << product.label() << " from device CSR, alpha " << s.alpha << ", beta " << s.beta;
+    if (promises_bitwise_repeats(product) && !device_result.empty()) {
+      EXPECT_EQ(std::memcmp(device_result.data(), host_result.data(),
+                            device_result.size() * sizeof(Value)),
+                0)
+          << product.label() << ": the plan from device CSR differs from the one from host CSR";
+    }
+  }
+}
+
+/// Edge shapes (empty, one row, one column, rectangular) and one generated matrix.
+std::vector<std::string> device_view_matrix_names() {
+  std::vector<std::string> names = {"empty_0x0",          "empty_5x0",
+                                    "all_rows_empty_7x7", "single_1x1",
+                                    "single_row_dense_1x1000", "single_column_dense_1000x1",
+                                    "single_column_with_empty_rows_1000x1", "wide_40x3000",
+                                    "tall_3000x40"};
+  names.push_back(test::generated_matrices().front().name);
+  return names;
+}
+
+const Matrix& catalogue_matrix(const std::string& name) {
+  for (const test::NamedMatrix& named : catalogue())
+    if (named.name == name) return named.matrix;
+  throw Error("no catalogue matrix named " + name);
+}
+
+struct DeviceViewCase {
+  std::string matrix;
+  Product product;
+  std::string name;
+};
+void PrintTo(const DeviceViewCase& c, std::ostream* out) { *out << c.name; }
+
+std::vector<DeviceViewCase> device_view_cases() {
+  std::vector<DeviceViewCase> cases;
+  for (const std::string& matrix : device_view_matrix_names())
+    for (const Product& product : every_registered_product({8}))
+      cases.push_back({matrix, product, matrix + "_" + product.label()});
+  return cases;
+}
+
+class FromDeviceCsr : public testing::GpuTestWithParam<DeviceViewCase> {};
+
+TEST_P(FromDeviceCsr, MatchesThePlanFromHostCsr) {
+  const DeviceViewCase& c = GetParam();
+  dispatch_precision(c.product.precision, [&](auto value) {
+    expect_device_plan_matches_host_plan<decltype(value)>(catalogue_matrix(c.matrix), c.product);
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, FromDeviceCsr, ::testing::ValuesIn(device_view_cases()),
+                         CaseName{});
+
+// ---- update_values ----------------------------------------------------------------------------------
+
+/// The same pattern with other values (kept within the 16-bit types' range like the originals).
+template <typename Value>
+CsrMatrix<Value, std::int32_t> with_new_values(CsrMatrix<Value, std::int32_t> matrix) {
+  for (std::size_t k = 0; k < matrix.values.size(); ++k)
+    matrix.values[k] = from_double<Value>(0.25 * static_cast<double>(k % 7) -
+                                          0.5 * to_double(matrix.values[k]));
+  return matrix;
+}
+
+template <typename Value>
+void expect_update_values_then_apply_matches(const Product& product) {
+  const Matrix matrix64 = mixed_matrix();
+  Problem<Value> problem(matrix64, product.n);
+  const CsrMatrix<Value, std::int32_t> original = problem.matrix;
+  const CsrMatrix<Value, std::int32_t> updated = with_new_values(original);
+  const DeviceCopy<Value> device(original);
+  const DeviceBuffer<Value> new_values(updated.values);
+  const DeviceBuffer<Value> input(problem.input);
+  const CudaStream stream;
+  const Scalars s{1.5, -0.5};
+  const double tolerance = tolerance_of(product.method, product.operation, product.precision);
+
+  for (const bool built_from_device : {false, true}) {
+    AnyPlan<Value> plan = built_from_device ? AnyPlan<Value>(device.view(), product)
+                                            : AnyPlan<Value>(original, product);
+    const std::string label =
+        product.label() + (built_from_device ? " (plan from device CSR)" : " (plan from host CSR)");
+    if (!plan.can_update_values()) {
+      try {
+        plan.update_values(new_values.data(), stream.get());
+        ADD_FAILURE() << label << ": update_values did not throw";
+      } catch (const UnsupportedError& error) {
+        EXPECT_NE(std::string(error.what()).find(std::string(product.method.name())),
+                  std::string::npos)
+            << error.what();
+      }
+      continue;
+    }
+    // device values, queued on the stream behind an apply with the old ones
+    problem.matrix = original;
+    const std::vector<Value> before = apply_once(plan, problem, input, s, stream);
+    EXPECT_LT(relative_error(std::span<const Value>(before),
+                             std::span<const double>(problem.reference(s, product.n, problem.input))),
+              tolerance)
+        << label << " before update_values";
+    plan.update_values(new_values.data(), stream.get());
+    problem.matrix = updated;
+    const std::vector<Value> after = apply_once(plan, problem, input, s, stream);
+    EXPECT_LT(relative_error(std::span<const Value>(after),
+                             std::span<const double>(problem.reference(s, product.n, problem.input))),
+              tolerance)
+        << label << " after update_values (device values)";
+    // host values: back to the original matrix
+    plan.update_values(std::span<const Value>(original.values), stream.get());
+    problem.matrix = original;
+    const std::vector<Value> restored = apply_once(plan, problem, input, s, stream);
+    EXPECT_LT(relative_error(std::span<const Value>(restored),
+                             std::span<const double>(problem.reference(s, product.n, problem.input))),
+              tolerance)
+        << label << " after update_values (host values)";
+    EXPECT_THROW(plan.update_values(std::span<const Value>(original.values).first(1), stream.get()),
+                 ValidationError)
+        << label << ": a host array of the wrong size";
+  }
+}
+
+TEST_P(ApplyPromises, UpdateValuesThenApplyMatchesTheReference) {
+  const Product& product = GetParam().product;
+  dispatch_precision(product.precision, [&](auto value) {
+    expect_update_values_then_apply_matches<decltype(value)>(product);
+  });
+}
+
+// ---- the GPU check of a device CSR -----------------------------------------------------------------
+
+class DeviceCsrViewValidation : public testing::GpuTest {
+ protected:
+  /// A valid 4 x 4 matrix: row 0 {0, 2}, row 1 {1}, row 2 {}, row 3 {0, 1, 3}.
+  static CsrMatrix<double, std::int32_t> valid() {
+    CsrMatrix<double, std::int32_t> m;
+    m.rows = 4;
+    m.cols = 4;
+    m.row_ptr = {0, 2, 3, 3, 6};
+    m.col_idx = {0, 2, 1, 0, 1, 3};
+    m.values = {1.0, -2.0, 0.5, 3.0, -1.5, 0.25};
+    return m;
+  }
+
+  /// The host's ValidationError message for `broken`, and the plan from its device copy must throw
+  /// the same one.
+  static void expect_same_error_as_the_host(const CsrMatrix<double, std::int32_t>& broken,
+                                            const std::string& expected_words) {
+    std::string host_message;
+    try {
+      broken.validate();
+    } catch (const ValidationError& error) {
+      host_message = error.what();
+    }
+    ASSERT_FALSE(host_message.empty()) << "the host accepted the broken matrix";
+    EXPECT_NE(host_message.find(expected_words), std::string::npos) << host_message;
+    const DeviceCopy<double> device(broken);
+    for (const char* method : {"cusparse", "csr_overlap", "dasp"}) {
+      try {
+        const SpmvPlan<double> plan(device.view(), method);
+        ADD_FAILURE() << method << ": the plan accepted the broken matrix (" << host_message << ")";
+      } catch (const ValidationError& error) {
+        EXPECT_EQ(std::string(error.what()), host_message) << method;
+      }
+    }
+  }
+};
+
+TEST_F(DeviceCsrViewValidation, AValidMatrixIsAccepted) {
+  const DeviceCopy<double> device(valid());
+  EXPECT_NO_THROW(SpmvPlan<double>(device.view(), "csr_overlap"));
+}
+
+TEST_F(DeviceCsrViewValidation, RowPtrMustStartAtZero) {
+  auto m = valid();
+  m.row_ptr[0] = 1;
+  expect_same_error_as_the_host(m, "row_ptr[0] is 1, expected 0");
+}
+
+TEST_F(DeviceCsrViewValidation, RowPtrMustNotDecrease) {
+  auto m = valid();
+  m.row_ptr = {0, 2, 3, 1, 6};
+  expect_same_error_as_the_host(m, "row_ptr decreases at row 2");
+}
+
+TEST_F(DeviceCsrViewValidation, RowPtrMustEndAtNnz) {
+  auto m = valid();
+  m.row_ptr.back() = 5;  // 6 entries
+  expect_same_error_as_the_host(m, "row_ptr[rows] = 5, expected nnz = 6");
+}
+
+TEST_F(DeviceCsrViewValidation, ColumnsMustBeInRange) {
+  auto m = valid();
+  m.col_idx[4] = 9;  // row 3: {0, 9, 3}
+  expect_same_error_as_the_host(m, "row 3: column 9 is out of range [0, 4)");
+  m = valid();
+  m.col_idx[2] = -1;  // row 1
+  expect_same_error_as_the_host(m, "row 1: column -1 is out of range [0, 4)");
+}
+
+TEST_F(DeviceCsrViewValidation, ColumnsMustBeSortedWithoutDuplicates) {
+  auto m = valid();
+  m.col_idx[4] = 0;  // row 3: {0, 0, 3}
+  expect_same_error_as_the_host(m, "row 3: column 0 appears twice");
+  m = valid();
+  m.col_idx = {2, 0, 1, 0, 1, 3};  // row 0: {2, 0}
+  expect_same_error_as_the_host(m, "row 0: column 0 follows column 2");
+}
+
+TEST_F(DeviceCsrViewValidation, TheFirstBadRowIsNamed) {
+  auto m = valid();
+  m.col_idx = {0, 2, 1, 3, 1, 0};  // row 3: {3, 1, 0}; only row 3 is bad
+  expect_same_error_as_the_host(m, "row 3: column 1 follows column 3");
+  m.col_idx = {2, 2, 7, 3, 1, 0};  // rows 0, 1 and 3 bad: row 0 first
+  expect_same_error_as_the_host(m, "row 0: column 2 appears twice");
+}
+
+TEST_F(DeviceCsrViewValidation, HostPointersAreRefused) {
+  const auto m = valid();
+  const DeviceCopy<double> device(m);
+  DeviceCsrView<double> view = device.view();
+  view.col_idx = m.col_idx.data();  // pageable host memory
+  try {
+    const SpmvPlan<double> plan(view, "csr_overlap");
+    ADD_FAILURE() << "a host col_idx was accepted";
+  } catch (const ValidationError& error) {
+    EXPECT_NE(std::string(error.what()).find("DeviceCsrView::col_idx is not GPU memory"),
+              std::string::npos)
+        << error.what();
+  }
+  view = device.view();
+  view.row_ptr = m.row_ptr.data();
+  EXPECT_THROW(SpmvPlan<double>(view, "cusparse"), ValidationError);
+  view = device.view();
+  view.values = m.values.data();
+  EXPECT_THROW(SpmmPlan<double>(view, 4, "cusparse"), ValidationError);
+}
+
+TEST_F(DeviceCsrViewValidation, NullArraysAreRefusedUnlessEmpty) {
+  const DeviceCopy<double> device(valid());
+  DeviceCsrView<double> view = device.view();
+  view.values = nullptr;
+  EXPECT_THROW(SpmvPlan<double>(view, "csr_overlap"), ValidationError);
+  view = device.view();
+  view.row_ptr = nullptr;
+  EXPECT_THROW(SpmvPlan<double>(view, "csr_overlap"), ValidationError);
+  // no nonzeros: column and value arrays may be null
+  const DeviceBuffer<std::int32_t> zeros(std::vector<std::int32_t>(4, 0));
+  const DeviceCsrView<double> empty{3, 5, 0, zeros.data(), nullptr, nullptr};
+  EXPECT_NO_THROW(SpmvPlan<double>(empty, "csr_overlap"));
+  EXPECT_NO_THROW(SpmvPlan<double>(empty, "dasp"));
+}
+
+TEST_F(DeviceCsrViewValidation, ManagedMemoryIsAccepted) {
+  const auto m = valid();
+  void* managed = nullptr;
+  ASSERT_EQ(cudaMallocManaged(&managed, m.row_ptr.size() * sizeof(std::int32_t)), cudaSuccess);
+  const std::unique_ptr<void, decltype(&cudaFree)> owner(managed, &cudaFree);
+  auto* row_ptr = static_cast<std::int32_t*>(managed);
+  std::copy(m.row_ptr.begin(), m.row_ptr.end(), row_ptr);
+  const DeviceCopy<double> device(m);
+  DeviceCsrView<double> view = device.view();
+  view.row_ptr = row_ptr;
+  EXPECT_NO_THROW(SpmvPlan<double>(view, "csr_overlap"));
+}
 
 }  // namespace
 }  // namespace tcsparse

@@ -45,6 +45,7 @@ struct BenchOptions {
   std::vector<std::string> variants;    ///< "LABEL:KEY=VALUE,...", for experiments
   std::string host_upload = "automatic";  ///< PlanOptions::host_upload
   bool list = false;
+  bool from_device = false;  ///< build plans from CSR already on the GPU (DeviceCsrView)
 };
 
 /// A method variant of an experiment: every selected method runs once more per variant, right
@@ -253,6 +254,7 @@ class BenchRun {
     harness_.runs = options.runs;
     harness_.warmup_ms = options.warmup_ms;
     harness_.plan.host_upload = parse_host_upload(options.host_upload);
+    harness_.plan_from_device = options.from_device;
     for (const MatrixSourceRef& matrix : selection.matrices) {
       cases_.push_back(cases_for(matrix, selection, options));
       total_cases_ += static_cast<std::int64_t>(cases_.back().size());
@@ -401,6 +403,9 @@ Command add_bench_command(CLI::App& app) {
                   "staged (pinned staging ring), register (cudaHostRegister), direct")
       ->check(CLI::IsMember({"automatic", "staged", "register", "direct"}))
       ->capture_default_str();
+  sub->add_flag("--from-device", options->from_device,
+                "Build every plan from a CSR already on the GPU (uploaded before the build's "
+                "clock starts): plan_build_ms is then the build from device CSR");
   sub->add_flag("--list", options->list, "Print the matrices that would run and exit (no GPU)");
   return {sub, [options] { return run_bench(*options); }};
 }

@@ -1,0 +1,295 @@
+// The GPU check of a DeviceCsrView and its copies (device_csr_view.hpp).
+//
+// The check is two grid-stride kernels over the caller's arrays, both writing into one CsrCheck:
+//   check_row_offsets_kernel  one thread per row r: row_ptr[r + 1] < row_ptr[r] -> atomicMin of r;
+//                             thread 0 also copies row_ptr[0] and row_ptr[rows]
+//   check_columns_kernel      one thread per entry k: column out of [0, cols) -> code 2k, column
+//                             <= the previous column while k is not the first entry of its row
+//                             -> code 2k + 1; atomicMin of the code. The row of k is looked up
+//                             (binary search of row_ptr) only where a column does not increase,
+//                             which in a valid matrix happens only at the start of a row.
+// The smallest code is the first bad entry in storage order, which is the host's first bad row
+// and, inside it, the host's first bad entry (a range failure precedes an order failure at the
+// same entry, as on the host). Column results are read only when the row offsets passed.
+#include "runtime/device_csr_view.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "common/stopwatch.hpp"
+#include "core/csr_validation_messages.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/device_buffer.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::detail {
+
+namespace {
+
+constexpr int kCheckThreads = 256;
+/// Enough blocks to fill any current GPU; the kernels stride over the rest.
+constexpr std::int64_t kCheckMaxBlocks = 1 << 14;
+constexpr unsigned long long kNothingFound = std::numeric_limits<unsigned long long>::max();
+
+/// What the check kernels found. Set to all ones (kNothingFound) before they run.
+struct CsrCheck {
+  unsigned long long first_decreasing_row;
+  unsigned long long first_bad_entry_code;  ///< 2k: column out of range; 2k + 1: not increasing
+  long long first_offset;                   ///< row_ptr[0]
+  long long last_offset;                    ///< row_ptr[rows]
+};
+
+/// The entry that failed, for the message.
+struct BadEntry {
+  long long row;
+  long long column;
+  long long previous_column;  ///< column of entry k - 1 (meaningful for an order failure)
+};
+
+unsigned check_grid(std::int64_t items) {
+  return static_cast<unsigned>(
+      std::clamp<std::int64_t>((items + kCheckThreads - 1) / kCheckThreads, 1, kCheckMaxBlocks));
+}
+
+/// The row holding entry k (< row_ptr[rows]): the last r with row_ptr[r] <= k.
+__device__ std::int64_t row_of_entry(const std::int32_t* row_ptr, std::int64_t rows,
+                                     std::int64_t k) {
+  std::int64_t low = 0, high = rows;  // row_ptr[low] <= k < row_ptr[high] when valid
+  while (high - low > 1) {
+    const std::int64_t middle = low + (high - low) / 2;
+    if (row_ptr[middle] <= k) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
+__global__ void check_row_offsets_kernel(const std::int32_t* row_ptr, std::int64_t rows,
+                                         CsrCheck* check) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (first == 0) {
+    check->first_offset = row_ptr[0];
+    check->last_offset = row_ptr[rows];
+  }
+  for (std::int64_t row = first; row < rows; row += stride)
+    if (row_ptr[row + 1] < row_ptr[row])
+      atomicMin(&check->first_decreasing_row, static_cast<unsigned long long>(row));
+}
+
+__global__ void check_columns_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
+                                     std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                                     CsrCheck* check) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < nnz;
+       k += stride) {
+    const std::int32_t column = col_idx[k];
+    if (column < 0 || column >= cols) {
+      atomicMin(&check->first_bad_entry_code, static_cast<unsigned long long>(2 * k));
+      continue;
+    }
+    if (k == 0 || column > col_idx[k - 1]) continue;
+    if (row_ptr[row_of_entry(row_ptr, rows, k)] != k)  // not the first entry of its row
+      atomicMin(&check->first_bad_entry_code, static_cast<unsigned long long>(2 * k + 1));
+  }
+}
+
+__global__ void describe_entry_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
+                                      std::int64_t rows, std::int64_t k, BadEntry* entry) {
+  entry->row = row_of_entry(row_ptr, rows, k);
+  entry->column = col_idx[k];
+  entry->previous_column = k > 0 ? col_idx[k - 1] : -1;
+}
+
+std::string str(std::int64_t value) { return std::to_string(value); }
+
+/// `pointer` must be device memory of the current device, or managed memory.
+void require_device_pointer(const void* pointer, const char* name) {
+  cudaPointerAttributes attributes{};
+  const cudaError_t status = cudaPointerGetAttributes(&attributes, pointer);
+  if (status == cudaErrorInvalidValue) {
+    cudaGetLastError();  // an unknown pointer is an answer here, not an error to keep
+    attributes.type = cudaMemoryTypeUnregistered;
+  } else {
+    TCSPARSE_CUDA_CHECK(status);
+  }
+  const std::string what = std::string("DeviceCsrView::") + name;
+  switch (attributes.type) {
+    case cudaMemoryTypeManaged: return;
+    case cudaMemoryTypeDevice: {
+      int current = 0;
+      TCSPARSE_CUDA_CHECK(cudaGetDevice(&current));
+      if (attributes.device == current) return;
+      throw ValidationError(what + " is memory of CUDA device " + str(attributes.device) +
+                            ", but the plan is built on device " + str(current) +
+                            " (PlanOptions::device)");
+    }
+    case cudaMemoryTypeHost:
+      throw ValidationError(what + " is pinned host memory: a DeviceCsrView needs device or "
+                            "managed memory (build the plan from a CsrMatrix for host arrays)");
+    case cudaMemoryTypeUnregistered:
+    default:
+      throw ValidationError(what + " is not GPU memory (a host pointer?): a DeviceCsrView needs "
+                            "device or managed memory (build the plan from a CsrMatrix for host "
+                            "arrays)");
+  }
+}
+
+template <typename Value>
+void check_shape_and_pointers(const DeviceCsrView<Value>& view) {
+  namespace message = csr_message;
+  if (view.rows < 0) throw ValidationError(message::negative_rows(view.rows));
+  if (view.cols < 0) throw ValidationError(message::negative_cols(view.cols));
+  if (view.nnz < 0) throw ValidationError("negative number of nonzeros: " + str(view.nnz));
+  constexpr std::int64_t kIndexMax = std::numeric_limits<std::int32_t>::max();
+  const auto require_int32 = [](std::int64_t count, const char* what) {
+    if (count > kIndexMax)
+      throw IndexOverflowError("DeviceCsrView: " + str(count) + " " + what +
+                               " do not fit int32 indices");
+  };
+  require_int32(view.rows, "rows");
+  require_int32(view.cols, "columns");
+  require_int32(view.nnz, "nonzeros");
+  if (view.row_ptr == nullptr)
+    throw ValidationError("DeviceCsrView::row_ptr is null, expected rows + 1 = " +
+                          str(view.rows + 1) + " offsets");
+  require_device_pointer(view.row_ptr, "row_ptr");
+  if (view.nnz == 0) return;
+  if (view.col_idx == nullptr)
+    throw ValidationError("DeviceCsrView::col_idx is null, expected nnz = " + str(view.nnz) +
+                          " column indices");
+  if (view.values == nullptr)
+    throw ValidationError("DeviceCsrView::values is null, expected nnz = " + str(view.nnz) +
+                          " values");
+  require_device_pointer(view.col_idx, "col_idx");
+  require_device_pointer(view.values, "values");
+}
+
+template <typename T>
+std::size_t bytes_of(std::int64_t count) {
+  return static_cast<std::size_t>(count) * sizeof(T);
+}
+
+}  // namespace
+
+template <typename Value>
+void validate_device_csr(const DeviceCsrView<Value>& view) {
+  namespace message = csr_message;
+  check_shape_and_pointers(view);
+  const cudaStream_t stream = nullptr;
+  DeviceBuffer<CsrCheck> check(1);
+  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(check.data(), 0xFF, sizeof(CsrCheck), stream));
+  check_row_offsets_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
+      view.row_ptr, view.rows, check.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  if (view.nnz > 0) {
+    check_columns_kernel<<<check_grid(view.nnz), kCheckThreads, 0, stream>>>(
+        view.row_ptr, view.col_idx, view.rows, view.cols, view.nnz, check.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
+  CsrCheck found{};
+  TCSPARSE_CUDA_CHECK(cudaMemcpy(&found, check.data(), sizeof(CsrCheck), cudaMemcpyDeviceToHost));
+
+  if (found.first_offset != 0) throw ValidationError(message::first_row_offset(found.first_offset));
+  if (found.first_decreasing_row != kNothingFound) {
+    const auto row = static_cast<std::int64_t>(found.first_decreasing_row);
+    std::int32_t offsets[2] = {0, 0};
+    TCSPARSE_CUDA_CHECK(cudaMemcpy(offsets, view.row_ptr + row, sizeof(offsets),
+                                   cudaMemcpyDeviceToHost));
+    throw ValidationError(message::decreasing_row_offsets(row, offsets[0], offsets[1]));
+  }
+  if (found.last_offset != view.nnz)
+    throw ValidationError(message::last_row_offset(found.last_offset, view.nnz));
+  if (found.first_bad_entry_code == kNothingFound) return;
+
+  const auto k = static_cast<std::int64_t>(found.first_bad_entry_code / 2);
+  const bool out_of_range = found.first_bad_entry_code % 2 == 0;
+  DeviceBuffer<BadEntry> described(1);
+  describe_entry_kernel<<<1, 1, 0, stream>>>(view.row_ptr, view.col_idx, view.rows, k,
+                                             described.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  BadEntry entry{};
+  TCSPARSE_CUDA_CHECK(
+      cudaMemcpy(&entry, described.data(), sizeof(BadEntry), cudaMemcpyDeviceToHost));
+  if (out_of_range)
+    throw ValidationError(message::column_out_of_range(entry.row, entry.column, view.cols));
+  if (entry.column == entry.previous_column)
+    throw ValidationError(message::duplicate_column(entry.row, entry.column));
+  throw ValidationError(message::unsorted_column(entry.row, entry.column, entry.previous_column));
+}
+
+template <typename Value>
+DeviceCsr<Value> copy_device_csr(const DeviceCsrView<Value>& view, PlanStats& stats,
+                                 std::size_t nonzero_multiple) {
+  const auto nnz = static_cast<std::size_t>(view.nnz);
+  const std::size_t capacity =
+      nonzero_multiple <= 1
+          ? nnz
+          : std::max<std::size_t>(1, (nnz + nonzero_multiple - 1) / nonzero_multiple) *
+                nonzero_multiple;
+  DeviceCsr<Value> device;
+  device.rows = view.rows;
+  device.cols = view.cols;
+  device.nnz = view.nnz;
+  device.row_ptr = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(view.rows) + 1);
+  device.col_idx = DeviceBuffer<std::int32_t>(capacity);
+  device.values = DeviceBuffer<Value>(capacity);
+
+  const cudaStream_t stream = nullptr;
+  CudaEvent start, stop;
+  start.record(stream);
+  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(device.row_ptr.data(), view.row_ptr, device.row_ptr.bytes(),
+                                      cudaMemcpyDeviceToDevice, stream));
+  if (nnz > 0) {
+    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(device.col_idx.data(), view.col_idx,
+                                        bytes_of<std::int32_t>(view.nnz), cudaMemcpyDeviceToDevice,
+                                        stream));
+    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(device.values.data(), view.values, bytes_of<Value>(view.nnz),
+                                        cudaMemcpyDeviceToDevice, stream));
+  }
+  if (capacity > nnz) {
+    const auto tail = static_cast<std::int64_t>(capacity - nnz);
+    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(device.col_idx.data() + nnz, 0,
+                                        bytes_of<std::int32_t>(tail), stream));
+    TCSPARSE_CUDA_CHECK(
+        cudaMemsetAsync(device.values.data() + nnz, 0, bytes_of<Value>(tail), stream));
+  }
+  stop.record(stream);
+  stop.synchronize();
+  stats.upload_ms += stop.elapsed_ms_since(start);
+  return device;
+}
+
+template <typename Value>
+CsrMatrix<Value, std::int32_t> download_device_csr(const DeviceCsrView<Value>& view) {
+  CsrMatrix<Value, std::int32_t> matrix;
+  matrix.rows = static_cast<std::int32_t>(view.rows);
+  matrix.cols = static_cast<std::int32_t>(view.cols);
+  matrix.row_ptr.resize(static_cast<std::size_t>(view.rows) + 1);
+  matrix.col_idx.resize(static_cast<std::size_t>(view.nnz));
+  matrix.values.resize(static_cast<std::size_t>(view.nnz));
+  TCSPARSE_CUDA_CHECK(cudaMemcpy(matrix.row_ptr.data(), view.row_ptr,
+                                 bytes_of<std::int32_t>(view.rows + 1), cudaMemcpyDeviceToHost));
+  if (view.nnz > 0) {
+    TCSPARSE_CUDA_CHECK(cudaMemcpy(matrix.col_idx.data(), view.col_idx,
+                                   bytes_of<std::int32_t>(view.nnz), cudaMemcpyDeviceToHost));
+    TCSPARSE_CUDA_CHECK(cudaMemcpy(matrix.values.data(), view.values, bytes_of<Value>(view.nnz),
+                                   cudaMemcpyDeviceToHost));
+  }
+  return matrix;
+}
+
+#define TCSPARSE_INSTANTIATE_DEVICE_CSR_VIEW(Value)                                           \
+  template void validate_device_csr(const DeviceCsrView<Value>&);                            \
+  template DeviceCsr<Value> copy_device_csr(const DeviceCsrView<Value>&, PlanStats&,          \
+                                            std::size_t);                                     \
+  template CsrMatrix<Value, std::int32_t> download_device_csr(const DeviceCsrView<Value>&);
+TCSPARSE_INSTANTIATE_DEVICE_CSR_VIEW(double)
+TCSPARSE_INSTANTIATE_DEVICE_CSR_VIEW(float)
+TCSPARSE_INSTANTIATE_DEVICE_CSR_VIEW(half)
+TCSPARSE_INSTANTIATE_DEVICE_CSR_VIEW(bfloat16)
+#undef TCSPARSE_INSTANTIATE_DEVICE_CSR_VIEW
+
+}  // namespace tcsparse::detail

@@ -1,0 +1,39 @@
+// Plans built from a CSR already on the GPU (tcsparse::DeviceCsrView): its check on the GPU, the
+// device-to-device copy into a plan's own arrays, and the download for methods that build their
+// layout on the host. The host-to-device upload stays in device_csr.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/device_csr.hpp"
+#include "tcsparse/csr.hpp"
+#include "tcsparse/plan.hpp"
+
+namespace tcsparse::detail {
+
+/// Checks `view` against the invariants of CsrMatrix::validate(), on the current device, and
+/// throws the same ValidationError (same words: core/csr_validation_messages.hpp) for the first
+/// broken one: shape, row_ptr[0] == 0, row_ptr non-decreasing (first row where it decreases),
+/// row_ptr[rows] == nnz, then the first entry (in storage order) whose column is out of [0, cols),
+/// repeats the previous column or is smaller than it. Also throws ValidationError for a null or
+/// host (pageable or pinned) pointer or memory of another device, IndexOverflowError when rows,
+/// cols or nnz exceed 32-bit indices. Runs two kernels on the legacy default stream and waits for
+/// them: the view's arrays must be complete when it is called (work writing them on another
+/// stream must be synchronised first). Costs about one read of row_ptr and col_idx.
+template <typename Value>
+void validate_device_csr(const DeviceCsrView<Value>& view);
+
+/// Copies a checked `view` into new device arrays (device to device, on the legacy stream), the
+/// column and value arrays rounded up to a whole multiple of `nonzero_multiple` elements (at least
+/// one multiple) with zeros past nnz, as upload_csr does. Adds the copy time to stats.upload_ms.
+template <typename Value>
+DeviceCsr<Value> copy_device_csr(const DeviceCsrView<Value>& view, PlanStats& stats,
+                                 std::size_t nonzero_multiple = 1);
+
+/// The host copy of a checked `view` (synchronous), for methods that build their layout on the
+/// host.
+template <typename Value>
+CsrMatrix<Value, std::int32_t> download_device_csr(const DeviceCsrView<Value>& view);
+
+}  // namespace tcsparse::detail
