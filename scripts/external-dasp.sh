@@ -33,8 +33,8 @@
 #         --src DIR, --build DIR, --arch SM   as for build
 #         --out DIR          the output folder
 #         --timeout-s N      limit per run of their programs (default 300)
-#         --budget-s N       start no further matrix after N seconds (default 480: the device
-#                            tool stops a command at 600 s; the results so far are kept)
+#         --budget-s N       start no further matrix after N seconds (default 480, to stay
+#                            under a 10-minute job limit; the results so far are kept)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 side_by_side=$top/bench/external/dasp_side_by_side.py
