@@ -32,6 +32,7 @@
 #include "csr_overlap/csr_full_overlap_format.hpp"
 #include "csr_overlap/csr_overlap_format.hpp"
 #include "csr_overlap/csr_overlap_kernels.cuh"
+#include "csr_overlap/csr_overlap_launch.cuh"
 #include "csr_overlap/csr_overlap_parameters.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
@@ -60,13 +61,6 @@ __global__ void rebase_row_ptr_kernel(std::int32_t* __restrict__ row_ptr, std::i
     row_ptr[i] -= base;
 }
 
-int device_attribute(cudaDeviceAttr attribute) {
-  int device = 0, value = 0;
-  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
-  TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
-  return value;
-}
-
 template <typename Value>
 class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
   using V = arch::device_value_t<Value>;
@@ -90,7 +84,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     if (matrix.rows > std::numeric_limits<std::int32_t>::max() - 2048)
       throw IndexOverflowError("csr_full_overlap: " + std::to_string(matrix.rows) +
                                " rows do not fit the kernels' 32-bit row loops");
-    prepare_batch_kernel();
+    kernel_ = prepare_batch_kernel<V>(p.batch, "csr_full_overlap");
 
     const detail::Stopwatch host_work;
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -113,7 +107,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["batches"] = table_batches_;
     stats_.details["long_rows"] = table_long_rows_;
     stats_.details["threads_per_block"] = p.batch.threads_per_block;
-    stats_.details["shared_memory_bytes"] = shared_bytes_;
+    stats_.details["shared_memory_bytes"] = kernel_.shared_bytes;
     stats_.details["pinned_host_bytes"] = pinned_.bytes();
     stats_.details["streamed_bytes_per_apply"] = streamed_bytes_;
     stats_.details["parameters"] = std::move(parameters_json);
@@ -132,14 +126,14 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       copy_to_slot(work, internal);
       V* const y_rows = dy + work.batch.begin_row;
       if (work.batch_blocks > 0) {
-        device::batch_kernel<V><<<work.batch_blocks, static_cast<unsigned>(threads_),
-                                  shared_bytes_, internal>>>(work.batch_arguments, dx, y_rows,
-                                                             alpha, beta);
+        kernel_.kernel<<<work.batch_blocks, static_cast<unsigned>(kernel_.threads),
+                         kernel_.shared_bytes, internal>>>(work.batch_arguments, dx, y_rows, alpha,
+                                                           beta);
         TCSPARSE_CUDA_CHECK_LAUNCH();
       }
       const auto& long_arguments = work.long_arguments;
       if (long_arguments.task_count > 0) {
-        device::long_row_kernel<V><<<work.long_blocks, static_cast<unsigned>(threads_), 0,
+        device::long_row_kernel<V><<<work.long_blocks, static_cast<unsigned>(kernel_.threads), 0,
                                      internal>>>(long_arguments, dx, y_rows, alpha, beta);
         TCSPARSE_CUDA_CHECK_LAUNCH();
         if (long_arguments.task_count > long_arguments.long_count) {
@@ -160,27 +154,6 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
   const PlanStats& stats() const override { return stats_; }
 
  private:
-  /// The batch kernel's shared memory (csr_overlap's check), set for this instantiation.
-  void prepare_batch_kernel() {
-    threads_ = parameters_.batch.threads_per_block;
-    shared_bytes_ = batch_shared_bytes(parameters_.batch, sizeof(V));
-    cudaFuncAttributes attributes{};
-    TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, device::batch_kernel<V>));
-    const auto optin =
-        static_cast<std::size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-    const std::size_t dynamic_limit =
-        optin > attributes.sharedSizeBytes ? optin - attributes.sharedSizeBytes : 0;
-    if (shared_bytes_ > dynamic_limit)
-      throw UnsupportedError("csr_full_overlap: the batch kernel needs " +
-                             std::to_string(shared_bytes_) +
-                             " bytes of shared memory a block; this GPU allows " +
-                             std::to_string(dynamic_limit));
-    TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(device::batch_kernel<V>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(dynamic_limit)));
-    sm_count_ = device_attribute(cudaDevAttrMultiProcessorCount);
-  }
-
   /// Each big batch's batch table over its rebased rows, concatenated.
   void build_tables(const CsrMatrix<Value, std::int32_t>& matrix) {
     const PartitionRule rule = parameters_.batch.partition_rule();
@@ -324,20 +297,15 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     }
   }
 
-  /// One wave of resident blocks per big batch (csr_overlap's launch rule).
+  /// csr_overlap's launch rule, per big batch.
   void choose_launches() {
-    int resident = 0;
-    TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &resident, device::batch_kernel<V>, threads_, shared_bytes_));
-    const int blocks_per_sm = parameters_.batch.blocks_per_sm > 0 ? parameters_.batch.blocks_per_sm
-                                                                  : std::max(resident, 1);
     for (BigBatchWork& work : work_) {
-      const BatchLaunch launch = batch_launch(work.batch_arguments.batch_count,
-                                              static_cast<std::int64_t>(blocks_per_sm) * sm_count_);
+      const BatchLaunch launch =
+          kernel_.grid(work.batch_arguments.batch_count, parameters_.batch.batches_per_block);
       work.batch_blocks = static_cast<unsigned>(launch.blocks);
       work.batch_arguments.batches_per_block = static_cast<std::int32_t>(launch.batches_per_block);
       work.long_blocks =
-          static_cast<unsigned>(long_row_blocks(work.long_arguments.task_count, sm_count_));
+          static_cast<unsigned>(long_row_blocks(work.long_arguments.task_count, kernel_.sm_count));
     }
   }
 
@@ -407,9 +375,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
   CudaEvent fork_{cudaEventDisableTiming};
   std::vector<CudaEvent> joins_;
 
-  int threads_ = kDefaultThreadsPerBlock;
-  int sm_count_ = 1;
-  std::size_t shared_bytes_ = 0;
+  BatchKernelLaunch<V> kernel_;
   PlanStats stats_;
 };
 

@@ -19,6 +19,7 @@
 #include "csr_overlap/csr_overlap.hpp"
 #include "csr_overlap/csr_overlap_format.hpp"
 #include "csr_overlap/csr_overlap_kernels.cuh"
+#include "csr_overlap/csr_overlap_launch.cuh"
 #include "csr_overlap/csr_overlap_parameters.hpp"
 #include "arch/types.cuh"
 #include "common/stopwatch.hpp"
@@ -44,12 +45,6 @@ unsigned table_grid(std::int64_t items) {
       std::clamp<std::int64_t>((items + kTableThreads - 1) / kTableThreads, 1, kTableMaxBlocks));
 }
 
-int device_attribute(cudaDeviceAttr attribute) {
-  int device = 0, value = 0;
-  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
-  TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
-  return value;
-}
 
 template <typename T>
 T download_one(const T* device_pointer) {
@@ -77,7 +72,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     shape_.threads_per_block = p.threads_per_block;
     shape_.vector_sizes = p.vector_size_rule();
     shape_.long_row_piece = p.long_row_piece;
-    check_shared_memory();
+    kernel_ = prepare_batch_kernel<V>(p, "csr_overlap");
   }
 
   /// The CSR as it is, from the host; values and columns allocated to a multiple of
@@ -118,9 +113,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     const auto* dx = reinterpret_cast<const V*>(x);
     auto* dy = reinterpret_cast<V*>(y);
     if (shape_.launch.blocks > 0) {
-      device::batch_kernel<V><<<static_cast<unsigned>(shape_.launch.blocks),
-                                static_cast<unsigned>(shape_.threads_per_block), shared_bytes_,
-                                stream>>>(batch_arguments_, dx, dy, alpha, beta);
+      kernel_.kernel<<<static_cast<unsigned>(shape_.launch.blocks),
+                       static_cast<unsigned>(kernel_.threads), kernel_.shared_bytes, stream>>>(
+          batch_arguments_, dx, dy, alpha, beta);
       TCSPARSE_CUDA_CHECK_LAUNCH();
     }
     if (long_arguments_.task_count > 0) {
@@ -171,29 +166,6 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   }
 
  private:
-  /// Two stages of max_batch_size must fit one block's shared memory on this device; the kernel
-  /// may use up to the device's opt-in limit (set for the function whatever this plan needs, so
-  /// that plans with different sizes do not undo each other's setting).
-  void check_shared_memory() {
-    shared_bytes_ = batch_shared_bytes(parameters_, sizeof(V));
-    cudaFuncAttributes attributes{};
-    TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, device::batch_kernel<V>));
-    const auto optin = static_cast<std::size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-    const std::size_t dynamic_limit =
-        optin > attributes.sharedSizeBytes ? optin - attributes.sharedSizeBytes : 0;
-    if (shared_bytes_ > dynamic_limit)
-      throw UnsupportedError("csr_overlap: max_batch_size=" + std::to_string(rule_.max_batch_size) +
-                             " needs " + std::to_string(shared_bytes_) +
-                             " bytes of shared memory a block for " +
-                             std::to_string(parameters_.pipeline_stages) +
-                             " stages; this GPU allows " +
-                             std::to_string(dynamic_limit));
-    TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(device::batch_kernel<V>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(dynamic_limit)));
-    sm_count_ = device_attribute(cudaDevAttrMultiProcessorCount);
-  }
-
   /// PlanStats::details: the table statistics (table_statistics, from the table as the device
   /// holds it) and the launch. Called once (build or the first stats()).
   void fill_details(std::span<const std::int32_t> row_ptr) const {
@@ -202,8 +174,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["threads_per_block"] = shape_.threads_per_block;
     stats_.details["blocks"] = shape_.launch.blocks;
     stats_.details["batches_per_block"] = shape_.launch.batches_per_block;
-    stats_.details["blocks_per_sm"] = blocks_per_sm_;
-    stats_.details["shared_memory_bytes"] = shared_bytes_;
+    stats_.details["blocks_per_sm"] = kernel_.blocks_per_sm;
+    stats_.details["shared_memory_bytes"] = kernel_.shared_bytes;
     stats_.details["pipeline_stages"] = parameters_.pipeline_stages;
     stats_.details["long_row_blocks"] = shape_.long_row_blocks;
     stats_.details["parameters"] = parameters_json_;
@@ -287,28 +259,16 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// One wave of resident blocks (paper §4.1.2: a multiple of the SM count), each taking a
   /// contiguous chunk of batches; or, with batches_per_block set, as many blocks as chunks.
   void choose_launch() {
-    int resident = 0;
-    TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &resident, device::batch_kernel<V>, shape_.threads_per_block, shared_bytes_));
-    if (resident < 1 && batch_arguments_.batch_count > 0)
-      throw UnsupportedError("csr_overlap: no block of " +
-                             std::to_string(shape_.threads_per_block) + " threads and " +
-                             std::to_string(shared_bytes_) + " bytes of shared memory fits an SM");
-    blocks_per_sm_ = parameters_.blocks_per_sm > 0 ? parameters_.blocks_per_sm : std::max(resident, 1);
-    shape_.launch = batch_launch(batch_arguments_.batch_count,
-                                 static_cast<std::int64_t>(blocks_per_sm_) * sm_count_,
-                                 parameters_.batches_per_block);
+    shape_.launch = kernel_.grid(batch_arguments_.batch_count, parameters_.batches_per_block);
     batch_arguments_.batches_per_block = static_cast<std::int32_t>(shape_.launch.batches_per_block);
-    shape_.long_row_blocks = long_row_blocks(long_arguments_.task_count, sm_count_);
+    shape_.long_row_blocks = long_row_blocks(long_arguments_.task_count, kernel_.sm_count);
   }
 
   CsrOverlapParameters parameters_;
   PartitionRule rule_;
   KernelShape shape_;
   std::int64_t rows_ = 0;
-  int sm_count_ = 1;
-  int blocks_per_sm_ = 0;
-  std::size_t shared_bytes_ = 0;
+  BatchKernelLaunch<V> kernel_;
   detail::DeviceCsr<Value> csr_;
   DeviceBuffer<int2> batches_;
   DeviceBuffer<std::int32_t> long_rows_, long_task_ptr_;

@@ -284,11 +284,16 @@ __device__ __forceinline__ void fetch_batch(const BatchArguments<V>& a, std::int
 /// __syncthreads a batch: it makes batch n's stage visible to every thread and tells that every
 /// thread is done with batch n - 1, whose stage then takes batch n + S - 1. With S = 1 a batch is
 /// copied, waited for and computed in turn (a second barrier before the next copy); the copies
-/// then overlap only the other resident blocks' work. Launched with
+/// then overlap only the other resident blocks' work. Built for blocks of at most kMaxThreads
+/// threads with kMinBlocks of them resident an SM (which bounds its registers:
+/// csr_overlap_launch.cuh picks the build). Launched with
 /// blockDim.x a multiple of 32 and S * C * (sizeof(V) + 4) + 4 * warp_row_capacity bytes of dynamic
 /// shared memory.
-template <typename V>
-__global__ void __launch_bounds__(1024)
+/// The largest block the batch kernel takes.
+inline constexpr int kLargestBatchBlock = 1024;
+
+template <typename V, int kMaxThreads, int kMinBlocks>
+__global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
     batch_kernel(const BatchArguments<V> a, const V* __restrict__ x, V* __restrict__ y,
                  Acc<V> alpha, Acc<V> beta) {
   const std::int64_t first_batch = static_cast<std::int64_t>(blockIdx.x) * a.batches_per_block;

@@ -15,7 +15,7 @@ constexpr const char* kSwitchPointNames[kSwitchPoints] = {
 
 std::vector<ParameterSpec> build_parameter_specs() {
   return {
-      {"max_batch_size", Type::integer, "2048", 32, kLargestMaxBatchSize, {},
+      {"max_batch_size", Type::integer, "1024", 32, kLargestMaxBatchSize, {},
        "nonzeros of a batch at most, a multiple of 32; longer rows are long rows (paper: > 1024)"},
       {"max_batch_rows", Type::integer, "auto", 1, 1 << 30, {"auto"},
        "rows of a batch at most (auto: max_batch_size; not in the paper)"},
@@ -31,18 +31,21 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "mean row length below which a batch takes vector size 16, else 32 (paper Table 2, A40: 216)"},
       {"vector_size", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4", "8", "16", "32"},
        "threads per row in every batch (auto: by the batch's mean row length, paper Alg. 6)"},
-      {"threads_per_block", Type::choice, "256", 0, 0, {"32", "64", "128", "256", "512", "1024"},
+      {"threads_per_block", Type::choice, "128", 0, 0, {"32", "64", "128", "256", "512", "1024"},
        "threads of a block (paper: the CUDA cores of an SM, 128)"},
       {"blocks_per_sm", Type::integer, "auto", 1, 64, {"auto"},
        "resident blocks an SM of the batch kernel (auto: as many as fit)"},
       {"long_row_piece", Type::integer, "8192", 256, 1 << 30, {},
        "nonzeros of a long row one block takes (paper: the whole row)"},
-      {"pipeline_stages", Type::integer, "2", 1, kLargestPipelineStages, {},
+      {"pipeline_stages", Type::integer, "1", 1, kLargestPipelineStages, {},
        "shared-memory stages of the batch kernel, batches copied ahead = stages - 1 (paper: 2; "
        "1: none, the overlap is left to the other resident blocks)"},
-      {"batches_per_block", Type::integer, "auto", 1, 1 << 30, {"auto"},
+      {"batches_per_block", Type::integer, "1", 1, 1 << 30, {"auto"},
        "batches a block takes in order (auto: one wave of resident blocks share them, paper "
        "4.1.2; 1: a block a batch)"},
+      {"register_bound", Type::choice, "on", 0, 0, {"on", "off"},
+       "blocks of at most 128 threads run the kernel built for 12 resident blocks an SM (at most 40 "
+       "registers a thread; off: the 64-register build for any block)"},
       {"row_threads_max", Type::choice, "block", 0, 0,
        {"off", "32", "64", "128", "256", "512", "1024", "block"},
        "most threads a row of a batch of few rows takes, above its vector size (block: the whole "
@@ -90,6 +93,7 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
   p.batches_per_block = values.is_auto("batches_per_block")
                             ? 0
                             : static_cast<std::int32_t>(values.integer("batches_per_block"));
+  p.register_bound = values.is("register_bound", "on");
   if (values.is("row_threads_max", "off"))
     p.row_threads_max = 0;
   else if (values.is("row_threads_max", "block"))

@@ -16,10 +16,10 @@ namespace tcsparse::csr_overlap {
 /// max_batch_size (§4.1.1, §4.1.2): nonzeros a batch holds at most; longer rows are extra-long
 /// rows (§4.3). The paper states no value, only that batches are even "when max_batch_size is
 /// larger than 1024" and that a stage holds max_batch_size x (sizeof value + 4) bytes (48 KB of
-/// shared memory on its A40). 2048: two stages of fp64 take 2 x 2080 x 12 B = 49 KiB, so four
-/// blocks of 256 threads (32 warps to gather x) share one Hopper SM (228 KB); at 4096 only two
-/// fit (16 warps), too few loads in flight for a latency-bound gather. Not measured yet.
-inline constexpr std::int32_t kDefaultMaxBatchSize = 2048;
+/// shared memory on its A40). 1024 with a block a batch (kDefaultBatchesPerBlock): one fp64
+/// stage is 1056 x 12 B = 12.4 KiB, so twelve blocks of 128 threads share a Hopper SM. Measured
+/// on an H100 against 512 / 2048 and the paper's one wave of pipelined blocks (README).
+inline constexpr std::int32_t kDefaultMaxBatchSize = 1024;
 
 /// Switch points of the vector size (Table 2, §5.2, measured on an A40 in fp32 with random
 /// matrices): a batch whose mean row length is in [0, 17) takes vector size 1, [17, 34) 2,
@@ -29,9 +29,8 @@ inline constexpr std::array<std::int32_t, kSwitchPoints> kPaperSwitchPoints = {1
                                                                                 216};
 
 /// Threads per block. The paper (§4.1.2) sets T to the CUDA cores of one SM (128 on its A40 and
-/// on Hopper). 256 here: with two fp64 blocks per SM, 128 threads leave 8 warps an SM to gather x.
-/// Not measured yet.
-inline constexpr int kDefaultThreadsPerBlock = 256;
+/// on Hopper): 128, measured on an H100 against 64 and 256 with a block a batch (README).
+inline constexpr int kDefaultThreadsPerBlock = 128;
 
 /// Nonzeros of a long row one block takes (a "piece"); longer rows are spread over several blocks
 /// whose partial sums a second kernel adds in order (deterministic). The paper (Alg. 9) gives a
@@ -39,8 +38,15 @@ inline constexpr int kDefaultThreadsPerBlock = 256;
 inline constexpr std::int32_t kDefaultLongRowPiece = 8192;
 
 /// Pipeline stages of the batch kernel (shared-memory buffers; the copies of stages - 1 batches
-/// are in flight while one is computed). The paper (§4.1.2) has two. Not measured yet.
-inline constexpr int kDefaultPipelineStages = 2;
+/// are in flight while one is computed). The paper (§4.1.2) has two, with one wave of resident
+/// blocks each walking a chunk of batches. Measured on an H100 (README): a block a batch with one
+/// stage is faster, the copy of one block's batch overlapping the other resident blocks' work
+/// (twelve an SM) instead of its own next batch. 2..4 remain for batches_per_block > 1.
+inline constexpr int kDefaultPipelineStages = 1;
+
+/// Batches a block takes in order (0: one wave of resident blocks share them, the paper's
+/// §4.1.2). 1: a block a batch, see kDefaultPipelineStages.
+inline constexpr std::int32_t kDefaultBatchesPerBlock = 1;
 inline constexpr int kLargestPipelineStages = 4;
 
 /// row_threads_max (deviation 1, not in the paper): a batch of few long-ish rows (the one-row
@@ -60,6 +66,14 @@ inline constexpr std::int32_t kDefaultWarpRowFactor = 32;
 /// Largest max_batch_size accepted by the schema (a plan also checks the device's shared memory).
 inline constexpr std::int32_t kLargestMaxBatchSize = 1 << 16;
 
+/// register_bound (not in the paper): blocks of at most kRegisterBoundThreads threads run the
+/// batch kernel built for kRegisterBoundBlocks resident blocks an SM: 12 x 128 threads = 1536 of
+/// Hopper's 2048, at most 40 registers a thread, against 64 (half the SM's threads) for the build
+/// that takes any block size. The profile that asked for it (H100, fp64, 3D 27-point stencil,
+/// blocks of 128): 63 registers, 50 % occupancy, ~20 cycles between a warp's instructions.
+inline constexpr int kRegisterBoundThreads = 128;
+inline constexpr int kRegisterBoundBlocks = 12;
+
 struct CsrOverlapParameters {
   std::int32_t max_batch_size = kDefaultMaxBatchSize;
   /// 0: auto (= max_batch_size).
@@ -74,7 +88,9 @@ struct CsrOverlapParameters {
   int pipeline_stages = kDefaultPipelineStages;
   /// 0: one wave of resident blocks share the batches (paper §4.1.2); else each block takes this
   /// many (1: a block a batch, and the blocks an SM holds overlap one another's copies).
-  std::int32_t batches_per_block = 0;
+  std::int32_t batches_per_block = kDefaultBatchesPerBlock;
+  /// The register-bounded build for blocks of at most kRegisterBoundThreads threads.
+  bool register_bound = true;
   /// 0: off; else the most threads a row of a few-row batch takes (clamped to the block).
   std::int32_t row_threads_max = kRowThreadsBlock;
   /// 0: off.

@@ -122,9 +122,13 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"max_batch_size=256", "threads_per_block=128", "blocks_per_sm=1"},
     // the paper's vector size alone (no spreading, no warp pass), and the deviations pushed hard:
     // deep pipelines, a warp pass for rows over 2 x vs, groups of 64 threads
-    {"row_threads_max=off", "warp_row_factor=off", "max_batch_size=4096"},
-    {"max_batch_size=128", "pipeline_stages=3", "warp_row_factor=2", "row_threads_max=64"},
-    {"max_batch_size=512", "pipeline_stages=4", "warp_row_factor=1", "threads_per_block=512"},
+    {"row_threads_max=off", "warp_row_factor=off", "max_batch_size=4096", "pipeline_stages=2",
+     "batches_per_block=auto", "threads_per_block=128"},
+    {"register_bound=off"},
+    {"max_batch_size=128", "pipeline_stages=3", "warp_row_factor=2", "row_threads_max=64",
+     "batches_per_block=auto"},
+    {"max_batch_size=512", "pipeline_stages=4", "warp_row_factor=1", "threads_per_block=512",
+     "batches_per_block=auto"},
     // no copy-ahead: a block a batch, and a block of several batches in turn (one stage reused)
     {"pipeline_stages=1", "batches_per_block=1", "max_batch_size=64", "threads_per_block=32"},
     {"pipeline_stages=1", "batches_per_block=3", "max_batch_size=128", "warp_row_factor=2"},
@@ -196,10 +200,12 @@ TEST_F(CsrOverlapGpu, WarpPassAndRowGroupsAtTheirThresholdsMatchReference) {
   const Matrix a = test::with_row_lengths(3000, lengths, 6);
   for (const char* threads : {"128", "256", "1024"})
     for (const char* factor : {"4", "1", "32"})
-      for (const char* stages : {"2", "3"}) {
+      for (const char* stages : {"1", "2", "3"}) {
+        // one stage: a block a batch (the default); more: a wave of blocks walks the batches
         const std::vector<std::string> parameters = {
             "max_batch_size=256", "long_row_piece=256", std::string("threads_per_block=") + threads,
-            std::string("warp_row_factor=") + factor, std::string("pipeline_stages=") + stages};
+            std::string("warp_row_factor=") + factor, std::string("pipeline_stages=") + stages,
+            std::string("batches_per_block=") + (stages[0] == '1' ? "1" : "auto")};
         expect_device_table_equals_host_table<double>(a, parameters);
         expect_matches_reference<double>(a, options_of(parameters));
         expect_matches_reference<float>(a, options_of(parameters));
@@ -222,7 +228,7 @@ TEST_F(CsrOverlapGpu, WarpPassAndRowGroupsAtTheirThresholdsMatchReference) {
 TEST_F(CsrOverlapGpu, PowerLawBatchesWithWarpPassRowsRepeatBitwise) {
   const Matrix a64 = generate_random_rows(60000, 60000, RowLengthDistribution::power_law, 1, 3000, 11);
   const auto a = test::with_values<double>(a64);
-  const SpmvPlan<double> plan(a, Method("csr_overlap"), options_of({"pipeline_stages=3"}));
+  const SpmvPlan<double> plan(a, Method("csr_overlap"), options_of({"pipeline_stages=3", "batches_per_block=auto"}));
   EXPECT_GT(plan.stats().details["warp_pass_rows"].get<std::int64_t>() +
                 plan.stats().details["group_rows"].get<std::int64_t>(),
             0);

@@ -223,8 +223,8 @@ TEST(CsrOverlapVectorSize, PaperSwitchPointsMapMeanRowLengthsAsTable2) {
 }
 
 TEST(CsrOverlapBatchMode, FewRowsSpreadOverTheBlockAndLongRowsGoToTheWarpPass) {
-  const CsrOverlapParameters p;  // row_threads_max=block, warp_row_factor=32, 256 threads
-  const VectorSizeRule rule = p.vector_size_rule();
+  // row_threads_max=block, warp_row_factor=32, blocks of 256 threads
+  const VectorSizeRule rule = with({"threads_per_block=256"}).vector_size_rule();
   EXPECT_EQ(rule.spread_max, 256);
   // many short rows: the paper's vector size, rows over 32 x vs to the warp pass
   EXPECT_EQ(batch_mode(1000, 200, rule, 256).width, 1);
@@ -268,7 +268,8 @@ TEST(CsrOverlapBatchMode, FewRowsSpreadOverTheBlockAndLongRowsGoToTheWarpPass) {
   // the warp-pass list holds every row a batch can leave to it
   EXPECT_EQ(warp_row_capacity(2048, 32), 2048 / 33 + 1);
   EXPECT_EQ(warp_row_capacity(2048, 0), 0);
-  EXPECT_EQ(batch_shared_bytes(p, 8), 2u * 2080u * 12u + 4u * (2048u / 33u + 1u));
+  EXPECT_EQ(batch_shared_bytes(with({"max_batch_size=2048", "pipeline_stages=2"}), 8),
+            2u * 2080u * 12u + 4u * (2048u / 33u + 1u));
 }
 
 TEST(CsrOverlapBatchMode, RowsAtAndAroundTheThresholdsMatchTheReference) {
@@ -343,8 +344,11 @@ TEST(CsrOverlapParameters, DefaultsAreThePapersAndChecksRefuseWhatTheSchemaCanno
   EXPECT_EQ(parse_parameters({"pipeline_stages=4"}).pipeline_stages, 4);
   EXPECT_EQ(parse_parameters({"pipeline_stages=1"}).pipeline_stages, 1);
   EXPECT_THROW(parse_parameters({"pipeline_stages=0"}), ParameterError);
-  EXPECT_EQ(parse_parameters({}).batches_per_block, 0);
-  EXPECT_EQ(parse_parameters({"batches_per_block=1"}).batches_per_block, 1);
+  EXPECT_EQ(parse_parameters({}).batches_per_block, kDefaultBatchesPerBlock);
+  EXPECT_EQ(parse_parameters({"batches_per_block=auto"}).batches_per_block, 0);
+  EXPECT_EQ(parse_parameters({"batches_per_block=3"}).batches_per_block, 3);
+  EXPECT_TRUE(parse_parameters({}).register_bound);
+  EXPECT_FALSE(parse_parameters({"register_bound=off"}).register_bound);
   EXPECT_THROW(parse_parameters({"batches_per_block=0"}), ParameterError);
   EXPECT_THROW(parse_parameters({"pipeline_stages=5"}), ParameterError);
   EXPECT_THROW(parse_parameters({"row_threads_max=48"}), ParameterError);

@@ -1,0 +1,93 @@
+// The batch kernel as csr_overlap and csr_full_overlap launch it: which build of it a block size
+// takes, its dynamic shared memory (checked against the device), and how many blocks of it an
+// SM holds. Host code; included by the two methods' .cu files after csr_overlap_kernels.cuh.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "csr_overlap/csr_overlap_format.hpp"
+#include "csr_overlap/csr_overlap_kernels.cuh"
+#include "csr_overlap/csr_overlap_parameters.hpp"
+#include "runtime/cuda_check.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::csr_overlap {
+
+inline int current_device_attribute(cudaDeviceAttr attribute) {
+  int device = 0, value = 0;
+  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
+  TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+  return value;
+}
+
+template <typename V>
+using BatchKernel = void (*)(device::BatchArguments<V>, const V*, V*, device::Acc<V>,
+                             device::Acc<V>);
+
+/// The batch kernel ready to launch for one plan's parameters.
+template <typename V>
+struct BatchKernelLaunch {
+  BatchKernel<V> kernel = nullptr;
+  int threads = 0;                ///< a block
+  std::size_t shared_bytes = 0;   ///< dynamic shared memory a block
+  int blocks_per_sm = 0;          ///< the parameter, or as many as fit
+  int sm_count = 0;
+
+  /// The grid for `batches` batches (batch_launch: one wave of blocks_per_sm x sm_count blocks,
+  /// or `batches_per_block` a block).
+  BatchLaunch grid(std::int64_t batches, std::int64_t batches_per_block) const {
+    return batch_launch(batches, static_cast<std::int64_t>(blocks_per_sm) * sm_count,
+                        batches_per_block);
+  }
+};
+
+/// Picks the build for parameters.threads_per_block (register_bound: blocks of at most
+/// kRegisterBoundThreads threads take the one built for kRegisterBoundBlocks resident blocks),
+/// lets it use the device's opt-in shared memory (set for the function whatever this plan needs,
+/// so that plans with different sizes do not undo each other's setting) and counts the resident
+/// blocks. Throws UnsupportedError, naming `method`, when the stages do not fit a block or no
+/// block fits an SM.
+template <typename V>
+BatchKernelLaunch<V> prepare_batch_kernel(const CsrOverlapParameters& parameters,
+                                          std::string_view method) {
+  BatchKernelLaunch<V> launch;
+  launch.threads = parameters.threads_per_block;
+  launch.kernel = parameters.register_bound && launch.threads <= kRegisterBoundThreads
+                      ? &device::batch_kernel<V, kRegisterBoundThreads, kRegisterBoundBlocks>
+                      : &device::batch_kernel<V, device::kLargestBatchBlock, 1>;
+  launch.shared_bytes = batch_shared_bytes(parameters, sizeof(V));
+  cudaFuncAttributes attributes{};
+  TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, launch.kernel));
+  const auto optin = static_cast<std::size_t>(
+      current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  const std::size_t dynamic_limit =
+      optin > attributes.sharedSizeBytes ? optin - attributes.sharedSizeBytes : 0;
+  if (launch.shared_bytes > dynamic_limit)
+    throw UnsupportedError(std::string(method) + ": max_batch_size=" +
+                           std::to_string(parameters.max_batch_size) + " needs " +
+                           std::to_string(launch.shared_bytes) +
+                           " bytes of shared memory a block for " +
+                           std::to_string(parameters.pipeline_stages) +
+                           " stages; this GPU allows " + std::to_string(dynamic_limit));
+  TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(launch.kernel,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(dynamic_limit)));
+  launch.sm_count = current_device_attribute(cudaDevAttrMultiProcessorCount);
+  int resident = 0;
+  TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &resident, launch.kernel, launch.threads, launch.shared_bytes));
+  if (resident < 1)
+    throw UnsupportedError(std::string(method) + ": no block of " +
+                           std::to_string(launch.threads) + " threads and " +
+                           std::to_string(launch.shared_bytes) +
+                           " bytes of shared memory fits an SM");
+  launch.blocks_per_sm = parameters.blocks_per_sm > 0 ? parameters.blocks_per_sm : resident;
+  return launch;
+}
+
+}  // namespace tcsparse::csr_overlap
