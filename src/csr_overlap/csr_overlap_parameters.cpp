@@ -43,9 +43,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"batches_per_block", Type::integer, "1", 1, 1 << 30, {"auto"},
        "batches a block takes in order (auto: one wave of resident blocks share them, paper "
        "4.1.2; 1: a block a batch)"},
-      {"register_bound", Type::choice, "on", 0, 0, {"on", "off"},
-       "blocks of at most 128 threads run the kernel built for 12 resident blocks an SM (at most 40 "
-       "registers a thread; off: the 64-register build for any block)"},
+      {"register_bound", Type::choice, "off", 0, 0, {"off", "on"},
+       "on: blocks of at most 128 threads run the kernel built for 12 resident blocks an SM (at "
+       "most 40 registers a thread; off: the 64-register build for any block; to be measured)"},
       {"row_threads_max", Type::choice, "block", 0, 0,
        {"off", "32", "64", "128", "256", "512", "1024", "block"},
        "most threads a row of a batch of few rows takes, above its vector size (block: the whole "

@@ -71,6 +71,7 @@ inline constexpr std::int32_t kLargestMaxBatchSize = 1 << 16;
 /// Hopper's 2048, at most 40 registers a thread, against 64 (half the SM's threads) for the build
 /// that takes any block size. The profile that asked for it (H100, fp64, 3D 27-point stencil,
 /// blocks of 128): 63 registers, 50 % occupancy, ~20 cycles between a warp's instructions.
+/// Off by default until measured (the measured defaults ran the 64-register build).
 inline constexpr int kRegisterBoundThreads = 128;
 inline constexpr int kRegisterBoundBlocks = 12;
 
@@ -90,7 +91,7 @@ struct CsrOverlapParameters {
   /// many (1: a block a batch, and the blocks an SM holds overlap one another's copies).
   std::int32_t batches_per_block = kDefaultBatchesPerBlock;
   /// The register-bounded build for blocks of at most kRegisterBoundThreads threads.
-  bool register_bound = true;
+  bool register_bound = false;
   /// 0: off; else the most threads a row of a few-row batch takes (clamped to the block).
   std::int32_t row_threads_max = kRowThreadsBlock;
   /// 0: off.

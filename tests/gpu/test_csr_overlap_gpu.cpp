@@ -124,7 +124,7 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     // deep pipelines, a warp pass for rows over 2 x vs, groups of 64 threads
     {"row_threads_max=off", "warp_row_factor=off", "max_batch_size=4096", "pipeline_stages=2",
      "batches_per_block=auto", "threads_per_block=128"},
-    {"register_bound=off"},
+    {"register_bound=on"},
     {"max_batch_size=128", "pipeline_stages=3", "warp_row_factor=2", "row_threads_max=64",
      "batches_per_block=auto"},
     {"max_batch_size=512", "pipeline_stages=4", "warp_row_factor=1", "threads_per_block=512",

@@ -347,8 +347,8 @@ TEST(CsrOverlapParameters, DefaultsAreThePapersAndChecksRefuseWhatTheSchemaCanno
   EXPECT_EQ(parse_parameters({}).batches_per_block, kDefaultBatchesPerBlock);
   EXPECT_EQ(parse_parameters({"batches_per_block=auto"}).batches_per_block, 0);
   EXPECT_EQ(parse_parameters({"batches_per_block=3"}).batches_per_block, 3);
-  EXPECT_TRUE(parse_parameters({}).register_bound);
-  EXPECT_FALSE(parse_parameters({"register_bound=off"}).register_bound);
+  EXPECT_FALSE(parse_parameters({}).register_bound);
+  EXPECT_TRUE(parse_parameters({"register_bound=on"}).register_bound);
   EXPECT_THROW(parse_parameters({"batches_per_block=0"}), ParameterError);
   EXPECT_THROW(parse_parameters({"pipeline_stages=5"}), ParameterError);
   EXPECT_THROW(parse_parameters({"row_threads_max=48"}), ParameterError);
