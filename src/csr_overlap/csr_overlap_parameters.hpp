@@ -17,8 +17,9 @@ namespace tcsparse::csr_overlap {
 /// rows (§4.3). The paper states no value, only that batches are even "when max_batch_size is
 /// larger than 1024" and that a stage holds max_batch_size x (sizeof value + 4) bytes (48 KB of
 /// shared memory on its A40). 1024 with a block a batch (kDefaultBatchesPerBlock): one fp64
-/// stage is 1056 x 12 B = 12.4 KiB, so twelve blocks of 128 threads share a Hopper SM. Measured
-/// on an H100 against 512 / 2048 and the paper's one wave of pipelined blocks (README).
+/// stage is 1056 x 12 B = 12.4 KiB, so shared memory would let 18 blocks of 128 threads share a
+/// Hopper SM; registers allow eight (twelve with register_bound). Measured on an H100 against
+/// 512 / 2048 and the paper's one wave of pipelined blocks (README).
 inline constexpr std::int32_t kDefaultMaxBatchSize = 1024;
 
 /// Switch points of the vector size (Table 2, §5.2, measured on an A40 in fp32 with random
@@ -41,7 +42,7 @@ inline constexpr std::int32_t kDefaultLongRowPiece = 8192;
 /// are in flight while one is computed). The paper (§4.1.2) has two, with one wave of resident
 /// blocks each walking a chunk of batches. Measured on an H100 (README): a block a batch with one
 /// stage is faster, the copy of one block's batch overlapping the other resident blocks' work
-/// (twelve an SM) instead of its own next batch. 2..4 remain for batches_per_block > 1.
+/// (eight an SM) instead of its own next batch. 2..4 remain for batches_per_block > 1.
 inline constexpr int kDefaultPipelineStages = 1;
 
 /// Batches a block takes in order (0: one wave of resident blocks share them, the paper's
