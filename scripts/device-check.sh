@@ -7,6 +7,11 @@
 #   scripts/device-check.sh bench-matrices  tcsparse bench over $TCSPARSE_MATRIX_DIR
 #   scripts/device-check.sh parse-speed     Matrix Market parse speed on 100 million entries
 #   scripts/device-check.sh gather-ceiling  the random x-gather ceiling (tcsparse_gather_ceiling)
+#   scripts/device-check.sh bench-dasp      DASP against cuSPARSE on the `large` suite (fp64,
+#                                           fp16, bf16), the plan row order as a variant
+#   scripts/device-check.sh bench-overlap   csr_overlap (register_bound as a variant) and
+#                                           csr_full_overlap on the default suite, then plans
+#                                           built from device CSR (--from-device)
 #   scripts/device-check.sh bench-compare   the default suite and $TCSPARSE_MATRIX_DIR with the
 #                                           baseline build's CLI ($TCSPARSE_BASELINE_CLI) and this
 #                                           one, alternating (TCSPARSE_COMPARE_ORDER="new old"
@@ -142,7 +147,27 @@ for what in "$@"; do
       python3 bench/compare.py --old "$out"/old-*-"$gpu".jsonl --new "$out"/new-*-"$gpu".jsonl \
         | tee "$out/compare.md" | tee -a "$log"
       ;;
-    *) echo "unknown step '$what' (tests, bench-default, bench-matrices, parse-speed, gather-ceiling, bench-compare)" >&2; exit 2 ;;
+    bench-dasp)
+      step "bench: large suite, dasp and cusparse, caller and plan row order"
+      "$cli" bench --suite large --methods cusparse,dasp --precisions fp64,fp16,bf16 \
+        --variant plan_order:row_order=plan ${TCSPARSE_BENCH_ARGS:-} \
+        --output "$out/large-$gpu.jsonl" >"$out/bench-large.txt" 2>>"$log"
+      echo "bench exit code $?" | tee -a "$log"
+      tail -30 "$out/bench-large.txt"
+      ;;
+    bench-overlap)
+      step "bench: default suite, csr_overlap and csr_full_overlap"
+      "$cli" bench --suite default --methods cusparse,csr_overlap,csr_full_overlap \
+        --precisions fp64,fp32 --variant rb:register_bound=on ${TCSPARSE_BENCH_ARGS:-} \
+        --output "$out/overlap-$gpu.jsonl" >"$out/bench-overlap.txt" 2>>"$log"
+      echo "bench exit code $?" | tee -a "$log"
+      tail -30 "$out/bench-overlap.txt"
+      step "bench: plans from device CSR (default suite, fp64)"
+      "$cli" bench --suite default --methods cusparse,csr_overlap --precisions fp64 --from-device \
+        --output "$out/from-device-$gpu.jsonl" >"$out/bench-from-device.txt" 2>>"$log"
+      echo "bench exit code $?" | tee -a "$log"
+      ;;
+    *) echo "unknown step '$what' (tests, bench-default, bench-matrices, bench-dasp, bench-overlap, parse-speed, gather-ceiling, bench-compare)" >&2; exit 2 ;;
   esac
 done
 step "done"

@@ -64,7 +64,6 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   const DeviceLayout<Value>* device_layout() const { return device_layout_.get(); }
 
  private:
-  /// The host layout (index-only when the device fills the values) and its build time.
   /// The host layout (index-only when the device fills the values), with "row_order=plan" its
   /// row order (plan position -> caller row; empty otherwise), and the time both took.
   struct TimedLayout {
