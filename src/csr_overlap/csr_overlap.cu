@@ -145,9 +145,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// The values array is the caller's CSR order, so new values are one copy into it (the tail
   /// past nnz stays zero); the table depends on the row offsets only.
   void update_values(const Value* values, Stream stream) override {
-    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(csr_.values.data(), values,
-                                        static_cast<std::size_t>(csr_.nnz) * sizeof(Value),
-                                        cudaMemcpyDeviceToDevice, stream));
+    detail::replace_values_async(csr_, values, stream);
   }
 
   /// The table as the device holds it, with the launch shape (synchronous).

@@ -87,10 +87,7 @@ class CusparseSpmm final : public detail::SpmmMethod<Value> {
   /// is not redone: it depends on the sparsity pattern, which is unchanged (the conformance
   /// test UpdateValuesThenApplyMatchesTheReference checks the product with the new values).
   void update_values(const Value* values, Stream stream) override {
-    if (matrix_.nnz == 0) return;
-    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(matrix_.values.data(), values,
-                                        static_cast<std::size_t>(matrix_.nnz) * sizeof(Value),
-                                        cudaMemcpyDeviceToDevice, stream));
+    detail::replace_values_async(matrix_, values, stream);
   }
 
  private:

@@ -51,6 +51,19 @@ DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanSt
   return device;
 }
 
+template <typename Value>
+void replace_values_async(DeviceCsr<Value>& csr, const Value* values, Stream stream) {
+  if (csr.nnz == 0) return;
+  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(csr.values.data(), values,
+                                      static_cast<std::size_t>(csr.nnz) * sizeof(Value),
+                                      cudaMemcpyDeviceToDevice, stream));
+}
+
+template void replace_values_async(DeviceCsr<double>&, const double*, Stream);
+template void replace_values_async(DeviceCsr<float>&, const float*, Stream);
+template void replace_values_async(DeviceCsr<half>&, const half*, Stream);
+template void replace_values_async(DeviceCsr<bfloat16>&, const bfloat16*, Stream);
+
 template DeviceCsr<double> upload_csr(const CsrMatrix<double, std::int32_t>&, PlanStats&,
                                       std::size_t, HostUpload);
 template DeviceCsr<float> upload_csr(const CsrMatrix<float, std::int32_t>&, PlanStats&,

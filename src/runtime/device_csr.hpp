@@ -37,4 +37,10 @@ DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanSt
                             std::size_t nonzero_multiple = 1,
                             HostUpload policy = current_host_upload());
 
+/// Replaces the first nnz values of `csr` by `values` (device pointer, the CSR order of the matrix
+/// it was made from), asynchronously on `stream`; the pattern and the zeros past nnz stay. What
+/// update_values costs for the methods that keep the CSR as it is.
+template <typename Value>
+void replace_values_async(DeviceCsr<Value>& csr, const Value* values, Stream stream);
+
 }  // namespace tcsparse::detail
