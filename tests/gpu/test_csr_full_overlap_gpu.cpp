@@ -20,6 +20,7 @@
 #include "common/test_matrices.hpp"
 #include "csr_overlap/csr_full_overlap_format.hpp"
 #include "gpu/gpu_test.hpp"
+#include "gpu/plan_runner.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/host_upload.hpp"
 #include "tcsparse/error.hpp"
@@ -33,6 +34,8 @@ namespace {
 using Matrix = CsrMatrix<double, std::int32_t>;
 using detail::CudaStream;
 using detail::DeviceBuffer;
+using testing::options_of;
+using testing::run_spmv;
 
 // ---- the upload path ------------------------------------------------------------------------
 
@@ -130,24 +133,7 @@ TEST_F(HostUploadTest, PlanBuiltUnderEveryPolicyAppliesCorrectly) {
 
 class CsrFullOverlapTest : public testing::GpuTest {};
 
-PlanOptions parameters(std::vector<std::string> key_values) {
-  PlanOptions options;
-  options.parameters = std::move(key_values);
-  return options;
-}
 
-/// y = alpha A x + beta y0 through `plan` on a stream (y poisoned when beta == 0).
-template <typename Value>
-std::vector<Value> run(const SpmvPlan<Value>& plan, const std::vector<Value>& x,
-                       const std::vector<Value>& y0, test::Scalars s) {
-  DeviceBuffer<Value> dx(x);
-  DeviceBuffer<Value> dy(s.beta == 0.0 ? test::make_poisoned<Value>(y0.size()) : y0);
-  const CudaStream stream;
-  plan.apply(dx.data(), dy.data(), static_cast<scalar_t<Value>>(s.alpha),
-             static_cast<scalar_t<Value>>(s.beta), stream.get());
-  stream.synchronize();
-  return dy.download();
-}
 
 template <typename Value>
 void expect_matches_reference(const Matrix& matrix64, const PlanOptions& options,
@@ -158,7 +144,7 @@ void expect_matches_reference(const Matrix& matrix64, const PlanOptions& options
   const std::vector<Value> x = test::make_x<Value>(matrix64);
   const std::vector<Value> y0 = test::make_y<Value>(matrix64);
   for (const test::Scalars s : test::kScalarCases) {
-    const std::vector<Value> y = run(plan, x, y0, s);
+    const std::vector<Value> y = run_spmv(plan, x, y0, s);
     std::vector<double> expected(y0.size());
     for (std::size_t i = 0; i < y0.size(); ++i) expected[i] = to_double(y0[i]);
     spmv_reference<Value, std::int32_t>(matrix, x, expected, s.alpha, s.beta);
@@ -183,26 +169,26 @@ TEST_F(CsrFullOverlapTest, LimitsForceOneTwoAndManyBigBatches) {
   const Matrix matrix = generate_rmat(14, 12, 5);  // power-law rows, long rows included
   const std::size_t bytes = matrix_bytes(matrix, sizeof(double));
   expect_matches_reference<double>(
-      matrix, parameters({"streams=1", "big_batches=1",
+      matrix, options_of({"streams=1", "big_batches=1",
                           "device_memory_limit=" + std::to_string(2 * bytes)}),
       "one big batch");
   expect_matches_reference<double>(
-      matrix, parameters({"streams=2", "big_batches=2",
+      matrix, options_of({"streams=2", "big_batches=2",
                           "device_memory_limit=" + std::to_string(2 * bytes)}),
       "two big batches", 2);
   for (const char* streams : {"streams=2", "streams=3"})
     expect_matches_reference<double>(
-        matrix, parameters({streams, "device_memory_limit=" + std::to_string(bytes / 10)}),
+        matrix, options_of({streams, "device_memory_limit=" + std::to_string(bytes / 10)}),
         std::string("limit a tenth of the matrix, ") + streams, 10);
   expect_matches_reference<float>(
-      matrix, parameters({"host_memory=register", "device_memory_limit=" + std::to_string(bytes / 10)}),
+      matrix, options_of({"host_memory=register", "device_memory_limit=" + std::to_string(bytes / 10)}),
       "fp32, registered, a tenth", 10);
 }
 
 TEST_F(CsrFullOverlapTest, EdgeShapes) {
   for (const test::NamedMatrix& named : test::edge_case_matrices()) {
     expect_matches_reference<double>(named.matrix, {}, named.name);
-    expect_matches_reference<double>(named.matrix, parameters({"host_memory=register", "streams=3", "big_batches=5"}),
+    expect_matches_reference<double>(named.matrix, options_of({"host_memory=register", "streams=3", "big_batches=5"}),
                                      named.name + " registered");
   }
 }
@@ -211,7 +197,7 @@ TEST_F(CsrFullOverlapTest, LimitBelowOneRowIsAClearError) {
   const Matrix matrix = test::with_row_lengths(20000, {5, 12000, 3}, 1);
   try {
     const SpmvPlan<double> plan(matrix, "csr_full_overlap",
-                                parameters({"device_memory_limit=65536"}));
+                                options_of({"device_memory_limit=65536"}));
     FAIL() << "expected a ParameterError";
   } catch (const ParameterError& error) {
     const std::string message = error.what();
@@ -225,9 +211,9 @@ TEST_F(CsrFullOverlapTest, CopyModeOwnsItsHostMemory) {
   const std::vector<double> x = test::make_x<double>(*matrix);
   std::vector<double> expected(static_cast<std::size_t>(matrix->rows));
   spmv_reference<double, std::int32_t>(*matrix, x, expected, 1.0, 0.0);
-  const SpmvPlan<double> plan(*matrix, "csr_full_overlap", parameters({"big_batches=4"}));
+  const SpmvPlan<double> plan(*matrix, "csr_full_overlap", options_of({"big_batches=4"}));
   matrix.reset();  // the plan keeps its own pinned copy
-  const std::vector<double> y = run(plan, x, std::vector<double>(expected.size()), {1.0, 0.0});
+  const std::vector<double> y = run_spmv(plan, x, std::vector<double>(expected.size()), {1.0, 0.0});
   EXPECT_LT(relative_error<double>(y, expected), 1e-12);
 }
 
@@ -235,11 +221,11 @@ TEST_F(CsrFullOverlapTest, RegisterModeStreamsTheCallersArraysAtEveryApply) {
   Matrix matrix = generate_stencil_2d_5pt(100, 100, 2);
   const std::vector<double> x = test::make_x<double>(matrix);
   const SpmvPlan<double> plan(matrix, "csr_full_overlap",
-                              parameters({"host_memory=register", "big_batches=4"}));
+                              options_of({"host_memory=register", "big_batches=4"}));
   for (double& v : matrix.values) v *= 2.0;  // same arrays, new contents
   std::vector<double> expected(static_cast<std::size_t>(matrix.rows));
   spmv_reference<double, std::int32_t>(matrix, x, expected, 1.0, 0.0);
-  const std::vector<double> y = run(plan, x, std::vector<double>(expected.size()), {1.0, 0.0});
+  const std::vector<double> y = run_spmv(plan, x, std::vector<double>(expected.size()), {1.0, 0.0});
   EXPECT_LT(relative_error<double>(y, expected), 1e-12);
 }
 
@@ -247,12 +233,12 @@ TEST_F(CsrFullOverlapTest, RepeatedAppliesAreBitwiseIdentical) {
   const Matrix matrix = generate_rmat(13, 16, 9);
   const std::size_t bytes = matrix_bytes(matrix, sizeof(double));
   const SpmvPlan<double> plan(matrix, "csr_full_overlap",
-                              parameters({"streams=3", "device_memory_limit=" + std::to_string(bytes / 4)}));
+                              options_of({"streams=3", "device_memory_limit=" + std::to_string(bytes / 4)}));
   const std::vector<double> x = test::make_x<double>(matrix);
   const std::vector<double> y0(static_cast<std::size_t>(matrix.rows), 0.0);
-  const std::vector<double> first = run(plan, x, y0, {1.0, 0.0});
+  const std::vector<double> first = run_spmv(plan, x, y0, {1.0, 0.0});
   for (int repeat = 0; repeat < 5; ++repeat)
-    EXPECT_EQ(std::memcmp(run(plan, x, y0, {1.0, 0.0}).data(), first.data(),
+    EXPECT_EQ(std::memcmp(run_spmv(plan, x, y0, {1.0, 0.0}).data(), first.data(),
                           first.size() * sizeof(double)), 0) << "repeat " << repeat;
 }
 
@@ -262,7 +248,7 @@ TEST_F(CsrFullOverlapTest, ApplyCapturesIntoACudaGraph) {
   for (const char* mode : {"host_memory=copy", "host_memory=register"}) {
     const CsrMatrix<float, std::int32_t> m32 = test::with_values<float>(matrix);
     const SpmvPlan<float> plan(m32, "csr_full_overlap",
-                               parameters({mode, "device_memory_limit=" + std::to_string(bytes / 5)}));
+                               options_of({mode, "device_memory_limit=" + std::to_string(bytes / 5)}));
     const std::vector<float> x = test::make_x<float>(matrix);
     DeviceBuffer<float> dx(x);
     DeviceBuffer<float> dy(test::make_poisoned<float>(static_cast<std::size_t>(matrix.rows)));

@@ -20,6 +20,7 @@
 #include "csr_overlap/csr_overlap_format.hpp"
 #include "csr_overlap/csr_overlap_parameters.hpp"
 #include "gpu/gpu_test.hpp"
+#include "gpu/plan_runner.hpp"
 #include "runtime/device_buffer.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
@@ -35,12 +36,9 @@ using detail::DeviceBuffer;
 
 using test::kScalarCases;
 using test::Scalars;
+using testing::options_of;
+using testing::run_spmv;
 
-PlanOptions options_of(std::vector<std::string> parameters) {
-  PlanOptions options;
-  options.parameters = std::move(parameters);
-  return options;
-}
 
 std::string describe(const PlanOptions& options) {
   std::string text;
@@ -48,19 +46,6 @@ std::string describe(const PlanOptions& options) {
   return text;
 }
 
-/// y = alpha A x + beta y0 through a csr_overlap plan on a stream (y poisoned when beta == 0).
-template <typename Value>
-std::vector<Value> run_plan(const SpmvPlan<Value>& plan, const std::vector<Value>& x,
-                            const std::vector<Value>& y0, Scalars s) {
-  DeviceBuffer<Value> dx(x);
-  DeviceBuffer<Value> dy(s.beta == 0.0 ? test::make_poisoned<Value>(y0.size()) : y0);
-  const CudaStream stream;
-  plan.apply(dx.data(), dy.data(), static_cast<scalar_t<Value>>(s.alpha),
-             static_cast<scalar_t<Value>>(s.beta), stream.get());
-  stream.synchronize();
-  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-  return dy.download();
-}
 
 /// ||csr_overlap - reference|| / ||reference|| on the matrix converted to Value.
 template <typename Value>
@@ -73,7 +58,7 @@ double plan_error(const Matrix& matrix64, Scalars s, const PlanOptions& options 
   std::vector<double> reference = test::to_double_vector(y0);
   spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), s.alpha, s.beta);
   const SpmvPlan<Value> plan(a, Method("csr_overlap"), options);
-  const auto y = run_plan(plan, x, y0, s);
+  const auto y = run_spmv(plan, x, y0, s);
   return relative_error(std::span<const Value>(y), std::span<const double>(reference));
 }
 
@@ -234,13 +219,13 @@ TEST_F(CsrOverlapGpu, PowerLawBatchesWithWarpPassRowsRepeatBitwise) {
             0);
   const auto x = test::make_x<double>(a64);
   const auto y0 = test::make_y<double>(a64);
-  const std::vector<double> first = run_plan(plan, x, y0, {1.0, 0.0});
+  const std::vector<double> first = run_spmv(plan, x, y0, {1.0, 0.0});
   std::vector<double> reference(y0.size(), 0.0);
   spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 1.0, 0.0);
   EXPECT_LT(relative_error(std::span<const double>(first), std::span<const double>(reference)),
             1e-12);
   for (int run = 0; run < 3; ++run) {
-    const std::vector<double> again = run_plan(plan, x, y0, {1.0, 0.0});
+    const std::vector<double> again = run_spmv(plan, x, y0, {1.0, 0.0});
     EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(double)), 0) << run;
   }
 }
@@ -294,9 +279,9 @@ TEST_F(CsrOverlapGpu, RepeatedAppliesWithLongRowPiecesAreBitwiseIdentical) {
                              options_of({"max_batch_size=256", "long_row_piece=512"}));
   const auto x = test::make_x<float>(a64);
   const auto y0 = test::make_y<float>(a64);
-  const std::vector<float> first = run_plan(plan, x, y0, {1.0, 0.5});
+  const std::vector<float> first = run_spmv(plan, x, y0, {1.0, 0.5});
   for (int run = 0; run < 4; ++run) {
-    const std::vector<float> again = run_plan(plan, x, y0, {1.0, 0.5});
+    const std::vector<float> again = run_spmv(plan, x, y0, {1.0, 0.5});
     ASSERT_EQ(again.size(), first.size());
     EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(float)), 0) << run;
   }

@@ -1,0 +1,38 @@
+// What the method-specific GPU tests share to run a plan: options from "key=value" strings, and
+// one SpMV through a plan on its own stream with the output poisoned when beta == 0.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "runtime/device_buffer.hpp"
+#include "tcsparse/plan.hpp"
+
+namespace tcsparse::testing {
+
+inline PlanOptions options_of(std::vector<std::string> parameters) {
+  PlanOptions options;
+  options.parameters = std::move(parameters);
+  return options;
+}
+
+/// y = alpha A x + beta y0 through `plan` on a new stream (y poisoned with NaN when beta == 0),
+/// downloaded after the stream has finished.
+template <typename Value>
+std::vector<Value> run_spmv(const SpmvPlan<Value>& plan, const std::vector<Value>& x,
+                            const std::vector<Value>& y0, test::Scalars s) {
+  detail::DeviceBuffer<Value> dx(x);
+  detail::DeviceBuffer<Value> dy(s.beta == 0.0 ? test::make_poisoned<Value>(y0.size()) : y0);
+  const detail::CudaStream stream;
+  plan.apply(dx.data(), dy.data(), static_cast<scalar_t<Value>>(s.alpha),
+             static_cast<scalar_t<Value>>(s.beta), stream.get());
+  stream.synchronize();
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  return dy.download();
+}
+
+}  // namespace tcsparse::testing
