@@ -401,13 +401,14 @@ def main():
     groups = {k: groups[k] for k in sorted(groups, key=lambda k: (OPERATIONS.index(k[0]), PRECISIONS.index(k[1])))}
 
     trees = {k: fit(v, args) for k, v in groups.items()}
-    digest = hashlib.sha256(json.dumps(trees, sort_keys=True).encode()).hexdigest()[:12]
+    named = {f"{o}/{p}": t for (o, p), t in trees.items()}
+    digest = hashlib.sha256(json.dumps(named, sort_keys=True).encode()).hexdigest()[:12]
     rule_id = f"fit_auto_choice-{digest}"
     write_rule_inc(args.rule, trees, rule_id, used)
     os.makedirs(args.out_dir, exist_ok=True)
     with open(os.path.join(args.out_dir, "rule.json"), "w") as stream:
         json.dump({"id": rule_id, "features": FEATURES, "files": used,
-                   "trees": {f"{o}/{p}": t for (o, p), t in trees.items()}}, stream, indent=1)
+                   "trees": named}, stream, indent=1)
         stream.write("\n")
 
     rows = evaluate(groups, args)

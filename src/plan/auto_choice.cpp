@@ -187,6 +187,7 @@ AutoChoice choose_method(const AutoRule& rule, const MatrixFeatures& features, O
                      (below ? " < " : " >= ") + threshold_text(node.threshold);
       index = below ? node.below : node.at_or_above;
     }
+    if (choice.leaf.empty()) choice.leaf = "a single leaf";
   } else {
     choice.leaf = "no tree for this operation and precision";
   }

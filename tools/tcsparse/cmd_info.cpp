@@ -51,6 +51,7 @@ Json row_length_json(const RowLengthStats& stats) {
 Json methods_json(const CsrMatrix<double, std::int32_t>& matrix) {
   Json methods_object = Json::object();
   for (const Method method : methods()) {
+    if (method.is_automatic()) continue;  // no layout of its own: "auto" below says what it runs
     const std::string name(method.name());
     try {
       methods_object[name] = layout_statistics(method, matrix);
