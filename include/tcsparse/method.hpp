@@ -62,6 +62,9 @@ class Method {
   std::string_view description() const;
   /// true for the vendor-library baselines every other method is measured against.
   bool is_baseline() const;
+  /// true for "auto": a plan resolves it to a registered method chosen for the matrix and the
+  /// request (the plan's method() then names that method; see automatic_choice below).
+  bool is_automatic() const;
   /// The precisions it runs `operation` in (empty: not that operation at all).
   std::vector<Precision> precisions(Operation operation) const;
   bool supports(Operation operation, Precision precision) const;
@@ -81,7 +84,7 @@ class Method {
   const detail::MethodDescriptor* descriptor_;
 };
 
-/// Every registered method, baselines first, in registration order.
+/// Every registered method, baselines first, in registration order; "auto" last.
 const std::vector<Method>& methods();
 
 std::string_view to_string(Method method);
@@ -98,5 +101,12 @@ void check_parameters(Method method, const std::vector<std::string>& parameters)
 /// host with the given parameters: no GPU needed. null for a method without a host layout.
 Json layout_statistics(Method method, const CsrMatrix<double, std::int32_t>& matrix,
                        const std::vector<std::string>& parameters = {});
+
+/// What Method("auto") chooses for `matrix` and this request, without building anything (no GPU
+/// needed): {"chosen": name, "features": {...}, "rule": id, "leaf": tests}, the object a plan's
+/// PlanStats::details["auto"] holds. l2_cache_bytes 0: the 50 MiB of an H100 / H200 (a plan uses
+/// its GPU's cudaDevAttrL2CacheSize). Throws UnsupportedError when no method supports the request.
+Json automatic_choice(const CsrMatrix<double, std::int32_t>& matrix, Operation operation,
+                      Precision precision, std::int64_t n = 1, std::size_t l2_cache_bytes = 0);
 
 }  // namespace tcsparse

@@ -27,6 +27,7 @@ const MethodDescriptor csr_full_overlap_method = {
     .name = "csr_full_overlap",
     .description = "CSR-Full-Overlap (Electronics 2023): host-resident CSR streamed to the GPU in "
                    "big batches on several streams, overlapped with the csr_overlap batch kernel",
+    .matrix_stays_on_host = true,
     .parameters = &csr_overlap::full_overlap_parameter_specs,
     .spmv = {.fp64 = &csr_overlap::make_full_overlap_spmv<double>,
              .fp32 = &csr_overlap::make_full_overlap_spmv<float>,

@@ -111,11 +111,23 @@ struct FactoriesByPrecision {
   }
 };
 
-/// Row-length features of a matrix, for a method's cost estimate (the automatic choice).
+/// Cheap features of a matrix and a request, for the automatic choice (plan/auto_choice.hpp
+/// computes them in one pass over the row offsets) and a method's cost estimate.
 struct MatrixFeatures {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   double mean_row_length = 0.0, stddev_row_length = 0.0;
   std::int64_t max_row_length = 0, empty_rows = 0;
+  /// stddev / mean of the row lengths (0 for a matrix without nonzeros)
+  double row_length_cv = 0.0;
+  /// Shares of the rows in DASP's categories (SC'23 §3.2, the paper's MAX_LEN): long
+  /// (> dasp::kDaspMaxMediumRowLength), medium, short (1..dasp::kDaspMaxShortRowLength), empty.
+  double long_row_share = 0.0, medium_row_share = 0.0, short_row_share = 0.0,
+         empty_row_share = 0.0;
+  double density = 0.0;  ///< nnz / (rows * cols)
+  std::int64_t n = 1;    ///< columns of B and C (SpMM); 1 for SpMV
+  std::int64_t x_bytes = 0;            ///< cols * n * sizeof(value): the dense input
+  std::int64_t l2_cache_bytes = 0;     ///< the GPU's L2 (or the host default)
+  double x_over_l2 = 0.0;              ///< x_bytes / l2_cache_bytes
 };
 
 /// Everything the library knows about one method. Each method's folder defines one (constant
@@ -124,6 +136,12 @@ struct MethodDescriptor {
   std::string_view name;
   std::string_view description;  ///< one line, with the paper it implements
   bool is_baseline = false;
+  /// "auto": no factories of its own; a plan resolves it to a registered method
+  /// (plan/auto_choice.hpp) and supports() is true where any candidate supports the request.
+  bool is_automatic = false;
+  /// The method keeps the matrix in host memory and streams it to the GPU on every apply
+  /// (csr_full_overlap): never chosen by "auto", only when the caller names it.
+  bool matrix_stays_on_host = false;
 
   /// The parameter schema; nullptr: the method takes no parameters.
   std::span<const ParameterSpec> (*parameters)() = nullptr;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "plan/auto_choice.hpp"
 #include "plan/method.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/host_upload.hpp"
@@ -57,6 +58,31 @@ void select_device(int ordinal) {
     throw NoDeviceError("PlanOptions::device " + std::to_string(ordinal) +
                         " does not exist: " + std::to_string(count) + " CUDA device(s) present");
   TCSPARSE_CUDA_CHECK(cudaSetDevice(ordinal));
+}
+
+/// The L2 of the current device (the features' x_over_l2).
+std::int64_t current_device_l2_bytes() {
+  int device = 0, bytes = 0;
+  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
+  TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+  return bytes;
+}
+
+/// Method("auto") on the selected device: the choice for a matrix with these row offsets.
+detail::AutoChoice choose_automatically(std::span<const std::int32_t> row_ptr, std::int64_t cols,
+                                        Operation operation, Precision precision, std::int64_t n) {
+  const detail::MatrixFeatures features =
+      detail::auto_features(row_ptr, cols, operation, precision, n, current_device_l2_bytes());
+  return detail::choose_method(detail::fitted_auto_rule(), features, operation, precision);
+}
+
+/// The row offsets of a device CSR (rows + 1 values): all the features need.
+template <typename Value>
+std::vector<std::int32_t> download_row_ptr(const DeviceCsrView<Value>& matrix) {
+  std::vector<std::int32_t> row_ptr(static_cast<std::size_t>(matrix.rows) + 1);
+  TCSPARSE_CUDA_CHECK(cudaMemcpy(row_ptr.data(), matrix.row_ptr,
+                                 row_ptr.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+  return row_ptr;
 }
 
 template <typename Value>
@@ -122,6 +148,19 @@ SpmvPlan<Value>::SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method m
                           const PlanOptions& options)
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), nnz_(matrix.nnz()) {
   matrix.validate();  // every method relies on valid CSR: refuse anything else up front
+  if (method.is_automatic()) {
+    select_device(options.device);
+    const detail::AutoChoice choice =
+        choose_automatically(matrix.row_ptr, matrix.cols, Operation::spmv, precision_of<Value>(), 1);
+    const detail::ParameterValues parameters =
+        detail::parameters_for_choice(choice, options.parameters);
+    method_ = choice.chosen;
+    const detail::HostUploadScope upload(options.host_upload);
+    impl_ = std::make_unique<detail::AutoSpmvMethod<Value>>(
+        choice.chosen.descriptor().spmv.template of<Value>()(matrix, parameters),
+        detail::auto_details(choice));
+    return;
+  }
   const auto factory = require_factory(method.descriptor().spmv.template of<Value>(), method,
                                        Operation::spmv, precision_of<Value>());
   const detail::ParameterValues parameters =
@@ -135,6 +174,24 @@ template <typename Value>
 SpmvPlan<Value>::SpmvPlan(const DeviceCsrView<Value>& matrix, Method method,
                           const PlanOptions& options)
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), nnz_(matrix.nnz) {
+  if (method.is_automatic()) {
+    select_device(options.device);
+    detail::validate_device_csr(matrix);
+    const detail::AutoChoice choice = choose_automatically(
+        download_row_ptr(matrix), matrix.cols, Operation::spmv, precision_of<Value>(), 1);
+    const detail::ParameterValues parameters =
+        detail::parameters_for_choice(choice, options.parameters);
+    method_ = choice.chosen;
+    const detail::MethodDescriptor& chosen = choice.chosen.descriptor();
+    std::unique_ptr<detail::SpmvMethod<Value>> impl;
+    if (const auto from_device = chosen.spmv_from_device.template of<Value>())
+      impl = from_device(matrix, parameters);
+    else
+      impl = chosen.spmv.template of<Value>()(detail::download_device_csr(matrix), parameters);
+    impl_ = std::make_unique<detail::AutoSpmvMethod<Value>>(std::move(impl),
+                                                            detail::auto_details(choice));
+    return;
+  }
   const auto factory = require_factory(method.descriptor().spmv.template of<Value>(), method,
                                        Operation::spmv, precision_of<Value>());
   const detail::ParameterValues parameters =
@@ -227,6 +284,19 @@ SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz()) {
   matrix.validate();  // every method relies on valid CSR: refuse anything else up front
   if (n < 0) throw ValidationError("SpmmPlan: n must not be negative, got " + std::to_string(n));
+  if (method.is_automatic()) {
+    select_device(options.device);
+    const detail::AutoChoice choice =
+        choose_automatically(matrix.row_ptr, matrix.cols, Operation::spmm, precision_of<Value>(), n);
+    const detail::ParameterValues parameters =
+        detail::parameters_for_choice(choice, options.parameters);
+    method_ = choice.chosen;
+    const detail::HostUploadScope upload(options.host_upload);
+    impl_ = std::make_unique<detail::AutoSpmmMethod<Value>>(
+        choice.chosen.descriptor().spmm.template of<Value>()(matrix, n, parameters),
+        detail::auto_details(choice));
+    return;
+  }
   const auto factory = require_factory(method.descriptor().spmm.template of<Value>(), method,
                                        Operation::spmm, precision_of<Value>());
   const detail::ParameterValues parameters =
@@ -241,6 +311,24 @@ SpmmPlan<Value>::SpmmPlan(const DeviceCsrView<Value>& matrix, std::int64_t n, Me
                           const PlanOptions& options)
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz) {
   if (n < 0) throw ValidationError("SpmmPlan: n must not be negative, got " + std::to_string(n));
+  if (method.is_automatic()) {
+    select_device(options.device);
+    detail::validate_device_csr(matrix);
+    const detail::AutoChoice choice = choose_automatically(
+        download_row_ptr(matrix), matrix.cols, Operation::spmm, precision_of<Value>(), n);
+    const detail::ParameterValues parameters =
+        detail::parameters_for_choice(choice, options.parameters);
+    method_ = choice.chosen;
+    const detail::MethodDescriptor& chosen = choice.chosen.descriptor();
+    std::unique_ptr<detail::SpmmMethod<Value>> impl;
+    if (const auto from_device = chosen.spmm_from_device.template of<Value>())
+      impl = from_device(matrix, n, parameters);
+    else
+      impl = chosen.spmm.template of<Value>()(detail::download_device_csr(matrix), n, parameters);
+    impl_ = std::make_unique<detail::AutoSpmmMethod<Value>>(std::move(impl),
+                                                            detail::auto_details(choice));
+    return;
+  }
   const auto factory = require_factory(method.descriptor().spmm.template of<Value>(), method,
                                        Operation::spmm, precision_of<Value>());
   const detail::ParameterValues parameters =

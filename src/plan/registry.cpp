@@ -3,12 +3,14 @@
 #include <string>
 #include <vector>
 
+#include "plan/auto_choice.hpp"
 #include "plan/method.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/method.hpp"
 
 // Every registered method, baselines first, in the order `tcsparse methods` lists them. Each entry
 // names a `const tcsparse::detail::MethodDescriptor <entry>_method` defined in the method's folder.
+// `automatic` ("auto", plan/auto_choice.cpp) is last: it chooses among the others.
 #define TCSPARSE_REGISTERED_METHODS(X) \
   X(cusparse)                          \
   X(cusparse_alg2)                     \
@@ -16,6 +18,7 @@
   X(dasp)                              \
   X(csr_overlap)                       \
   X(csr_full_overlap)                  \
+  X(automatic)                         \
   /* one line a method, above this one */
 
 namespace tcsparse {
@@ -77,7 +80,10 @@ std::vector<Precision> Method::precisions(Operation operation) const {
   return list;
 }
 
+bool Method::is_automatic() const { return descriptor_->is_automatic; }
+
 bool Method::supports(Operation operation, Precision precision) const {
+  if (descriptor_->is_automatic) return !detail::auto_candidates(operation, precision).empty();
   return operation == Operation::spmv ? descriptor_->spmv.has(precision)
                                       : descriptor_->spmm.has(precision);
 }

@@ -87,10 +87,14 @@ def check_info_shape(info, rows, cols, nnz):
 
 
 def check_info_methods(cli, info):
-    names = [method["name"] for method in cli.json("methods", "--json")]
+    names = [method["name"] for method in cli.json("methods", "--json") if not method["automatic"]]
     check(sorted(info["methods"]) == sorted(names),
           f"info lists methods {sorted(info['methods'])}, the library has {sorted(names)}")
     check(info["methods"]["cusparse"] is None, "cuSPARSE has no host format: expected null")
+    choice = info["auto"]
+    check(choice["chosen"] in names and choice["chosen"] != "csr_full_overlap",
+          f"info's automatic choice {choice}")
+    check(choice["features"]["nnz"] == info["nnz"] and choice["rule"], f"{choice}")
     dasp = info["methods"].get("dasp")
     if isinstance(dasp, dict) and "rows" in dasp:
         check(sum(dasp["rows"].values()) == info["rows"],

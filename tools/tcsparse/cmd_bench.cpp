@@ -148,7 +148,10 @@ BenchSelection select(const BenchOptions& options) {
   const auto files = expand_matrix_arguments(options.inputs);
   selection.matrices.insert(selection.matrices.end(), files.begin(), files.end());
   selection.label = use_suite ? (files.empty() ? suite : suite + "+files") : "files";
-  if (options.methods.empty()) selection.methods = methods();
+  // every concrete method; "auto" only when named (--methods auto)
+  if (options.methods.empty())
+    for (const Method method : methods())
+      if (!method.is_automatic()) selection.methods.push_back(method);
   for (const std::string& name : options.methods) selection.methods.emplace_back(name);
   for (const std::string& name : options.precisions)
     selection.precisions.push_back(parse_precision(name));
@@ -364,7 +367,7 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--suite", options->suite, "Built-in suite")
       ->check(CLI::IsMember(bench::suite_names()));
   // One comma-separated value per occurrence, so that inputs may follow.
-  sub->add_option("--methods", options->methods, "Methods to run, e.g. cusparse,dasp (default: all)")
+  sub->add_option("--methods", options->methods, "Methods to run, e.g. cusparse,dasp (default: every method but auto; auto: the automatic choice, recorded with what it chose)")
       ->delimiter(',')
       ->allow_extra_args(false);
   sub->add_option("--precisions", options->precisions, "Precisions to run")

@@ -1,5 +1,6 @@
-// `tcsparse info FILE [--json]`: shape, row-length statistics and each method's host
-// preprocessing statistics. Needs no GPU.
+// `tcsparse info FILE [--json] [-p PRECISION] [-n N]`: shape, row-length statistics, each
+// method's host preprocessing statistics and what "auto" chooses (SpMV, or SpMM with -n). Needs
+// no GPU.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "commands.hpp"
 #include "matrix_source.hpp"
 #include "tcsparse/csr.hpp"
+#include "tcsparse/error.hpp"
 #include "tcsparse/plan.hpp"
 
 namespace tcsparse::cli {
@@ -19,6 +21,8 @@ namespace {
 struct InfoOptions {
   std::string file;
   bool json = false;
+  std::string precision = "fp64";  ///< of the request "auto" chooses for
+  std::int64_t n = 0;              ///< 0: SpMV; else SpMM with n columns
 };
 
 /// "0" for empty rows, then "1", "2-3", "4-7", ...: the row lengths bucket k holds.
@@ -47,6 +51,7 @@ Json row_length_json(const RowLengthStats& stats) {
 Json methods_json(const CsrMatrix<double, std::int32_t>& matrix) {
   Json methods_object = Json::object();
   for (const Method method : methods()) {
+    if (method.is_automatic()) continue;  // no layout of its own: "auto" below says what it runs
     const std::string name(method.name());
     try {
       methods_object[name] = layout_statistics(method, matrix);
@@ -66,7 +71,23 @@ Json file_json(const ReadReport& report) {
               {"parse_mb_per_second", report.parse_mb_per_second()}};
 }
 
-Json info_json(const bench::MatrixInput& input, const ReadReport* report) {
+/// What "auto" chooses for the request (no GPU: the features assume the default L2); an
+/// unsupported request says why instead of stopping info.
+Json auto_json(const CsrMatrix<double, std::int32_t>& matrix, const InfoOptions& options) {
+  const Operation operation = options.n > 0 ? Operation::spmm : Operation::spmv;
+  try {
+    Json choice = automatic_choice(matrix, operation, parse_precision(options.precision),
+                                   options.n > 0 ? options.n : 1);
+    choice["operation"] = std::string(to_string(operation));
+    choice["precision"] = options.precision;
+    return choice;
+  } catch (const UnsupportedError& error) {
+    return Json{{"error", error.what()}};
+  }
+}
+
+Json info_json(const bench::MatrixInput& input, const ReadReport* report,
+               const InfoOptions& options) {
   const RowLengthStats stats = row_length_stats(input.matrix);
   Json info{{"matrix", input.name},   {"source", input.source}, {"rows", stats.rows},
             {"cols", stats.cols},     {"nnz", stats.nnz},
@@ -81,6 +102,7 @@ Json info_json(const bench::MatrixInput& input, const ReadReport* report) {
                                             [](double value) { return !std::isfinite(value); });
   if (report) info["file"] = file_json(*report);
   info["methods"] = methods_json(input.matrix);
+  info["auto"] = auto_json(input.matrix, options);
   return info;
 }
 
@@ -120,6 +142,13 @@ void print_info_text(const Json& info) {
              rows["mean"].get<double>(), rows["max"].get<std::int64_t>(),
              rows["stddev"].get<double>());
   print_histogram(rows);
+  const auto& choice = info["auto"];
+  if (choice.contains("error"))
+    fmt::print("auto:    {}\n", choice["error"].get<std::string>());
+  else
+    fmt::print("auto:    {} for {} in {} ({}; rule {})\n", choice["chosen"].get<std::string>(),
+               choice["operation"].get<std::string>(), choice["precision"].get<std::string>(),
+               choice["leaf"].get<std::string>(), choice["rule"].get<std::string>());
   fmt::print("host preprocessing per method:\n");
   for (const auto& [name, stats] : info["methods"].items())
     fmt::print("  {:<14} {}\n", name, stats.is_null() ? "(no host format)" : stats.dump());
@@ -129,7 +158,7 @@ int run_info(const InfoOptions& options) {
   ReadReport report;
   const bench::MatrixInput input = load_matrix(options.file, &report);
   const bool from_file = !is_generator_spec(options.file);
-  const Json info = info_json(input, from_file ? &report : nullptr);
+  const Json info = info_json(input, from_file ? &report : nullptr, options);
   if (options.json)
     fmt::print("{}\n", info.dump(2));
   else
@@ -146,6 +175,14 @@ Command add_info_command(CLI::App& app) {
   sub->add_option("FILE", options->file, "Matrix file or generator spec (gen:KIND:key=value,...)")
       ->required();
   sub->add_flag("--json", options->json, "Print one JSON object instead of text");
+  sub->add_option("-p,--precision", options->precision,
+                  "Precision of the request the automatic choice is shown for")
+      ->check(CLI::IsMember({"fp64", "fp32", "fp16", "bf16"}))
+      ->capture_default_str();
+  sub->add_option("-n", options->n,
+                  "SpMM with n columns for the automatic choice (0: SpMV)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 31))
+      ->capture_default_str();
   return {sub, [options] { return run_info(*options); }};
 }
 

@@ -53,6 +53,7 @@ int run_methods(bool json) {
                       {"spmv", spmv},
                       {"spmm", spmm},
                       {"baseline", method.is_baseline()},
+                      {"automatic", method.is_automatic()},
                       {"parameters", parameters_json(method)}});
       continue;
     }

@@ -27,7 +27,7 @@ namespace {
 struct RunOptions {
   Operation operation = Operation::spmv;
   std::string file;
-  std::string method = "cusparse";
+  std::string method = "auto";
   std::string precision = "fp64";
   std::int64_t n = 1;
   double alpha = 1.0;
@@ -57,6 +57,9 @@ void print_gpu_record(const bench::BenchRecord& r) {
   fmt::print("matrix     {}  {} x {}, {} nonzeros\n", r.matrix, r.rows, r.cols, r.nnz);
   fmt::print("case       {} {} {}{}  on {}\n", r.operation, r.method, r.precision,
              r.operation == "spmm" ? fmt::format(" n={}", r.n) : std::string(), r.gpu);
+  if (r.details.contains("auto"))
+    fmt::print("auto       chose {} ({})\n", r.details["auto"]["chosen"].get<std::string>(),
+               r.details["auto"]["leaf"].get<std::string>());
   fmt::print("plan       host {:.3f} ms, upload {:.3f} ms, device {:.3f} ms; {} on the GPU, "
              "padding {:.1f} %\n",
              r.host_preprocess_ms, r.upload_ms, r.device_preprocess_ms,
@@ -79,7 +82,8 @@ void print_gpu_record(const bench::BenchRecord& r) {
 int run_on_gpu(const RunOptions& options) {
   const Method method = parse_method(options.method);
   const Precision precision = parse_precision(options.precision);
-  check_parameters(method, options.parameters);
+  // "auto" hands the parameters to the method it chooses, which checks them then
+  if (!method.is_automatic()) check_parameters(method, options.parameters);
   require_cuda_device();  // before loading a large matrix for nothing
   const bench::MatrixInput input = load_matrix(options.file);
   const auto bandwidth = options.copy_bandwidth ? bench::CopyBandwidth::measure
@@ -250,7 +254,7 @@ Command add_product_command(CLI::App& app, Operation operation) {
   sub->add_option("FILE", options->file, "Matrix file or generator spec (gen:KIND:key=value,...)")
       ->required();
   options->method_option =
-      sub->add_option("-m,--method", options->method, "Method (see `tcsparse methods`; GPU only)")
+      sub->add_option("-m,--method", options->method, "Method (see `tcsparse methods`; auto: chosen for the matrix; GPU only)")
           ->capture_default_str();
   sub->add_option("-p,--precision", options->precision, "fp64, fp32, fp16 or bf16")
       ->capture_default_str();

@@ -1,0 +1,440 @@
+#!/usr/bin/env python3
+"""Fits the rule of Method("auto") from the committed benchmark records and evaluates it.
+
+    python3 bench/fit_auto_choice.py --tcsparse build/release/tools/tcsparse/tcsparse
+
+Reads every bench/results/**/*.jsonl and *.jsonl.gz, keeps the records without a variant or
+parameters whose check passed, and takes per (GPU, matrix, operation, precision, n, method) the
+newest record (by its run's timestamp). A case is one (GPU, matrix, operation, precision, n) with
+at least two methods timed; its target is the fastest of them.
+
+Features (the same as src/plan/auto_choice.cpp computes at plan time): the matrix features come
+from `tcsparse info --json` on the matrix file (under --matrices) or generator spec, so they are
+the C++ code's own; cached in bench/results/auto-choice/features.json (delete an entry, or the
+file, to recompute). Per case: n, and x_over_l2 = cols * n * value bytes / the GPU's L2.
+
+Model: per (operation, precision) one decision tree of depth <= --depth, greedy, each split
+minimising the summed log(time of the leaf's method / best time) over the cases, a leaf's
+method ranking the methods by that sum. A method not timed on a case counts there as the case's
+slowest timed method (so a method timed on one GPU only has to win clearly to be chosen).
+
+Evaluation: leave-one-family-out (a family: a SuiteSparse group, a DLMC model, a generator kind;
+see family()), per (operation, precision): geomean of time(chosen) / time(best) and the share of
+cases within 5 % of the best, against always-dasp and always-cusparse. A chosen method that was
+not timed on a case falls back down the leaf's ranking to the first one timed (counted).
+
+Writes src/plan/auto_choice_rule.inc (the rule fitted on every case), and under
+bench/results/auto-choice/: evaluation.md, rule.json (the trees), features.json (the cache).
+Standard library and numpy only.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import glob
+import gzip
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+# Must match enum AutoFeature in src/plan/auto_choice.hpp (the names are the C++ enumerators).
+FEATURES = [
+    "rows", "cols", "nnz", "mean_row_length", "max_row_length", "row_length_cv",
+    "long_row_share", "medium_row_share", "short_row_share", "empty_row_share", "density",
+    "n", "x_over_l2",
+]
+VALUE_BYTES = {"fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2}
+# cudaDevAttrL2CacheSize of the GPUs the records come from (the records' fits_l2 agree: every
+# record of min_bytes <= 13.3 MB fits, none of >= 104.9 MB does).
+L2_BYTES = {"NVIDIA H200": 50 << 20, "NVIDIA H100 80GB HBM3": 50 << 20}
+DEFAULT_L2_BYTES = 50 << 20  # kHostDefaultL2CacheBytes
+WITHIN = 1.05                # "within 5 % of the best"
+OPERATIONS = ["spmv", "spmm"]
+PRECISIONS = ["fp64", "fp32", "fp16", "bf16"]
+
+
+# ---- records --------------------------------------------------------------------------------
+
+def result_files(results_dir):
+    files = glob.glob(os.path.join(results_dir, "**", "*.jsonl"), recursive=True)
+    files += glob.glob(os.path.join(results_dir, "**", "*.jsonl.gz"), recursive=True)
+    return sorted(f for f in files if os.sep + "auto-choice" + os.sep not in f)
+
+
+def read_records(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as stream:
+        for line in stream:
+            if line.strip():
+                yield json.loads(line)
+
+
+def newest_records(files):
+    """The newest usable record per (gpu, matrix, operation, precision, n, method), and the files
+    that contributed at least one."""
+    newest = {}
+    for path in files:
+        for r in read_records(path):
+            if r.get("variant") or r.get("parameters") or r.get("method") == "auto":
+                continue
+            if not r.get("check_passed") or not r.get("median_ms") or r.get("error"):
+                continue
+            n = r["n"] if r["operation"] == "spmm" else 1
+            key = (r["gpu"], r["matrix"], r["operation"], r["precision"], n, r["method"])
+            stamp = (r["timestamp"], path)
+            if key not in newest or stamp >= newest[key][0]:
+                newest[key] = (stamp, r, path)
+    used = sorted({path for _, _, path in newest.values()})
+    return {k: r for k, (_, r, _) in newest.items()}, used
+
+
+# ---- matrices: where they come from, their family, their features ---------------------------
+
+def manifest(matrices_dir):
+    table = {}
+    path = os.path.join(matrices_dir, "MANIFEST.tsv")
+    if os.path.exists(path):
+        with open(path, newline="") as stream:
+            for row in csv.DictReader(stream, delimiter="\t"):
+                name = row["file"]
+                for ext in (".mtx.gz", ".smtx.gz", ".mtx", ".smtx"):
+                    if name.endswith(ext):
+                        name = name[: -len(ext)]
+                table[name] = row
+    return table
+
+
+def local_source(source, matrices_dir):
+    """The record's matrix_source on this machine: files (and generator specs naming files) are
+    found under matrices_dir by their path below the run's `.matrices/`."""
+    marker = ".matrices/"
+    if source.startswith("gen:"):
+        if marker in source:
+            head, tail = source.split(marker, 1)
+            prefix = head[: head.rfind("=") + 1]
+            return prefix + os.path.join(matrices_dir, tail)
+        return source
+    if marker in source:
+        return os.path.join(matrices_dir, source.split(marker, 1)[1])
+    return source
+
+
+def family(matrix, source, table):
+    """Leave-one-out groups: generated matrices by generator kind, DLMC by model, SuiteSparse by
+    its group (from the MANIFEST notes), other files by the collection they came from."""
+    if source.startswith("gen:"):
+        return "gen:" + source.split(":")[1]
+    if matrix.startswith("dlmc/"):
+        return "dlmc:" + matrix.split("/")[1]
+    row = table.get(matrix)
+    notes = row["notes"] if row else ""
+    for prefix, label in (("SuiteSparse ", "ss:"), ("SJSU Singular Matrix Database ", "sjsu:")):
+        if notes.startswith(prefix) and "/" in notes:
+            return label + notes[len(prefix):].split("/")[0]
+    if row:
+        return "repo:" + row["source_repo"]
+    return "other:" + matrix.split("/")[0]
+
+
+def matrix_features(tcsparse, source):
+    out = subprocess.run([tcsparse, "info", "--json", source], check=True, capture_output=True,
+                         text=True)
+    info = json.loads(out.stdout)
+    return info["auto"]["features"]
+
+
+def load_features(records, matrices_dir, tcsparse, cache_path):
+    cache = {}
+    if os.path.exists(cache_path):
+        with open(cache_path) as stream:
+            cache = json.load(stream)
+    sources = {}
+    for r in records.values():
+        sources[r["matrix"]] = local_source(r["matrix_source"], matrices_dir)
+    missing = [m for m in sorted(sources) if m not in cache]
+    for k, m in enumerate(missing):
+        if not tcsparse:
+            sys.exit(f"features of {m} are not cached: pass --tcsparse")
+        print(f"[{k + 1}/{len(missing)}] tcsparse info {sources[m]}", file=sys.stderr)
+        try:
+            cache[m] = matrix_features(tcsparse, sources[m])
+        except subprocess.CalledProcessError as error:
+            print(f"  skipped: {error.stderr.strip()}", file=sys.stderr)
+    if missing:
+        os.makedirs(os.path.dirname(cache_path), exist_ok=True)
+        with open(cache_path, "w") as stream:
+            json.dump(cache, stream, indent=0, sort_keys=True)
+            stream.write("\n")
+    return cache, sources
+
+
+# ---- cases ----------------------------------------------------------------------------------
+
+class Case:
+    def __init__(self, gpu, matrix, operation, precision, n, times, features, family):
+        self.gpu, self.matrix, self.operation, self.precision, self.n = gpu, matrix, operation, precision, n
+        self.times = times  # method -> median ms
+        self.best = min(times.values())
+        self.family = family
+        self.x = np.array([features[f] for f in FEATURES], dtype=float)
+
+
+def build_cases(records, features, sources, table):
+    grouped = defaultdict(dict)
+    for (gpu, matrix, operation, precision, n, method), r in records.items():
+        grouped[(gpu, matrix, operation, precision, n)][method] = r["median_ms"]
+    cases = []
+    for (gpu, matrix, operation, precision, n), times in sorted(grouped.items()):
+        if len(times) < 2 or matrix not in features:
+            continue
+        f = dict(features[matrix])
+        f["n"] = n
+        f["x_over_l2"] = f["cols"] * n * VALUE_BYTES[precision] / L2_BYTES.get(gpu, DEFAULT_L2_BYTES)
+        cases.append(Case(gpu, matrix, operation, precision, n, times, f,
+                          family(matrix, sources[matrix], table)))
+    return cases
+
+
+def cost_matrix(cases, methods):
+    """log(time / best) per case and method; a method not timed on a case: the case's worst."""
+    c = np.full((len(cases), len(methods)), np.nan)
+    for i, case in enumerate(cases):
+        for j, m in enumerate(methods):
+            if m in case.times:
+                c[i, j] = math.log(case.times[m] / case.best)
+        worst = np.nanmax(c[i])
+        c[i, np.isnan(c[i])] = worst
+    return c
+
+
+# ---- the tree -------------------------------------------------------------------------------
+
+def leaf(cost, methods):
+    totals = cost.sum(axis=0)
+    order = np.argsort(totals, kind="stable")
+    return {"methods": [methods[j] for j in order], "cases": int(cost.shape[0]),
+            "regret": float(totals[order[0]])}
+
+
+def best_split(x, cost, min_leaf, max_thresholds=64):
+    """(regret, feature, threshold) of the split with the least summed regret, or None."""
+    best = None
+    count = x.shape[0]
+    for f in range(x.shape[1]):
+        order = np.argsort(x[:, f], kind="stable")
+        values = x[order, f]
+        prefix = np.cumsum(cost[order], axis=0)
+        total = prefix[-1]
+        # a split after position k (k cases below) where the value changes
+        positions = np.nonzero(values[1:] > values[:-1])[0] + 1
+        positions = positions[(positions >= min_leaf) & (positions <= count - min_leaf)]
+        if positions.size == 0:
+            continue
+        if positions.size > max_thresholds:
+            positions = positions[np.linspace(0, positions.size - 1, max_thresholds).astype(int)]
+        below = prefix[positions - 1].min(axis=1)
+        above = (total - prefix[positions - 1]).min(axis=1)
+        k = int(np.argmin(below + above))
+        regret = float(below[k] + above[k])
+        p = positions[k]
+        threshold = float((values[p - 1] + values[p]) / 2)
+        if best is None or regret < best[0]:
+            best = (regret, FEATURES[f], threshold)
+    return best
+
+
+def fit_tree(x, cost, methods, depth, min_leaf, min_gain):
+    node = leaf(cost, methods)
+    if depth == 0 or x.shape[0] < 2 * min_leaf:
+        return node
+    split = best_split(x, cost, min_leaf)
+    if split is None or node["regret"] - split[0] < min_gain:
+        return node
+    _, feature, threshold = split
+    mask = x[:, FEATURES.index(feature)] < threshold
+    return {"feature": feature, "threshold": threshold, "cases": int(x.shape[0]),
+            "below": fit_tree(x[mask], cost[mask], methods, depth - 1, min_leaf, min_gain),
+            "at_or_above": fit_tree(x[~mask], cost[~mask], methods, depth - 1, min_leaf, min_gain)}
+
+
+def walk(tree, x):
+    while "feature" in tree:
+        below = x[FEATURES.index(tree["feature"])] < tree["threshold"]
+        tree = tree["below"] if below else tree["at_or_above"]
+    return tree["methods"]
+
+
+def choose(tree, case):
+    """The first ranked method timed on the case, and whether that was a fallback."""
+    ranked = walk(tree, case.x)
+    for k, m in enumerate(ranked):
+        if m in case.times:
+            return m, k > 0
+    return min(case.times, key=case.times.get), True
+
+
+def fit(cases, args):
+    methods = sorted({m for c in cases for m in c.times})
+    x = np.array([c.x for c in cases])
+    return fit_tree(x, cost_matrix(cases, methods), methods, args.depth, args.min_leaf,
+                    args.min_gain)
+
+
+# ---- evaluation -----------------------------------------------------------------------------
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def summarize(ratios):
+    if not ratios:
+        return "n/a", "n/a", 0
+    within = sum(r <= WITHIN for r in ratios) / len(ratios)
+    return f"{geomean(ratios):.3f}", f"{100 * within:.1f} %", len(ratios)
+
+
+def evaluate(groups, args):
+    lines = []
+    for (operation, precision), cases in groups.items():
+        families = sorted({c.family for c in cases})
+        auto, fallbacks, dasp, cusparse, worst = [], 0, [], [], []
+        for held_out in families:
+            train = [c for c in cases if c.family != held_out]
+            test = [c for c in cases if c.family == held_out]
+            tree = fit(train, args) if train else {"methods": ["cusparse"]}
+            for c in test:
+                m, fallback = choose(tree, c)
+                fallbacks += fallback
+                auto.append(c.times[m] / c.best)
+                if "cusparse" in c.times:
+                    worst.append((c.times[m] / c.times["cusparse"], c.matrix, c.gpu, m))
+        for c in cases:
+            if "dasp" in c.times:
+                dasp.append(c.times["dasp"] / c.best)
+            if "cusparse" in c.times:
+                cusparse.append(c.times["cusparse"] / c.best)
+        label = operation + (" n=" + "/".join(sorted({str(c.n) for c in cases})) if operation == "spmm" else "")
+        a, d, cu = summarize(auto), summarize(dasp), summarize(cusparse)
+        slow = sorted(worst, reverse=True)[:3]
+        below_cusparse = sum(r > 1 / 0.95 for r, *_ in worst)
+        lines.append(f"| {label} | {precision} | {len(cases)} | {len(families)} | {a[0]} | {a[1]} | "
+                     f"{d[0]} | {d[1]} | {cu[0]} | {cu[1]} | {fallbacks} | {below_cusparse} | "
+                     + "; ".join(f"{mx} ({g.split()[1]}, {m}) {1 / r:.2f}x" for r, mx, g, m in slow) + " |")
+    return lines
+
+
+# ---- output ---------------------------------------------------------------------------------
+
+def tree_text(tree, indent=""):
+    if "feature" not in tree:
+        return f"{indent}-> {' '.join(tree['methods'])}  ({tree['cases']} cases)\n"
+    return (f"{indent}{tree['feature']} < {tree['threshold']:.6g}  ({tree['cases']} cases)\n"
+            + tree_text(tree["below"], indent + "    ")
+            + f"{indent}{tree['feature']} >= {tree['threshold']:.6g}\n"
+            + tree_text(tree["at_or_above"], indent + "    "))
+
+
+def flatten(tree, nodes):
+    index = len(nodes)
+    nodes.append(None)
+    if "feature" not in tree:
+        nodes[index] = ("none", 0.0, -1, -1, " ".join(tree["methods"]))
+        return index
+    below = flatten(tree["below"], nodes)
+    above = flatten(tree["at_or_above"], nodes)
+    nodes[index] = (tree["feature"], tree["threshold"], below, above, "")
+    return index
+
+
+def write_rule_inc(path, trees, rule_id, files):
+    nodes, roots = [], []
+    for (operation, precision), tree in trees.items():
+        roots.append((operation, precision, flatten(tree, nodes)))
+    out = ["// Generated by bench/fit_auto_choice.py: do not edit; rerun it (README: automatic",
+           "// choice). The fitted rule of Method(\"auto\"), included by src/plan/auto_choice.cpp.",
+           f"// Rule {rule_id}, fitted on the newest record per GPU, matrix, operation, precision,",
+           "// n and method of these result files (variants and parameter runs left out):"]
+    out += [f"//   {f}" for f in files]
+    out += [f'inline constexpr std::string_view kAutoRuleId = "{rule_id}";',
+            "// {feature, threshold, below, at_or_above, leaf methods best first}",
+            "inline constexpr AutoRuleNode kAutoRuleNodes[] = {"]
+    for k, (feature, threshold, below, above, methods) in enumerate(nodes):
+        out.append(f'    {{AutoFeature::{feature}, {threshold!r}, {below}, {above}, "{methods}"}},  // {k}')
+    out.append("};")
+    out.append("inline constexpr AutoRuleTree kAutoRuleTrees[] = {")
+    for operation, precision, root in roots:
+        out.append(f"    {{Operation::{operation}, Precision::{precision}, {root}}},")
+    out.append("};")
+    with open(path, "w") as stream:
+        stream.write("\n".join(out) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tcsparse", help="the tcsparse CLI, for features not yet cached")
+    parser.add_argument("--results", default="bench/results")
+    parser.add_argument("--matrices", default="../shared/matrices",
+                        help="the real matrices (MANIFEST.tsv), found by their path below .matrices/")
+    parser.add_argument("--out-dir", default="bench/results/auto-choice")
+    parser.add_argument("--rule", default="src/plan/auto_choice_rule.inc")
+    parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("--min-leaf", type=int, default=12, help="fewest cases in a leaf")
+    parser.add_argument("--min-gain", type=float, default=0.5,
+                        help="least drop of the summed log regret for a split")
+    args = parser.parse_args()
+
+    files = result_files(args.results)
+    records, used = newest_records(files)
+    table = manifest(args.matrices)
+    features, sources = load_features(records, args.matrices, args.tcsparse,
+                                      os.path.join(args.out_dir, "features.json"))
+    cases = build_cases(records, features, sources, table)
+    groups = defaultdict(list)
+    for c in cases:
+        groups[(c.operation, c.precision)].append(c)
+    groups = {k: groups[k] for k in sorted(groups, key=lambda k: (OPERATIONS.index(k[0]), PRECISIONS.index(k[1])))}
+
+    trees = {k: fit(v, args) for k, v in groups.items()}
+    named = {f"{o}/{p}": t for (o, p), t in trees.items()}
+    digest = hashlib.sha256(json.dumps(named, sort_keys=True).encode()).hexdigest()[:12]
+    rule_id = f"fit_auto_choice-{digest}"
+    write_rule_inc(args.rule, trees, rule_id, used)
+    os.makedirs(args.out_dir, exist_ok=True)
+    with open(os.path.join(args.out_dir, "rule.json"), "w") as stream:
+        json.dump({"id": rule_id, "features": FEATURES, "files": used,
+                   "trees": named}, stream, indent=1)
+        stream.write("\n")
+
+    rows = evaluate(groups, args)
+    md = [f"# Automatic choice: rule {rule_id}", "",
+          "Generated by `bench/fit_auto_choice.py` (README, \"Automatic choice\"): do not edit.", "",
+          f"Cases: one per (GPU, matrix, operation, precision, n) with at least two methods timed, "
+          f"{len(cases)} in all, from the newest record per method of {len(used)} result files "
+          "(listed in rule.json and the header of src/plan/auto_choice_rule.inc).", "",
+          "## Held-out evaluation (leave one matrix family out)", "",
+          "Each family (SuiteSparse group, DLMC model, generator kind, other collection) is "
+          "predicted by a rule fitted without it. Ratio: time of the choice / time of the fastest "
+          "method timed on that case (1.000 = always the fastest).", "",
+          "| operation | precision | cases | families | auto geomean | auto within 5 % | "
+          "always dasp geomean | within 5 % | always cusparse geomean | within 5 % | "
+          "fallbacks | auto < 0.95x cusparse | slowest against cusparse |",
+          "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"] + rows + [
+          "", "\"fallbacks\": held-out cases whose leaf's first method was not timed on them (the "
+          "next timed one in the leaf's ranking is used). \"always dasp\" counts only the cases "
+          "dasp ran (SpMV).", "",
+          "## The rule fitted on every case", ""]
+    for (o, p), t in trees.items():
+        md += [f"### {o} {p}", "", "```", tree_text(t).rstrip(), "```", ""]
+    with open(os.path.join(args.out_dir, "evaluation.md"), "w") as stream:
+        stream.write("\n".join(md) + "\n")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
