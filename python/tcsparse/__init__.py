@@ -258,11 +258,14 @@ def _check_csr_views(csr: _Csr) -> None:
 
 def _index32(array: Any, library: str, name: str) -> Any:
     """int32 indices in the same library and place (int64 -> int32 on the device if need be)."""
-    kind = _arrays.dtype_name(array.dtype)
+    kind = _arrays.describe(array, name).dtype
     if kind == "int32":
         return array
     if kind not in ("int64", "int16", "int8", "uint16", "uint8"):
         raise TypeError(f"A's {name} must be integers; got {kind}")
+    if library not in ("numpy", "torch", "cupy"):
+        raise TypeError(f"A's {name} must be int32 (tcsparse converts only NumPy, CuPy and torch "
+                        f"arrays); got {kind}")
     if len(array) and int(array.max()) > np.iinfo(np.int32).max:
         raise IndexOverflowError(f"A's {name} hold values above 2^31-1: GPU plans take 32-bit "
                                  "indices")
@@ -273,7 +276,7 @@ def _index32(array: Any, library: str, name: str) -> Any:
 
 def _values_as(data: Any, library: str, precision: Optional[str]) -> Tuple[Any, str]:
     """(data in the precision, the precision): None takes it from data's dtype."""
-    kind = _arrays.dtype_name(data.dtype)
+    kind = _arrays.describe(data, "data").dtype
     if precision is None:
         precision = _arrays.PRECISION_OF_DTYPE.get(kind)
         if precision is None:
@@ -289,6 +292,9 @@ def _values_as(data: Any, library: str, precision: Optional[str]) -> Tuple[Any, 
         if precision == "bf16":
             raise TypeError("CuPy has no bfloat16: pass a torch tensor or a float16/32/64 matrix")
         return data.astype(_arrays.DTYPE_OF_PRECISION[precision]), precision
+    if library != "numpy":
+        raise TypeError(f"A's data is {kind}, the plan's precision {precision}: tcsparse converts "
+                        "only NumPy, CuPy and torch arrays; pass data of the plan's dtype")
     return np.asarray(data).astype(_host_numpy_dtype(precision)), precision
 
 
@@ -388,6 +394,10 @@ class _Plan:
         self.nnz: int = csr.nnz
         self.precision: str = csr.precision
         self.dtype: str = _arrays.DTYPE_OF_PRECISION[csr.precision]
+        if csr.on_device:
+            # The library reads device CSR on the legacy default stream: finish the work queued
+            # on the caller's current stream first (its writes of A, our int32/dtype conversions).
+            _arrays.synchronize_current_stream(csr.views[2])
         self._plan = _core.build_plan(
             self._operation, csr.precision, csr.rows, csr.cols, csr.nnz, n,
             csr.views[0].address, csr.views[1].address, csr.views[2].address,

@@ -171,3 +171,12 @@ def stream_address(stream: Any, model: ArrayView) -> int:
     raise TypeError("stream: expected None (the current stream of the array's library), an int "
                     f"(a cudaStream_t), a torch.cuda.Stream or a cupy.cuda.Stream; got "
                     f"{type(stream).__name__}")
+
+
+def synchronize_current_stream(model: ArrayView) -> None:
+    """Waits for the current stream of `model`'s library (CuPy, torch) on its device."""
+    if model.library == "torch":
+        sys.modules["torch"].cuda.current_stream(model.obj.device).synchronize()
+    elif model.library == "cupy":
+        with model.obj.device:
+            sys.modules["cupy"].cuda.get_current_stream().synchronize()
