@@ -4,7 +4,8 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(cmake ninja-build g++ clang libclang-rt-dev libomp-dev zlib1g-dev
-          libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev python3 python3-matplotlib)
+          libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev python3 python3-matplotlib
+          python3-dev python3-venv)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

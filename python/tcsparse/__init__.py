@@ -1,0 +1,573 @@
+"""tcsparse: fast sparse matrix x vector (SpMV) and sparse x dense matrix (SpMM) products on
+NVIDIA GPUs, with a CPU reference that runs anywhere.
+
+    import numpy as np, tcsparse
+    A = tcsparse.generate("stencil3d", nx=32, ny=32, nz=32)        # scipy.sparse.csr_array
+    plan = tcsparse.SpmvPlan(A, device="cpu")                       # the CPU reference
+    y = plan(np.ones(A.shape[1]))                                   # == A @ x (double accumulation)
+
+    import cupy as cp                                               # on a GPU
+    plan = tcsparse.SpmvPlan(A, method="auto")                      # preprocess + upload once
+    y = plan(cp.ones(A.shape[1]))                                   # cupy in, cupy out, no copies
+
+A plan is built once and applied many times. Matrices: SciPy sparse matrices and arrays,
+cupyx.scipy.sparse matrices, PyTorch sparse CSR/COO tensors, or an (indptr, indices, data, shape)
+tuple; GPU-resident input builds the plan on the GPU without a round trip through the host.
+Vectors: any NumPy, CuPy, PyTorch or JAX array (DLPack or __cuda_array_interface__), used in
+place. Errors of the library are tcsparse.Error and its subclasses, with the C++ message.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+
+import numpy as np
+import scipy.sparse
+
+from . import _arrays
+from . import _tcsparse as _core
+from ._tcsparse import (  # the C++ error hierarchy (include/tcsparse/error.hpp)
+    CudaError,
+    CusparseError,
+    DeviceMemoryError,
+    Error,
+    HostMemoryError,
+    IndexOverflowError,
+    NoDeviceError,
+    ParameterError,
+    ParseError,
+    UnsupportedError,
+    ValidationError,
+)
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "Error", "ParseError", "ValidationError", "IndexOverflowError", "HostMemoryError",
+    "UnsupportedError", "ParameterError", "NoDeviceError", "CudaError", "DeviceMemoryError",
+    "CusparseError", "read_matrix", "generate", "generator_kinds", "methods", "method_info",
+    "cuda_available", "SpmvPlan", "SpmmPlan",
+    "stencil_2d_5pt", "stencil_3d_27pt", "rmat", "random_rows", "banded", "short_rows",
+    "long_rows", "pruned_weights",
+]
+
+# ---------------------------------------------------------------------------------------------
+# FALLBACK for "auto" -- the one place it lives; delete this block once the C++ registry has
+# Method("auto") (issue 12, automatic choice). Until then "auto" runs the cuSPARSE baseline.
+_AUTO = "auto"
+_AUTO_FALLBACK = "cusparse"
+
+
+def _registered_method(name: str) -> str:
+    """The registry name a plan is built with: "auto" -> the fallback while C++ lacks "auto"."""
+    if name == _AUTO and _AUTO not in _registry_names():
+        return _AUTO_FALLBACK
+    return name
+# ---------------------------------------------------------------------------------------------
+
+
+def _registry_names() -> List[str]:
+    return [entry["name"] for entry in _core.method_table()]
+
+
+def methods() -> List[str]:
+    """Every method a plan can be built with, by name: "auto" (the library's own choice) first,
+    then the registered methods, baselines first (as the C++ tcsparse::methods())."""
+    names = _registry_names()
+    return names if _AUTO in names else [_AUTO] + names
+
+
+def method_info(name: Optional[str] = None) -> Union[List[Dict[str, Any]], Dict[str, Any]]:
+    """What the registry says about every method (or the one named): name, description,
+    baseline, the precisions of "spmv" and "spmm", and its parameters (name, type, default,
+    accepted, help). An unknown name is a tcsparse.Error listing the registered ones."""
+    table = _core.method_table()
+    if name is None:
+        return table
+    for entry in table:
+        if entry["name"] == name:
+            return entry
+    _core.check_parameters(name, [])  # raises Error naming the registered methods
+    raise Error(f"unknown method '{name}'")
+
+
+def cuda_available() -> bool:
+    """True when the CUDA runtime finds a GPU (never raises)."""
+    return _core.cuda_device_available()
+
+
+# ---- matrices in: files and generators ---------------------------------------------------------
+
+def _csr_array(parts: Tuple[int, int, np.ndarray, np.ndarray, np.ndarray]) -> scipy.sparse.csr_array:
+    rows, cols, indptr, indices, data = parts
+    matrix = scipy.sparse.csr_array((data, indices, indptr), shape=(rows, cols), copy=False)
+    matrix.has_sorted_indices = True  # the library's CSR is canonical: sorted, no duplicates
+    return matrix
+
+
+def read_matrix(path: Union[str, os.PathLike], pattern_seed: int = 42) -> scipy.sparse.csr_array:
+    """Reads a Matrix Market (.mtx, .mtx.gz) or DLMC (.smtx, .smtx.gz) file into a float64
+    scipy.sparse.csr_array with int32 indices (duplicates summed, symmetric files expanded).
+    Pattern and .smtx files get values drawn from `pattern_seed`. Reads with all cores, without
+    the GIL. A malformed file raises tcsparse.ParseError naming the file and line."""
+    return _csr_array(_core.read_matrix(os.fspath(path), int(pattern_seed)))
+
+
+def generator_kinds() -> Dict[str, str]:
+    """{kind: help} of every generator, parameters and defaults included."""
+    return dict(_core.generator_kinds())
+
+
+def generate(kind: str, **parameters: Any) -> scipy.sparse.csr_array:
+    """A synthetic float64 matrix, deterministic from its `seed` parameter:
+    ``generate("stencil3d", nx=64, ny=64, nz=64, seed=1)`` or the CLI's spec string
+    ``generate("rmat:scale=16,edge_factor=8")``. Kinds: generator_kinds(). A bad kind or
+    parameter raises tcsparse.Error naming it."""
+    if ":" in kind:
+        if parameters:
+            raise TypeError("generate: give either a 'kind:key=value,...' spec or keyword "
+                            "parameters, not both")
+        kind, spec_parameters = _core.parse_generator_spec(kind)
+        parameters = dict(spec_parameters)
+    return _csr_array(_core.generate(kind, {k: _parameter_text(v) for k, v in parameters.items()}))
+
+
+def _parameter_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+
+
+def _seeded(parameters: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: v for k, v in parameters.items() if v is not None}
+
+
+def stencil_2d_5pt(nx: int, ny: int, seed: Optional[int] = None) -> scipy.sparse.csr_array:
+    """2D Poisson 5-point stencil on an nx x ny grid (nx*ny rows)."""
+    return generate("stencil2d", **_seeded(dict(nx=nx, ny=ny, seed=seed)))
+
+
+def stencil_3d_27pt(nx: int, ny: int, nz: int, seed: Optional[int] = None) -> scipy.sparse.csr_array:
+    """3D 27-point stencil on an nx x ny x nz grid (nx*ny*nz rows)."""
+    return generate("stencil3d", **_seeded(dict(nx=nx, ny=ny, nz=nz, seed=seed)))
+
+
+def rmat(scale: int, edge_factor: int = 16, seed: Optional[int] = None) -> scipy.sparse.csr_array:
+    """R-MAT power-law graph (Graph500 parameters) with 2^scale vertices."""
+    return generate("rmat", **_seeded(dict(scale=scale, edge_factor=edge_factor, seed=seed)))
+
+
+def random_rows(rows: int, cols: int, min_length: int, max_length: int, dist: str = "uniform",
+                exponent: float = 2.0, seed: Optional[int] = None) -> scipy.sparse.csr_array:
+    """Row lengths drawn from dist ("uniform", "normal", "power_law") in [min_length, max_length],
+    columns uniform without repetition."""
+    return generate("random", **_seeded(dict(rows=rows, cols=cols, dist=dist, min=min_length,
+                                             max=max_length, exponent=exponent, seed=seed)))
+
+
+def banded(n: int, bandwidth: int, seed: Optional[int] = None) -> scipy.sparse.csr_array:
+    """n x n with every entry |i - j| <= bandwidth."""
+    return generate("banded", **_seeded(dict(n=n, bandwidth=bandwidth, seed=seed)))
+
+
+def short_rows(rows: int, cols: int, seed: Optional[int] = None) -> scipy.sparse.csr_array:
+    """Rows of 1..4 entries each (the short-row case)."""
+    return generate("short", **_seeded(dict(rows=rows, cols=cols, seed=seed)))
+
+
+def long_rows(rows: int, cols: int, length: int, seed: Optional[int] = None) -> scipy.sparse.csr_array:
+    """Rows of exactly `length` entries each."""
+    return generate("long", **_seeded(dict(rows=rows, cols=cols, length=length, seed=seed)))
+
+
+def pruned_weights(rows: int, cols: int, sparsity: float,
+                   seed: Optional[int] = None) -> scipy.sparse.csr_array:
+    """A DLMC-like pruned weight matrix: entries kept with probability 1 - sparsity."""
+    return generate("pruned", **_seeded(dict(rows=rows, cols=cols, sparsity=sparsity, seed=seed)))
+
+
+# ---- matrices into plans ----------------------------------------------------------------------
+
+def _parse_precision(precision: Any) -> Optional[str]:
+    if precision is None:
+        return None
+    text = precision if isinstance(precision, str) else _arrays.dtype_name(precision)
+    found = _arrays.PRECISION_ALIASES.get(text.lower())
+    if found is None:
+        raise ValueError(f"precision {precision!r}: expected None (from A's dtype) or one of "
+                         f"{_arrays.ACCEPTED_PRECISIONS}")
+    return found
+
+
+def _parse_device(device: Any) -> Tuple[str, Optional[int]]:
+    text = str(device)
+    if text == "cpu":
+        return "cpu", None
+    if text == "cuda":
+        return "cuda", None
+    if text.startswith("cuda:") and text[5:].isdigit():
+        return "cuda", int(text[5:])
+    raise ValueError(f"device {device!r}: expected 'cpu', 'cuda' or 'cuda:N'")
+
+
+def _host_numpy_dtype(precision: str) -> np.dtype:
+    name = _arrays.DTYPE_OF_PRECISION[precision]
+    if name == "bfloat16":
+        try:
+            import ml_dtypes  # noqa: F401  (registers numpy's bfloat16)
+            return np.dtype(ml_dtypes.bfloat16)
+        except ImportError:
+            raise TypeError("bf16 host arrays need ml_dtypes (pip install ml_dtypes); or pass "
+                            "torch bfloat16 tensors") from None
+    return np.dtype(name)
+
+
+class _Csr:
+    """A CSR matrix as the extension takes it: int32 offsets and columns, values of the plan's
+    precision, all on the host or all on one GPU; the arrays are kept alive here."""
+
+    def __init__(self, rows, cols, indptr, indices, data, precision, on_device, device_id):
+        self.rows, self.cols = int(rows), int(cols)
+        self.indptr, self.indices, self.data = indptr, indices, data
+        self.precision, self.on_device, self.device_id = precision, on_device, device_id
+        self.views = [_arrays.describe(a, n) for a, n in
+                      ((indptr, "indptr"), (indices, "indices"), (data, "data"))]
+        self.nnz = int(self.views[1].shape[0]) if self.views[1].shape else 0
+        _check_csr_views(self)
+
+
+def _check_csr_views(csr: _Csr) -> None:
+    indptr, indices, data = csr.views
+    for view, name, length, dtype in ((indptr, "indptr", csr.rows + 1, "int32"),
+                                      (indices, "indices", None, "int32"),
+                                      (data, "data", csr.nnz, _arrays.DTYPE_OF_PRECISION[csr.precision])):
+        if len(view.shape) != 1:
+            raise ValueError(f"A's {name} must be 1-D; got shape {view.shape}")
+        if length is not None and view.shape[0] != length:
+            raise ValueError(f"A's {name} must hold {length} entries; got {view.shape[0]}")
+        if view.dtype != dtype:
+            raise TypeError(f"A's {name} must be {dtype}; got {view.dtype}")
+        if not view.is_c_contiguous():
+            raise ValueError(f"A's {name} must be contiguous")
+        if view.on_device != csr.on_device:
+            raise ValueError(f"A's indptr, indices and data must all be on the host or all on "
+                             f"the GPU; {name} is on {view.where()}")
+
+
+def _index32(array: Any, library: str, name: str) -> Any:
+    """int32 indices in the same library and place (int64 -> int32 on the device if need be)."""
+    kind = _arrays.describe(array, name).dtype
+    if kind == "int32":
+        return array
+    if kind not in ("int64", "int16", "int8", "uint16", "uint8"):
+        raise TypeError(f"A's {name} must be integers; got {kind}")
+    if library not in ("numpy", "torch", "cupy"):
+        raise TypeError(f"A's {name} must be int32 (tcsparse converts only NumPy, CuPy and torch "
+                        f"arrays); got {kind}")
+    if len(array) and int(array.max()) > np.iinfo(np.int32).max:
+        raise IndexOverflowError(f"A's {name} hold values above 2^31-1: GPU plans take 32-bit "
+                                 "indices")
+    if library == "torch":
+        return array.to(sys.modules["torch"].int32).contiguous()
+    return array.astype(np.int32)
+
+
+def _values_as(data: Any, library: str, precision: Optional[str]) -> Tuple[Any, str]:
+    """(data in the precision, the precision): None takes it from data's dtype."""
+    kind = _arrays.describe(data, "data").dtype
+    if precision is None:
+        precision = _arrays.PRECISION_OF_DTYPE.get(kind)
+        if precision is None:
+            raise TypeError(f"A's dtype {kind} is not one tcsparse computes in (float64, float32, "
+                            "float16, bfloat16): pass precision= to convert, or A.astype(...)")
+        return data, precision
+    if _arrays.PRECISION_OF_DTYPE.get(kind) == precision:
+        return data, precision
+    if library == "torch":
+        torch = sys.modules["torch"]
+        return data.to(getattr(torch, _arrays.DTYPE_OF_PRECISION[precision])).contiguous(), precision
+    if library == "cupy":
+        if precision == "bf16":
+            raise TypeError("CuPy has no bfloat16: pass a torch tensor or a float16/32/64 matrix")
+        return data.astype(_arrays.DTYPE_OF_PRECISION[precision]), precision
+    if library != "numpy":
+        raise TypeError(f"A's data is {kind}, the plan's precision {precision}: tcsparse converts "
+                        "only NumPy, CuPy and torch arrays; pass data of the plan's dtype")
+    return np.asarray(data).astype(_host_numpy_dtype(precision)), precision
+
+
+def _to_csr(A: Any, precision: Optional[str]) -> _Csr:
+    """Any accepted matrix as a _Csr, without leaving the device it is on."""
+    module = type(A).__module__
+    if scipy.sparse.issparse(A):
+        csr = A.tocsr() if A.format != "csr" else A
+        if not csr.has_canonical_format:
+            csr = csr.copy()
+            csr.sum_duplicates()  # sorts the columns too, as the library requires
+        data, precision = _values_as(csr.data, "numpy", precision)
+        return _Csr(csr.shape[0], csr.shape[1], _index32(csr.indptr, "numpy", "indptr"),
+                    _index32(csr.indices, "numpy", "indices"), np.ascontiguousarray(data),
+                    precision, False, None)
+    if module.startswith("cupyx.scipy.sparse") or (module.startswith("cupy") and hasattr(A, "tocsr")):
+        csr = A.tocsr() if A.format != "csr" else A
+        if not csr.has_canonical_format:
+            csr = csr.copy()
+            csr.sum_duplicates()
+        data, precision = _values_as(csr.data, "cupy", precision)
+        return _Csr(csr.shape[0], csr.shape[1], _index32(csr.indptr, "cupy", "indptr"),
+                    _index32(csr.indices, "cupy", "indices"), data, precision, True,
+                    int(csr.data.device.id))
+    if module.startswith("torch") and hasattr(A, "layout"):
+        torch = sys.modules["torch"]
+        if A.layout == torch.sparse_coo:
+            A = A.coalesce().to_sparse_csr()
+        if A.layout != torch.sparse_csr:
+            raise TypeError(f"A: expected a sparse torch tensor (sparse_csr or sparse_coo layout); "
+                            f"got layout {A.layout}")
+        if A.dim() != 2:
+            raise ValueError(f"A must be 2-D; got a {A.dim()}-D sparse tensor")
+        data, precision = _values_as(A.values().contiguous(), "torch", precision)
+        on_device = A.device.type == "cuda"
+        return _Csr(A.shape[0], A.shape[1],
+                    _index32(A.crow_indices().contiguous(), "torch", "crow_indices"),
+                    _index32(A.col_indices().contiguous(), "torch", "col_indices"), data,
+                    precision, on_device, A.device.index if on_device else None)
+    if isinstance(A, tuple) and len(A) == 4:
+        indptr, indices, data, shape = A
+        if len(shape) != 2:
+            raise ValueError(f"A's shape must be (rows, cols); got {shape!r}")
+        views = [_arrays.describe(a, n) for a, n in ((indptr, "indptr"), (indices, "indices"),
+                                                     (data, "data"))]
+        on_device = views[2].on_device
+        if not on_device:
+            indptr, indices, data = (np.asarray(a) if v.library != "torch" else a.numpy()
+                                     for a, v in zip((indptr, indices, data), views))
+            library = "numpy"
+        else:
+            library = views[2].library
+        data, precision = _values_as(data, library, precision)
+        return _Csr(shape[0], shape[1], _index32(indptr, library, "indptr"),
+                    _index32(indices, library, "indices"), data, precision, on_device,
+                    views[2].device_id)
+    raise TypeError("A: expected a SciPy sparse matrix or array, a cupyx.scipy.sparse matrix, a "
+                    "torch sparse CSR/COO tensor, or an (indptr, indices, data, shape) tuple; got "
+                    f"{type(A).__name__}")
+
+
+# ---- plans ------------------------------------------------------------------------------------
+
+class _Plan:
+    """What SpmvPlan and SpmmPlan share: building, checking arrays, stats, update_values."""
+
+    _operation = "spmv"
+
+    def __init__(self, A: Any, n: int, method: str, precision: Any, device: Any,
+                 parameters: Optional[Mapping[str, Any]]) -> None:
+        if not isinstance(method, str):
+            raise TypeError(f"method must be a name (str), one of tcsparse.methods(); got "
+                            f"{type(method).__name__}")
+        self._device, ordinal = _parse_device(device)
+        csr = _to_csr(A, _parse_precision(precision))
+        parameter_list = [f"{k}={_parameter_text(v)}" for k, v in (parameters or {}).items()]
+        self.requested_method: str = method
+        if self._device == "cpu":
+            if method not in (_AUTO, "reference"):
+                raise ValueError(f"device='cpu' runs the CPU reference only; method={method!r} "
+                                 "needs device='cuda' (use method='auto' or 'reference')")
+            if parameter_list:
+                raise ValueError("device='cpu' runs the CPU reference, which has no parameters")
+            if csr.on_device:
+                raise ValueError(f"device='cpu' needs a host matrix; A is on {csr.views[2].where()} "
+                                 "(pass A.get() for CuPy, A.cpu() for torch)")
+            registry_method, ordinal = "reference", 0
+        else:
+            registry_method = _registered_method(method)
+            if csr.on_device:
+                if ordinal is not None and csr.device_id is not None and ordinal != csr.device_id:
+                    raise ValueError(f"device='cuda:{ordinal}' but A is on cuda:{csr.device_id}")
+                ordinal = csr.device_id if ordinal is None else ordinal
+            ordinal = 0 if ordinal is None else ordinal
+        self._ordinal = ordinal
+        self.shape: Tuple[int, int] = (csr.rows, csr.cols)
+        self.nnz: int = csr.nnz
+        self.precision: str = csr.precision
+        self.dtype: str = _arrays.DTYPE_OF_PRECISION[csr.precision]
+        if csr.on_device:
+            # The library reads device CSR on the legacy default stream: finish the work queued
+            # on the caller's current stream first (its writes of A, our int32/dtype conversions).
+            _arrays.synchronize_current_stream(csr.views[2])
+        self._plan = _core.build_plan(
+            self._operation, csr.precision, csr.rows, csr.cols, csr.nnz, n,
+            csr.views[0].address, csr.views[1].address, csr.views[2].address,
+            self._device, csr.on_device, ordinal, registry_method, parameter_list)
+        self.method: str = self._plan.method()
+
+    @property
+    def device(self) -> str:
+        """'cpu' or 'cuda:N': where the plan runs and where its arrays must be."""
+        return "cpu" if self._device == "cpu" else f"cuda:{self._ordinal}"
+
+    @property
+    def stats(self) -> Dict[str, Any]:
+        """What building the plan cost and what it holds (PlanStats): host_preprocess_ms,
+        upload_ms, device_preprocess_ms, device_bytes, stored_values, padding_ratio, and details
+        (the method's own statistics as a dict)."""
+        s = self._plan.stats()
+        return {"host_preprocess_ms": s.host_preprocess_ms, "upload_ms": s.upload_ms,
+                "device_preprocess_ms": s.device_preprocess_ms, "device_bytes": s.device_bytes,
+                "stored_values": s.stored_values, "padding_ratio": s.padding_ratio,
+                "details": json.loads(s.details_json)}
+
+    @property
+    def can_update_values(self) -> bool:
+        """Whether update_values works for this plan's method (not for dasp)."""
+        return self._plan.can_update_values()
+
+    def update_values(self, values: Any, stream: Any = None) -> None:
+        """Replaces A's nnz values (in the CSR order of A with sorted columns), keeping its
+        pattern. Device values: asynchronous on `stream`; host values (on a GPU plan): uploaded
+        and waited for. A method that reorders its values (dasp) raises UnsupportedError."""
+        view = _arrays.describe(values, "values")
+        self._check(view, "values", (self.nnz,), allow_host=True)
+        self._plan.update_values(view.address, view.on_device, self._stream(stream, view))
+
+    # -- checks shared by every call --
+
+    def _check(self, view: _arrays.ArrayView, name: str, shape: Tuple[int, ...],
+               allow_host: bool = False) -> None:
+        if view.dtype != self.dtype:
+            raise TypeError(f"{name} must be {self.dtype} (the plan's precision {self.precision}); "
+                            f"got {view.dtype}")
+        if view.shape != shape:
+            raise ValueError(f"{name} must have shape {shape}; got {view.shape}")
+        if not view.is_c_contiguous():
+            raise ValueError(f"{name} must be contiguous (C order); got strides {view.strides} "
+                             "(in elements): pass a contiguous copy")
+        if self._device == "cpu":
+            if view.on_device:
+                raise ValueError(f"{name} is on {view.where()} but the plan runs on the CPU "
+                                 "(device='cpu'): pass a host array (NumPy)")
+        else:
+            if not view.on_device and not allow_host:
+                raise ValueError(f"{name} is a host array ({view.library}) but the plan runs on "
+                                 f"{self.device}: pass a CUDA array (CuPy, PyTorch, JAX), or build "
+                                 "the plan with device='cpu'")
+            if view.on_device and view.device_id is not None and view.device_id != self._ordinal:
+                raise ValueError(f"{name} is on {view.where()} but the plan runs on {self.device}")
+
+    def _stream(self, stream: Any, model: _arrays.ArrayView) -> int:
+        if self._device == "cpu":
+            if stream is not None:
+                raise ValueError("stream: a device='cpu' plan runs synchronously; pass None")
+            return 0
+        return _arrays.stream_address(stream, model)
+
+    def _apply(self, x: Any, y: Any, alpha: float, beta: float, stream: Any,
+               x_shape: Tuple[int, ...], y_shape: Tuple[int, ...], names: Tuple[str, str]) -> Any:
+        x_view = _arrays.describe(x, names[0])
+        self._check(x_view, names[0], x_shape)
+        if y is None:
+            if beta != 0:
+                raise ValueError(f"beta={beta} reads {names[1]}: pass {names[1]}=")
+            y = _arrays.empty_like_library(x_view, y_shape, names[1])
+        y_view = _arrays.describe(y, names[1])
+        self._check(y_view, names[1], y_shape)
+        if _overlap(x_view, y_view):
+            raise ValueError(f"{names[0]} and {names[1]} must not overlap")
+        self._plan.apply(x_view.address, y_view.address, float(alpha), float(beta),
+                         self._stream(stream, y_view))
+        return y
+
+
+def _overlap(a: _arrays.ArrayView, b: _arrays.ArrayView) -> bool:
+    if a.on_device != b.on_device:
+        return False
+    item = 8 if a.dtype == "float64" else 4 if a.dtype == "float32" else 2
+    size_a, size_b = int(np.prod(a.shape)) * item, int(np.prod(b.shape)) * item
+    return size_a > 0 and size_b > 0 and a.address < b.address + size_b and b.address < a.address + size_a
+
+
+class SpmvPlan(_Plan):
+    """y = alpha * A @ x + beta * y, A prepared once for `method`.
+
+    A: a SciPy sparse matrix/array, a cupyx.scipy.sparse matrix, a torch sparse CSR/COO tensor or
+    an (indptr, indices, data, shape) tuple. GPU-resident A is checked and prepared on the GPU
+    (no host round trip; dasp alone downloads it once to build its layout).
+    method: a name from tcsparse.methods(); "auto" lets the library choose (plan.method says
+    what it chose). precision: None (from A's dtype), "fp64", "fp32", "fp16", "bf16" or a dtype;
+    A is converted if it differs. device: "cuda", "cuda:N" or "cpu" (the CPU reference, double
+    accumulation, on NumPy arrays). parameters: the method's options, e.g.
+    {"max_medium_row_length": 128} (tcsparse.method_info(name)["parameters"]).
+    Building releases the GIL. Raises NoDeviceError on a machine without a GPU (device="cuda"),
+    UnsupportedError for a precision the method lacks, ParameterError for a bad parameter,
+    ValidationError for an invalid matrix.
+    """
+
+    _operation = "spmv"
+
+    def __init__(self, A: Any, method: str = "auto", precision: Any = None, device: Any = "cuda",
+                 parameters: Optional[Mapping[str, Any]] = None) -> None:
+        super().__init__(A, 0, method, precision, device, parameters)
+
+    def __call__(self, x: Any, y: Any = None, alpha: float = 1.0, beta: float = 0.0,
+                 stream: Any = None) -> Any:
+        """y = alpha * A @ x + beta * y. x: cols values, y: rows values, both contiguous arrays of
+        the plan's dtype on the plan's device, used in place (no copies). y=None allocates one in
+        x's library (NumPy, CuPy, torch). stream: None (the current stream of y's library; the
+        legacy default stream for other libraries), an int cudaStream_t, or a torch / CuPy
+        stream. Asynchronous on the GPU: the result is ready when the stream reaches it.
+        beta == 0 never reads y's old contents. Returns y."""
+        return self._apply(x, y, alpha, beta, stream, (self.shape[1],), (self.shape[0],),
+                           ("x", "y"))
+
+    @property
+    def plan_row_order(self) -> bool:
+        """Whether the plan works in its own row order (dasp's row_order=plan): y, and x too for a
+        square A, are then in plan order; convert with permute / unpermute."""
+        return self._plan.plan_row_order()
+
+    def permute(self, caller_order: Any, out: Any = None, stream: Any = None) -> Any:
+        """out[p] = caller_order[row of plan position p] (rows values; a copy for a plan in the
+        caller's order). Returns out."""
+        return self._reorder(self._plan.permute, caller_order, out, stream)
+
+    def unpermute(self, plan_order: Any, out: Any = None, stream: Any = None) -> Any:
+        """The inverse of permute. Returns out."""
+        return self._reorder(self._plan.unpermute, plan_order, out, stream)
+
+    def _reorder(self, function, source: Any, out: Any, stream: Any) -> Any:
+        shape = (self.shape[0],)
+        view = _arrays.describe(source, "input")
+        self._check(view, "input", shape)
+        if out is None:
+            out = _arrays.empty_like_library(view, shape, "out")
+        out_view = _arrays.describe(out, "out")
+        self._check(out_view, "out", shape)
+        if _overlap(view, out_view):
+            raise ValueError("input and out must not overlap")
+        function(view.address, out_view.address, self._stream(stream, out_view))
+        return out
+
+
+class SpmmPlan(_Plan):
+    """C = alpha * A @ B + beta * C with B (cols x n) and C (rows x n) row-major (C order).
+
+    As SpmvPlan otherwise (A, method, precision, device, parameters)."""
+
+    _operation = "spmm"
+
+    def __init__(self, A: Any, n: int, method: str = "auto", precision: Any = None,
+                 device: Any = "cuda", parameters: Optional[Mapping[str, Any]] = None) -> None:
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+            raise ValueError(f"n (the columns of B) must be a positive int; got {n!r}")
+        self.n: int = int(n)
+        super().__init__(A, self.n, method, precision, device, parameters)
+
+    def __call__(self, B: Any, C: Any = None, alpha: float = 1.0, beta: float = 0.0,
+                 stream: Any = None) -> Any:
+        """C = alpha * A @ B + beta * C; B of shape (cols, n), C of shape (rows, n), C-contiguous.
+        As SpmvPlan.__call__ otherwise. Returns C."""
+        return self._apply(B, C, alpha, beta, stream, (self.shape[1], self.n),
+                           (self.shape[0], self.n), ("B", "C"))

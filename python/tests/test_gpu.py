@@ -1,0 +1,238 @@
+"""The package on the GPU with CuPy and PyTorch arrays: results against SciPy, zero copy, streams,
+device-resident matrices. Skipped (with the reason) where there is no GPU, CuPy or torch."""
+import numpy as np
+import pytest
+import scipy.sparse
+
+import tcsparse
+from conftest import TOLERANCE, edge_matrices, gpu, random_values, relative_error
+
+pytestmark = gpu
+
+SPMV_METHODS = [m for m in tcsparse.methods()
+                if m == "auto" or tcsparse.method_info(m)["spmv"]]
+SPMM_METHODS = [m for m in tcsparse.methods()
+                if m == "auto" or tcsparse.method_info(m)["spmm"]]
+
+
+def supports(method, operation, precision):
+    return method == "auto" or precision in tcsparse.method_info(method)[operation]
+
+
+@pytest.fixture
+def cp():
+    return pytest.importorskip("cupy")
+
+
+@pytest.fixture
+def torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    return torch
+
+
+def matrix():
+    return tcsparse.generate("random", rows=3000, cols=2500, min=0, max=300, dist="power_law",
+                             seed=6)
+
+
+# ---- every method by name, host matrices, CuPy vectors ----
+
+@pytest.mark.parametrize("method", SPMV_METHODS)
+@pytest.mark.parametrize("precision", ["fp64", "fp32", "fp16"])
+def test_spmv_of_every_method_equals_scipy(cp, method, precision):
+    if not supports(method, "spmv", precision):
+        pytest.skip(f"{method} has no {precision} SpMV")
+    A = matrix()
+    plan = tcsparse.SpmvPlan(A, method=method, precision=precision)
+    assert plan.method in tcsparse.methods() and plan.method != "auto"
+    dtype = np.dtype(plan.dtype)
+    x = random_values(A.shape[1], 1, dtype)
+    y = plan(cp.asarray(x))
+    assert isinstance(y, cp.ndarray) and y.dtype == dtype
+    reference = A.astype(dtype).astype(np.float64) @ x.astype(np.float64)
+    assert relative_error(cp.asnumpy(y), reference) < TOLERANCE[precision]
+
+
+@pytest.mark.parametrize("method", SPMM_METHODS)
+def test_spmm_of_every_method_equals_scipy(cp, method):
+    A = matrix()
+    n = 16
+    plan = tcsparse.SpmmPlan(A, n, method=method, precision="fp32")
+    B = random_values((A.shape[1], n), 2, np.float32)
+    C = plan(cp.asarray(B))
+    assert C.shape == (A.shape[0], n)
+    reference = A.astype(np.float32).astype(np.float64) @ B.astype(np.float64)
+    assert relative_error(cp.asnumpy(C), reference) < TOLERANCE["fp32"]
+
+
+@pytest.mark.parametrize("name, A", edge_matrices(), ids=[n for n, _ in edge_matrices()])
+def test_edge_shapes_on_the_gpu(cp, name, A):
+    plan = tcsparse.SpmvPlan(A, method="cusparse")
+    x = random_values(A.shape[1], 3)
+    y = cp.full(A.shape[0], cp.nan)
+    plan(cp.asarray(x), y)
+    assert relative_error(cp.asnumpy(y), A @ x) < TOLERANCE["fp64"]
+
+
+def test_auto_never_picks_a_method_that_refuses_the_precision(cp):
+    A = matrix()
+    for precision in ("fp64", "fp32", "fp16", "bf16"):
+        plan = tcsparse.SpmvPlan(A, precision=precision)
+        assert precision in tcsparse.method_info(plan.method)["spmv"]
+
+
+# ---- zero copy, streams ----
+
+def test_output_is_written_in_place_without_new_allocations(cp):
+    A = matrix()
+    plan = tcsparse.SpmvPlan(A, method="cusparse")
+    x = cp.asarray(random_values(A.shape[1], 4))
+    y = cp.empty(A.shape[0])
+    plan(x, y)  # warm-up
+    cp.cuda.Device().synchronize()
+    pool = cp.get_default_memory_pool()
+    used = pool.used_bytes()
+    out = plan(x, y)
+    assert out is y and pool.used_bytes() == used
+
+
+def test_torch_output_is_the_given_tensor_and_stays_on_its_memory(torch):
+    A = matrix()
+    plan = tcsparse.SpmvPlan(A, method="cusparse", precision="fp32")
+    x = torch.from_numpy(random_values(A.shape[1], 5, np.float32)).cuda()
+    y = torch.empty(A.shape[0], device="cuda")
+    address = y.data_ptr()
+    torch.cuda.synchronize()
+    allocated = torch.cuda.memory_allocated()
+    out = plan(x, y)
+    assert out is y and y.data_ptr() == address
+    assert torch.cuda.memory_allocated() == allocated
+    assert relative_error(y.cpu().numpy(), A.astype(np.float32) @ x.cpu().numpy()) < 1e-5
+    fresh = plan(x)
+    assert isinstance(fresh, torch.Tensor) and fresh.device.type == "cuda"
+
+
+def test_stream_none_is_the_callers_current_stream_cupy(cp):
+    A = matrix()
+    plan = tcsparse.SpmvPlan(A, method="csr_overlap")
+    x = cp.asarray(random_values(A.shape[1], 6))
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        y = plan(x)          # on `stream`
+        z = y * 2            # same stream: sees the product
+    stream.synchronize()
+    assert relative_error(cp.asnumpy(z), 2 * (A @ cp.asnumpy(x))) < 1e-12
+
+
+def test_stream_none_is_the_callers_current_stream_torch(torch):
+    A = matrix()
+    plan = tcsparse.SpmvPlan(A, method="cusparse")
+    x = torch.from_numpy(random_values(A.shape[1], 7)).cuda()
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        y = plan(x)
+        z = y * 2
+    stream.synchronize()
+    assert relative_error(z.cpu().numpy(), 2 * (A @ x.cpu().numpy())) < 1e-12
+
+
+@pytest.mark.parametrize("kind", ["cupy", "torch", "int"])
+def test_explicit_streams(cp, kind):
+    A = matrix()
+    plan = tcsparse.SpmvPlan(A, method="cusparse")
+    x = cp.asarray(random_values(A.shape[1], 8))
+    y = cp.empty(A.shape[0])
+    stream = cp.cuda.Stream(non_blocking=True)
+    if kind == "torch":
+        torch = pytest.importorskip("torch")
+        torch_stream = torch.cuda.ExternalStream(stream.ptr)
+        plan(x, y, stream=torch_stream)
+    else:
+        plan(x, y, stream=stream if kind == "cupy" else stream.ptr)
+    stream.synchronize()
+    assert relative_error(cp.asnumpy(y), A @ cp.asnumpy(x)) < 1e-12
+
+
+# ---- device-resident matrices ----
+
+@pytest.mark.parametrize("method", ["auto", "cusparse", "csr_overlap", "dasp"])
+def test_cupy_matrix_builds_on_the_gpu(cp, method):
+    cupyx_sparse = pytest.importorskip("cupyx.scipy.sparse")
+    A = matrix()
+    D = cupyx_sparse.csr_matrix(A)
+    plan = tcsparse.SpmvPlan(D, method=method)
+    x = random_values(A.shape[1], 9)
+    assert relative_error(cp.asnumpy(plan(cp.asarray(x))), A @ x) < 1e-12
+    if method in ("csr_overlap", "cusparse"):
+        assert plan.stats["upload_ms"] >= 0
+
+
+def test_torch_csr_matrix_builds_on_the_gpu(torch):
+    A = matrix()
+    T = torch.sparse_csr_tensor(torch.from_numpy(A.indptr.astype(np.int64)),
+                                torch.from_numpy(A.indices.astype(np.int64)),
+                                torch.from_numpy(A.data), size=A.shape).cuda()
+    plan = tcsparse.SpmvPlan(T, method="csr_overlap")
+    x = torch.from_numpy(random_values(A.shape[1], 10)).cuda()
+    assert relative_error(plan(x).cpu().numpy(), A @ x.cpu().numpy()) < 1e-12
+
+
+def test_update_values_from_the_device(cp):
+    A = matrix()
+    plan = tcsparse.SpmvPlan(A, method="csr_overlap")
+    assert plan.can_update_values
+    new = random_values(A.nnz, 11)
+    plan.update_values(cp.asarray(new))
+    B = scipy.sparse.csr_array((new, A.indices, A.indptr), shape=A.shape)
+    x = random_values(A.shape[1], 12)
+    assert relative_error(cp.asnumpy(plan(cp.asarray(x))), B @ x) < 1e-12
+
+
+def test_dasp_refuses_update_values_and_permutes_in_plan_order(cp):
+    A = tcsparse.generate("stencil3d", nx=20, ny=20, nz=20, seed=1)
+    plan = tcsparse.SpmvPlan(A, method="dasp", parameters={"row_order": "plan"})
+    with pytest.raises(tcsparse.UnsupportedError, match="dasp"):
+        plan.update_values(cp.asarray(A.data))
+    assert plan.plan_row_order
+    x = cp.asarray(random_values(A.shape[1], 13))
+    xp = plan.permute(x)
+    y = plan.unpermute(plan(xp))
+    assert relative_error(cp.asnumpy(y), A @ cp.asnumpy(x)) < 1e-12
+
+
+# ---- refused clearly ----
+
+def test_host_vectors_on_a_gpu_plan_are_refused(cp):
+    plan = tcsparse.SpmvPlan(matrix(), method="cusparse")
+    with pytest.raises(ValueError, match="host array"):
+        plan(np.ones(plan.shape[1]))
+
+
+def test_wrong_dtype_and_strided_device_arrays_are_refused(cp):
+    plan = tcsparse.SpmvPlan(matrix(), method="cusparse")
+    with pytest.raises(TypeError, match="float64"):
+        plan(cp.ones(plan.shape[1], dtype=cp.float32))
+    with pytest.raises(ValueError, match="contiguous"):
+        plan(cp.ones(2 * plan.shape[1])[::2])
+
+
+def test_a_bad_parameter_is_a_parameter_error(cp):
+    with pytest.raises(tcsparse.ParameterError, match="no_such_key"):
+        tcsparse.SpmvPlan(matrix(), method="dasp", parameters={"no_such_key": 1})
+
+
+def test_dlpack_only_arrays_jax():
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("jax without a GPU")
+    A = matrix()
+    plan = tcsparse.SpmvPlan(A, method="cusparse")
+    x = random_values(A.shape[1], 14)
+    cp = pytest.importorskip("cupy")
+    y = cp.empty(A.shape[0])
+    plan(jnp.asarray(x), y)
+    cp.cuda.Device().synchronize()
+    assert relative_error(cp.asnumpy(y), A @ x) < 1e-12
