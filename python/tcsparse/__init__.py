@@ -53,19 +53,7 @@ __all__ = [
     "long_rows", "pruned_weights",
 ]
 
-# ---------------------------------------------------------------------------------------------
-# FALLBACK for "auto" -- the one place it lives; delete this block once the C++ registry has
-# Method("auto") (issue 12, automatic choice). Until then "auto" runs the cuSPARSE baseline.
-_AUTO = "auto"
-_AUTO_FALLBACK = "cusparse"
-
-
-def _registered_method(name: str) -> str:
-    """The registry name a plan is built with: "auto" -> the fallback while C++ lacks "auto"."""
-    if name == _AUTO and _AUTO not in _registry_names():
-        return _AUTO_FALLBACK
-    return name
-# ---------------------------------------------------------------------------------------------
+_AUTO = "auto"  # the library's automatic choice (Method("auto") in C++)
 
 
 def _registry_names() -> List[str]:
@@ -73,10 +61,9 @@ def _registry_names() -> List[str]:
 
 
 def methods() -> List[str]:
-    """Every method a plan can be built with, by name: "auto" (the library's own choice) first,
-    then the registered methods, baselines first (as the C++ tcsparse::methods())."""
-    names = _registry_names()
-    return names if _AUTO in names else [_AUTO] + names
+    """Every method a plan can be built with, by name, as the C++ tcsparse::methods(): the
+    registered methods, baselines first, and "auto" (the library's own choice)."""
+    return _registry_names()
 
 
 def method_info(name: Optional[str] = None) -> Union[List[Dict[str, Any]], Dict[str, Any]]:
@@ -383,7 +370,7 @@ class _Plan:
                                  "(pass A.get() for CuPy, A.cpu() for torch)")
             registry_method, ordinal = "reference", 0
         else:
-            registry_method = _registered_method(method)
+            registry_method = method
             if csr.on_device:
                 if ordinal is not None and csr.device_id is not None and ordinal != csr.device_id:
                     raise ValueError(f"device='cuda:{ordinal}' but A is on cuda:{csr.device_id}")
