@@ -13,9 +13,11 @@
   X(cusparse)                          \
   X(cusparse_alg2)                     \
   X(cusparse_alg3)                     \
+  X(cublas_dense)                      \
   X(dasp)                              \
   X(csr_overlap)                       \
   X(csr_full_overlap)                  \
+  X(tca)                               \
   /* one line a method, above this one */
 
 namespace tcsparse {
