@@ -110,4 +110,14 @@ class CusparseError : public Error {
   int code_;
 };
 
+/// A cuBLAS call failed. code() is the cublasStatus_t value.
+class CublasError : public Error {
+ public:
+  CublasError(int code, const std::string& message) : Error(message), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
 }  // namespace tcsparse

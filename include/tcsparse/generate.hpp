@@ -55,6 +55,29 @@ GeneratedMatrix generate_long_rows(std::int64_t rows, std::int64_t cols, std::in
 GeneratedMatrix generate_pruned_weights(std::int64_t rows, std::int64_t cols, double sparsity,
                                         std::uint64_t seed);
 
+/// Row profiles of generated LLM weights.
+enum class LlmRowProfile {
+  uniform,  ///< every row keeps round((1 - sparsity) * cols) entries (per-row pruning)
+  skewed,   ///< row densities (1 - sparsity) * f, f uniform in [0.4, 1.6]: lengths vary ~4x
+};
+
+/// A pruned LLM weight matrix (rows x cols, unstructured sparsity): row lengths by `profile`,
+/// columns uniform without repetition, built in parallel. Sparsity in [0, 1].
+GeneratedMatrix generate_llm_weights(std::int64_t rows, std::int64_t cols, double sparsity,
+                                     LlmRowProfile profile, std::uint64_t seed);
+
+/// The benchmark name of LLM weights, "llm:<rows>x<cols>:s<sparsity>:<uniform|skewed>"
+/// (e.g. "llm:4096x4096:s0.70:uniform").
+struct LlmWeightsName {
+  std::int64_t rows = 0, cols = 0;
+  double sparsity = 0.0;
+  LlmRowProfile profile = LlmRowProfile::uniform;
+};
+/// Parses such a name; anything else is an Error naming the expected form.
+LlmWeightsName parse_llm_weights_name(const std::string& name);
+/// The name of `weights` in that form, sparsity with two decimals.
+std::string llm_weights_name(const LlmWeightsName& weights);
+
 /// `block` repeated on the diagonal until the result has at least target_nnz nonzeros: keeps the
 /// real matrix's row-length distribution at any size. Values are redrawn from the seed.
 GeneratedMatrix generate_block_diagonal_replica(const GeneratedMatrix& block,
@@ -70,6 +93,7 @@ GeneratedMatrix generate_block_diagonal_replica(const GeneratedMatrix& block,
 ///   short       rows cols                   seed
 ///   long        rows cols length            seed
 ///   pruned      rows cols sparsity          seed
+///   llm         rows cols sparsity profile[uniform|skewed] seed
 ///   replicate   file target_nnz|copies      seed   (exactly one of the two)
 /// Throws Error naming an unknown kind, a missing or unknown parameter, or a bad value.
 struct GeneratorSpec {

@@ -69,6 +69,33 @@ std::string_view to_string(HostUpload upload);
 /// The inverse of to_string; anything else is a ParameterError listing the four words.
 HostUpload parse_host_upload(std::string_view text);
 
+/// How B and C of an SpMM are stored (both the same way). Row-major: element (i, j) at i * n + j;
+/// column-major: at j * rows + i (B: cols rows, C: rows rows), as BLAS and PyTorch's weight.T
+/// products hold them.
+enum class DenseLayout { row_major, column_major };
+/// "row_major", "column_major".
+std::string_view to_string(DenseLayout layout);
+/// The inverse of to_string ("row" and "col"/"column" too); anything else is a ParameterError.
+DenseLayout parse_dense_layout(std::string_view text);
+
+/// The type of C: the input type, or fp32 for fp16 / bf16 inputs (the fp32 accumulators written
+/// as they are; SpmmPlan::apply_fp32_output). fp32 for fp32 inputs is the input type.
+enum class SpmmOutput { input_type, fp32 };
+/// "input", "fp32".
+std::string_view to_string(SpmmOutput output);
+/// The inverse of to_string; anything else is a ParameterError.
+SpmmOutput parse_spmm_output(std::string_view text);
+
+/// The dense operands of an SpMM plan. A method that cannot do a combination refuses it when the
+/// plan is built with an UnsupportedError naming it (e.g. "tca does not support column-major B
+/// and C"); `tcsparse methods` lists what each method does.
+struct SpmmLayout {
+  DenseLayout dense = DenseLayout::row_major;
+  SpmmOutput output = SpmmOutput::input_type;
+};
+/// "row_major B and C, C in fp16" for messages.
+std::string describe(const SpmmLayout& layout, Precision input);
+
 /// Options every plan understands.
 struct PlanOptions {
   int device = 0;  ///< CUDA device ordinal
@@ -157,22 +184,28 @@ class SpmvPlan {
   std::unique_ptr<detail::SpmvMethod<Value>> impl_;
 };
 
-/// C = alpha * A * B + beta * C on the GPU with B (cols x n) and C (rows x n) row-major,
-/// device pointers. fp16 and bf16 accumulate in fp32.
+/// C = alpha * A * B + beta * C on the GPU with B (cols x n) and C (rows x n), device pointers,
+/// stored as `layout` says (default: both row-major, C in the input type). fp16 and bf16
+/// accumulate in fp32. beta == 0 ignores C's old contents (NaN included).
 template <typename Value>
 class SpmmPlan {
  public:
   SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n, Method method,
-           const PlanOptions& options = {});
+           const PlanOptions& options = {}, const SpmmLayout& layout = {});
   /// From a CSR already on the GPU: as SpmvPlan's.
   SpmmPlan(const DeviceCsrView<Value>& matrix, std::int64_t n, Method method,
-           const PlanOptions& options = {});
+           const PlanOptions& options = {}, const SpmmLayout& layout = {});
   ~SpmmPlan();
   SpmmPlan(SpmmPlan&&) noexcept;
   SpmmPlan& operator=(SpmmPlan&&) noexcept;
 
+  /// For a plan with C in the input type (SpmmOutput::input_type); else an Error.
   void apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream = nullptr) const;
+  /// For a plan with SpmmOutput::fp32 (fp16 / bf16 inputs; for fp32 inputs the same as apply);
+  /// else an Error.
+  void apply_fp32_output(const Value* B, float* C, float alpha, float beta,
+                         Stream stream = nullptr) const;
 
   /// As SpmvPlan's.
   void update_values(const Value* device_values, Stream stream = nullptr);
@@ -184,11 +217,15 @@ class SpmmPlan {
   std::int64_t cols() const { return cols_; }
   std::int64_t n() const { return n_; }
   std::int64_t nnz() const { return nnz_; }
+  const SpmmLayout& layout() const { return layout_; }
   const PlanStats& stats() const;
 
  private:
+  void check_operands(const void* B, const void* C) const;
+
   Method method_;
   std::int64_t rows_ = 0, cols_ = 0, n_ = 0, nnz_ = 0;
+  SpmmLayout layout_;
   std::unique_ptr<detail::SpmmMethod<Value>> impl_;
 };
 

@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -446,6 +447,18 @@ const std::vector<GeneratorKind>& kinds() {
          return generate_pruned_weights(p.integer("rows"), p.integer("cols"), p.real("sparsity"),
                                         p.seed());
        }},
+      {"llm",
+       "pruned LLM weights: every row (1 - sparsity) * cols entries (uniform) or ~4x skewed",
+       {{"rows", ""}, {"cols", ""}, {"sparsity", ""}, {"profile", "uniform"},
+        {"seed", seed_default}},
+       [](const Parameters& p) {
+         const std::string profile = p.text("profile");
+         if (profile != "uniform" && profile != "skewed")
+           fail("llm", "profile must be uniform or skewed, got '" + profile + "'");
+         return generate_llm_weights(
+             p.integer("rows"), p.integer("cols"), p.real("sparsity"),
+             profile == "skewed" ? LlmRowProfile::skewed : LlmRowProfile::uniform, p.seed());
+       }},
       {"replicate",
        "a real matrix file repeated block-diagonally `copies` times or to at least target_nnz",
        {{"file", ""}, {"target_nnz", "0"}, {"copies", "0"}, {"seed", seed_default}},
@@ -795,6 +808,75 @@ GeneratedMatrix generate_pruned_weights(std::int64_t rows, std::int64_t cols, do
                     Random rng = stream(seed, Purpose::row_columns, row);
                     sample_sorted_columns(rng, cols, columns);
                   });
+}
+
+GeneratedMatrix generate_llm_weights(std::int64_t rows, std::int64_t cols, double sparsity,
+                                     LlmRowProfile profile, std::uint64_t seed) {
+  constexpr std::string_view name = "llm";
+  require_non_negative(name, "rows", rows);
+  require_non_negative(name, "cols", cols);
+  require_fits_index(name, "rows", rows);
+  require_fits_index(name, "cols", cols);
+  if (!(sparsity >= 0.0 && sparsity <= 1.0))
+    fail(name, "sparsity must be in [0, 1], got " + std::to_string(sparsity));
+  // Skewed rows: density factor uniform in [kLow, kHigh], mean 1, longest / shortest row = 4
+  // (about what magnitude pruning of a transformer layer gives, issue 11).
+  constexpr double kSkewLow = 0.4, kSkewHigh = 1.6;
+  const double density = 1.0 - sparsity;
+  const double width = static_cast<double>(cols);
+  if (static_cast<double>(rows) * width * density * (profile == LlmRowProfile::skewed ? 1.1 : 1.0) >
+      1.1 * static_cast<double>(max_index))
+    throw IndexOverflowError("generator llm: about " +
+                             std::to_string(static_cast<double>(rows) * width * density) +
+                             " nonzeros do not fit 32-bit indices");
+  const auto lengths = row_lengths(rows, [&](std::int64_t row) {
+    double factor = 1.0;
+    if (profile == LlmRowProfile::skewed) {
+      Random rng = stream(seed, Purpose::row_density, row);
+      factor = kSkewLow + (kSkewHigh - kSkewLow) * rng.unit();
+    }
+    const std::int64_t length = std::llround(width * density * factor);
+    return static_cast<std::int32_t>(std::clamp<std::int64_t>(length, 0, cols));
+  });
+  return assemble(name, rows, cols, lengths, seed,
+                  [&](std::int64_t row, std::span<std::int32_t> columns) {
+                    Random rng = stream(seed, Purpose::row_columns, row);
+                    sample_sorted_columns(rng, cols, columns);
+                  });
+}
+
+LlmWeightsName parse_llm_weights_name(const std::string& name) {
+  const auto bad = [&]() -> Error {
+    return Error("'" + name +
+                 "' is not an LLM weight name llm:<rows>x<cols>:s<sparsity>:<uniform|skewed> "
+                 "(e.g. llm:4096x4096:s0.70:uniform)");
+  };
+  LlmWeightsName weights;
+  long long rows = 0, cols = 0;
+  double sparsity = 0.0;
+  char profile[16] = {};
+  int consumed = 0;
+  if (name.size() > 64 ||
+      std::sscanf(name.c_str(), "llm:%lldx%lld:s%lf:%15[a-z]%n", &rows, &cols, &sparsity, profile,
+                  &consumed) != 4 ||
+      consumed != static_cast<int>(name.size()))
+    throw bad();
+  if (rows < 0 || cols < 0 || !(sparsity >= 0.0 && sparsity <= 1.0)) throw bad();
+  const std::string profile_text = profile;
+  if (profile_text == "uniform") weights.profile = LlmRowProfile::uniform;
+  else if (profile_text == "skewed") weights.profile = LlmRowProfile::skewed;
+  else throw bad();
+  weights.rows = rows;
+  weights.cols = cols;
+  weights.sparsity = sparsity;
+  return weights;
+}
+
+std::string llm_weights_name(const LlmWeightsName& weights) {
+  char sparsity[32];
+  std::snprintf(sparsity, sizeof sparsity, "%.2f", weights.sparsity);
+  return "llm:" + std::to_string(weights.rows) + "x" + std::to_string(weights.cols) + ":s" +
+         sparsity + ":" + (weights.profile == LlmRowProfile::skewed ? "skewed" : "uniform");
 }
 
 GeneratedMatrix generate_block_diagonal_replica(const GeneratedMatrix& block,

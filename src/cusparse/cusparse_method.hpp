@@ -20,11 +20,11 @@ template <typename Value, Algorithm kAlgorithm>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      const detail::ParameterValues& parameters);
 
-/// B and C row-major. cuSPARSE computes fp16 / bf16 (mixed precision) SpMM with CSR_ALG3 only,
+/// B and C row-major or column-major, C in the input type or (16-bit inputs) fp32. cuSPARSE computes fp16 / bf16 (mixed precision) SpMM with CSR_ALG3 only,
 /// which the default algorithm picks itself; cusparse_alg2 registers no 16-bit SpMM.
 template <typename Value, Algorithm kAlgorithm>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                     std::int64_t n,
+                                                     std::int64_t n, const SpmmLayout& layout,
                                                      const detail::ParameterValues& parameters);
 
 /// The same from a CSR already on the GPU (checked by the plan): copied device to device, then
@@ -34,6 +34,7 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
     const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters);
 template <typename Value, Algorithm kAlgorithm>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm_from_device(
-    const DeviceCsrView<Value>& matrix, std::int64_t n, const detail::ParameterValues& parameters);
+    const DeviceCsrView<Value>& matrix, std::int64_t n, const SpmmLayout& layout,
+    const detail::ParameterValues& parameters);
 
 }  // namespace tcsparse::cusparse

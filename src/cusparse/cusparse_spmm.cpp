@@ -1,5 +1,7 @@
-// cusparseSpMM (generic API, CSR, 32-bit indices) with row-major B and C behind the SpmmMethod
-// interface.
+// cusparseSpMM (generic API, CSR, 32-bit indices) behind the SpmmMethod interface: B and C
+// row-major (CUSPARSE_ORDER_ROW, leading dimension n) or column-major (CUSPARSE_ORDER_COL, leading
+// dimension = their row count), C in the input type or, for fp16 / bf16 inputs, in fp32 (the
+// mixed-precision entry A/B CUDA_R_16F or CUDA_R_16BF, C CUDA_R_32F, compute CUDA_R_32F).
 //
 // Algorithms: method cusparse -> CUSPARSE_SPMM_ALG_DEFAULT, cusparse_alg2 -> CSR_ALG2 (the one
 // cuSPARSE intends for row-major layout), cusparse_alg3 -> CSR_ALG3 (deterministic; CSR with
@@ -50,21 +52,23 @@ class CusparseSpmm final : public detail::SpmmMethod<Value> {
   /// `matrix`: the CSR on the device (uploaded or copied from a device view); `stats`: the time
   /// that took.
   CusparseSpmm(detail::DeviceCsr<Value> matrix, const PlanStats& stats, std::int64_t n,
-               SpmmAlgorithm algorithm)
-      : algorithm_(algorithm), n_(n), stats_(stats), matrix_(std::move(matrix)) {
+               const SpmmLayout& layout, SpmmAlgorithm algorithm)
+      : algorithm_(algorithm), n_(n), layout_(layout), stats_(stats), matrix_(std::move(matrix)) {
     stats_.stored_values = matrix_.nnz;
     stats_.padding_ratio = 0.0;
     stats_.device_bytes = matrix_.bytes();
     if (has_products()) prepare();
     stats_.details = details(algorithm_.name, value_data_type<Value>(), compute_data_type<Value>(),
                              workspace_.bytes());
+    stats_.details["layout"] = std::string(to_string(layout_.dense));
+    stats_.details["output_type"] = data_type_name(output_data_type());
   }
 
-  void apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
+  void apply(const Value* B, void* C, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
     if (matrix_.rows == 0 || n_ == 0) return;
     if (!has_products()) {
-      detail::scale_async(C, matrix_.rows * n_, beta, stream);
+      detail::scale_spmm_output_async<Value>(C, matrix_.rows * n_, layout_.output, beta, stream);
       return;
     }
     const cusparseHandle_t handle = state_->handle.get();
@@ -97,23 +101,35 @@ class CusparseSpmm final : public detail::SpmmMethod<Value> {
 
   void* workspace_ptr() const { return const_cast<std::byte*>(workspace_.data()); }
 
+  cudaDataType output_data_type() const {
+    return layout_.output == SpmmOutput::fp32 ? CUDA_R_32F : value_data_type<Value>();
+  }
+
   void prepare() {
     const std::string what = std::string(algorithm_.method) + " SpMM in " +
-                             std::string(to_string(precision_of<Value>())) +
-                             " with row-major B and C";
+                             std::string(to_string(precision_of<Value>())) + " with " +
+                             describe(layout_, precision_of<Value>());
     state_.emplace();
     state_->matrix = make_csr_descriptor(matrix_);
 
-    // B (cols x n) and C (rows x n), row-major: leading dimension n. Stand-in buffers give the
-    // descriptors device pointers for the preprocessing; every apply replaces them.
+    // B (cols x n) and C (rows x n): row-major with leading dimension n, or column-major with
+    // leading dimension cols (B) and rows (C). Stand-in buffers give the descriptors device
+    // pointers for the preprocessing; every apply replaces them.
+    const bool row_major = layout_.dense == DenseLayout::row_major;
+    const cusparseOrder_t order = row_major ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL;
+    const std::int64_t b_leading = row_major ? n_ : matrix_.cols;
+    const std::int64_t c_leading = row_major ? n_ : matrix_.rows;
+    const std::size_t c_value_bytes = layout_.output == SpmmOutput::fp32 ? 4 : sizeof(Value);
     detail::DeviceBuffer<Value> b_stand_in(static_cast<std::size_t>(matrix_.cols * n_));
-    detail::DeviceBuffer<Value> c_stand_in(static_cast<std::size_t>(matrix_.rows * n_));
+    detail::DeviceBuffer<std::byte> c_stand_in(static_cast<std::size_t>(matrix_.rows * n_) *
+                                               c_value_bytes);
     cusparseDnMatDescr_t B = nullptr, C = nullptr;
-    TCSPARSE_CUSPARSE_CHECK(cusparseCreateDnMat(&B, matrix_.cols, n_, n_, b_stand_in.data(),
-                                                value_data_type<Value>(), CUSPARSE_ORDER_ROW));
+    TCSPARSE_CUSPARSE_CHECK(cusparseCreateDnMat(&B, matrix_.cols, n_, b_leading,
+                                                b_stand_in.data(), value_data_type<Value>(),
+                                                order));
     state_->B = DenseMatrixDescriptor(B);
-    TCSPARSE_CUSPARSE_CHECK(cusparseCreateDnMat(&C, matrix_.rows, n_, n_, c_stand_in.data(),
-                                                value_data_type<Value>(), CUSPARSE_ORDER_ROW));
+    TCSPARSE_CUSPARSE_CHECK(cusparseCreateDnMat(&C, matrix_.rows, n_, c_leading,
+                                                c_stand_in.data(), output_data_type(), order));
     state_->C = DenseMatrixDescriptor(C);
 
     const cusparseHandle_t handle = state_->handle.get();
@@ -147,6 +163,7 @@ class CusparseSpmm final : public detail::SpmmMethod<Value> {
 
   SpmmAlgorithm algorithm_;
   std::int64_t n_ = 0;
+  SpmmLayout layout_;
   PlanStats stats_;
   detail::DeviceCsr<Value> matrix_;
   detail::DeviceBuffer<std::byte> workspace_;
@@ -157,31 +174,33 @@ class CusparseSpmm final : public detail::SpmmMethod<Value> {
 
 template <typename Value, Algorithm kAlgorithm>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
-                                                     std::int64_t n,
+                                                     std::int64_t n, const SpmmLayout& layout,
                                                      const detail::ParameterValues& /*none*/) {
   if (n < 0) throw ValidationError("SpMM: n must not be negative, got " + std::to_string(n));
   PlanStats stats;
   detail::DeviceCsr<Value> device = detail::upload_csr(matrix, stats);
-  return std::make_unique<CusparseSpmm<Value>>(std::move(device), stats, n,
+  return std::make_unique<CusparseSpmm<Value>>(std::move(device), stats, n, layout,
                                                spmm_algorithm(kAlgorithm));
 }
 
 template <typename Value, Algorithm kAlgorithm>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm_from_device(
-    const DeviceCsrView<Value>& matrix, std::int64_t n, const detail::ParameterValues& /*none*/) {
+    const DeviceCsrView<Value>& matrix, std::int64_t n, const SpmmLayout& layout,
+    const detail::ParameterValues& /*none*/) {
   if (n < 0) throw ValidationError("SpMM: n must not be negative, got " + std::to_string(n));
   PlanStats stats;
   detail::DeviceCsr<Value> device = detail::copy_device_csr(matrix, stats);
-  return std::make_unique<CusparseSpmm<Value>>(std::move(device), stats, n,
+  return std::make_unique<CusparseSpmm<Value>>(std::move(device), stats, n, layout,
                                                spmm_algorithm(kAlgorithm));
 }
 
 #define TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(Value, kAlgorithm)                             \
   template std::unique_ptr<detail::SpmmMethod<Value>> make_spmm<Value, kAlgorithm>(      \
-      const CsrMatrix<Value, std::int32_t>&, std::int64_t, const detail::ParameterValues&); \
+      const CsrMatrix<Value, std::int32_t>&, std::int64_t, const SpmmLayout&,              \
+      const detail::ParameterValues&);                                                     \
   template std::unique_ptr<detail::SpmmMethod<Value>>                                     \
   make_spmm_from_device<Value, kAlgorithm>(const DeviceCsrView<Value>&, std::int64_t,     \
-                                           const detail::ParameterValues&);
+                                           const SpmmLayout&, const detail::ParameterValues&);
 #define TCSPARSE_INSTANTIATE_CUSPARSE_SPMM_ALL(Value)                       \
   TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(Value, Algorithm::default_algorithm)  \
   TCSPARSE_INSTANTIATE_CUSPARSE_SPMM(Value, Algorithm::csr_alg2)           \

@@ -148,7 +148,7 @@ class AutoSpmmMethod final : public SpmmMethod<Value> {
  public:
   AutoSpmmMethod(std::unique_ptr<SpmmMethod<Value>> chosen, Json details)
       : chosen_(std::move(chosen)), auto_details_(std::move(details)) {}
-  void apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
+  void apply(const Value* B, void* C, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
     chosen_->apply(B, C, alpha, beta, stream);
   }

@@ -58,8 +58,10 @@ template <typename Value>
 class SpmmMethod {
  public:
   virtual ~SpmmMethod() = default;
-  /// B: cols x n, C: rows x n, row-major, device pointers. Same rules as SpmvMethod::apply.
-  virtual void apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
+  /// B: cols x n, C: rows x n, device pointers, in the SpmmLayout the factory accepted: C holds
+  /// Value (SpmmOutput::input_type) or float (SpmmOutput::fp32, 16-bit inputs only). Same rules
+  /// as SpmvMethod::apply.
+  virtual void apply(const Value* B, void* C, scalar_t<Value> alpha, scalar_t<Value> beta,
                      Stream stream) const = 0;
   virtual const PlanStats& stats() const = 0;
 
@@ -69,13 +71,16 @@ class SpmmMethod {
 };
 
 /// Builds a method object; the matrix is valid and the parameters are checked against the
-/// method's schema. Throws UnsupportedError for a matrix the method cannot take.
+/// method's schema. Throws UnsupportedError for a matrix the method cannot take, and for an SpMM
+/// layout it cannot do (naming it: describe(layout, precision)). The plan hands SpMM factories a
+/// normalised layout: SpmmOutput::fp32 only with fp16 / bf16 inputs.
 template <typename Value>
 using SpmvFactory = std::unique_ptr<SpmvMethod<Value>> (*)(const CsrMatrix<Value, std::int32_t>&,
                                                            const ParameterValues&);
 template <typename Value>
 using SpmmFactory = std::unique_ptr<SpmmMethod<Value>> (*)(const CsrMatrix<Value, std::int32_t>&,
-                                                           std::int64_t n, const ParameterValues&);
+                                                           std::int64_t n, const SpmmLayout&,
+                                                           const ParameterValues&);
 
 /// Builds a method object from a CSR already on the GPU (DeviceCsrView), checked on the GPU
 /// (runtime/device_csr_view.hpp) and the parameters checked: no host round trip. The object must
@@ -88,6 +93,7 @@ using SpmvDeviceFactory = std::unique_ptr<SpmvMethod<Value>> (*)(const DeviceCsr
 template <typename Value>
 using SpmmDeviceFactory = std::unique_ptr<SpmmMethod<Value>> (*)(const DeviceCsrView<Value>&,
                                                                  std::int64_t n,
+                                                                 const SpmmLayout&,
                                                                  const ParameterValues&);
 
 /// One factory per precision; nullptr where the method does not run in that precision. This is

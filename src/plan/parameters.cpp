@@ -55,6 +55,33 @@ HostUpload parse_host_upload(std::string_view text) {
       "host upload '{}' is not one of automatic, staged, register, direct", text));
 }
 
+std::string_view to_string(DenseLayout layout) {
+  return layout == DenseLayout::column_major ? "column_major" : "row_major";
+}
+
+DenseLayout parse_dense_layout(std::string_view text) {
+  if (text == "row_major" || text == "row") return DenseLayout::row_major;
+  if (text == "column_major" || text == "column" || text == "col") return DenseLayout::column_major;
+  throw ParameterError(fmt::format(
+      "dense layout '{}' is not one of row_major (row), column_major (column, col)", text));
+}
+
+std::string_view to_string(SpmmOutput output) {
+  return output == SpmmOutput::fp32 ? "fp32" : "input";
+}
+
+SpmmOutput parse_spmm_output(std::string_view text) {
+  if (text == "input") return SpmmOutput::input_type;
+  if (text == "fp32") return SpmmOutput::fp32;
+  throw ParameterError(fmt::format("SpMM output '{}' is not one of input, fp32", text));
+}
+
+std::string describe(const SpmmLayout& layout, Precision input) {
+  const std::string_view output =
+      layout.output == SpmmOutput::fp32 ? std::string_view("fp32") : to_string(input);
+  return fmt::format("{} B and C, C in {}", to_string(layout.dense), output);
+}
+
 namespace detail {
 namespace {
 

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "plan/auto_choice.hpp"
 #include "plan/method.hpp"
@@ -278,10 +279,23 @@ bool SpmvPlan<Value>::can_update_values() const {
 
 // ---- SpmmPlan ---------------------------------------------------------------------------------
 
+/// The layout a factory sees: fp32 output is the input type for fp32 inputs; fp64 inputs have no
+/// fp32 output (UnsupportedError).
+template <typename Value>
+SpmmLayout normalised_layout(SpmmLayout layout) {
+  if (layout.output == SpmmOutput::fp32) {
+    if constexpr (std::is_same_v<Value, float>) layout.output = SpmmOutput::input_type;
+    else if constexpr (std::is_same_v<Value, double>)
+      throw UnsupportedError("SpmmPlan: C in fp32 is for fp16 / bf16 inputs, not fp64");
+  }
+  return layout;
+}
+
 template <typename Value>
 SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n,
-                          Method method, const PlanOptions& options)
-    : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz()) {
+                          Method method, const PlanOptions& options, const SpmmLayout& layout)
+    : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz()),
+      layout_(normalised_layout<Value>(layout)) {
   matrix.validate();  // every method relies on valid CSR: refuse anything else up front
   if (n < 0) throw ValidationError("SpmmPlan: n must not be negative, got " + std::to_string(n));
   if (method.is_automatic()) {
@@ -293,7 +307,7 @@ SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int
     method_ = choice.chosen;
     const detail::HostUploadScope upload(options.host_upload);
     impl_ = std::make_unique<detail::AutoSpmmMethod<Value>>(
-        choice.chosen.descriptor().spmm.template of<Value>()(matrix, n, parameters),
+        choice.chosen.descriptor().spmm.template of<Value>()(matrix, n, layout_, parameters),
         detail::auto_details(choice));
     return;
   }
@@ -303,13 +317,14 @@ SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int
       detail::checked_parameters(method.descriptor(), options.parameters);
   select_device(options.device);
   const detail::HostUploadScope upload(options.host_upload);
-  impl_ = factory(matrix, n, parameters);
+  impl_ = factory(matrix, n, layout_, parameters);
 }
 
 template <typename Value>
 SpmmPlan<Value>::SpmmPlan(const DeviceCsrView<Value>& matrix, std::int64_t n, Method method,
-                          const PlanOptions& options)
-    : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz) {
+                          const PlanOptions& options, const SpmmLayout& layout)
+    : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz),
+      layout_(normalised_layout<Value>(layout)) {
   if (n < 0) throw ValidationError("SpmmPlan: n must not be negative, got " + std::to_string(n));
   if (method.is_automatic()) {
     select_device(options.device);
@@ -322,9 +337,10 @@ SpmmPlan<Value>::SpmmPlan(const DeviceCsrView<Value>& matrix, std::int64_t n, Me
     const detail::MethodDescriptor& chosen = choice.chosen.descriptor();
     std::unique_ptr<detail::SpmmMethod<Value>> impl;
     if (const auto from_device = chosen.spmm_from_device.template of<Value>())
-      impl = from_device(matrix, n, parameters);
+      impl = from_device(matrix, n, layout_, parameters);
     else
-      impl = chosen.spmm.template of<Value>()(detail::download_device_csr(matrix), n, parameters);
+      impl = chosen.spmm.template of<Value>()(detail::download_device_csr(matrix), n, layout_,
+                                              parameters);
     impl_ = std::make_unique<detail::AutoSpmmMethod<Value>>(std::move(impl),
                                                             detail::auto_details(choice));
     return;
@@ -336,9 +352,9 @@ SpmmPlan<Value>::SpmmPlan(const DeviceCsrView<Value>& matrix, std::int64_t n, Me
   select_device(options.device);
   detail::validate_device_csr(matrix);
   if (const auto from_device = method.descriptor().spmm_from_device.template of<Value>())
-    impl_ = from_device(matrix, n, parameters);
-  else
-    impl_ = factory(detail::download_device_csr(matrix), n, parameters);  // the host round trip
+    impl_ = from_device(matrix, n, layout_, parameters);
+  else  // the host round trip
+    impl_ = factory(detail::download_device_csr(matrix), n, layout_, parameters);
 }
 
 template <typename Value>
@@ -349,16 +365,40 @@ template <typename Value>
 SpmmPlan<Value>& SpmmPlan<Value>::operator=(SpmmPlan&&) noexcept = default;
 
 template <typename Value>
-void SpmmPlan<Value>::apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
-                            Stream stream) const {
-  const detail::SpmmMethod<Value>& impl = spmm_impl(impl_);
+void SpmmPlan<Value>::check_operands(const void* B, const void* C) const {
   if (rows_ > 0 && n_ > 0 && C == nullptr)
     throw Error("SpmmPlan::apply: C is null, expected " + std::to_string(rows_) + " x " +
                 std::to_string(n_) + " values");
   if (cols_ > 0 && n_ > 0 && nnz_ > 0 && B == nullptr)
     throw Error("SpmmPlan::apply: B is null, expected " + std::to_string(cols_) + " x " +
                 std::to_string(n_) + " values");
+}
+
+template <typename Value>
+void SpmmPlan<Value>::apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
+                            Stream stream) const {
+  const detail::SpmmMethod<Value>& impl = spmm_impl(impl_);
+  if (layout_.output != SpmmOutput::input_type)
+    throw Error("SpmmPlan::apply: the plan writes C in fp32: call apply_fp32_output");
+  check_operands(B, C);
   impl.apply(B, C, alpha, beta, stream);
+}
+
+template <typename Value>
+void SpmmPlan<Value>::apply_fp32_output(const Value* B, float* C, float alpha, float beta,
+                                        Stream stream) const {
+  const detail::SpmmMethod<Value>& impl = spmm_impl(impl_);
+  if constexpr (std::is_same_v<Value, double>) {
+    throw UnsupportedError("SpmmPlan::apply_fp32_output: fp64 plans write C in fp64");
+  } else {
+    const bool fp32_c = layout_.output == SpmmOutput::fp32 || std::is_same_v<Value, float>;
+    if (!fp32_c)
+      throw Error("SpmmPlan::apply_fp32_output: the plan writes C in " +
+                  std::string(to_string(precision_of<Value>())) +
+                  " (build it with SpmmLayout::output = SpmmOutput::fp32)");
+    check_operands(B, C);
+    impl.apply(B, C, alpha, beta, stream);
+  }
 }
 
 template <typename Value>

@@ -10,16 +10,19 @@
 
 // Every registered method, baselines first, in the order `tcsparse methods` lists them. Each entry
 // names a `const tcsparse::detail::MethodDescriptor <entry>_method` defined in the method's folder.
-// `automatic` ("auto", plan/auto_choice.cpp) is last: it chooses among the others.
+// `automatic` ("auto", plan/auto_choice.cpp) is last: it chooses among the others, so a new
+// method is one line above it.
 #define TCSPARSE_REGISTERED_METHODS(X) \
   X(cusparse)                          \
   X(cusparse_alg2)                     \
   X(cusparse_alg3)                     \
+  X(cublas_dense)                      \
   X(dasp)                              \
   X(csr_overlap)                       \
   X(csr_full_overlap)                  \
+  X(tca)                               \
   X(automatic)                         \
-  /* one line a method, above this one */
+  /* end of the list */
 
 namespace tcsparse {
 

@@ -1,6 +1,7 @@
 // Typed errors from CUDA / cuSPARSE status codes, and device allocation that says how much memory
 // was asked for and how much was free.
 #include "runtime/cuda_check.hpp"
+#include "runtime/cublas_check.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -65,6 +66,12 @@ void throw_cusparse_error(cusparseStatus_t status, const char* call, const char*
   throw CusparseError(static_cast<int>(status), location(call, file, line) + ": " +
                                                     cusparseGetErrorString(status) + " (" +
                                                     cusparseGetErrorName(status) + ")");
+}
+
+void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
+  throw CublasError(static_cast<int>(status), location(call, file, line) + ": " +
+                                                  cublasGetStatusString(status) + " (status " +
+                                                  std::to_string(static_cast<int>(status)) + ")");
 }
 
 void* device_allocate(std::size_t bytes) {

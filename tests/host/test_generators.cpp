@@ -603,7 +603,7 @@ TEST(GeneratorKinds, ListsEveryKindWithItsParameters) {
     EXPECT_TRUE(contains(help, "seed")) << kind;
   }
   const std::set<std::string> expected = {"stencil2d", "stencil3d", "rmat",   "random",   "banded",
-                                          "short",     "long",      "pruned", "replicate"};
+                                          "short",     "long",      "pruned", "replicate", "llm"};
   EXPECT_EQ(kinds, expected);
 }
 

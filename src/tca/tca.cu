@@ -1,0 +1,260 @@
+// TCA-SpMM kernel: C = alpha * A * B + beta * C, A in CSR as given, fp16 / bf16, fp32 accumulate.
+//
+// One thread block = 8 warps = 8 / W row groups of W warps (tca_format.hpp). Per output tile of
+// kTileWidth columns and per chunk of 8 * W nonzeros of its row, a row group stages in shared
+// memory (Algorithm 2 lines 16-20, Section 4.2.1):
+//
+//   sparse[g][k]      = value of nonzero k of the chunk (0 past the row)      8W values
+//   columns[g][k]     = its column index                                       8W indices
+//   rhs[g][c][k]      = B[columns[k]][tile + c]   (the compressed RHS buffer)  kTileWidth x 8W
+//
+// and each warp w of the group does the tile's MMAs q = w, w + W, ... (kTileWidth / 16 of them):
+//
+//   A (16 x 8, m16n8k8 left)  : A[m][k]  = rhs[g][q*G + m / s][(m % s) * 8 + k]   (s = W, G = 16/s)
+//   B (8 x 8,  m16n8k8 right) : S[k][j]  = sparse[g][j * 8 + k] for j < s, else 0
+//   D = A * S (fp32): output column q*G + i of the row = trace of the s x s diagonal block i,
+//   sum_d D[i*s + d][d] (Figure 2b; Equation 2: 16 / s outputs per MMA).
+//
+// Long rows (> 64 nonzeros, W = 8) accumulate D over all their 64-nonzero chunks before the
+// trace; each of their blocks owns a slice of the columns (Algorithm 3). The traces go to the
+// output buffer in shared memory (Algorithm 3 lines 19-27) and the group writes the tile's
+// outputs with consecutive threads on consecutive columns. Every warp of a block runs the same
+// tile and chunk loops (blocks hold one row class), so the __syncthreads are uniform; idle slots
+// (row -1) stage zeros and write nothing.
+#include "tca/tca.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "arch/mma.cuh"
+#include "arch/types.cuh"
+#include "runtime/cuda_check.hpp"
+#include "runtime/device_buffer.hpp"
+#include "runtime/device_csr.hpp"
+#include "tca/tca_format.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::tca {
+
+namespace {
+
+constexpr int kThreadsPerBlock = kWarpsPerBlock * 32;
+constexpr int kMmasPerWarp = kTileWidth / kMmaRows;  ///< per tile and chunk, in every class
+constexpr int kAccumulatorElements = kMmaRows * 8;   ///< one 16 x 8 fp32 D fragment
+
+/// Two 16-bit elements at an even index of a shared array as one 32-bit mma operand register.
+__device__ __forceinline__ unsigned pair_at(const std::uint16_t* array, int even_index) {
+  return *reinterpret_cast<const unsigned*>(array + even_index);
+}
+
+template <typename V, typename Out>
+__device__ __forceinline__ Out from_fp32(float value) {
+  if constexpr (std::is_same_v<Out, float>) return value;
+  else return arch::ValueTraits<V>::from_acc(value);
+}
+template <typename V, typename Out>
+__device__ __forceinline__ float to_fp32(Out value) {
+  if constexpr (std::is_same_v<Out, float>) return value;
+  else return arch::ValueTraits<V>::to_acc(value);
+}
+
+/// V: __half or __nv_bfloat16 (the mma type); Out: V or float; kRowMajor: B and C layout.
+/// Values and B are read as their 16-bit patterns (zero bits are +0 in both types).
+template <typename V, typename Out, bool kRowMajor>
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    tca_spmm_kernel(const TcaBlock* __restrict__ blocks,
+                    const std::int32_t* __restrict__ rows_of_slot,
+                    const std::int32_t* __restrict__ row_ptr,
+                    const std::int32_t* __restrict__ col_idx,
+                    const std::uint16_t* __restrict__ values, const std::uint16_t* __restrict__ B,
+                    Out* __restrict__ C, std::int64_t rows, std::int64_t cols, std::int64_t n,
+                    float alpha, float beta) {
+  __shared__ __align__(16) std::uint16_t rhs[kTileWidth * kNonzerosPerMma];
+  __shared__ __align__(16) std::uint16_t sparse[kNonzerosPerMma];
+  __shared__ std::int32_t columns[kNonzerosPerMma];
+  __shared__ float scratch[kWarpsPerBlock][kAccumulatorElements];
+  __shared__ float output_buffer[kWarpsPerBlock * kTileWidth];
+
+  const TcaBlock block = blocks[blockIdx.x];
+  const int W = block.warps_per_row;  // warps per row = segments per MMA (s)
+  const int s = W, G = kMmaRows / s, chunk_width = kNonzerosPerSegment * W;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int g = warp / W, w = warp % W;             // row group, warp within it
+  const int thread_in_group = w * 32 + lane, group_threads = 32 * W;
+  const int lane_group = lane / 4, lane_pair = 2 * (lane % 4);  // mma fragment coordinates
+
+  const std::int32_t row = rows_of_slot[block.first_slot + g];
+  const std::int64_t row_begin = row >= 0 ? row_ptr[row] : 0;
+  const std::int64_t row_end = row >= 0 ? row_ptr[row + 1] : 0;
+  // Block-uniform: W = 8 blocks hold one row (all groups share it); shorter rows fit one chunk.
+  const std::int64_t chunks =
+      W == kWarpsPerBlock && row_end > row_begin
+          ? (row_end - row_begin + chunk_width - 1) / chunk_width
+          : std::int64_t{1};
+
+  std::uint16_t* group_rhs = rhs + g * kTileWidth * chunk_width;
+  std::uint16_t* group_sparse = sparse + g * chunk_width;
+  std::int32_t* group_columns = columns + g * chunk_width;
+  float* group_output = output_buffer + g * kTileWidth;
+  float* warp_scratch = scratch[warp];
+
+  for (std::int64_t tile = block.col_begin; tile < block.col_end; tile += kTileWidth) {
+    float accumulators[kMmasPerWarp][arch::kM16n8k8AccumulatorsPerLane] = {};
+    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+      __syncthreads();  // the previous chunk's readers of sparse / columns / rhs are done
+      for (int k = thread_in_group; k < chunk_width; k += group_threads) {
+        const std::int64_t nz = row_begin + chunk * chunk_width + k;
+        const bool present = nz < row_end;
+        group_sparse[k] = present ? values[nz] : std::uint16_t{0};
+        group_columns[k] = present ? col_idx[nz] : -1;
+      }
+      __syncthreads();
+      // The compressed RHS buffer; consecutive threads on consecutive columns of B (row-major
+      // B: contiguous) or consecutive nonzeros (column-major B: a gather either way).
+      for (int index = thread_in_group; index < kTileWidth * chunk_width;
+           index += group_threads) {
+        const int c = kRowMajor ? index % kTileWidth : index / chunk_width;
+        const int k = kRowMajor ? index / kTileWidth : index % chunk_width;
+        const std::int64_t column = tile + c;
+        const std::int32_t b_row = group_columns[k];
+        std::uint16_t value = 0;
+        if (b_row >= 0 && column < block.col_end)
+          value = kRowMajor ? B[b_row * n + column] : B[column * cols + b_row];
+        group_rhs[c * chunk_width + k] = value;
+      }
+      __syncthreads();
+      const unsigned b01 =
+          lane_group < s ? pair_at(group_sparse, lane_group * kNonzerosPerSegment + lane_pair)
+                         : 0u;
+#pragma unroll
+      for (int i = 0; i < kMmasPerWarp; ++i) {
+        const int c0 = (w + i * W) * G;
+        const int m_low = lane_group, m_high = lane_group + 8;
+        const unsigned a01 = pair_at(
+            group_rhs, (c0 + m_low / s) * chunk_width + (m_low % s) * kNonzerosPerSegment + lane_pair);
+        const unsigned a23 = pair_at(
+            group_rhs, (c0 + m_high / s) * chunk_width + (m_high % s) * kNonzerosPerSegment + lane_pair);
+        arch::mma_m16n8k8<V>(accumulators[i], a01, a23, b01);
+      }
+    }
+    // Trace of the s x s diagonal blocks through the warp's scratch (D in row-major 16 x 8).
+#pragma unroll
+    for (int i = 0; i < kMmasPerWarp; ++i) {
+      const int c0 = (w + i * W) * G;
+      warp_scratch[lane_group * 8 + lane_pair] = accumulators[i][0];
+      warp_scratch[lane_group * 8 + lane_pair + 1] = accumulators[i][1];
+      warp_scratch[(lane_group + 8) * 8 + lane_pair] = accumulators[i][2];
+      warp_scratch[(lane_group + 8) * 8 + lane_pair + 1] = accumulators[i][3];
+      __syncwarp();
+      if (lane < G) {
+        float sum = 0.0f;
+        for (int d = 0; d < s; ++d) sum += warp_scratch[(lane * s + d) * 8 + d];
+        group_output[c0 + lane] = sum;
+      }
+      __syncwarp();
+    }
+    __syncthreads();
+    if (row >= 0) {
+      for (int c = thread_in_group; c < kTileWidth; c += group_threads) {
+        const std::int64_t column = tile + c;
+        if (column >= block.col_end) continue;
+        Out& out = kRowMajor ? C[row * n + column] : C[column * rows + row];
+        const float product = alpha * group_output[c];
+        out = from_fp32<V, Out>(beta == 0.0f ? product : product + beta * to_fp32<V, Out>(out));
+      }
+    }
+  }
+}
+
+template <typename Value>
+class TcaSpmm final : public detail::SpmmMethod<Value> {
+ public:
+  TcaSpmm(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n, const SpmmLayout& layout)
+      : n_(n), layout_(layout) {
+    const auto start = std::chrono::steady_clock::now();
+    TcaLayout work = build_tca_layout(matrix, n);
+    stats_.host_preprocess_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    matrix_ = detail::upload_csr(matrix, stats_);
+    block_count_ = static_cast<std::int64_t>(work.blocks.size());
+    if (block_count_ > 0) {
+      blocks_ = detail::DeviceBuffer<TcaBlock>(std::span<const TcaBlock>(work.blocks));
+      rows_of_slot_ = detail::DeviceBuffer<std::int32_t>(work.rows_of_slot);
+    }
+    stats_.stored_values = matrix_.nnz;
+    stats_.padding_ratio = 0.0;
+    stats_.device_bytes = matrix_.bytes() + blocks_.bytes() + rows_of_slot_.bytes();
+    stats_.details = layout_details(work);
+    stats_.details["layout"] = std::string(to_string(layout_.dense));
+    stats_.details["output"] = std::string(to_string(layout_.output));
+  }
+
+  void apply(const Value* B, void* C, scalar_t<Value> alpha, scalar_t<Value> beta,
+             Stream stream) const override {
+    if (block_count_ == 0) return;  // no rows or no columns of C
+    using V = arch::device_value_t<Value>;
+    if (layout_.output == SpmmOutput::fp32)
+      launch<V>(B, static_cast<float*>(C), alpha, beta, stream);
+    else
+      launch<V>(B, static_cast<V*>(C), alpha, beta, stream);
+  }
+
+  const PlanStats& stats() const override { return stats_; }
+  bool can_update_values() const override { return true; }
+  void update_values(const Value* values, Stream stream) override {
+    detail::replace_values_async(matrix_, values, stream);
+  }
+
+ private:
+  template <typename V, typename Out>
+  void launch(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
+    const auto* values = reinterpret_cast<const std::uint16_t*>(matrix_.values.data());
+    const auto* dense_b = reinterpret_cast<const std::uint16_t*>(B);
+    const dim3 grid(static_cast<unsigned>(block_count_)), threads(kThreadsPerBlock);
+    if (layout_.dense == DenseLayout::row_major)
+      tca_spmm_kernel<V, Out, true><<<grid, threads, 0, stream>>>(
+          blocks_.data(), rows_of_slot_.data(), matrix_.row_ptr.data(), matrix_.col_idx.data(),
+          values, dense_b, C, matrix_.rows, matrix_.cols, n_, alpha, beta);
+    else
+      tca_spmm_kernel<V, Out, false><<<grid, threads, 0, stream>>>(
+          blocks_.data(), rows_of_slot_.data(), matrix_.row_ptr.data(), matrix_.col_idx.data(),
+          values, dense_b, C, matrix_.rows, matrix_.cols, n_, alpha, beta);
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
+
+  std::int64_t n_ = 0;
+  SpmmLayout layout_;
+  PlanStats stats_;
+  detail::DeviceCsr<Value> matrix_;
+  detail::DeviceBuffer<TcaBlock> blocks_;
+  detail::DeviceBuffer<std::int32_t> rows_of_slot_;
+  std::int64_t block_count_ = 0;
+};
+
+}  // namespace
+
+template <typename Value>
+std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
+                                                     std::int64_t n, const SpmmLayout& layout,
+                                                     const detail::ParameterValues& /*none*/) {
+  static_assert(sizeof(Value) == 2, "tca runs fp16 and bf16 only");
+  if (n < 0) throw ValidationError("tca: n must not be negative, got " + std::to_string(n));
+  return std::make_unique<TcaSpmm<Value>>(matrix, n, layout);
+}
+
+template std::unique_ptr<detail::SpmmMethod<half>> make_spmm<half>(
+    const CsrMatrix<half, std::int32_t>&, std::int64_t, const SpmmLayout&,
+    const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmmMethod<bfloat16>> make_spmm<bfloat16>(
+    const CsrMatrix<bfloat16, std::int32_t>&, std::int64_t, const SpmmLayout&,
+    const detail::ParameterValues&);
+
+}  // namespace tcsparse::tca

@@ -1,0 +1,34 @@
+// The tca method as the registry sees it: SpMM in fp16 and bf16; fp32 / fp64 stay on cuSPARSE
+// (null factories: a plan asking for them is an UnsupportedError listing what tca supports).
+#include "tca/tca.hpp"
+#include "tca/tca_format.hpp"
+
+namespace tcsparse::detail {
+namespace {
+
+Json tca_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
+                           const ParameterValues& /*none*/) {
+  // The decomposition depends on n only through the long rows' column slices: report n = 256,
+  // the paper's evaluation width (Section 5.1).
+  constexpr std::int64_t kReportedN = 256;
+  Json details = tca::layout_details(tca::build_tca_layout(matrix, kReportedN));
+  details["n"] = kReportedN;
+  return details;
+}
+
+}  // namespace
+
+extern const MethodDescriptor tca_method;
+const MethodDescriptor tca_method = {
+    .name = "tca",
+    .description = "TCA-SpMM (Electronics 2024, doi:10.3390/electronics13203981): CSR SpMM on "
+                   "mma.m16n8k8, rows matricised, 1/2/4/8 warps per row class",
+    .is_baseline = false,
+    .spmv = {},
+    .spmm = {.fp16 = &tca::make_spmm<half>, .bf16 = &tca::make_spmm<bfloat16>},
+    .spmv_from_device = {},
+    .spmm_from_device = {},
+    .layout_statistics = &tca_layout_statistics,
+};
+
+}  // namespace tcsparse::detail

@@ -1,0 +1,140 @@
+// SpMM layouts and output types, for every SpMM method: B and C row-major and column-major, C in
+// the input type and (16-bit inputs) in fp32, n = 1, 7, 8, 65, 256, rows of every TCA row class
+// (0, 1, 8, 9, 64, 65 and thousands of nonzeros) and an all-empty matrix, alpha/beta including
+// beta = 0 on a NaN-poisoned C. A method that cannot do a combination must refuse it with
+// UnsupportedError when the plan is built (and then it is not checked further).
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "gpu/gpu_test.hpp"
+#include "runtime/device_buffer.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/method.hpp"
+#include "tcsparse/plan.hpp"
+#include "tcsparse/reference.hpp"
+
+namespace tcsparse {
+namespace {
+
+using Matrix = CsrMatrix<double, std::int32_t>;
+
+/// DESIGN.md: fp16 / bf16 inputs with fp32 accumulation below 1e-2; fp32 1e-5; fp64 1e-12.
+/// cuSPARSE's own 16-bit default algorithm is looser on long rows (test_conformance.cpp).
+double tolerance(Method method, Precision precision) {
+  if (precision == Precision::fp64) return 1e-12;
+  if (precision == Precision::fp32) return 1e-5;
+  return method == Method("cusparse") ? 0.25 : 1e-2;
+}
+
+std::vector<test::NamedMatrix> layout_matrices() {
+  return {{"every_tca_class", test::scaled_for_16_bit(test::with_row_lengths(
+                                  4000, {0, 1, 8, 9, 64, 65, 3000, 16, 17, 32, 33, 128, 0, 5}, 3))},
+          {"all_empty", test::with_row_lengths(50, std::vector<std::int64_t>(20, 0), 1)},
+          {"one_column", test::with_row_lengths(1, {1, 0, 1, 1}, 2)}};
+}
+
+template <typename T>
+std::vector<T> transposed(const std::vector<T>& row_major, std::int64_t rows, std::int64_t cols) {
+  std::vector<T> result(row_major.size());
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) result[j * rows + i] = row_major[i * cols + j];
+  return result;
+}
+
+/// Runs one product; Output is Value or float. Returns false when the method refused the layout.
+template <typename Value, typename Output>
+bool check(Method method, const test::NamedMatrix& named, std::int64_t n, DenseLayout dense,
+           test::Scalars scalars) {
+  const auto A = test::with_values<Value>(named.matrix);
+  const std::int64_t rows = A.rows, cols = A.cols;
+  SpmmLayout layout;
+  layout.dense = dense;
+  layout.output = std::is_same_v<Output, Value> ? SpmmOutput::input_type : SpmmOutput::fp32;
+  std::unique_ptr<SpmmPlan<Value>> plan;
+  try {
+    plan = std::make_unique<SpmmPlan<Value>>(A, n, method, PlanOptions{}, layout);
+  } catch (const UnsupportedError& error) {
+    const std::string message = error.what();
+    EXPECT_FALSE(message.empty());
+    return false;
+  }
+  const auto B_row_major = test::make_b<Value>(named.matrix, n);
+  std::vector<Output> C_row_major =
+      scalars.beta == 0.0
+          ? std::vector<Output>(rows * n, from_double<Output>(std::numeric_limits<double>::quiet_NaN()))
+          : test::make_y<Output>(named.matrix, n);
+  std::vector<double> expected = test::to_double_vector(C_row_major);
+  spmm_reference(A, std::span<const Value>(B_row_major), n, std::span<double>(expected),
+                 scalars.alpha, scalars.beta);
+  const bool column_major = dense == DenseLayout::column_major;
+  detail::DeviceBuffer<Value> d_B(column_major ? transposed(B_row_major, cols, n) : B_row_major);
+  detail::DeviceBuffer<Output> d_C(column_major ? transposed(C_row_major, rows, n) : C_row_major);
+  if constexpr (std::is_same_v<Output, Value>)
+    plan->apply(d_B.data(), d_C.data(), static_cast<scalar_t<Value>>(scalars.alpha),
+                static_cast<scalar_t<Value>>(scalars.beta), nullptr);
+  else
+    plan->apply_fp32_output(d_B.data(), d_C.data(), static_cast<float>(scalars.alpha),
+                            static_cast<float>(scalars.beta), nullptr);
+  std::vector<Output> C = d_C.download();
+  if (column_major) C = transposed(C, n, rows);
+  const double error = relative_error(std::span<const Output>(C), std::span<const double>(expected));
+  EXPECT_LT(error, tolerance(method, precision_of<Value>()))
+      << method.name() << " " << named.name << " n=" << n << " " << describe(layout, precision_of<Value>())
+      << " alpha=" << scalars.alpha << " beta=" << scalars.beta;
+  return true;
+}
+
+template <typename Value>
+void check_every_method() {
+  for (const Method method : methods()) {
+    if (!method.supports(Operation::spmm, precision_of<Value>())) continue;
+    for (const test::NamedMatrix& named : layout_matrices())
+      for (const std::int64_t n : {1, 7, 8, 65, 256})
+        for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
+          for (const test::Scalars scalars : test::kScalarCases) {
+            check<Value, Value>(method, named, n, dense, scalars);
+            if constexpr (sizeof(Value) == 2) check<Value, float>(method, named, n, dense, scalars);
+          }
+  }
+}
+
+class SpmmLayouts : public testing::GpuTest {};
+
+TEST_F(SpmmLayouts, Fp16MatchesTheReferenceInEveryLayoutAndOutputType) { check_every_method<half>(); }
+TEST_F(SpmmLayouts, Bf16MatchesTheReferenceInEveryLayoutAndOutputType) {
+  check_every_method<bfloat16>();
+}
+TEST_F(SpmmLayouts, Fp32MatchesTheReferenceInEveryLayout) { check_every_method<float>(); }
+TEST_F(SpmmLayouts, Fp64MatchesTheReferenceInEveryLayout) { check_every_method<double>(); }
+
+TEST_F(SpmmLayouts, CusparseCublasDenseAndTcaDoBothLayoutsAndFp32Output) {
+  const auto named = layout_matrices()[0];
+  for (const char* name : {"cusparse", "cublas_dense", "tca"})
+    for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major}) {
+      EXPECT_TRUE((check<half, half>(Method(name), named, 65, dense, {1.0, 0.0}))) << name;
+      EXPECT_TRUE((check<half, float>(Method(name), named, 65, dense, {1.5, -0.5}))) << name;
+    }
+}
+
+TEST_F(SpmmLayouts, TcaRefusesFp32AndFp64) {
+  const auto matrix = test::with_row_lengths(10, {1, 2}, 1);
+  EXPECT_THROW(SpmmPlan<float>(test::with_values<float>(matrix), 8, Method("tca")),
+               UnsupportedError);
+  EXPECT_THROW(SpmmPlan<double>(matrix, 8, Method("tca")), UnsupportedError);
+}
+
+TEST_F(SpmmLayouts, ApplyWithTheWrongOutputTypeIsAnError) {
+  const auto matrix = test::with_values<half>(test::with_row_lengths(10, {1, 2}, 1));
+  SpmmLayout fp32_output;
+  fp32_output.output = SpmmOutput::fp32;
+  const SpmmPlan<half> plan(matrix, 4, Method("cusparse"), PlanOptions{}, fp32_output);
+  detail::DeviceBuffer<half> B(40), C(8);
+  EXPECT_THROW(plan.apply(B.data(), C.data(), 1.0f, 0.0f), Error);
+}
+
+}  // namespace
+}  // namespace tcsparse

@@ -1,0 +1,198 @@
+// TCA-SpMM's work decomposition (row classes, blocks, column slices) and its host model, which
+// walks the device layout exactly as the kernel does (src/tca/tca_format.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "tca/tca_format.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
+#include "tcsparse/reference.hpp"
+
+namespace tcsparse::tca {
+namespace {
+
+TEST(TcaRowClass, FollowsThePapersWarpCountsPerNonzeroCount) {
+  EXPECT_EQ(row_class(0), RowClass::short_1);
+  EXPECT_EQ(row_class(8), RowClass::short_1);
+  EXPECT_EQ(row_class(9), RowClass::short_2);
+  EXPECT_EQ(row_class(16), RowClass::short_2);
+  EXPECT_EQ(row_class(17), RowClass::short_4);
+  EXPECT_EQ(row_class(32), RowClass::short_4);
+  EXPECT_EQ(row_class(33), RowClass::short_8);
+  EXPECT_EQ(row_class(64), RowClass::short_8);
+  EXPECT_EQ(row_class(65), RowClass::long_row);
+  EXPECT_EQ(warps_per_row(RowClass::short_1), 1);
+  EXPECT_EQ(warps_per_row(RowClass::short_2), 2);
+  EXPECT_EQ(warps_per_row(RowClass::short_4), 4);
+  EXPECT_EQ(warps_per_row(RowClass::short_8), 8);
+}
+
+CsrMatrix<double, std::int32_t> every_class_matrix() {
+  // rows of 0, 1, 8, 9, 16, 17, 32, 33, 64, 65, 128, 3000 nonzeros, several of some
+  return test::with_row_lengths(4000, {0, 1, 8, 9, 64, 65, 3000, 16, 17, 32, 33, 128, 0, 5, 5, 5,
+                                       12, 20, 40, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+                                3);
+}
+
+TEST(TcaLayout, CoversEveryRowAndColumnExactlyOnceWithBlocksOfOneClass) {
+  const auto matrix = every_class_matrix();
+  for (const std::int64_t n : {1, 7, 8, 16, 65, 256, 1000}) {
+    const TcaLayout layout = build_tca_layout(matrix, n);
+    std::vector<int> covered(static_cast<std::size_t>(matrix.rows * n), 0);
+    for (const TcaBlock& block : layout.blocks) {
+      const int W = block.warps_per_row;
+      ASSERT_TRUE(W == 1 || W == 2 || W == 4 || W == 8);
+      ASSERT_LE(0, block.col_begin);
+      ASSERT_LT(block.col_begin, block.col_end);
+      ASSERT_LE(block.col_end, n);
+      if (block.col_end < n) {
+        EXPECT_EQ((block.col_end - block.col_begin) % kLongSliceAlignment, 0);
+      }
+      for (int g = 0; g < kWarpsPerBlock / W; ++g) {
+        const std::int32_t row = layout.rows_of_slot[block.first_slot + g];
+        if (row < 0) continue;
+        EXPECT_EQ(warps_per_row(row_class(matrix.row_length(row))), W) << "row " << row;
+        for (std::int64_t c = block.col_begin; c < block.col_end; ++c) ++covered[row * n + c];
+      }
+    }
+    for (std::size_t i = 0; i < covered.size(); ++i) {
+      ASSERT_EQ(covered[i], 1) << "n = " << n << ", row " << i / n << ", column " << i % n;
+    }
+  }
+}
+
+TEST(TcaLayout, GivesLongRowsOneBlockPer64NonzerosWhileColumnsLast) {
+  const auto matrix = test::with_row_lengths(5000, {3000}, 5);  // 47 chunks of 64
+  // 47 wanted; slices of ceil(2048 / 47) = 44 columns rounded up to 48 (a multiple of 16): 43
+  EXPECT_EQ(build_tca_layout(matrix, 2048).blocks.size(), 43u);
+  EXPECT_EQ(build_tca_layout(matrix, 64).blocks.size(), 4u);  // at most one per 16 columns
+  EXPECT_EQ(build_tca_layout(matrix, 1).blocks.size(), 1u);
+}
+
+TEST(TcaLayout, PacksShortRowsIntoFullBlocksAndCountsIdleSlots) {
+  const auto matrix = test::with_row_lengths(100, std::vector<std::int64_t>(10, 3), 5);
+  const TcaLayout layout = build_tca_layout(matrix, 32);
+  EXPECT_EQ(layout.blocks.size(), 2u);  // 8 rows + 2 rows
+  EXPECT_EQ(layout.idle_slots, 6);
+  EXPECT_EQ(layout.rows_in_class[0], 10);
+}
+
+TEST(TcaLayout, IsEmptyForNoColumnsOrNoRows) {
+  EXPECT_TRUE(build_tca_layout(every_class_matrix(), 0).blocks.empty());
+  EXPECT_TRUE(build_tca_layout(test::with_row_lengths(10, {}, 1), 16).blocks.empty());
+}
+
+template <typename Value>
+void expect_host_model_matches_reference(const CsrMatrix<double, std::int32_t>& exact,
+                                         std::int64_t n, DenseLayout dense, double alpha,
+                                         double beta) {
+  const auto matrix = test::with_values<Value>(exact);
+  const auto B_row_major = test::make_b<Value>(exact, n);
+  const std::int64_t rows = exact.rows, cols = exact.cols;
+  std::vector<Value> B = B_row_major;
+  if (dense == DenseLayout::column_major)
+    for (std::int64_t k = 0; k < cols; ++k)
+      for (std::int64_t j = 0; j < n; ++j) B[j * cols + k] = B_row_major[k * n + j];
+  const auto C_start = beta == 0.0 ? test::make_poisoned<Value>(rows * n)
+                                   : test::make_y<Value>(exact, n);  // row-major
+  std::vector<Value> C = C_start;
+  if (dense == DenseLayout::column_major)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < n; ++j) C[j * rows + i] = C_start[i * n + j];
+
+  std::vector<double> expected = test::to_double_vector(C_start);
+  spmm_reference(matrix, std::span<const Value>(B_row_major), n, std::span<double>(expected),
+                 alpha, beta);
+  host_apply(build_tca_layout(matrix, n), matrix, B, C, dense, static_cast<float>(alpha),
+             static_cast<float>(beta));
+  std::vector<Value> C_row_major = C;
+  if (dense == DenseLayout::column_major)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < n; ++j) C_row_major[i * n + j] = C[j * rows + i];
+  const double error =
+      relative_error(std::span<const Value>(C_row_major), std::span<const double>(expected));
+  EXPECT_LT(error, 1e-2) << "n = " << n << ", " << to_string(dense) << ", alpha " << alpha
+                         << ", beta " << beta;
+}
+
+TEST(TcaHostModel, MatchesTheReferenceForEveryRowClassWidthLayoutAndScalars) {
+  const auto matrix = test::scaled_for_16_bit(every_class_matrix());
+  for (const std::int64_t n : {1, 7, 8, 65, 256})
+    for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
+      for (const test::Scalars scalars : test::kScalarCases) {
+        expect_host_model_matches_reference<half>(matrix, n, dense, scalars.alpha, scalars.beta);
+        expect_host_model_matches_reference<bfloat16>(matrix, n, dense, scalars.alpha,
+                                                      scalars.beta);
+      }
+}
+
+TEST(TcaHostModel, MatchesTheReferenceOnEdgeCaseMatrices) {
+  for (const test::NamedMatrix& named : test::edge_case_matrices()) {
+    if (named.matrix.nnz() > 200000) continue;
+    SCOPED_TRACE(named.name);
+    expect_host_model_matches_reference<half>(test::scaled_for_16_bit(named.matrix), 9,
+                                              DenseLayout::row_major, 1.0, 0.0);
+  }
+}
+
+TEST(TcaHostModel, IsExactInFloatForSmallIntegers) {
+  // Values and B small integers: every product and sum is exact in fp32, so the model (and
+  // the kernel) must give the reference exactly.
+  auto matrix = test::with_row_lengths(300, {0, 3, 9, 70, 200}, 9);
+  for (double& v : matrix.values) v = std::round(v * 4.0);
+  const auto A = test::with_values<float>(matrix);
+  const std::int64_t n = 20;
+  std::vector<float> B(static_cast<std::size_t>(300 * n));
+  for (std::size_t i = 0; i < B.size(); ++i) B[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
+  std::vector<float> C(static_cast<std::size_t>(matrix.rows * n),
+                       std::numeric_limits<float>::quiet_NaN());
+  std::vector<double> expected(C.size(), 0.0);
+  spmm_reference(A, std::span<const float>(B), n, std::span<double>(expected), 1.0, 0.0);
+  host_apply(build_tca_layout(A, n), A, B, C, DenseLayout::row_major, 1.0f, 0.0f);
+  for (std::size_t i = 0; i < C.size(); ++i) ASSERT_EQ(C[i], expected[i]) << i;
+}
+
+}  // namespace
+}  // namespace tcsparse::tca
+
+namespace tcsparse {
+namespace {
+
+TEST(LlmWeights, UniformRowsAllKeepTheSameShare) {
+  const auto weights = generate_llm_weights(512, 1000, 0.7, LlmRowProfile::uniform, 1);
+  weights.validate();
+  for (std::int32_t r = 0; r < weights.rows; ++r) ASSERT_EQ(weights.row_length(r), 300);
+}
+
+TEST(LlmWeights, SkewedRowsVaryAboutFourTimesAroundTheSameMean) {
+  const auto weights = generate_llm_weights(4096, 4096, 0.9, LlmRowProfile::skewed, 2);
+  weights.validate();
+  std::int64_t shortest = weights.cols, longest = 0;
+  for (std::int32_t r = 0; r < weights.rows; ++r) {
+    shortest = std::min<std::int64_t>(shortest, weights.row_length(r));
+    longest = std::max<std::int64_t>(longest, weights.row_length(r));
+  }
+  const double ratio = static_cast<double>(longest) / static_cast<double>(shortest);
+  EXPECT_GT(ratio, 3.5);
+  EXPECT_LT(ratio, 4.2);
+  EXPECT_NEAR(static_cast<double>(weights.nnz()) / (4096.0 * 4096.0), 0.1, 0.003);
+}
+
+TEST(LlmWeights, NamesParseAndPrintBack) {
+  const LlmWeightsName name = parse_llm_weights_name("llm:11008x4096:s0.95:skewed");
+  EXPECT_EQ(name.rows, 11008);
+  EXPECT_EQ(name.cols, 4096);
+  EXPECT_DOUBLE_EQ(name.sparsity, 0.95);
+  EXPECT_EQ(name.profile, LlmRowProfile::skewed);
+  EXPECT_EQ(llm_weights_name(name), "llm:11008x4096:s0.95:skewed");
+  for (const char* bad : {"llm:4096:s0.5:uniform", "llm:4x4:s1.5:uniform", "llm:4x4:s0.5:dense",
+                          "llm:4x4:s0.5:uniformx", "pruned:4x4:s0.5:uniform"})
+    EXPECT_THROW(parse_llm_weights_name(bad), Error) << bad;
+}
+
+}  // namespace
+}  // namespace tcsparse
