@@ -16,6 +16,7 @@
   X(dasp)                              \
   X(csr_overlap)                       \
   X(csr_full_overlap)                  \
+  X(hbp)                               \
   /* one line a method, above this one */
 
 namespace tcsparse {
