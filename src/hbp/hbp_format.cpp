@@ -234,12 +234,14 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
   layout.rows = matrix.rows;
   layout.cols = matrix.cols;
   layout.nnz = matrix.nnz();
-  layout.block_rows = p.block_rows;
+  const std::int64_t column_blocks = (matrix.cols + block_cols - 1) / block_cols;
+  const std::int32_t block_rows = p.resolved_block_rows(matrix.rows, column_blocks);
+  layout.block_rows = block_rows;
   layout.block_cols = block_cols;
   layout.reorder = p.reorder;
   layout.warp_row_length = p.warp_row_length;
   const std::int64_t rows = matrix.rows;
-  const std::int64_t row_blocks = (rows + p.block_rows - 1) / p.block_rows;
+  const std::int64_t row_blocks = (rows + block_rows - 1) / block_rows;
   const auto row_ptr = [&](std::int64_t r) { return matrix.row_ptr[static_cast<std::size_t>(r)]; };
   const int threads = detail::threads_for(layout.nnz + rows, 0);
 
@@ -286,7 +288,7 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
       }
       if (length > 0) sample.push_back(length);
     }
-    layout.hash = make_hash(p.block_rows, sample);
+    layout.hash = make_hash(block_rows, sample);
   }
 
   // 3. The blocks of each row block, built apart (parallel over row blocks).
@@ -297,8 +299,8 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
 #pragma omp parallel for num_threads(block_threads) schedule(dynamic, 1) if (block_threads > 1)
   for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
     std::vector<Segment> segments;
-    const std::int64_t first_row = rb * p.block_rows;
-    const std::int64_t end_row = std::min(rows, first_row + p.block_rows);
+    const std::int64_t first_row = rb * block_rows;
+    const std::int64_t end_row = std::min(rows, first_row + block_rows);
     for (std::int64_t r = first_row; r < end_row; ++r) {
       std::int32_t rank = 0;
       for (std::int64_t k = row_ptr(r); k < row_ptr(r + 1);) {

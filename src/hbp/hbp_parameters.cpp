@@ -13,8 +13,9 @@ using Type = ParameterSpec::Type;
 
 std::vector<ParameterSpec> build_parameter_specs() {
   return {
-      {"block_rows", Type::integer, "4096", 1, 1 << 20, {},
-       "rows of a matrix block, the scope of the reordering (paper: 512; to be measured)"},
+      {"block_rows", Type::integer, "auto", 1, 1 << 20, {"auto"},
+       "rows of a matrix block, the scope of the reordering (auto: 4096 halved down to 256 while "
+       "the matrix has fewer than 16384 blocks; paper: 512; to be measured)"},
       {"block_cols", Type::integer, "auto", 8, kLargestBlockCols, {"auto"},
        "columns of a matrix block, a multiple of 8: its x segment sits in shared memory (auto: a "
        "64 KiB segment, 8192 fp64 columns; paper: 4096 for 48 KB)"},
@@ -53,6 +54,15 @@ std::int32_t HbpParameters::resolved_block_cols(std::size_t value_bytes) const {
       kLargestBlockCols, static_cast<std::size_t>(kAutoSegmentBytes) / value_bytes));
 }
 
+std::int32_t HbpParameters::resolved_block_rows(std::int64_t rows,
+                                                std::int64_t column_blocks) const {
+  if (block_rows > 0) return block_rows;
+  std::int32_t resolved = kAutoLargestBlockRows;
+  auto blocks = [&](std::int32_t r) { return (rows + r - 1) / r * std::max<std::int64_t>(1, column_blocks); };
+  while (resolved > kAutoSmallestBlockRows && blocks(resolved) < kAutoTargetBlocks) resolved /= 2;
+  return resolved;
+}
+
 std::span<const ParameterSpec> parameter_specs() {
   static const std::vector<ParameterSpec> specs = build_parameter_specs();
   return specs;
@@ -60,7 +70,8 @@ std::span<const ParameterSpec> parameter_specs() {
 
 HbpParameters hbp_parameters(const detail::ParameterValues& values) {
   HbpParameters p;
-  p.block_rows = static_cast<std::int32_t>(values.integer("block_rows"));
+  p.block_rows =
+      values.is_auto("block_rows") ? 0 : static_cast<std::int32_t>(values.integer("block_rows"));
   p.block_cols =
       values.is_auto("block_cols") ? 0 : static_cast<std::int32_t>(values.integer("block_cols"));
   if (p.block_cols % 8 != 0)

@@ -25,10 +25,15 @@ inline constexpr std::int32_t kLargestBlockCols = 1 << 16;
 /// columns (32 KB) for a 48 KB shared memory. To be measured (README: the sweep).
 inline constexpr std::int32_t kAutoSegmentBytes = 64 * 1024;
 
-/// Rows of a matrix block (paper III.A: 512, to bound the scope of the reordering). 4096 here so
-/// that a huge sparse matrix does not fall into millions of blocks of a few nonzeros. To be
-/// measured.
-inline constexpr std::int32_t kDefaultBlockRows = 4096;
+/// block_rows=auto: rows of a matrix block (paper III.A: 512, to bound the scope of the
+/// reordering). A warp takes a whole block, so the grid has work for every warp only when there
+/// are many blocks (an H100 holds 132 SMs x 3 blocks x 8 warps = 3168 warps): auto starts at
+/// kAutoLargestBlockRows (so that a huge sparse matrix does not fall into millions of blocks of a
+/// few nonzeros) and halves the rows while the partition has fewer than kAutoTargetBlocks blocks,
+/// down to kAutoSmallestBlockRows (8 warp groups, some room for the reordering). To be measured.
+inline constexpr std::int32_t kAutoLargestBlockRows = 4096;
+inline constexpr std::int32_t kAutoSmallestBlockRows = 256;
+inline constexpr std::int64_t kAutoTargetBlocks = 16384;
 
 /// Buckets of the aggregation (paper III.B: lengths aggregated "within the range of 0 to 8",
 /// larger ones treated as 8).
@@ -58,7 +63,8 @@ enum class Reorder { hash, sort, none };
 std::string_view to_string(Reorder reorder);
 
 struct HbpParameters {
-  std::int32_t block_rows = kDefaultBlockRows;
+  /// 0: auto (resolved_block_rows).
+  std::int32_t block_rows = 0;
   /// 0: auto (kAutoSegmentBytes / sizeof(value), at most kLargestBlockCols).
   std::int32_t block_cols = 0;
   Reorder reorder = Reorder::hash;
@@ -73,6 +79,9 @@ struct HbpParameters {
 
   /// block_cols for values of `value_bytes` bytes.
   std::int32_t resolved_block_cols(std::size_t value_bytes) const;
+  /// block_rows for a matrix of `rows` rows and `column_blocks` column blocks (the partition's
+  /// blocks, empty ones included, are counted for the auto rule).
+  std::int32_t resolved_block_rows(std::int64_t rows, std::int64_t column_blocks) const;
   std::int32_t resolved_blocks_per_task() const {
     return blocks_per_task > 0 ? blocks_per_task : warps_per_block * 4;
   }

@@ -289,7 +289,7 @@ TEST(HbpLayoutStatistics, ReportsBytesAgainstCsrAndTheSpread) {
   const Matrix matrix = generated("random_power_law_5000x5000_len1to2000");
   const Json statistics = host_layout_statistics(matrix, parse_parameters({}));
   EXPECT_EQ(statistics["block_cols"], 8192);
-  EXPECT_EQ(statistics["block_rows"], 4096);
+  EXPECT_EQ(statistics["block_rows"], kAutoSmallestBlockRows);  // 20 row blocks of 256: few blocks
   EXPECT_GT(statistics["csr_bytes"].get<double>(), 0.0);
   EXPECT_LT(statistics["bytes_over_csr"].get<double>(), 1.5);
   EXPECT_TRUE(statistics.contains("warp_row_length_stddev_before"));
@@ -298,7 +298,11 @@ TEST(HbpLayoutStatistics, ReportsBytesAgainstCsrAndTheSpread) {
 
 TEST(HbpParameters, DefaultsAndRefusals) {
   const HbpParameters p = parse_parameters({});
-  EXPECT_EQ(p.block_rows, kDefaultBlockRows);
+  EXPECT_EQ(p.block_rows, 0);  // auto
+  EXPECT_EQ(p.resolved_block_rows(100000000, 1), kAutoLargestBlockRows);
+  EXPECT_EQ(p.resolved_block_rows(1000000, 1), 256);
+  EXPECT_EQ(p.resolved_block_rows(1000000, 64), 2048);  // 489 x 64 blocks
+  EXPECT_EQ(p.resolved_block_rows(1000000, 16), 512);  // 1954 x 16 blocks
   EXPECT_EQ(p.resolved_block_cols(8), 8192);
   EXPECT_EQ(p.resolved_block_cols(4), 16384);
   EXPECT_EQ(p.resolved_block_cols(2), 32768);
