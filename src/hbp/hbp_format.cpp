@@ -396,7 +396,7 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
   layout.begin_nnz.back() = nnz;
 
   // 5. Tasks: runs of at most blocks_per_task blocks of one column block.
-  const std::int32_t per_task = p.resolved_blocks_per_task();
+  const std::int32_t per_task = p.resolved_blocks_per_task(layout.blocks());
   for (std::int64_t b = 0; b < layout.blocks(); ++b) {
     const auto ub = static_cast<std::size_t>(b);
     if (layout.task_col.empty() || layout.task_col.back() != layout.block_col[ub] ||

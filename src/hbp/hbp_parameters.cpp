@@ -28,7 +28,7 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"warps_per_block", Type::choice, "8", 0, 0, {"1", "2", "4", "8", "16", "32"},
        "warps of a thread block; they share one x segment"},
       {"blocks_per_task", Type::integer, "auto", 1, 1 << 20, {"auto"},
-       "matrix blocks (of one column block) a task holds (auto: 4 per warp)"},
+       "matrix blocks (of one column block) a task holds (auto: blocks / 1024, 1 to 4 a warp)"},
       {"fixed_share", Type::number, "0.5", 0.0, 1.0, {},
        "share of the tasks handed out in the fixed part; the rest is taken by ticket (paper "
        "III.C; not stated there)"},
@@ -61,6 +61,12 @@ std::int32_t HbpParameters::resolved_block_rows(std::int64_t rows,
   auto blocks = [&](std::int32_t r) { return (rows + r - 1) / r * std::max<std::int64_t>(1, column_blocks); };
   while (resolved > kAutoSmallestBlockRows && blocks(resolved) < kAutoTargetBlocks) resolved /= 2;
   return resolved;
+}
+
+std::int32_t HbpParameters::resolved_blocks_per_task(std::int64_t blocks) const {
+  if (blocks_per_task > 0) return blocks_per_task;
+  return static_cast<std::int32_t>(
+      std::clamp<std::int64_t>(blocks / kAutoTargetTasks, 1, 4 * warps_per_block));
 }
 
 std::span<const ParameterSpec> parameter_specs() {

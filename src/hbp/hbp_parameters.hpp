@@ -51,6 +51,11 @@ inline constexpr std::int64_t kHashSampleSize = 4096;
 /// walks a long row alone. 64: two products a lane at least. To be measured.
 inline constexpr std::int32_t kDefaultWarpRowLength = 64;
 
+/// blocks_per_task=auto: tasks to aim at, so that every thread block of the grid (an H100 holds
+/// 132 SMs x 3 of them) gets a few and the tickets can even out the rest; a task holds 1 to
+/// 4 x warps_per_block blocks. To be measured.
+inline constexpr std::int64_t kAutoTargetTasks = 1024;
+
 /// Warps of a thread block; they share one x segment and take the blocks of one task.
 inline constexpr int kDefaultWarpsPerBlock = 8;
 
@@ -71,7 +76,7 @@ struct HbpParameters {
   /// 0: off (every row in its 32-row group walked by its own lane, as the paper).
   std::int32_t warp_row_length = kDefaultWarpRowLength;
   int warps_per_block = kDefaultWarpsPerBlock;
-  /// 0: auto (warps_per_block x 4).
+  /// 0: auto (resolved_blocks_per_task).
   std::int32_t blocks_per_task = 0;
   double fixed_share = kDefaultFixedShare;
   /// 0: auto (as many as fit the SMs).
@@ -82,9 +87,9 @@ struct HbpParameters {
   /// block_rows for a matrix of `rows` rows and `column_blocks` column blocks (the partition's
   /// blocks, empty ones included, are counted for the auto rule).
   std::int32_t resolved_block_rows(std::int64_t rows, std::int64_t column_blocks) const;
-  std::int32_t resolved_blocks_per_task() const {
-    return blocks_per_task > 0 ? blocks_per_task : warps_per_block * 4;
-  }
+  /// blocks_per_task for a layout of `blocks` blocks: auto gives about kAutoTargetTasks tasks,
+  /// 1 to 4 blocks a warp.
+  std::int32_t resolved_blocks_per_task(std::int64_t blocks) const;
 };
 
 /// The parameter schema (the registry's MethodDescriptor::parameters), in a fixed order.

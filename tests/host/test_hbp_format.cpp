@@ -102,7 +102,7 @@ double worst_error(const Matrix& matrix64, const std::vector<std::string>& param
   const auto a = test::with_values<Value>(scaled);
   const HbpParameters p = parse_parameters(parameters);
   const HbpLayout<Value> layout = build_layout(a, p, p.resolved_block_cols(sizeof(Value)));
-  expect_valid_layout(a, layout, p.resolved_blocks_per_task());
+  expect_valid_layout(a, layout, p.resolved_blocks_per_task(layout.blocks()));
   const Schedule schedule = make_schedule(layout.tasks(), grid, p.fixed_share);
   const auto x = test::make_x<Value>(scaled);
   const auto y0 = test::make_y<Value>(scaled);
@@ -307,7 +307,9 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_EQ(p.resolved_block_cols(4), 16384);
   EXPECT_EQ(p.resolved_block_cols(2), 32768);
   EXPECT_EQ(p.reorder, Reorder::hash);
-  EXPECT_EQ(p.resolved_blocks_per_task(), 32);
+  EXPECT_EQ(p.resolved_blocks_per_task(27), 1);        // a small matrix: a task a block
+  EXPECT_EQ(p.resolved_blocks_per_task(16384), 16);    // about 1024 tasks
+  EXPECT_EQ(p.resolved_blocks_per_task(1 << 24), 32);  // at most 4 blocks a warp
   EXPECT_THROW(parse_parameters({"block_cols=12"}), ParameterError);
   EXPECT_THROW(parse_parameters({"block_cols=131072"}), ParameterError);
   EXPECT_THROW(parse_parameters({"reorder=random"}), ParameterError);
