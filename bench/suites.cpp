@@ -106,8 +106,8 @@ const std::vector<SuiteEntry> kHbp = {
     {"kron_like_19", "gen:rmat:scale=19,edge_factor=48,seed=64"},     // 524 k rows     ~ 23 M
     {"kron_like_20", "gen:rmat:scale=20,edge_factor=48,seed=65"},     // 1 M rows       ~ 47 M
     {"kron_like_21", "gen:rmat:scale=21,edge_factor=48,seed=66"},     // 2 M rows       ~ 97 M
-    {"mip1_like",                                                     // 66 k rows      ~ 10 M
-     "gen:random:rows=66000,cols=66000,dist=power_law,min=8,max=66000,exponent=1.7,seed=67"},
+    {"mip1_like",                                                     // 66 k rows      ~ 8.6 M
+     "gen:random:rows=66000,cols=66000,dist=power_law,min=4,max=66000,exponent=1.75,seed=67"},
     {"rmat_23", "gen:rmat:scale=23,edge_factor=16,seed=44"},          // 8 M rows       ~ 120 M
     {"rmat_24", "gen:rmat:scale=24,edge_factor=16,seed=45"},          // 16 M rows      ~ 250 M
     {"powerlaw_16m",                                                  // 16 M rows, mean ~ 10

@@ -155,6 +155,37 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, HbpHostApplyOnCatalogue,
                          ::testing::ValuesIn(test::all_synthetic_matrices()),
                          test::NamedMatrixName());
 
+TEST(HbpHostApplyOnRealMatrices, MatchesReferenceWithDefaultsAndSmallBlocks) {
+  const auto files = test::real_matrix_files(16);
+  if (files.empty()) GTEST_SKIP() << "no real matrices (MANIFEST.tsv) under " << test::matrix_dir();
+  for (const auto& file : files) {
+    const NamedMatrix named = test::load_real_matrix(file);
+    EXPECT_LT(worst_error<double>(named.matrix, {}), 1e-12) << named.name;
+    EXPECT_LT(worst_error<float>(named.matrix, {}), 1e-5) << named.name;
+    EXPECT_LT(worst_error<double>(named.matrix, {"block_rows=64", "block_cols=256"}), 1e-12)
+        << named.name;
+  }
+}
+
+TEST(HbpLayout, SlotsOfAtLeastWarpRowLengthAreWarpGroupsOfTheirOwn) {
+  std::vector<std::int64_t> lengths;
+  for (int r = 0; r < 200; ++r) lengths.push_back(r % 10 == 0 ? 40 + r % 30 : 1 + r % 7);
+  const Matrix matrix = matrix_with_lengths(500, lengths);
+  const HbpLayout<double> layout = build_layout(matrix, parse_parameters({"warp_row_length=40"}), 512);
+  std::int64_t warp_groups = 0;
+  for (std::int64_t g = 0; g < layout.groups(); ++g) {
+    const auto ug = static_cast<std::size_t>(g);
+    const std::int64_t rows = layout.group_slot_begin[ug + 1] - layout.group_slot_begin[ug];
+    const std::int64_t nnz = layout.begin_nnz[ug + 1] - layout.begin_nnz[ug];
+    if (layout.is_warp_group(g)) ++warp_groups;
+    if (rows > 1) {
+      EXPECT_LT(nnz, 40 * rows) << "a long slot shares a group";
+    }
+  }
+  EXPECT_EQ(warp_groups, 20);  // rows 0, 10, ..., 190
+  EXPECT_LT(worst_error<double>(matrix, {"warp_row_length=40"}), 1e-12);
+}
+
 // ---- the cases ---------------------------------------------------------------------
 
 TEST(HbpHostApply, ZeroRowsAndAllZeroBlocksGetNoSlotsAndYetTheirRowsAreWritten) {
