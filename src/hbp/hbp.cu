@@ -50,6 +50,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     const detail::Stopwatch upload;
     task_block_begin_ = DeviceBuffer<std::int32_t>(layout.task_block_begin);
     task_col_ = DeviceBuffer<std::int32_t>(layout.task_col);
+    task_shared_x_ = DeviceBuffer<std::int32_t>(layout.task_shared_x);
     block_group_begin_ = DeviceBuffer<std::int32_t>(layout.block_group_begin);
     group_slot_begin_ = DeviceBuffer<std::int32_t>(layout.group_slot_begin);
     begin_nnz_ = DeviceBuffer<std::int64_t>(layout.begin_nnz);
@@ -67,6 +68,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
 
     spmv_.task_block_begin = task_block_begin_.data();
     spmv_.task_col = task_col_.data();
+    spmv_.task_shared_x = task_shared_x_.data();
     spmv_.task_count = static_cast<std::int32_t>(layout.tasks());
     spmv_.fixed_tasks = static_cast<std::int32_t>(schedule_.fixed_tasks);
     spmv_.block_group_begin = block_group_begin_.data();
@@ -187,7 +189,8 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   int threads_ = 0;
   int blocks_per_sm_ = 0;
   std::size_t shared_bytes_ = 0;
-  DeviceBuffer<std::int32_t> task_block_begin_, task_col_, block_group_begin_, group_slot_begin_;
+  DeviceBuffer<std::int32_t> task_block_begin_, task_col_, task_shared_x_, block_group_begin_,
+      group_slot_begin_;
   DeviceBuffer<std::int64_t> begin_nnz_;
   DeviceBuffer<std::uint32_t> col_add_sign_;
   DeviceBuffer<Value> data_;

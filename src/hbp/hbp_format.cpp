@@ -406,6 +406,18 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
     }
   }
   layout.task_block_begin.push_back(static_cast<std::int32_t>(layout.blocks()));
+  for (std::int64_t t = 0; t < layout.tasks(); ++t) {
+    const auto ut = static_cast<std::size_t>(t);
+    const auto first = static_cast<std::size_t>(layout.task_block_begin[ut]);
+    const auto last = static_cast<std::size_t>(layout.task_block_begin[ut + 1]);
+    const std::int64_t task_nnz =
+        layout.begin_nnz[static_cast<std::size_t>(layout.block_group_begin[last])] -
+        layout.begin_nnz[static_cast<std::size_t>(layout.block_group_begin[first])];
+    const std::int64_t origin = static_cast<std::int64_t>(layout.task_col[ut]) * block_cols;
+    const std::int64_t width = std::min<std::int64_t>(block_cols, layout.cols - origin);
+    layout.task_shared_x.push_back(
+        task_nnz * kSectorBytes >= width * static_cast<std::int64_t>(sizeof(Value)) ? 1 : 0);
+  }
 
   SpreadSums sum_before, sum_after;
   for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
@@ -509,6 +521,8 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
     const std::int64_t column_origin =
         static_cast<std::int64_t>(layout.task_col[ut]) * layout.block_cols;
     for (std::int64_t b = layout.task_block_begin[ut]; b < layout.task_block_begin[ut + 1]; ++b) {
+      if (layout.task_shared_x.size() != layout.task_col.size())
+        throw Error("hbp host model: task_shared_x is not one a task");
       if (layout.block_col[static_cast<std::size_t>(b)] != layout.task_col[ut])
         throw Error("hbp host model: a task spans two column blocks");
       run_block(b, column_origin);
@@ -548,7 +562,7 @@ std::size_t device_bytes(const HbpLayout<Value>& layout, std::size_t partial_byt
   return bytes(layout.block_group_begin) + bytes(layout.group_slot_begin) +
          bytes(layout.begin_nnz) + bytes(layout.col_add_sign) + bytes(layout.data) +
          bytes(layout.output_hash) + bytes(layout.combine_rows) + bytes(layout.combine_begin) +
-         bytes(layout.task_block_begin) + bytes(layout.task_col) +
+         bytes(layout.task_block_begin) + bytes(layout.task_col) + bytes(layout.task_shared_x) +
          static_cast<std::size_t>(layout.partials()) * partial_bytes + sizeof(std::uint32_t);
 }
 
@@ -574,6 +588,8 @@ Json layout_statistics(const HbpLayout<Value>& layout, std::size_t partial_bytes
   j["warp_groups"] = warp_groups;
   j["slots"] = layout.slots();
   j["tasks"] = layout.tasks();
+  j["tasks_with_shared_x"] =
+      std::count(layout.task_shared_x.begin(), layout.task_shared_x.end(), 1);
   j["partial_sums"] = layout.partials();
   j["combine_rows"] = static_cast<std::int64_t>(layout.combine_rows.size());
   j["mean_nnz_per_block"] =

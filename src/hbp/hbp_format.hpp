@@ -25,7 +25,8 @@
 //                 the (row, column block) pairs), added in that order: no atomics, y bitwise
 //                 the same on every apply.
 //   tasks         task t: blocks [task_block_begin[t], task_block_begin[t + 1]), all of column
-//                 block task_col[t] (at most blocks_per_task blocks).
+//                 block task_col[t] (at most blocks_per_task blocks); task_shared_x[t]: whether
+//                 it loads the x segment into shared memory (enough nonzeros to pay for it).
 //
 // The paper's zero_row (rows of a warp group with no nonzeros) is not needed: empty rows of a
 // block get no slot. Its add_sign and col share one 32-bit word, so a nonzero costs what it
@@ -101,6 +102,9 @@ struct HbpLayout {
   std::vector<std::int32_t> combine_begin;      ///< combine_rows + 1
   std::vector<std::int32_t> task_block_begin;   ///< tasks + 1
   std::vector<std::int32_t> task_col;           ///< tasks
+  /// tasks: 1 when the task reads x through the shared-memory segment (kSectorBytes), 0 when
+  /// its warps read x from global memory (unless the segment is there already)
+  std::vector<std::int32_t> task_shared_x;
   ReorderStatistics reorder_statistics;
 
   std::int64_t blocks() const { return static_cast<std::int64_t>(block_col.size()); }

@@ -9,7 +9,9 @@
 //                                                           cudaMemsetAsync before the launch)
 //   a task: blocks [task_block_begin[t], task_block_begin[t+1]) of column block task_col[t]
 //     shared memory:  segment[0 .. block_cols)  = x[task_col * block_cols + i]  (as V; reloaded
-//                                                  only when the column block changes)
+//                                                  only when the column block changes; a task with
+//                                                  too few nonzeros for it, task_shared_x[t] == 0,
+//                                                  reads x from global memory instead)
 //     warps take its blocks by a shared counter, one block a warp at a time
 //   a block b, one warp: groups g in [block_group_begin[b], block_group_begin[b+1])
 //
@@ -43,6 +45,7 @@ template <typename V>
 struct SpmvArguments {
   const std::int32_t* task_block_begin = nullptr;
   const std::int32_t* task_col = nullptr;
+  const std::int32_t* task_shared_x = nullptr;
   std::int32_t task_count = 0;
   std::int32_t fixed_tasks = 0;
   const std::int32_t* block_group_begin = nullptr;
@@ -85,9 +88,10 @@ __device__ __forceinline__ void write_slot(const SpmvArguments<V>& args, std::in
     write_row(y, static_cast<std::int64_t>(~destination), sum, alpha, beta);
 }
 
-/// One warp computes matrix block `b` against the x segment in shared memory (every lane calls
-/// it; the branches on the group are warp-uniform, the lane loop of a lane group is not and holds
-/// no warp-wide operation).
+/// One warp computes matrix block `b` against `segment`: the x values of its column block, in
+/// shared memory or straight in global memory (a generic pointer either way). Every lane calls it;
+/// the branches on the group are warp-uniform, the lane loop of a lane group is not and holds no
+/// warp-wide operation.
 template <typename V>
 __device__ void spmv_block(const SpmvArguments<V>& args, std::int32_t b, const V* segment, V* y,
                            Acc<V> alpha, Acc<V> beta, int lane) {
@@ -153,9 +157,11 @@ __global__ void __launch_bounds__(1024) spmv_kernel(SpmvArguments<V> args, const
     const std::int32_t task = task_shared;
     if (task >= args.task_count) break;  // the same for every thread of the block
 
+    // uniform over the thread block: every thread saw the same tasks
     const std::int32_t column_block = args.task_col[task];
-    if (column_block != loaded_column_block) {  // uniform: every thread saw the same tasks
-      const std::int64_t origin = static_cast<std::int64_t>(column_block) * args.block_cols;
+    const std::int64_t origin = static_cast<std::int64_t>(column_block) * args.block_cols;
+    const bool shared_x = column_block == loaded_column_block || args.task_shared_x[task] != 0;
+    if (column_block != loaded_column_block && shared_x) {
       const std::int64_t remaining = args.cols - origin;
       const int width = static_cast<int>(remaining < args.block_cols ? remaining : args.block_cols);
       for (int i = static_cast<int>(threadIdx.x); i < width; i += static_cast<int>(blockDim.x))
@@ -163,6 +169,7 @@ __global__ void __launch_bounds__(1024) spmv_kernel(SpmvArguments<V> args, const
       loaded_column_block = column_block;
       __syncthreads();
     }
+    const V* task_x = shared_x ? segment : x + origin;  // a few nonzeros: x from global memory
 
     const std::int32_t first_block = args.task_block_begin[task];
     const std::int32_t block_count = args.task_block_begin[task + 1] - first_block;
@@ -171,7 +178,7 @@ __global__ void __launch_bounds__(1024) spmv_kernel(SpmvArguments<V> args, const
       if (lane == 0) k = atomicAdd(&next_block_shared, 1);
       k = __shfl_sync(arch::kFullMask, k, 0);
       if (k >= block_count) break;  // warp-uniform
-      spmv_block(args, first_block + k, segment, y, alpha, beta, lane);
+      spmv_block(args, first_block + k, task_x, y, alpha, beta, lane);
     }
     __syncthreads();  // the segment and the shared task are reused
   }

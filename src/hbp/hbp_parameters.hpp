@@ -56,6 +56,14 @@ inline constexpr std::int32_t kDefaultWarpRowLength = 64;
 /// 4 x warps_per_block blocks. To be measured.
 inline constexpr std::int64_t kAutoTargetTasks = 1024;
 
+/// Bytes a scattered x read costs at worst (one 32-byte sector a nonzero). A task loads its x
+/// segment into shared memory (block_cols values, coalesced) only when its nonzeros would cost
+/// at least as much read one by one: nnz x kSectorBytes >= segment bytes (or when the thread block
+/// holds that segment already). Otherwise its warps read x from global memory directly: a task of
+/// R-MAT 24 (2048 column blocks) holds a few hundred nonzeros, and loading 64 KiB for them would
+/// move more x than matrix. Not in the paper. To be measured.
+inline constexpr std::int64_t kSectorBytes = 32;
+
 /// Warps of a thread block; they share one x segment and take the blocks of one task.
 inline constexpr int kDefaultWarpsPerBlock = 8;
 

@@ -90,6 +90,15 @@ void expect_valid_layout(const CsrMatrix<Value, std::int32_t>& matrix, const Hbp
     ASSERT_LE(layout.task_block_begin[ut + 1] - layout.task_block_begin[ut], blocks_per_task);
     for (std::int32_t b = layout.task_block_begin[ut]; b < layout.task_block_begin[ut + 1]; ++b)
       ASSERT_EQ(layout.block_col[static_cast<std::size_t>(b)], layout.task_col[ut]);
+    // the shared x segment only where the task's nonzeros pay for loading it
+    const auto first = static_cast<std::size_t>(layout.task_block_begin[ut]);
+    const auto last = static_cast<std::size_t>(layout.task_block_begin[ut + 1]);
+    const std::int64_t nnz = layout.begin_nnz[static_cast<std::size_t>(layout.block_group_begin[last])] -
+                             layout.begin_nnz[static_cast<std::size_t>(layout.block_group_begin[first])];
+    const std::int64_t origin = static_cast<std::int64_t>(layout.task_col[ut]) * layout.block_cols;
+    const std::int64_t width = std::min<std::int64_t>(layout.block_cols, layout.cols - origin);
+    ASSERT_EQ(layout.task_shared_x.at(ut),
+              nnz * kSectorBytes >= width * static_cast<std::int64_t>(sizeof(Value)) ? 1 : 0);
   }
 }
 
@@ -297,6 +306,19 @@ TEST(HbpHostApply, MoreWarpsThanBlocksAndTheReverseGiveTheSameY) {
     for (const char* share : {"fixed_share=0", "fixed_share=0.5", "fixed_share=1"})
       EXPECT_LT(worst_error<double>(matrix, {"block_rows=64", "block_cols=256", share}, grid), 1e-12)
           << grid << " " << share;
+}
+
+TEST(HbpLayout, TasksWithFewNonzerosReadXFromGlobalMemory) {
+  // R-MAT scale 12 in blocks of 128 x 2048: tasks of one block, some with < 512 nonzeros (the
+  // 2048 x 8 B segment is worth 512 sectors), the dense corner's with more
+  const Matrix matrix = generated("rmat_scale12_ef8");
+  const HbpParameters p = parse_parameters({"block_rows=128", "block_cols=2048", "blocks_per_task=1"});
+  const HbpLayout<double> layout = build_layout(matrix, p, 2048);
+  const auto shared = std::count(layout.task_shared_x.begin(), layout.task_shared_x.end(), 1);
+  EXPECT_GT(shared, 0) << layout.tasks();
+  EXPECT_LT(shared, layout.tasks());
+  EXPECT_LT(worst_error<double>(matrix, {"block_rows=128", "block_cols=2048", "blocks_per_task=1"}),
+            1e-12);
 }
 
 TEST(HbpHostApply, AllThreeReorderModesGiveTheSameY) {
