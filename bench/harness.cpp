@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "common/stopwatch.hpp"
+#include "hbp/hbp.hpp"
+#include "hbp/hbp_parameters.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/host_upload.hpp"
@@ -414,6 +416,24 @@ void add_full_overlap_details(const CsrMatrix<Value, std::int32_t>& matrix,
       partial_ms > 0 ? (cusparse_ms + transfer_ms - timing.median_ms) / partial_ms + 1.0 : 0.0;
 }
 
+/// hbp's record (issue 10): the SpMV part and the combine part of one apply timed apart
+/// (spmv_ms, combine_ms: each between its own events, median of 20 after a warm-up, alpha 1,
+/// beta 0; hbp::testing::time_parts), with the parameters of the timed plan.
+template <typename Value>
+void add_hbp_part_details(const CsrMatrix<Value, std::int32_t>& matrix,
+                          const DenseOperands<Value>& operands,
+                          const std::vector<std::string>& parameters, BenchRecord& record) {
+  constexpr int kPartRuns = 20;
+  const auto method = hbp::make_spmv<Value>(
+      matrix, detail::check_parameter_values("hbp", hbp::parameter_specs(), parameters));
+  DeviceBuffer<Value> input(operands.input);
+  DeviceBuffer<Value> output(static_cast<std::size_t>(matrix.rows));
+  const hbp::testing::PartTimes parts =
+      hbp::testing::time_parts(*method, input.data(), output.data(), kPartRuns);
+  record.details["spmv_ms"] = parts.spmv_ms;
+  record.details["combine_ms"] = parts.combine_ms;
+}
+
 }  // namespace
 
 template <typename Value>
@@ -449,6 +469,8 @@ Timing MatrixBenchmark::State::measure(const CaseRequest& request, BenchRecord& 
     });
     if (request.method.name() == "csr_full_overlap")
       add_full_overlap_details<Value>(matrix, operands, timing, options, stream.get(), record);
+    if (request.method.name() == "hbp" && !options.plan_from_device)
+      add_hbp_part_details<Value>(matrix, operands, plan_options.parameters, record);
     return timing;
   }
   return build([&] {

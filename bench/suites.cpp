@@ -87,6 +87,39 @@ const std::vector<SuiteEntry> kLarge = {
 constexpr std::string_view kLargeReplicaMatrix = "cage11";
 constexpr std::int64_t kLargeReplicaCopies = 35;
 
+/// The "hbp" suite (issue 10): the matrix classes of the HBP paper (Table I) at its sizes and
+/// scaled up, where CSR kernels are held by scattered x reads, uneven rows and x beyond the L2.
+///   circuit-like  (ASIC_*, rajat*, ohne2, nxp1): power-law rows up to a few 100 k nonzeros,
+///                 columns scattered, 2-4 nonzeros a row on average
+///   kron_g500-logn18..21: R-MAT a=0.57, b=c=0.19 (Graph500), 2^18..2^21 vertices, 48 edges a
+///                 vertex before duplicates merge (kron_g500 holds ~80 a vertex symmetrised)
+///   mip1-like     66 k x 66 k, ~150 nonzeros a row with power-law spread, some dense rows
+///   huge-vector   >= 8 M columns: R-MAT 23 and 24, power law with 16 M columns, uniform
+///                 4-12 with 16 M columns, a road-network-like band of 24 M rows
+/// plus rajat01, the circuit matrix of ../shared/matrices, as it is and replicated 50 times.
+const std::vector<SuiteEntry> kHbp = {
+    {"circuit_like_680k",                                             // ASIC_680k-like ~ 2.7 M
+     "gen:random:rows=682000,cols=682000,dist=power_law,min=1,max=300000,exponent=2.3,seed=61"},
+    {"circuit_like_4m",                                               // scaled up      ~ 16 M
+     "gen:random:rows=4000000,cols=4000000,dist=power_law,min=1,max=1000000,exponent=2.3,seed=62"},
+    {"kron_like_18", "gen:rmat:scale=18,edge_factor=48,seed=63"},     // 262 k rows     ~ 11 M
+    {"kron_like_19", "gen:rmat:scale=19,edge_factor=48,seed=64"},     // 524 k rows     ~ 23 M
+    {"kron_like_20", "gen:rmat:scale=20,edge_factor=48,seed=65"},     // 1 M rows       ~ 47 M
+    {"kron_like_21", "gen:rmat:scale=21,edge_factor=48,seed=66"},     // 2 M rows       ~ 97 M
+    {"mip1_like",                                                     // 66 k rows      ~ 8.6 M
+     "gen:random:rows=66000,cols=66000,dist=power_law,min=4,max=66000,exponent=1.75,seed=67"},
+    {"rmat_23", "gen:rmat:scale=23,edge_factor=16,seed=44"},          // 8 M rows       ~ 120 M
+    {"rmat_24", "gen:rmat:scale=24,edge_factor=16,seed=45"},          // 16 M rows      ~ 250 M
+    {"powerlaw_16m",                                                  // 16 M rows, mean ~ 10
+     "gen:random:rows=16000000,cols=16000000,dist=power_law,min=1,max=20000,exponent=2,seed=46"},
+    {"uniform_4_12_16m",                                              // 16 M x 4..12   = 128 M
+     "gen:random:rows=16000000,cols=16000000,dist=uniform,min=4,max=12,seed=42"},
+    {"road_like_24m", "gen:banded:n=24000000,bandwidth=1,seed=68"},   // 24 M rows x 3  = 72 M
+};
+/// The circuit matrix of the hbp suite and its replica count.
+constexpr std::string_view kHbpRealMatrix = "rajat01";
+constexpr std::int64_t kHbpReplicaCopies = 50;
+
 // ---------------------------------------------------------------------------------------------
 
 std::string replica_spec(const std::filesystem::path& file, std::int64_t target_nnz) {
@@ -198,7 +231,7 @@ bool is_directory(const char* path) {
 
 }  // namespace
 
-std::vector<std::string> suite_names() { return {"default", "small", "large"}; }
+std::vector<std::string> suite_names() { return {"default", "small", "large", "hbp"}; }
 
 std::vector<SuiteEntry> suite(const std::string& name, const std::filesystem::path& matrix_dir) {
   std::vector<SuiteEntry> entries;
@@ -212,8 +245,14 @@ std::vector<SuiteEntry> suite(const std::string& name, const std::filesystem::pa
   } else if (name == "large") {
     entries = kLarge;
     add_replica_of(entries, matrix_dir, kLargeReplicaMatrix, kLargeReplicaCopies);
+  } else if (name == "hbp") {
+    entries = kHbp;
+    if (!matrix_dir.empty())
+      if (auto file = real_matrix_named(matrix_dir, kHbpRealMatrix))
+        entries.push_back({std::string(kHbpRealMatrix), file->string()});
+    add_replica_of(entries, matrix_dir, kHbpRealMatrix, kHbpReplicaCopies);
   } else {
-    throw Error("unknown suite '" + name + "' (known: default, small, large)");
+    throw Error("unknown suite '" + name + "' (known: default, small, large, hbp)");
   }
   return entries;
 }

@@ -6,6 +6,9 @@
 //   "large"    random columns with x in or beyond the L2, 10-270 M nonzeros (R-MAT 22-24,
 //              uniform 4-12 a row at 4 M and 16 M rows, power law at 16 M, 4 M short rows,
 //              cage11 x 35): where DASP lost (issue 8); needs a GPU of 80 GB for rmat_24 fp64
+//   "hbp"      the HBP paper's classes (circuit-like, kron_g500-like R-MAT 18-21, mip1-like) at
+//              its sizes and scaled up, and x beyond the L2 (R-MAT 23-24, power law and uniform
+//              at 16 M columns, a 24 M-row road-like band), rajat01 as is and x 50 (issue 10)
 #pragma once
 
 #include <cstdint>

@@ -18,12 +18,7 @@
 
 namespace tcsparse::csr_overlap {
 
-inline int current_device_attribute(cudaDeviceAttr attribute) {
-  int device = 0, value = 0;
-  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
-  TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
-  return value;
-}
+using detail::current_device_attribute;
 
 template <typename V>
 using BatchKernel = void (*)(device::BatchArguments<V>, const V*, V*, device::Acc<V>,

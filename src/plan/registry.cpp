@@ -21,6 +21,7 @@
   X(csr_overlap)                       \
   X(csr_full_overlap)                  \
   X(tca)                               \
+  X(hbp)                               \
   X(automatic)                         \
   /* end of the list */
 

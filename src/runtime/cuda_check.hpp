@@ -36,3 +36,15 @@ inline void check_cusparse(cusparseStatus_t status, const char* call, const char
   ::tcsparse::detail::check_cusparse((call), #call, __FILE__, __LINE__)
 #define TCSPARSE_CUDA_CHECK_LAUNCH() \
   ::tcsparse::detail::check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+
+namespace tcsparse::detail {
+
+/// An attribute of the current device (SM count, opt-in shared memory, ...).
+inline int current_device_attribute(cudaDeviceAttr attribute) {
+  int device = 0, value = 0;
+  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
+  TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+  return value;
+}
+
+}  // namespace tcsparse::detail

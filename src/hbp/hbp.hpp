@@ -1,0 +1,40 @@
+// HBP (hash-based partition SpMV): the entry points of the method. Everything else stays in this
+// folder: hbp_format.{hpp,cpp} (host format and host model), hbp_kernels.cuh and hbp.cu (kernels,
+// the method object), hbp_method.cpp (the registry's descriptor).
+#pragma once
+
+#include <memory>
+
+#include "hbp/hbp_format.hpp"
+#include "plan/method.hpp"
+
+namespace tcsparse::hbp {
+
+/// Builds the HBP layout on the host (hbp_format.hpp), uploads it and returns the method object.
+/// Instantiated for double, float, half and bfloat16 (fp32 accumulation for the 16-bit types).
+/// Throws UnsupportedError when the x segment does not fit the device's shared memory.
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
+                                                     const detail::ParameterValues& parameters);
+
+namespace testing {
+
+/// Milliseconds of the SpMV part and of the combine part of one apply, each between its own
+/// events, median of `repeats` runs after one warm-up (synchronous; for tests and benchmarks,
+/// not for use inside an application's apply).
+struct PartTimes {
+  double spmv_ms = 0.0;
+  double combine_ms = 0.0;
+};
+template <typename Value>
+PartTimes time_parts(const detail::SpmvMethod<Value>& method, const Value* x, Value* y,
+                     int repeats);
+
+/// The grid the kernel runs and its fixed tasks (the host model's Schedule) of a method made by
+/// make_spmv. Throws Error for another method.
+template <typename Value>
+Schedule launch_schedule(const detail::SpmvMethod<Value>& method);
+
+}  // namespace testing
+
+}  // namespace tcsparse::hbp

@@ -1,0 +1,170 @@
+// HBP ("A Nonlinear Hash-based Optimization Method for SpMV on GPUs", Yan, Diao, Liu, An, Xu;
+// paper III.A-C): the host format and the host model of the kernels.
+//
+// The matrix is cut into matrix blocks of block_rows x block_cols (2D partition, paper III.A).
+// Only non-empty blocks are kept, ordered by column block, then row block, so that the blocks of
+// one task read one x segment. Inside a block, the rows that have nonzeros there ("slots") are
+// put in the order of the reordering (the nonlinear hash of their lengths, paper III.B; or a
+// sort; or none), then cut into warp groups of at most 32 slots; a slot of at least
+// warp_row_length nonzeros gets a group of its own, taken by the whole warp.
+//
+//   blocks        block b: column block block_col[b], groups [block_group_begin[b],
+//                 block_group_begin[b + 1])
+//   groups        group g: slots [group_slot_begin[g], group_slot_begin[g + 1]) (1..32),
+//                 nonzeros [begin_nnz[g], begin_nnz[g + 1])  (paper: begin_nnz / begin_ptr)
+//   nonzeros      in rounds, column-major over the group: round t holds the t-th nonzero of
+//                 every slot longer than t, in slot order; lane l starts at begin_nnz[g] + l;
+//                 col_add_sign[e] = column in the block (low 16 bits) | add_sign (high 16 bits,
+//                 signed: the distance to the slot's next nonzero, -1 after its last one); the
+//                 nonzeros of a slot are in column order. data[e] is the value.
+//   output_hash   slot s: where its sum goes (paper: the row before the hash). >= 0: index into
+//                 the partial sums (rows with nonzeros in several column blocks); < 0: the row
+//                 ~output_hash[s] has no other slot, and the SpMV kernel writes y itself.
+//   combine       combine_rows[k]: a row with 0 or >= 2 slots; its partial sums are
+//                 [combine_begin[k], combine_begin[k + 1]) in column-block order (row-major over
+//                 the (row, column block) pairs), added in that order: no atomics, y bitwise
+//                 the same on every apply.
+//   tasks         task t: blocks [task_block_begin[t], task_block_begin[t + 1]), all of column
+//                 block task_col[t] (at most blocks_per_task blocks); task_shared_x[t]: whether
+//                 it loads the x segment into shared memory (enough nonzeros to pay for it).
+//
+// The paper's zero_row (rows of a warp group with no nonzeros) is not needed: empty rows of a
+// block get no slot. Its add_sign and col share one 32-bit word, so a nonzero costs what it
+// costs in CSR.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "hbp/hbp_parameters.hpp"
+#include "tcsparse/csr.hpp"
+#include "tcsparse/json.hpp"
+
+namespace tcsparse::hbp {
+
+/// The nonlinear hash of paper III.B for one block of `table_size` rows:
+///   aggregation     bucket = min(length >> a, 8)
+///   dispersion      base   = bucket * b,                b = table_size / 9 (fixed by block_rows)
+///   linear mapping  offset = ((length - (bucket << a)) * c) mod d,   d = b,  c = max(1, d >> a)
+///   position        (base + offset) mod table_size, then the next free position (collision)
+/// a is sampled from the matrix (the smallest shift that puts kAggregationQuantile of the
+/// sampled lengths below the last bucket), c follows from a; b and d from the block rows.
+struct NonlinearHash {
+  int a = 0;
+  std::int32_t b = 1, c = 1, d = 1;
+  std::int32_t table_size = 1;
+
+  /// The home position of a row of `length` (> 0) nonzeros, before collision handling.
+  std::int32_t home(std::int64_t length) const;
+};
+
+/// The hash for blocks of `block_rows` rows whose a is sampled from `lengths` (segment lengths,
+/// > 0; empty: a = 0).
+NonlinearHash make_hash(std::int32_t block_rows, std::span<const std::int32_t> lengths);
+
+/// The order of the slots of one block: `lengths[i]` the nonzeros of the i-th non-empty row of
+/// the block (in row order); returns the indices i in the reordered order. hash: by position in
+/// the hash table (linear probing from the home position, rows inserted in row order); sort:
+/// stable by length, shortest first (the order the hash approximates); none: row order.
+std::vector<std::int32_t> slot_order(Reorder reorder, const NonlinearHash& hash,
+                                     std::span<const std::int32_t> lengths);
+
+/// Per-warp-group row-length spread (paper Fig. 6), over the groups of at least two rows that
+/// the lanes walk, before reordering (each block's non-empty rows in matrix order, 32 a group)
+/// and after (the layout's groups).
+struct ReorderStatistics {
+  std::int64_t groups_before = 0, groups_after = 0;
+  double mean_stddev_before = 0.0, mean_stddev_after = 0.0;
+  /// nonzeros / (rows x longest row) summed over the groups: the share of lane steps that do work.
+  double lane_efficiency_before = 1.0, lane_efficiency_after = 1.0;
+};
+
+template <typename Value>
+struct HbpLayout {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::int32_t block_rows = 1, block_cols = 8;
+  Reorder reorder = Reorder::hash;
+  /// 0: off; else a slot of at least this many nonzeros is a group of its own, taken by the
+  /// whole warp (is_warp_group).
+  std::int32_t warp_row_length = 0;
+  NonlinearHash hash;
+
+  std::vector<std::int32_t> block_col;          ///< blocks
+  std::vector<std::int32_t> block_row;          ///< blocks (statistics and tests)
+  std::vector<std::int32_t> block_group_begin;  ///< blocks + 1
+  std::vector<std::int32_t> group_slot_begin;   ///< groups + 1
+  std::vector<std::int64_t> begin_nnz;          ///< groups + 1
+  std::vector<std::uint32_t> col_add_sign;      ///< nnz
+  std::vector<Value> data;                      ///< nnz
+  std::vector<std::int32_t> output_hash;        ///< slots
+  std::vector<std::int32_t> combine_rows;       ///< rows with 0 or >= 2 slots
+  std::vector<std::int32_t> combine_begin;      ///< combine_rows + 1
+  std::vector<std::int32_t> task_block_begin;   ///< tasks + 1
+  std::vector<std::int32_t> task_col;           ///< tasks
+  /// tasks: 1 when the task reads x through the shared-memory segment (kSectorBytes), 0 when
+  /// its warps read x from global memory (unless the segment is there already)
+  std::vector<std::int32_t> task_shared_x;
+  ReorderStatistics reorder_statistics;
+
+  std::int64_t blocks() const { return static_cast<std::int64_t>(block_col.size()); }
+  std::int64_t groups() const { return static_cast<std::int64_t>(group_slot_begin.size()) - 1; }
+  std::int64_t slots() const { return static_cast<std::int64_t>(output_hash.size()); }
+  std::int64_t tasks() const { return static_cast<std::int64_t>(task_col.size()); }
+  std::int64_t partials() const { return combine_begin.empty() ? 0 : combine_begin.back(); }
+  /// Whether the whole warp takes group g (one slot of at least warp_row_length nonzeros): the
+  /// same test as the kernel's, decided by the slot alone, so that y does not depend on the
+  /// reordering.
+  bool is_warp_group(std::int64_t g) const {
+    const auto u = static_cast<std::size_t>(g);
+    return warp_row_length > 0 && group_slot_begin[u + 1] - group_slot_begin[u] == 1 &&
+           begin_nnz[u + 1] - begin_nnz[u] >= warp_row_length;
+  }
+};
+
+/// The HBP layout of `matrix` with blocks of block_rows x `block_cols` (already resolved).
+/// Throws IndexOverflowError when the slots or nonzeros do not fit 32-bit indices.
+template <typename Value>
+HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, const HbpParameters& p,
+                       std::int32_t block_cols);
+
+/// Add_sign and column of a col_add_sign word.
+inline std::int32_t column_in_block(std::uint32_t word) {
+  return static_cast<std::int32_t>(word & 0xffffu);
+}
+inline std::int32_t add_sign(std::uint32_t word) {
+  return static_cast<std::int16_t>(static_cast<std::uint16_t>(word >> 16));
+}
+
+/// How the kernel's grid takes the tasks (paper III.C): thread block k takes the fixed tasks
+/// [k * fixed / grid, (k + 1) * fixed / grid), then tickets: task fixed + ticket while below
+/// tasks. fixed = floor(fixed_share * tasks / grid) * grid.
+struct Schedule {
+  std::int64_t grid = 0;
+  std::int64_t fixed_tasks = 0;
+};
+Schedule make_schedule(std::int64_t tasks, std::int64_t max_grid, double fixed_share);
+
+/// y = alpha * A * x + beta * y by walking the layout as the kernels do (the grid's fixed tasks,
+/// then the tickets in turn; a warp a block; a lane a slot in rounds via add_sign, or the whole
+/// warp on a warp group with its butterfly sum; then the combine in column-block order),
+/// accumulating in double. beta == 0 ignores y. The schedule only changes who takes a block,
+/// not the result. Throws Error if a block is taken twice or never, or a row written twice or
+/// never (a layout bug).
+template <typename Value>
+void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::span<const Value> x,
+                std::span<double> y, double alpha, double beta);
+
+/// Per-warp-group row-length standard deviation (paper Fig. 6 metric) of the layout's groups, the
+/// same groups in matrix row order (before reordering), sizes against CSR.
+template <typename Value>
+Json layout_statistics(const HbpLayout<Value>& layout, std::size_t partial_bytes);
+
+/// Device bytes the layout takes on the GPU with partial sums of `partial_bytes` each.
+template <typename Value>
+std::size_t device_bytes(const HbpLayout<Value>& layout, std::size_t partial_bytes);
+
+/// layout_statistics of the host layout of `matrix` (fp64; no GPU).
+Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix, const HbpParameters& p);
+
+}  // namespace tcsparse::hbp

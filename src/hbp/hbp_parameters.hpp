@@ -1,0 +1,113 @@
+// HBP ("A Nonlinear Hash-based Optimization Method for SpMV on GPUs", Yan, Diao, Liu, An, Xu)
+// parameters: the constants the paper fixes or that this library chose, each named for what it
+// means with the section that set it, and the "key=value" parameters that override them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "plan/parameters.hpp"
+
+namespace tcsparse::hbp {
+
+/// Threads of a warp: the rows of one warp group (paper III.A: a warp per matrix block, each
+/// thread one row of a group of 32).
+inline constexpr int kGroupRows = 32;
+
+/// Columns of a matrix block at most: the column inside a block is stored in 16 bits next to the
+/// 16-bit add_sign (one 32-bit word a nonzero, as CSR's column index).
+inline constexpr std::int32_t kLargestBlockCols = 1 << 16;
+
+/// Bytes of the x segment a thread block keeps in shared memory with block_cols=auto: 64 KiB,
+/// so three thread blocks share one Hopper SM (228 KB). The paper (III.A) sized its 4096 fp64
+/// columns (32 KB) for a 48 KB shared memory. To be measured (README: the sweep).
+inline constexpr std::int32_t kAutoSegmentBytes = 64 * 1024;
+
+/// block_rows=auto: rows of a matrix block (paper III.A: 512, to bound the scope of the
+/// reordering). A warp takes a whole block, so the grid has work for every warp only when there
+/// are many blocks (an H100 holds 132 SMs x 3 blocks x 8 warps = 3168 warps): auto starts at
+/// kAutoLargestBlockRows (so that a huge sparse matrix does not fall into millions of blocks of a
+/// few nonzeros) and halves the rows while the partition has fewer than kAutoTargetBlocks blocks,
+/// down to kAutoSmallestBlockRows (8 warp groups, some room for the reordering). To be measured.
+inline constexpr std::int32_t kAutoLargestBlockRows = 4096;
+inline constexpr std::int32_t kAutoSmallestBlockRows = 256;
+inline constexpr std::int64_t kAutoTargetBlocks = 16384;
+
+/// Buckets of the aggregation (paper III.B: lengths aggregated "within the range of 0 to 8",
+/// larger ones treated as 8).
+inline constexpr int kHashBuckets = 9;
+
+/// Share of the sampled row lengths that the aggregation must map below the last bucket when it
+/// chooses its shift a (paper III.B: "a small number of rows that exceed 8" are allowed).
+inline constexpr double kAggregationQuantile = 0.9;
+
+/// (block, row) segments sampled to choose a (paper III.B: "sampled during program execution").
+inline constexpr std::int64_t kHashSampleSize = 4096;
+
+/// A row segment of at least this many nonzeros in a block gets a warp group of its own, which
+/// the whole warp takes (lanes stride over it, then a warp sum). Not in the paper, whose thread
+/// walks a long row alone. 64: two products a lane at least. To be measured.
+inline constexpr std::int32_t kDefaultWarpRowLength = 64;
+
+/// blocks_per_task=auto: tasks to aim at, so that every thread block of the grid (an H100 holds
+/// 132 SMs x 3 of them) gets a few and the tickets can even out the rest; a task holds 1 to
+/// 4 x warps_per_block blocks. To be measured.
+inline constexpr std::int64_t kAutoTargetTasks = 1024;
+
+/// Bytes a scattered x read costs at worst (one 32-byte sector a nonzero). A task loads its x
+/// segment into shared memory (block_cols values, coalesced) only when its nonzeros would cost
+/// at least as much read one by one: nnz x kSectorBytes >= segment bytes (or when the thread block
+/// holds that segment already). Otherwise its warps read x from global memory directly: a task of
+/// R-MAT 24 (2048 column blocks) holds a few hundred nonzeros, and loading 64 KiB for them would
+/// move more x than matrix. Not in the paper. To be measured.
+inline constexpr std::int64_t kSectorBytes = 32;
+
+/// Warps of a thread block; they share one x segment and take the blocks of one task.
+inline constexpr int kDefaultWarpsPerBlock = 8;
+
+/// Share of the tasks given out in the fixed part (paper III.C: each warp an equal number of
+/// blocks of the same column; the rest is taken by ticket). Not stated in the paper; to be
+/// measured.
+inline constexpr double kDefaultFixedShare = 0.5;
+
+enum class Reorder { hash, sort, none };
+std::string_view to_string(Reorder reorder);
+
+struct HbpParameters {
+  /// 0: auto (resolved_block_rows).
+  std::int32_t block_rows = 0;
+  /// 0: auto (kAutoSegmentBytes / sizeof(value), at most kLargestBlockCols).
+  std::int32_t block_cols = 0;
+  Reorder reorder = Reorder::hash;
+  /// 0: off (every row in its 32-row group walked by its own lane, as the paper).
+  std::int32_t warp_row_length = kDefaultWarpRowLength;
+  int warps_per_block = kDefaultWarpsPerBlock;
+  /// 0: auto (resolved_blocks_per_task).
+  std::int32_t blocks_per_task = 0;
+  double fixed_share = kDefaultFixedShare;
+  /// 0: auto (as many as fit the SMs).
+  int blocks_per_sm = 0;
+
+  /// block_cols for values of `value_bytes` bytes.
+  std::int32_t resolved_block_cols(std::size_t value_bytes) const;
+  /// block_rows for a matrix of `rows` rows and `column_blocks` column blocks (the partition's
+  /// blocks, empty ones included, are counted for the auto rule).
+  std::int32_t resolved_block_rows(std::int64_t rows, std::int64_t column_blocks) const;
+  /// blocks_per_task for a layout of `blocks` blocks: auto gives about kAutoTargetTasks tasks,
+  /// 1 to 4 blocks a warp.
+  std::int32_t resolved_blocks_per_task(std::int64_t blocks) const;
+};
+
+/// The parameter schema (the registry's MethodDescriptor::parameters), in a fixed order.
+std::span<const ParameterSpec> parameter_specs();
+
+/// The parameters of checked values. Throws ParameterError for what the schema cannot say
+/// (block_cols not a multiple of 8).
+HbpParameters hbp_parameters(const detail::ParameterValues& values);
+
+/// Checks "key=value" strings against parameter_specs() and returns the parameters.
+HbpParameters parse_parameters(const std::vector<std::string>& key_values);
+
+}  // namespace tcsparse::hbp

@@ -1,0 +1,296 @@
+// What is particular to HBP on the GPU, against the CPU reference (double accumulation; fp64
+// below 1e-12, fp32 below 1e-5, fp16 / bf16 below 1e-2; outputs poisoned with NaN when
+// beta == 0): every precision with the defaults and with small blocks on the shared catalogue; the
+// issue's cases (zero rows, all-zero blocks, a row longer than a block, one block, a block row of
+// one row, columns not a multiple of the block width, hash collisions by equal row lengths, more
+// warps than blocks and the reverse, the three reorder modes giving the same y); the launch's
+// schedule equal to the host model's; bitwise repeats (the ticket reset inside apply, no float
+// atomics); graph capture of memset + SpMV + combine; SpMV and combine timed apart. Written before
+// a GPU could run them (issue 10): run with --gtest_filter='*Hbp*'.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "gpu/gpu_test.hpp"
+#include "gpu/plan_runner.hpp"
+#include "hbp/hbp.hpp"
+#include "hbp/hbp_format.hpp"
+#include "hbp/hbp_parameters.hpp"
+#include "runtime/device_buffer.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
+#include "tcsparse/plan.hpp"
+#include "tcsparse/reference.hpp"
+
+namespace tcsparse {
+namespace {
+
+using Matrix = CsrMatrix<double, std::int32_t>;
+using detail::CudaStream;
+using detail::DeviceBuffer;
+
+using test::kScalarCases;
+using test::Scalars;
+using testing::options_of;
+using testing::run_spmv;
+
+std::string describe(const std::vector<std::string>& parameters) {
+  std::string text;
+  for (const auto& p : parameters) text += p + " ";
+  return text;
+}
+
+/// ||hbp - reference|| / ||reference|| on the matrix converted to Value.
+template <typename Value>
+double plan_error(const Matrix& matrix64, Scalars s, const std::vector<std::string>& parameters = {}) {
+  const Matrix scaled = std::is_same_v<Value, double> ? matrix64 : test::scaled_for_16_bit(matrix64);
+  const auto a = test::with_values<Value>(scaled);
+  const auto x = test::make_x<Value>(scaled);
+  const auto y0 = test::make_y<Value>(scaled);
+  std::vector<double> reference = test::to_double_vector(y0);
+  spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), s.alpha, s.beta);
+  const SpmvPlan<Value> plan(a, Method("hbp"), options_of(parameters));
+  const auto y = run_spmv(plan, x, y0, s);
+  return relative_error(std::span<const Value>(y), std::span<const double>(reference));
+}
+
+template <typename Value>
+void expect_matches_reference(const Matrix& matrix, const std::vector<std::string>& parameters = {}) {
+  for (const Scalars s : kScalarCases)
+    EXPECT_LT(plan_error<Value>(matrix, s, parameters), test::tolerance<Value>())
+        << "alpha " << s.alpha << " beta " << s.beta << " " << describe(parameters);
+}
+
+void expect_every_precision(const Matrix& matrix, const std::vector<std::string>& parameters = {}) {
+  expect_matches_reference<double>(matrix, parameters);
+  expect_matches_reference<float>(matrix, parameters);
+  expect_matches_reference<half>(matrix, parameters);
+  expect_matches_reference<bfloat16>(matrix, parameters);
+}
+
+/// The method object itself (for the testing hooks), with checked parameters.
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_method(const CsrMatrix<Value, std::int32_t>& a,
+                                                       const std::vector<std::string>& parameters) {
+  return hbp::make_spmv<Value>(
+      a, detail::check_parameter_values("hbp", hbp::parameter_specs(), parameters));
+}
+
+const std::vector<std::vector<std::string>> kStressParameters = {
+    {},
+    {"block_rows=512", "block_cols=4096"},  // the paper's sizes
+    {"block_rows=7", "block_cols=16", "blocks_per_task=3", "warps_per_block=4"},
+    {"block_rows=64", "block_cols=24", "reorder=sort", "warps_per_block=32"},
+    {"block_rows=33", "block_cols=40", "reorder=none", "warp_row_length=off", "warps_per_block=1"},
+    {"block_rows=1", "block_cols=8", "blocks_per_sm=1"},
+    {"block_rows=100", "block_cols=64", "warp_row_length=2", "fixed_share=1"},
+    {"block_rows=300", "block_cols=128", "fixed_share=0", "blocks_per_task=1", "warps_per_block=2"},
+};
+
+// ---- the shared catalogue ----------------------------------------------------------------------
+
+class HbpGpuOnCatalogue : public testing::GpuTestWithParam<test::NamedMatrix> {};
+
+TEST_P(HbpGpuOnCatalogue, EveryPrecisionMatchesReference) {
+  expect_every_precision(GetParam().matrix);
+}
+
+TEST_P(HbpGpuOnCatalogue, StressParametersMatchReference) {
+  for (const auto& parameters : kStressParameters) {
+    expect_matches_reference<double>(GetParam().matrix, parameters);
+    expect_matches_reference<half>(GetParam().matrix, parameters);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSynthetic, HbpGpuOnCatalogue,
+                         ::testing::ValuesIn(test::all_synthetic_matrices()),
+                         test::NamedMatrixName{});
+
+// ---- the issue's cases -------------------------------------------------------------------------
+
+class HbpGpu : public testing::GpuTest {};
+
+TEST_F(HbpGpu, ZeroRowsAndAllZeroBlocks) {
+  std::vector<std::int64_t> lengths(128, 0);
+  for (int r = 64; r < 128; ++r) lengths[static_cast<std::size_t>(r)] = 1 + r % 5;
+  Matrix a = test::with_row_lengths(16, lengths, 1);
+  a.cols = 256;  // columns 16..255 hold nothing
+  expect_every_precision(a, {"block_rows=32", "block_cols=16"});
+}
+
+TEST_F(HbpGpu, RowLongerThanABlock) {
+  std::vector<std::int64_t> lengths(50, 3);
+  lengths[17] = 900;
+  const Matrix a = test::with_row_lengths(1000, lengths, 2);
+  for (const char* warp : {"warp_row_length=16", "warp_row_length=off"})
+    expect_every_precision(a, {"block_rows=16", "block_cols=64", warp});
+  // a row of 60 000 nonzeros over default blocks: warp groups of 8192 columns, combined
+  std::vector<std::int64_t> long_lengths = {60000, 1, 0, 5};
+  expect_every_precision(test::with_row_lengths(70000, long_lengths, 3));
+}
+
+TEST_F(HbpGpu, OneBlockAndBlockRowsOfOneRow) {
+  const Matrix one_block = test::with_row_lengths(100, std::vector<std::int64_t>(90, 7), 4);
+  expect_every_precision(one_block, {"block_rows=128", "block_cols=128"});
+  const Matrix small = test::with_row_lengths(333, {5, 0, 17, 1, 300, 2}, 5);
+  expect_every_precision(small, {"block_rows=1", "block_cols=32"});
+}
+
+TEST_F(HbpGpu, ColumnsNotAMultipleOfTheBlockWidth) {
+  for (const std::int64_t cols : {1, 7, 65, 127, 129, 1001}) {
+    std::vector<std::int64_t> lengths;
+    for (int r = 0; r < 77; ++r) lengths.push_back(std::min<std::int64_t>(cols, r % 9));
+    const Matrix a = test::with_row_lengths(cols, lengths, 6);
+    expect_matches_reference<double>(a, {"block_rows=16", "block_cols=64"});
+    expect_matches_reference<half>(a, {"block_rows=16", "block_cols=64"});
+    expect_matches_reference<double>(a);  // auto: one segment narrower than block_cols
+  }
+}
+
+TEST_F(HbpGpu, HashCollisionsFromEqualRowLengths) {
+  const Matrix a = test::with_row_lengths(64, std::vector<std::int64_t>(300, 5), 7);
+  expect_every_precision(a, {"block_rows=300", "block_cols=64"});
+}
+
+TEST_F(HbpGpu, MoreWarpsThanBlocksAndTheReverse) {
+  // 2 blocks against a full grid of 8-warp blocks; thousands of blocks against one thread block
+  const Matrix few = test::with_row_lengths(100, std::vector<std::int64_t>(200, 9), 8);
+  expect_every_precision(few, {"block_rows=128", "block_cols=128"});
+  const Matrix many = generate_rmat(14, 8, 9);
+  for (const char* share : {"fixed_share=0", "fixed_share=0.5", "fixed_share=1"}) {
+    expect_matches_reference<double>(many, {"block_rows=16", "block_cols=64", "blocks_per_sm=1",
+                                            "warps_per_block=1", share});
+    expect_matches_reference<float>(many, {"block_rows=64", "block_cols=256", share});
+  }
+}
+
+TEST_F(HbpGpu, AllThreeReorderModesGiveTheSameY) {
+  const Matrix a64 = generate_random_rows(5000, 5000, RowLengthDistribution::power_law, 1, 2000, 10);
+  const auto a = test::with_values<double>(a64);
+  const auto x = test::make_x<double>(a64);
+  const auto y0 = test::make_y<double>(a64);
+  std::vector<std::vector<double>> results;
+  for (const char* reorder : {"reorder=hash", "reorder=sort", "reorder=none"}) {
+    const SpmvPlan<double> plan(a, Method("hbp"),
+                                options_of({reorder, "block_rows=256", "block_cols=512"}));
+    results.push_back(run_spmv(plan, x, y0, {1.0, 0.0}));
+  }
+  EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(results[0].data(), results[2].data(), results[0].size() * sizeof(double)), 0);
+}
+
+TEST_F(HbpGpu, LaunchScheduleIsTheHostModelsAndTheHostModelMatches) {
+  const Matrix a64 = generate_rmat(13, 8, 11);
+  const auto a = test::with_values<double>(a64);
+  const std::vector<std::string> parameters = {"block_rows=64", "block_cols=512"};
+  const auto method = make_method<double>(a, parameters);
+  const hbp::Schedule schedule = hbp::testing::launch_schedule(*method);
+  const hbp::HbpParameters p = hbp::parse_parameters(parameters);
+  const hbp::HbpLayout<double> layout = hbp::build_layout(a, p, 512);
+  EXPECT_EQ(schedule.grid, std::min<std::int64_t>(schedule.grid, layout.tasks()));
+  EXPECT_GT(schedule.grid, 0);
+  EXPECT_EQ(method->stats().details["tasks"].get<std::int64_t>(), layout.tasks());
+  const auto x = test::make_x<double>(a64);
+  std::vector<double> host(static_cast<std::size_t>(a.rows), std::numeric_limits<double>::quiet_NaN());
+  hbp::host_apply(layout, schedule, std::span<const double>(x), std::span<double>(host), 1.0, 0.0);
+  const auto y = run_spmv(SpmvPlan<double>(a, Method("hbp"), options_of(parameters)), x,
+                          test::make_y<double>(a64), {1.0, 0.0});
+  EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(host)), 1e-14);
+}
+
+TEST_F(HbpGpu, EmptyShapesStillScaleY) {
+  for (const auto& [rows, cols] : {std::pair<int, int>{0, 0}, {0, 5}, {5, 0}, {1000, 7}}) {
+    Matrix a;
+    a.rows = rows;
+    a.cols = cols;
+    a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+    expect_every_precision(a);
+  }
+}
+
+TEST_F(HbpGpu, LargeGeneratedMatricesMatchReference) {
+  const Matrix cases[] = {
+      generate_rmat(18, 16, 3),  // kron_g500-logn18-like
+      generate_random_rows(200000, 200000, RowLengthDistribution::power_law, 1, 50000, 5),
+      generate_long_rows(300, 200000, 5000, 8),
+      generate_random_rows(100000, 3000000, RowLengthDistribution::uniform, 1, 12, 4),
+  };
+  for (const Matrix& a : cases) {
+    expect_matches_reference<double>(a);
+    EXPECT_LT(plan_error<half>(a, {1.0, 0.0}), 1e-2);
+  }
+}
+
+TEST_F(HbpGpu, RepeatedAppliesAreBitwiseIdentical) {
+  // the ticket is reset inside apply; the partial sums are combined in order: same bits each time
+  const Matrix a64 = generate_random_rows(60000, 60000, RowLengthDistribution::power_law, 1, 3000, 12);
+  const auto a = test::with_values<float>(a64);
+  const SpmvPlan<float> plan(a, Method("hbp"), options_of({"block_rows=512", "block_cols=4096"}));
+  const auto x = test::make_x<float>(a64);
+  const auto y0 = test::make_y<float>(a64);
+  const std::vector<float> first = run_spmv(plan, x, y0, {1.0, 0.5});
+  for (int run = 0; run < 5; ++run) {
+    const std::vector<float> again = run_spmv(plan, x, y0, {1.0, 0.5});
+    EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(float)), 0) << run;
+  }
+}
+
+TEST_F(HbpGpu, MemsetSpmvAndCombineCaptureIntoAGraphAndReplay) {
+  std::vector<std::int64_t> lengths = {20000, 1, 0, 300, 5000};
+  for (int i = 0; i < 2000; ++i) lengths.push_back(i % 40);
+  const Matrix a64 = test::with_row_lengths(30000, lengths, 13);
+  const auto a = test::with_values<double>(a64);
+  const SpmvPlan<double> plan(a, Method("hbp"), options_of({"block_rows=64", "block_cols=1024"}));
+  EXPECT_GT(plan.stats().details["partial_sums"].get<std::int64_t>(), 0);
+  const auto x = test::make_x<double>(a64);
+  const auto y0 = test::make_y<double>(a64);
+  DeviceBuffer<double> dx(x);
+  DeviceBuffer<double> dy(y0);
+  const CudaStream stream;
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+  plan.apply(dx.data(), dy.data(), 2.0, 0.0, stream.get());
+  ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  std::vector<double> reference(y0.size(), 0.0);
+  spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 2.0, 0.0);
+  for (int replay = 0; replay < 3; ++replay) {  // each replay needs the ticket reset again
+    ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+    stream.synchronize();
+    const std::vector<double> y = dy.download();
+    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12)
+        << replay;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+}
+
+TEST_F(HbpGpu, SpmvAndCombineAreTimedApart) {
+  const Matrix a64 = generate_rmat(16, 16, 14);
+  const auto a = test::with_values<double>(a64);
+  const auto method = make_method<double>(a, {"block_cols=4096"});
+  const auto x = test::make_x<double>(a64);
+  DeviceBuffer<double> dx(x);
+  DeviceBuffer<double> dy(static_cast<std::size_t>(a.rows));
+  const hbp::testing::PartTimes times = hbp::testing::time_parts(*method, dx.data(), dy.data(), 5);
+  EXPECT_GT(times.spmv_ms, 0.0);
+  EXPECT_GT(times.combine_ms, 0.0);  // 16 column blocks: rows with several partial sums
+}
+
+TEST_F(HbpGpu, SegmentLargerThanSharedMemoryIsRefused) {
+  // 65536 fp64 columns = 512 KiB of x segment: no GPU has that much shared memory a block
+  const Matrix a = test::with_row_lengths(70000, {5, 5}, 15);
+  EXPECT_THROW(SpmvPlan<double>(test::with_values<double>(a), Method("hbp"),
+                                options_of({"block_cols=65536"})),
+               UnsupportedError);
+}
+
+}  // namespace
+}  // namespace tcsparse

@@ -1,0 +1,373 @@
+// HBP (paper III.A-C): the host format and the host model of the kernels. The layout's promises
+// (every nonzero once, in its block, add_sign walks stay in their group, groups of 1..32 slots,
+// tasks inside one column block), the nonlinear hash (aggregation, dispersion, linear mapping,
+// collisions), and the host apply against the reference on the shared catalogue and on the
+// issue's cases: zero rows, all-zero blocks, a row longer than a block, one block, a block row of
+// one row, columns not a multiple of the block width, collisions forced by equal row lengths, more
+// warps than blocks and the reverse, all three reorder modes giving the same y.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "hbp/hbp_format.hpp"
+#include "hbp/hbp_parameters.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/reference.hpp"
+
+namespace tcsparse::hbp {
+namespace {
+
+using Matrix = CsrMatrix<double, std::int32_t>;
+using test::NamedMatrix;
+
+/// The generated catalogue matrix called `name`.
+Matrix generated(const std::string& name) {
+  for (const NamedMatrix& m : test::generated_matrices())
+    if (m.name == name) return m.matrix;
+  throw Error("no generated test matrix " + name);
+}
+
+Matrix matrix_with_lengths(std::int64_t cols, const std::vector<std::int64_t>& lengths,
+                           std::uint64_t seed = 1) {
+  return test::with_row_lengths(cols, lengths, seed);
+}
+
+/// The structural promises of a layout of `matrix`.
+template <typename Value>
+void expect_valid_layout(const CsrMatrix<Value, std::int32_t>& matrix, const HbpLayout<Value>& layout,
+                         std::int32_t blocks_per_task) {
+  ASSERT_EQ(layout.begin_nnz.back(), matrix.nnz());
+  ASSERT_EQ(layout.block_group_begin.size(), layout.block_col.size() + 1);
+  // blocks in column-block, then row-block order; non-empty
+  for (std::int64_t b = 0; b < layout.blocks(); ++b) {
+    const auto ub = static_cast<std::size_t>(b);
+    ASSERT_LT(layout.block_group_begin[ub], layout.block_group_begin[ub + 1]) << "empty block " << b;
+    if (b > 0) {
+      const bool ordered = layout.block_col[ub - 1] < layout.block_col[ub] ||
+                           (layout.block_col[ub - 1] == layout.block_col[ub] &&
+                            layout.block_row[ub - 1] < layout.block_row[ub]);
+      ASSERT_TRUE(ordered) << "block " << b;
+    }
+  }
+  // groups of 1..32 slots; each lane's walk stays inside its group and covers it exactly once
+  std::vector<int> visits(static_cast<std::size_t>(matrix.nnz()), 0);
+  for (std::int64_t g = 0; g < layout.groups(); ++g) {
+    const auto ug = static_cast<std::size_t>(g);
+    const std::int32_t n = layout.group_slot_begin[ug + 1] - layout.group_slot_begin[ug];
+    ASSERT_GE(n, 1);
+    ASSERT_LE(n, kGroupRows);
+    const std::int64_t begin = layout.begin_nnz[ug], end = layout.begin_nnz[ug + 1];
+    for (std::int32_t l = 0; l < n; ++l) {
+      std::int64_t j = begin + l;
+      std::int32_t step = 0;
+      std::int32_t previous_column = -1;
+      do {
+        ASSERT_GE(j, begin);
+        ASSERT_LT(j, end);
+        visits[static_cast<std::size_t>(j)] += 1;
+        const std::int32_t column = column_in_block(layout.col_add_sign[static_cast<std::size_t>(j)]);
+        ASSERT_LT(column, layout.block_cols);
+        ASSERT_GT(column, previous_column) << "a slot's nonzeros are in column order";
+        previous_column = column;
+        step = add_sign(layout.col_add_sign[static_cast<std::size_t>(j)]);
+        ASSERT_TRUE(step == -1 || (step > 0 && step < 2 * kGroupRows)) << step;
+        j += step;
+      } while (step > 0);
+    }
+  }
+  for (std::size_t e = 0; e < visits.size(); ++e) ASSERT_EQ(visits[e], 1) << "nonzero " << e;
+  // tasks: contiguous, inside one column block, at most blocks_per_task blocks
+  ASSERT_EQ(layout.task_block_begin.size(), layout.task_col.size() + 1);
+  ASSERT_EQ(layout.task_block_begin.back(), layout.blocks());
+  for (std::int64_t t = 0; t < layout.tasks(); ++t) {
+    const auto ut = static_cast<std::size_t>(t);
+    ASSERT_LT(layout.task_block_begin[ut], layout.task_block_begin[ut + 1]);
+    ASSERT_LE(layout.task_block_begin[ut + 1] - layout.task_block_begin[ut], blocks_per_task);
+    for (std::int32_t b = layout.task_block_begin[ut]; b < layout.task_block_begin[ut + 1]; ++b)
+      ASSERT_EQ(layout.block_col[static_cast<std::size_t>(b)], layout.task_col[ut]);
+    // the shared x segment only where the task's nonzeros pay for loading it
+    const auto first = static_cast<std::size_t>(layout.task_block_begin[ut]);
+    const auto last = static_cast<std::size_t>(layout.task_block_begin[ut + 1]);
+    const std::int64_t nnz = layout.begin_nnz[static_cast<std::size_t>(layout.block_group_begin[last])] -
+                             layout.begin_nnz[static_cast<std::size_t>(layout.block_group_begin[first])];
+    const std::int64_t origin = static_cast<std::int64_t>(layout.task_col[ut]) * layout.block_cols;
+    const std::int64_t width = std::min<std::int64_t>(layout.block_cols, layout.cols - origin);
+    ASSERT_EQ(layout.task_shared_x.at(ut),
+              nnz * kSectorBytes >= width * static_cast<std::int64_t>(sizeof(Value)) ? 1 : 0);
+  }
+}
+
+/// ||host_apply - reference|| / ||reference|| for Value, every scalar case; also checks the
+/// layout's promises.
+template <typename Value>
+double worst_error(const Matrix& matrix64, const std::vector<std::string>& parameters,
+                   std::int64_t grid = 13) {
+  const Matrix scaled = std::is_same_v<Value, double> ? matrix64 : test::scaled_for_16_bit(matrix64);
+  const auto a = test::with_values<Value>(scaled);
+  const HbpParameters p = parse_parameters(parameters);
+  const HbpLayout<Value> layout = build_layout(a, p, p.resolved_block_cols(sizeof(Value)));
+  expect_valid_layout(a, layout, p.resolved_blocks_per_task(layout.blocks()));
+  const Schedule schedule = make_schedule(layout.tasks(), grid, p.fixed_share);
+  const auto x = test::make_x<Value>(scaled);
+  const auto y0 = test::make_y<Value>(scaled);
+  double worst = 0.0;
+  for (const test::Scalars s : test::kScalarCases) {
+    std::vector<double> reference = test::to_double_vector(y0);
+    spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), s.alpha, s.beta);
+    std::vector<double> y = test::to_double_vector(y0);
+    if (s.beta == 0.0) std::fill(y.begin(), y.end(), std::numeric_limits<double>::quiet_NaN());
+    host_apply(layout, schedule, std::span<const Value>(x), std::span<double>(y), s.alpha, s.beta);
+    worst = std::max(worst, relative_error(std::span<const double>(y),
+                                           std::span<const double>(reference)));
+  }
+  return worst;
+}
+
+/// Parameter sets that stress the partition on small matrices.
+const std::vector<std::vector<std::string>> kStressParameters = {
+    {},
+    {"block_rows=512", "block_cols=4096"},                       // the paper's sizes
+    {"block_rows=7", "block_cols=16", "blocks_per_task=3"},      // many tiny blocks
+    {"block_rows=64", "block_cols=24", "reorder=sort"},
+    {"block_rows=33", "block_cols=40", "reorder=none", "warp_row_length=off"},
+    {"block_rows=1", "block_cols=8"},                            // a block row holds one row
+    {"block_rows=100", "block_cols=64", "warp_row_length=2", "fixed_share=1"},
+    {"block_rows=300", "block_cols=128", "fixed_share=0", "blocks_per_task=1"},
+};
+
+class HbpHostApplyOnCatalogue : public ::testing::TestWithParam<NamedMatrix> {};
+
+TEST_P(HbpHostApplyOnCatalogue, MatchesReferenceInEveryPrecision) {
+  const Matrix& matrix = GetParam().matrix;
+  EXPECT_LT(worst_error<double>(matrix, {}), 1e-12);
+  EXPECT_LT(worst_error<float>(matrix, {}), 1e-5);
+  EXPECT_LT(worst_error<half>(matrix, {}), 1e-2);
+  EXPECT_LT(worst_error<bfloat16>(matrix, {}), 1e-2);
+}
+
+TEST_P(HbpHostApplyOnCatalogue, MatchesReferenceWithStressParameters) {
+  const Matrix& matrix = GetParam().matrix;
+  if (matrix.nnz() > 400000) GTEST_SKIP() << "large: the defaults' test covers it";
+  for (const auto& parameters : kStressParameters) {
+    std::string text;
+    for (const auto& s : parameters) text += s + " ";
+    EXPECT_LT(worst_error<double>(matrix, parameters), 1e-12) << text;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, HbpHostApplyOnCatalogue,
+                         ::testing::ValuesIn(test::all_synthetic_matrices()),
+                         test::NamedMatrixName());
+
+TEST(HbpHostApplyOnRealMatrices, MatchesReferenceWithDefaultsAndSmallBlocks) {
+  const auto files = test::real_matrix_files(16);
+  if (files.empty()) GTEST_SKIP() << "no real matrices (MANIFEST.tsv) under " << test::matrix_dir();
+  for (const auto& file : files) {
+    const NamedMatrix named = test::load_real_matrix(file);
+    EXPECT_LT(worst_error<double>(named.matrix, {}), 1e-12) << named.name;
+    EXPECT_LT(worst_error<float>(named.matrix, {}), 1e-5) << named.name;
+    EXPECT_LT(worst_error<double>(named.matrix, {"block_rows=64", "block_cols=256"}), 1e-12)
+        << named.name;
+  }
+}
+
+TEST(HbpLayout, SlotsOfAtLeastWarpRowLengthAreWarpGroupsOfTheirOwn) {
+  std::vector<std::int64_t> lengths;
+  for (int r = 0; r < 200; ++r) lengths.push_back(r % 10 == 0 ? 40 + r % 30 : 1 + r % 7);
+  const Matrix matrix = matrix_with_lengths(500, lengths);
+  const HbpLayout<double> layout = build_layout(matrix, parse_parameters({"warp_row_length=40"}), 512);
+  std::int64_t warp_groups = 0;
+  for (std::int64_t g = 0; g < layout.groups(); ++g) {
+    const auto ug = static_cast<std::size_t>(g);
+    const std::int64_t rows = layout.group_slot_begin[ug + 1] - layout.group_slot_begin[ug];
+    const std::int64_t nnz = layout.begin_nnz[ug + 1] - layout.begin_nnz[ug];
+    if (layout.is_warp_group(g)) ++warp_groups;
+    if (rows > 1) {
+      EXPECT_LT(nnz, 40 * rows) << "a long slot shares a group";
+    }
+  }
+  EXPECT_EQ(warp_groups, 20);  // rows 0, 10, ..., 190
+  EXPECT_LT(worst_error<double>(matrix, {"warp_row_length=40"}), 1e-12);
+}
+
+// ---- the cases ---------------------------------------------------------------------
+
+TEST(HbpHostApply, ZeroRowsAndAllZeroBlocksGetNoSlotsAndYetTheirRowsAreWritten) {
+  // rows 0..63 empty, rows 64..127 only in the first 16 columns: blocks of the other columns empty
+  std::vector<std::int64_t> lengths(128, 0);
+  for (int r = 64; r < 128; ++r) lengths[static_cast<std::size_t>(r)] = 1 + r % 5;
+  Matrix matrix = matrix_with_lengths(16, lengths);
+  matrix.cols = 256;  // columns 16..255 hold nothing
+  const HbpParameters p = parse_parameters({"block_rows=32", "block_cols=16"});
+  const HbpLayout<double> layout = build_layout(matrix, p, 16);
+  EXPECT_EQ(layout.blocks(), 2);  // row blocks 2 and 3 of column block 0
+  EXPECT_EQ(layout.slots(), 64);
+  EXPECT_EQ(layout.combine_rows.size(), 64u);  // the empty rows: y = beta * y
+  EXPECT_LT(worst_error<double>(matrix, {"block_rows=32", "block_cols=16"}), 1e-12);
+}
+
+TEST(HbpHostApply, RowLongerThanABlockSpansColumnBlocksAndIsCombined) {
+  std::vector<std::int64_t> lengths(50, 3);
+  lengths[17] = 900;  // longer than a block of 64 columns: in 15 column blocks
+  const Matrix matrix = matrix_with_lengths(1000, lengths);
+  for (const char* warp : {"warp_row_length=16", "warp_row_length=off"})
+    EXPECT_LT(worst_error<double>(matrix, {"block_rows=16", "block_cols=64", warp}), 1e-12) << warp;
+  const HbpParameters p = parse_parameters({"block_rows=16", "block_cols=64"});
+  const HbpLayout<double> layout = build_layout(matrix, p, 64);
+  EXPECT_GE(layout.partials(), 15);
+}
+
+TEST(HbpHostApply, OneBlockHoldsTheWholeMatrixAndNeedsNoCombine) {
+  const Matrix matrix = matrix_with_lengths(100, std::vector<std::int64_t>(90, 7));
+  const HbpParameters p = parse_parameters({"block_rows=128", "block_cols=128"});
+  const HbpLayout<double> layout = build_layout(matrix, p, 128);
+  EXPECT_EQ(layout.blocks(), 1);
+  EXPECT_EQ(layout.partials(), 0);
+  EXPECT_TRUE(layout.combine_rows.empty());
+  EXPECT_LT(worst_error<double>(matrix, {"block_rows=128", "block_cols=128"}), 1e-12);
+}
+
+TEST(HbpHostApply, BlockRowOfOneRow) {
+  std::vector<std::int64_t> lengths = {5, 0, 17, 1, 300, 2};
+  const Matrix matrix = matrix_with_lengths(333, lengths);
+  EXPECT_LT(worst_error<double>(matrix, {"block_rows=1", "block_cols=32"}), 1e-12);
+  EXPECT_LT(worst_error<float>(matrix, {"block_rows=1", "block_cols=8"}), 1e-5);
+}
+
+TEST(HbpHostApply, ColumnsNotAMultipleOfTheBlockWidth) {
+  for (const std::int64_t cols : {1, 7, 65, 127, 129, 1001}) {
+    std::vector<std::int64_t> lengths;
+    for (int r = 0; r < 77; ++r) lengths.push_back(std::min<std::int64_t>(cols, r % 9));
+    const Matrix matrix = matrix_with_lengths(cols, lengths);
+    EXPECT_LT(worst_error<double>(matrix, {"block_rows=16", "block_cols=64"}), 1e-12) << cols;
+  }
+}
+
+TEST(HbpHash, EqualLengthsCollideAndAreProbedToDistinctPositions) {
+  const NonlinearHash hash = make_hash(512, std::vector<std::int32_t>(100, 5));
+  const std::vector<std::int32_t> lengths(200, 5);  // one home position (280) for all
+  const std::vector<std::int32_t> order = slot_order(Reorder::hash, hash, lengths);
+  ASSERT_EQ(order.size(), lengths.size());
+  EXPECT_EQ(std::set<std::int32_t>(order.begin(), order.end()).size(), lengths.size());
+  // probing keeps insertion (row) order among equal keys
+  for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], static_cast<std::int32_t>(i));
+  const Matrix matrix = matrix_with_lengths(64, std::vector<std::int64_t>(300, 5));
+  EXPECT_LT(worst_error<double>(matrix, {"block_rows=300", "block_cols=64"}), 1e-12);
+}
+
+TEST(HbpHash, CollisionsWrapAroundTheEndOfTheTable) {
+  // every row in the last bucket, more rows than the bucket: probing wraps to position 0
+  const NonlinearHash hash = make_hash(64, std::vector<std::int32_t>{1});
+  std::vector<std::int32_t> lengths(64, 1000);
+  const std::vector<std::int32_t> order = slot_order(Reorder::hash, hash, lengths);
+  EXPECT_EQ(std::set<std::int32_t>(order.begin(), order.end()).size(), 64u);
+}
+
+TEST(HbpHash, AggregationDispersionAndLinearMappingOrderRowsByLength) {
+  // a = 0 when the sampled lengths are short: bucket = length, up to 8
+  NonlinearHash hash = make_hash(900, std::vector<std::int32_t>{1, 2, 3, 4});
+  EXPECT_EQ(hash.a, 0);
+  EXPECT_EQ(hash.b, 100);  // 900 / 9 buckets
+  EXPECT_EQ(hash.d, 100);
+  EXPECT_EQ(hash.c, 100);
+  EXPECT_EQ(hash.home(1), 100);
+  EXPECT_EQ(hash.home(3), 300);
+  EXPECT_EQ(hash.home(8), 800);
+  EXPECT_EQ(hash.home(9), 800 + (1 * 100) % 100);
+  // longer sampled rows raise a until the quantile falls below the last bucket
+  hash = make_hash(900, std::vector<std::int32_t>(10, 100));
+  EXPECT_EQ(hash.a, 4);  // 100 >> 4 = 6 < 8
+  EXPECT_EQ(hash.c, 100 >> 4);
+  EXPECT_LT(hash.home(16), hash.home(32));
+  EXPECT_LT(hash.home(31), hash.home(32));
+  EXPECT_LT(hash.home(17), hash.home(30));  // linear mapping inside bucket 1
+}
+
+TEST(HbpHash, HashReducesThePerWarpRowLengthSpreadOnPowerLawRows) {
+  const Matrix matrix = generated("random_power_law_5000x5000_len1to2000");
+  const HbpLayout<double> none = build_layout(matrix, parse_parameters({"reorder=none"}), 8192);
+  const HbpLayout<double> hashed = build_layout(matrix, parse_parameters({"reorder=hash"}), 8192);
+  const HbpLayout<double> sorted = build_layout(matrix, parse_parameters({"reorder=sort"}), 8192);
+  EXPECT_LT(hashed.reorder_statistics.mean_stddev_after,
+            0.7 * hashed.reorder_statistics.mean_stddev_before);
+  EXPECT_LE(sorted.reorder_statistics.mean_stddev_after, hashed.reorder_statistics.mean_stddev_after);
+  EXPECT_GT(hashed.reorder_statistics.lane_efficiency_after,
+            none.reorder_statistics.lane_efficiency_after);
+}
+
+TEST(HbpHostApply, MoreWarpsThanBlocksAndTheReverseGiveTheSameY) {
+  const Matrix matrix = generated("rmat_scale12_ef8");
+  for (const std::int64_t grid : {1, 2, 5, 1000, 100000})
+    for (const char* share : {"fixed_share=0", "fixed_share=0.5", "fixed_share=1"})
+      EXPECT_LT(worst_error<double>(matrix, {"block_rows=64", "block_cols=256", share}, grid), 1e-12)
+          << grid << " " << share;
+}
+
+TEST(HbpLayout, TasksWithFewNonzerosReadXFromGlobalMemory) {
+  // R-MAT scale 12 in blocks of 128 x 2048: tasks of one block, some with < 512 nonzeros (the
+  // 2048 x 8 B segment is worth 512 sectors), the dense corner's with more
+  const Matrix matrix = generated("rmat_scale12_ef8");
+  const HbpParameters p = parse_parameters({"block_rows=128", "block_cols=2048", "blocks_per_task=1"});
+  const HbpLayout<double> layout = build_layout(matrix, p, 2048);
+  const auto shared = std::count(layout.task_shared_x.begin(), layout.task_shared_x.end(), 1);
+  EXPECT_GT(shared, 0) << layout.tasks();
+  EXPECT_LT(shared, layout.tasks());
+  EXPECT_LT(worst_error<double>(matrix, {"block_rows=128", "block_cols=2048", "blocks_per_task=1"}),
+            1e-12);
+}
+
+TEST(HbpHostApply, AllThreeReorderModesGiveTheSameY) {
+  // the lane sums and the combine do not depend on the slot order: y is bitwise the same
+  const Matrix matrix = generated("random_power_law_5000x5000_len1to2000");
+  const auto x = test::make_x<double>(matrix);
+  std::vector<std::vector<double>> results;
+  for (const char* reorder : {"reorder=hash", "reorder=sort", "reorder=none"}) {
+    const HbpParameters p = parse_parameters({reorder, "block_rows=256", "block_cols=512"});
+    const HbpLayout<double> layout = build_layout(matrix, p, 512);
+    std::vector<double> y(static_cast<std::size_t>(matrix.rows), 0.0);
+    host_apply(layout, make_schedule(layout.tasks(), 7, p.fixed_share), std::span<const double>(x),
+               std::span<double>(y), 1.0, 0.0);
+    results.push_back(y);
+  }
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_EQ(results[0], results[2]);
+}
+
+TEST(HbpLayoutStatistics, ReportsBytesAgainstCsrAndTheSpread) {
+  const Matrix matrix = generated("random_power_law_5000x5000_len1to2000");
+  const Json statistics = host_layout_statistics(matrix, parse_parameters({}));
+  EXPECT_EQ(statistics["block_cols"], 8192);
+  EXPECT_EQ(statistics["block_rows"], kAutoSmallestBlockRows);  // 20 row blocks of 256: few blocks
+  EXPECT_GT(statistics["csr_bytes"].get<double>(), 0.0);
+  EXPECT_LT(statistics["bytes_over_csr"].get<double>(), 1.5);
+  EXPECT_TRUE(statistics.contains("warp_row_length_stddev_before"));
+  EXPECT_TRUE(statistics.contains("warp_row_length_stddev_after"));
+}
+
+TEST(HbpParameters, DefaultsAndRefusals) {
+  const HbpParameters p = parse_parameters({});
+  EXPECT_EQ(p.block_rows, 0);  // auto
+  EXPECT_EQ(p.resolved_block_rows(100000000, 1), kAutoLargestBlockRows);
+  EXPECT_EQ(p.resolved_block_rows(1000000, 1), 256);
+  EXPECT_EQ(p.resolved_block_rows(1000000, 64), 2048);  // 489 x 64 blocks
+  EXPECT_EQ(p.resolved_block_rows(1000000, 16), 512);  // 1954 x 16 blocks
+  EXPECT_EQ(p.resolved_block_cols(8), 8192);
+  EXPECT_EQ(p.resolved_block_cols(4), 16384);
+  EXPECT_EQ(p.resolved_block_cols(2), 32768);
+  EXPECT_EQ(p.reorder, Reorder::hash);
+  EXPECT_EQ(p.resolved_blocks_per_task(27), 1);        // a small matrix: a task a block
+  EXPECT_EQ(p.resolved_blocks_per_task(16384), 16);    // about 1024 tasks
+  EXPECT_EQ(p.resolved_blocks_per_task(1 << 24), 32);  // at most 4 blocks a warp
+  EXPECT_THROW(parse_parameters({"block_cols=12"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"block_cols=131072"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"reorder=random"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"fixed_share=1.5"}), ParameterError);
+}
+
+}  // namespace
+}  // namespace tcsparse::hbp
