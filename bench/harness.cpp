@@ -26,6 +26,7 @@
 #include "tcsparse/device.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/reference.hpp"
+#include "tensor_core_peak.hpp"
 
 #ifndef TCSPARSE_GIT_DESCRIBE
 #define TCSPARSE_GIT_DESCRIBE "unknown"
@@ -289,6 +290,13 @@ void add_throughput(const Timing& timing, const RunEnvironment& environment,
   record.copy_gbps = environment.copy_gbps;
   record.bandwidth_share = environment.copy_gbps > 0 ? record.gbps / environment.copy_gbps : 0.0;
   record.fits_l2 = static_cast<std::size_t>(record.min_bytes) <= environment.l2_cache_bytes;
+  if (record.operation == operation_name(Operation::spmm)) {
+    record.tflops = record.gflops / 1e3;
+    const bool sixteen_bit = record.precision == to_string(Precision::fp16) ||
+                             record.precision == to_string(Precision::bf16);
+    if (sixteen_bit && environment.tensor_core_peak_tflops && *environment.tensor_core_peak_tflops > 0)
+      record.tensor_core_share = record.tflops / *environment.tensor_core_peak_tflops;
+  }
 }
 
 void require_dense_size_within(std::int64_t elements, std::int64_t limit) {
@@ -350,6 +358,61 @@ Timing check_and_time(const Plan& plan, const DenseOperands<Value>& operands,
   const ApplyOnce apply = [&](cudaStream_t s) {
     plan.apply(input.data(), output.data(), alpha, beta, s);
   };
+  return time_applies(apply, stream, options);
+}
+
+/// A rows x cols row-major array in column-major order (element (i, j) at j * rows + i), or the
+/// other way round with rows and cols swapped.
+template <typename T>
+std::vector<T> transposed(const std::vector<T>& row_major, std::int64_t rows, std::int64_t cols) {
+  std::vector<T> result(row_major.size());
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j)
+      result[static_cast<std::size_t>(j * rows + i)] =
+          row_major[static_cast<std::size_t>(i * cols + j)];
+  return result;
+}
+
+/// SpMM: checks one apply of `plan` against the reference (into `record`), then times it. B and
+/// C are stored as the plan's layout says (the operands and the reference are row-major: a
+/// column-major B is uploaded transposed and C transposed back for the check, outside the
+/// timing); C holds `Output` (Value, or float for SpmmOutput::fp32).
+template <typename Value, typename Output>
+Timing check_and_time_spmm(const SpmmPlan<Value>& plan, const DenseOperands<Value>& operands,
+                           const HarnessOptions& options, cudaStream_t stream,
+                           BenchRecord& record) {
+  const std::int64_t rows = plan.rows(), cols = plan.cols(), n = plan.n();
+  const bool column_major = plan.layout().dense == DenseLayout::column_major;
+  const auto stored = [&](const auto& row_major, std::int64_t height) {
+    return column_major ? transposed(row_major, height, n) : row_major;
+  };
+  DeviceBuffer<Value> B(stored(operands.input, cols));
+  DeviceBuffer<Output> C(static_cast<std::size_t>(rows * n));
+  if (options.beta == 0.0) {
+    C.fill_bytes(kNanByte);  // beta == 0 must ignore it
+  } else {
+    std::vector<Output> initial(operands.initial_output.size());
+    std::transform(operands.initial_output.begin(), operands.initial_output.end(),
+                   initial.begin(),
+                   [](Value v) { return static_cast<Output>(to_double(v)); });  // exact
+    C.upload(stored(initial, rows));
+  }
+  device_synchronize();  // the copies above ran on the legacy stream
+
+  const ApplyOnce apply = [&](cudaStream_t s) {
+    if constexpr (std::is_same_v<Output, Value>)
+      plan.apply(B.data(), C.data(), static_cast<scalar_t<Value>>(options.alpha),
+                 static_cast<scalar_t<Value>>(options.beta), s);
+    else
+      plan.apply_fp32_output(B.data(), C.data(), static_cast<float>(options.alpha),
+                             static_cast<float>(options.beta), s);
+  };
+  apply(stream);
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<Output> result = C.download();
+  if (column_major) result = transposed(result, n, rows);
+  record.rel_error = relative_error<Output>(result, operands.reference);
+  record.check_passed = record.rel_error < record.error_threshold;
   return time_applies(apply, stream, options);
 }
 
@@ -460,23 +523,34 @@ Timing MatrixBenchmark::State::measure(const CaseRequest& request, BenchRecord& 
     auto plan = make_plan();
     const double build_ms = build_time.elapsed_ms();  // before stats(), which may do work
     copy_plan_stats(plan.stats(), build_ms, record);
-    return check_and_time<Value>(plan, operands, output_size, options, stream.get(), record);
+    return plan;
   };
   if (request.operation == Operation::spmv) {
-    const Timing timing = build([&] {
+    const auto plan = build([&] {
       return device_copy ? SpmvPlan<Value>(device_copy->view(), request.method, plan_options)
                          : SpmvPlan<Value>(matrix, request.method, plan_options);
     });
+    const Timing timing =
+        check_and_time<Value>(plan, operands, output_size, options, stream.get(), record);
     if (request.method.name() == "csr_full_overlap")
       add_full_overlap_details<Value>(matrix, operands, timing, options, stream.get(), record);
     if (request.method.name() == "hbp" && !options.plan_from_device)
       add_hbp_part_details<Value>(matrix, operands, plan_options.parameters, record);
     return timing;
   }
-  return build([&] {
-    return device_copy ? SpmmPlan<Value>(device_copy->view(), n, request.method, plan_options)
-                       : SpmmPlan<Value>(matrix, n, request.method, plan_options);
+  const SpmmLayout& layout = options.spmm_layout;
+  const auto plan = build([&] {
+    return device_copy
+               ? SpmmPlan<Value>(device_copy->view(), n, request.method, plan_options, layout)
+               : SpmmPlan<Value>(matrix, n, request.method, plan_options, layout);
   });
+  // What the plan holds (fp32 output of fp32 inputs is the input type).
+  record.layout = std::string(to_string(plan.layout().dense));
+  record.output = std::string(to_string(plan.layout().output));
+  if constexpr (!std::is_same_v<Value, double>)
+    if (plan.layout().output == SpmmOutput::fp32)
+      return check_and_time_spmm<Value, float>(plan, operands, options, stream.get(), record);
+  return check_and_time_spmm<Value, Value>(plan, operands, options, stream.get(), record);
 }
 
 // ---- public functions ----
@@ -499,6 +573,7 @@ RunEnvironment RunEnvironment::detect(int device, CopyBandwidth copy) {
   environment.cuda = info.runtime_version;
   environment.commit = source_commit();
   environment.l2_cache_bytes = info.l2_cache_bytes;
+  environment.tensor_core_peak_tflops = ::tcsparse::bench::tensor_core_peak_tflops(info.name);
   if (copy == CopyBandwidth::measure) environment.copy_gbps = measure_copy_bandwidth_gbps(device);
   return environment;
 }
@@ -515,12 +590,15 @@ double error_threshold(Precision precision) {
 
 std::int64_t minimum_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                            Precision precision, Operation operation, std::int64_t n,
-                           bool reads_y) {
+                           bool reads_y, SpmmOutput output_type) {
   const auto value = static_cast<std::int64_t>(value_bytes(precision));
-  const std::int64_t dense_columns = operation == Operation::spmm ? n : 1;
+  const bool spmm = operation == Operation::spmm;
+  const std::int64_t dense_columns = spmm ? n : 1;
+  const std::int64_t output_value =
+      spmm && output_type == SpmmOutput::fp32 ? std::int64_t{sizeof(float)} : value;
   const std::int64_t matrix = nnz * value + nnz * kIndexBytes + (rows + 1) * kIndexBytes;
   const std::int64_t input = cols * dense_columns * value;
-  const std::int64_t output = rows * dense_columns * value * (reads_y ? 2 : 1);
+  const std::int64_t output = rows * dense_columns * output_value * (reads_y ? 2 : 1);
   return matrix + input + output;
 }
 
@@ -542,6 +620,8 @@ nlohmann::ordered_json BenchRecord::to_json() const {
   j["precision"] = precision;
   j["operation"] = operation;
   j["n"] = n;
+  if (!layout.empty()) j["layout"] = layout;
+  if (!output.empty()) j["output"] = output;
   j["alpha"] = alpha;
   j["beta"] = beta;
   if (error) {
@@ -554,6 +634,8 @@ nlohmann::ordered_json BenchRecord::to_json() const {
   j["runs"] = runs;
   j["applies_per_run"] = applies_per_run;
   j["gflops"] = gflops;
+  if (operation == operation_name(Operation::spmm)) j["tflops"] = tflops;
+  if (tensor_core_share) j["tensor_core_share"] = *tensor_core_share;
   j["gbps"] = gbps;
   j["min_bytes"] = min_bytes;
   j["copy_gbps"] = copy_gbps;
@@ -611,8 +693,18 @@ BenchRecord describe_case(const MatrixInput& input, const RunEnvironment& enviro
   record.beta = options.beta;
   record.host_upload = std::string(to_string(options.plan.host_upload));
   record.error_threshold = error_threshold(request.precision);
+  const bool fp32_output = request.operation == Operation::spmm &&
+                           options.spmm_layout.output == SpmmOutput::fp32 &&
+                           (request.precision == Precision::fp16 ||
+                            request.precision == Precision::bf16);
+  if (request.operation == Operation::spmm) {  // as requested; the plan's own once it is built
+    record.layout = std::string(to_string(options.spmm_layout.dense));
+    record.output = std::string(
+        to_string(fp32_output ? SpmmOutput::fp32 : SpmmOutput::input_type));
+  }
   record.min_bytes = minimum_bytes(record.rows, record.cols, record.nnz, request.precision,
-                                   request.operation, record.n, options.beta != 0.0);
+                                   request.operation, record.n, options.beta != 0.0,
+                                   fp32_output ? SpmmOutput::fp32 : SpmmOutput::input_type);
   return record;
 }
 

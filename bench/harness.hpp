@@ -50,6 +50,9 @@ struct RunEnvironment {
   std::string commit;       ///< git describe of the source tree (env TCSPARSE_COMMIT overrides)
   std::size_t l2_cache_bytes = 0;
   double copy_gbps = 0.0;   ///< device-to-device copy bandwidth, measured once per run; 0: not
+  /// Dense fp16/bf16 tensor-core peak of the GPU (bench/tensor_core_peak.cpp); nullopt: not in
+  /// the table, and records carry no tensor_core_share.
+  std::optional<double> tensor_core_peak_tflops;
 
   /// Queries the device and (by default) measures the copy bandwidth. Throws NoDeviceError
   /// without a GPU.
@@ -95,6 +98,8 @@ struct HarnessOptions {
   /// device CSR (`tcsparse bench --from-device`).
   bool plan_from_device = false;
   PlanOptions plan;
+  /// How SpMM cases store B and C and the type of C (`tcsparse bench --layout --spmm-output`).
+  SpmmLayout spmm_layout;
 };
 
 /// One JSON line of a result file. Fields as in bench/README.md.
@@ -107,12 +112,19 @@ struct BenchRecord {
   std::string variant;                  ///< CaseRequest::variant ("" = none, not written)
   std::vector<std::string> parameters;  ///< CaseRequest::parameters (written when not empty)
   std::int64_t n = 1;
+  /// SpMM only (written for spmm records): "row_major" / "column_major" B and C, and C's type
+  /// ("input" or "fp32") as the plan holds them (fp32 output of fp32 inputs is "input").
+  std::string layout, output;
   double alpha = 1.0, beta = 0.0;
   // timing (per apply)
   double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;
   int runs = 0;
   int applies_per_run = 1;  ///< > 1 when each timed run is a batch of applies (tiny matrices)
   double gflops = 0.0, gbps = 0.0, copy_gbps = 0.0, bandwidth_share = 0.0;
+  /// SpMM: useful TFLOP/s, 2 nnz n / median (written for spmm records).
+  double tflops = 0.0;
+  /// SpMM in fp16 / bf16 on a GPU of the peak table: tflops / its dense tensor-core peak.
+  std::optional<double> tensor_core_share;
   std::int64_t min_bytes = 0;
   bool fits_l2 = false;  ///< matrix + x + y fit in L2: repeated runs hit the cache
   /// fp16/bf16 runs multiply the matrix by this (1 / max |a_ij|) before converting it, so that
@@ -143,9 +155,11 @@ double error_threshold(Precision precision);
 
 /// The least bytes a product must move: values + column indices + row pointers + x + y
 /// (SpMM: + B + C instead of x + y), sizeof(Value) per value and 4 bytes per index; y (or C) is
-/// counted twice when beta != 0 (read and written).
+/// counted twice when beta != 0 (read and written). SpMM with SpmmOutput::fp32 counts 4 bytes
+/// per element of C.
 std::int64_t minimum_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
-                           Precision precision, Operation operation, std::int64_t n, bool reads_y);
+                           Precision precision, Operation operation, std::int64_t n, bool reads_y,
+                           SpmmOutput output = SpmmOutput::input_type);
 
 /// Runs the cases of one matrix. Converted matrices, inputs and reference outputs are kept for
 /// the precision last used, so run the cases precision by precision.

@@ -1,12 +1,14 @@
 #include "suites.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string_view>
 
 #include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
 
 namespace tcsparse::bench {
 namespace {
@@ -120,6 +122,39 @@ const std::vector<SuiteEntry> kHbp = {
 constexpr std::string_view kHbpRealMatrix = "rajat01";
 constexpr std::int64_t kHbpReplicaCopies = 50;
 
+/// The "spmm" suite (issue 11): the workloads of pruned neural-network weights times activations.
+/// DLMC (every .smtx of the matrix directory, rn50 and transformer layers, magnitude pruning at
+/// 0.5-0.98) at N = 256, the width TCA-SpMM (Electronics 2024, evaluation) uses, and 2048.
+const std::vector<std::int64_t> kDlmcSpmmWidths = {256, 2048};
+/// Generated LLM weights at the widths that matter to their users: decode (one token per sequence
+/// of a batch of 8-64), and prompt reading or training (128-4096 tokens).
+const std::vector<std::int64_t> kLlmSpmmWidths = {8, 16, 32, 64, 128, 256, 1024, 2048, 4096};
+/// rows x cols of the weights: a 7B model's attention projections (4096 x 4096), its MLP's
+/// up/gate (11008 x 4096) and down (4096 x 11008) projections (LLaMA-7B), and the 14336-wide MLP
+/// of Mistral-7B / LLaMA-3-8B (14336 x 4096).
+struct LlmShape {
+  std::int64_t rows, cols;
+};
+constexpr LlmShape kLlmShapes[] = {{4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096}};
+constexpr double kLlmSparsities[] = {0.5, 0.7, 0.8, 0.9, 0.95};
+/// The seed of every LLM weight matrix, so that a name ("llm:4096x4096:s0.70:uniform", also
+/// accepted on the command line) always stands for the same matrix.
+constexpr std::uint64_t kLlmWeightsSeed = 101;
+/// The spmm suite runs fp16 unless --precisions says otherwise (bf16 runs the same kernels).
+const std::vector<std::string> kSpmmSuitePrecisions = {"fp16"};
+
+/// The LLM weights of the spmm suite: 4 shapes x 5 sparsities x 2 row profiles = 40 matrices.
+std::vector<SuiteEntry> llm_weights_entries() {
+  std::vector<SuiteEntry> entries;
+  for (const LlmShape shape : kLlmShapes)
+    for (const double sparsity : kLlmSparsities)
+      for (const LlmRowProfile profile : {LlmRowProfile::uniform, LlmRowProfile::skewed}) {
+        const std::string name = llm_weights_name({shape.rows, shape.cols, sparsity, profile});
+        entries.push_back({name, llm_weights_spec(name), kLlmSpmmWidths, false});
+      }
+  return entries;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 std::string replica_spec(const std::filesystem::path& file, std::int64_t target_nnz) {
@@ -224,6 +259,11 @@ std::optional<std::filesystem::path> real_matrix_named(const std::filesystem::pa
   return std::nullopt;
 }
 
+bool is_smtx_file(const std::filesystem::path& file) {
+  const std::string name = file.filename().string();
+  return name.ends_with(".smtx") || name.ends_with(".smtx.gz");
+}
+
 bool is_directory(const char* path) {
   std::error_code ignored;
   return path && *path && std::filesystem::is_directory(path, ignored);
@@ -231,7 +271,55 @@ bool is_directory(const char* path) {
 
 }  // namespace
 
-std::vector<std::string> suite_names() { return {"default", "small", "large", "hbp"}; }
+bool is_llm_weights_name(std::string_view text) { return text.starts_with(kLlmWeightsPrefix); }
+
+std::string llm_weights_spec(const std::string& name) {
+  const LlmWeightsName weights = parse_llm_weights_name(name);
+  char sparsity[32];
+  std::snprintf(sparsity, sizeof sparsity, "%.4g", weights.sparsity);
+  return "gen:llm:rows=" + std::to_string(weights.rows) + ",cols=" + std::to_string(weights.cols) +
+         ",sparsity=" + sparsity +
+         ",profile=" + (weights.profile == LlmRowProfile::skewed ? "skewed" : "uniform") +
+         ",seed=" + std::to_string(kLlmWeightsSeed);
+}
+
+std::vector<std::string> suite_names() { return {"default", "small", "large", "hbp", "spmm"}; }
+
+std::vector<std::string> suite_default_precisions(const std::string& name) {
+  return name == "spmm" ? kSpmmSuitePrecisions : std::vector<std::string>{};
+}
+
+const std::vector<std::int64_t>& spmm_suite_dlmc_widths() { return kDlmcSpmmWidths; }
+const std::vector<std::int64_t>& spmm_suite_llm_widths() { return kLlmSpmmWidths; }
+
+std::vector<SuiteEntry> dlmc_matrices(const std::filesystem::path& matrix_dir) {
+  std::vector<SuiteEntry> entries;
+  std::error_code ignored;
+  if (matrix_dir.empty() || !std::filesystem::is_directory(matrix_dir, ignored)) return entries;
+  if (std::filesystem::is_regular_file(matrix_dir / "MANIFEST.tsv", ignored)) {
+    std::ifstream manifest(matrix_dir / "MANIFEST.tsv");
+    std::string line;
+    std::getline(manifest, line);  // header: file name kind ...
+    while (std::getline(manifest, line)) {
+      const auto fields = split_tabs(line);
+      if (fields.size() >= 3 && fields[2] == "dlmc" && is_smtx_file(matrix_dir / fields[0]) &&
+          std::filesystem::is_regular_file(matrix_dir / fields[0], ignored))
+        entries.push_back({fields[1], (matrix_dir / fields[0]).string()});
+    }
+    return entries;
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(matrix_dir, ignored))
+    if (entry.is_regular_file() && is_smtx_file(entry.path())) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    std::string relative = std::filesystem::relative(file, matrix_dir).generic_string();
+    for (std::string_view suffix : {".gz", ".smtx"})
+      if (relative.ends_with(suffix)) relative.resize(relative.size() - suffix.size());
+    entries.push_back({"dlmc:" + relative, file.string()});
+  }
+  return entries;
+}
 
 std::vector<SuiteEntry> suite(const std::string& name, const std::filesystem::path& matrix_dir) {
   std::vector<SuiteEntry> entries;
@@ -251,8 +339,16 @@ std::vector<SuiteEntry> suite(const std::string& name, const std::filesystem::pa
       if (auto file = real_matrix_named(matrix_dir, kHbpRealMatrix))
         entries.push_back({std::string(kHbpRealMatrix), file->string()});
     add_replica_of(entries, matrix_dir, kHbpRealMatrix, kHbpReplicaCopies);
+  } else if (name == "spmm") {
+    entries = dlmc_matrices(matrix_dir);
+    for (SuiteEntry& entry : entries) {
+      entry.spmm_n = kDlmcSpmmWidths;
+      entry.spmv = false;
+    }
+    const auto llm = llm_weights_entries();
+    entries.insert(entries.end(), llm.begin(), llm.end());
   } else {
-    throw Error("unknown suite '" + name + "' (known: default, small, large, hbp)");
+    throw Error("unknown suite '" + name + "' (known: default, small, large, hbp, spmm)");
   }
   return entries;
 }

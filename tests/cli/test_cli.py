@@ -487,6 +487,88 @@ def test_convert_checks_the_output_first_and_notes_dropped_values(cli):
     check("values" in result.stderr and "not written" in result.stderr, result.stderr)
 
 
+LLM_SHAPES = ["4096x4096", "11008x4096", "4096x11008", "14336x4096"]
+LLM_SPARSITIES = ["0.50", "0.70", "0.80", "0.90", "0.95"]
+LLM_WIDTHS = "8,16,32,64,128,256,1024,2048,4096"
+
+
+def bench_list(cli, *args):
+    """`tcsparse bench --list ARGS`: the listed rows (split at tabs) and the summary line."""
+    result = cli.run("bench", "--list", *args)
+    return [line.split("\t") for line in result.stdout.splitlines()], result.stderr
+
+
+def test_spmm_suite_lists_dlmc_and_llm_weights_with_their_widths(cli):
+    rows, summary = bench_list(cli, "--suite", "spmm", "--matrix-dir", cli.matrix_dir or cli.workdir)
+    llm = [row for row in rows if row[0].startswith("llm:")]
+    expected = {f"llm:{shape}:s{s}:{profile}" for shape in LLM_SHAPES for s in LLM_SPARSITIES
+                for profile in ["uniform", "skewed"]}
+    check({row[0] for row in llm} == expected and len(llm) == 40, f"LLM weights: {llm}")
+    for row in llm:
+        check(row[1].startswith("gen:llm:") and row[2:] == [f"spmm_n={LLM_WIDTHS}", "spmm_only"],
+              f"{row}")
+    dlmc = [row for row in rows if not row[0].startswith("llm:")]
+    for row in dlmc:
+        check(row[0].startswith("dlmc:") and row[1].endswith((".smtx", ".smtx.gz"))
+              and row[2:] == ["spmm_n=256,2048", "spmm_only"], f"{row}")
+    if cli.matrix_dir and os.path.isdir(os.path.join(cli.matrix_dir, "dlmc")):
+        check(len(dlmc) > 0, "no DLMC matrix listed from the matrix directory")
+    pairs = 2 * len(dlmc) + 9 * 40
+    check(f"{len(rows)} matrices; {pairs} SpMM (matrix x n);" in summary, summary)
+    check("precisions: fp16;" in summary or summary.rstrip().endswith("precisions: fp16")
+          or "precisions: fp16" in summary, summary)
+    check("spmm layout: row_major, output: input" in summary, summary)
+    # fp16 SpMM only, every method that has it but auto: cublas_dense and cusparse among them
+    methods = summary.split("methods:")[1].split(";")[0].split()
+    check("cublas_dense" in methods and "cusparse" in methods and "tca" in methods
+          and "auto" not in methods, summary)
+    capable = [m for m in cli.json("methods", "--json")
+               if m["name"] in methods and "fp16" in (m["spmm"] or [])]
+    cases = int(summary.split(" cases;")[0].split()[-1])
+    check(cases == pairs * len(capable), f"{cases} cases for {pairs} pairs x {len(capable)} "
+          f"fp16 SpMM methods: {summary}")
+
+
+def test_spmm_suite_generates_its_llm_weights_from_their_names(cli):
+    info = cli.json("info", "llm:4096x11008:s0.90:skewed", "--json")
+    check((info["rows"], info["cols"]) == (4096, 11008), f"{info['rows']} x {info['cols']}")
+    check(abs(info["nnz"] / (4096 * 11008) - 0.10) < 0.01, f"density {info['nnz']}")
+    rows, _ = bench_list(cli, "--suite", "spmm", "--matrix-dir", cli.workdir)
+    spec = dict((row[0], row[1]) for row in rows)["llm:4096x11008:s0.90:skewed"]
+    check(cli.json("info", spec, "--json")["nnz"] == info["nnz"],
+          "the suite's spec and the name give different matrices")
+    result = cli.run("info", "llm:4096x4096:s1.5:uniform", expect_rc=1)
+    check("llm:<rows>x<cols>:s<sparsity>:<uniform|skewed>" in result.stderr, result.stderr)
+
+
+def test_bench_spmm_widths_layout_and_output_are_options(cli):
+    rows, summary = bench_list(cli, STENCIL_10x10, "llm:64x64:s0.50:uniform",
+                               "--spmm-n", "7,65", "--layout", "column", "--spmm-output", "fp32",
+                               "--precisions", "fp16")
+    check([row[2:] for row in rows] == [["spmm_n=7,65"], ["spmm_n=7,65"]], f"{rows}")
+    check("2 matrices; 4 SpMM (matrix x n);" in summary
+          and "spmm layout: column_major, output: fp32" in summary, summary)
+    # --spmm-n replaces the suite's widths; the suite's matrices still run SpMM only
+    rows, summary = bench_list(cli, "--suite", "spmm", "--matrix-dir", cli.workdir,
+                               "--spmm-n", "16", "--precisions", "fp16,bf16")
+    check(all(row[2:] == ["spmm_n=16", "spmm_only"] for row in rows), f"{rows[:3]}")
+    check("precisions: fp16 bf16" in summary, summary)
+    # explicit methods: no baseline is added
+    _, summary = bench_list(cli, "--suite", "spmm", "--matrix-dir", cli.workdir,
+                            "--methods", "tca")
+    check("methods: tca;" in summary and "40 matrices; 360 SpMM (matrix x n); 360 cases" in summary,
+          summary)
+    # the default suite keeps every precision and SpMV
+    rows, summary = bench_list(cli, "--suite", "small")
+    check("precisions: fp64 fp32 fp16 bf16" in summary and "spmm layout" not in summary, summary)
+    check(all(len(row) == 2 for row in rows), f"{rows}")
+    for bad, option in [(["--layout", "diagonal"], "--layout"),
+                        (["--spmm-output", "fp64"], "--spmm-output"),
+                        (["--spmm-n", "16,0"], "--spmm-n")]:
+        result = cli.run("bench", "--list", *bad, expect_rc=USAGE_ERROR)
+        check(result.stderr.startswith(option + ":"), f"{bad}: {result.stderr}")
+
+
 CASES = {name[len("test_"):]: f for name, f in globals().items() if name.startswith("test_")}
 
 

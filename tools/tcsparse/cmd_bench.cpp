@@ -1,4 +1,4 @@
-// `tcsparse bench [FILES|DIRS|SPECS...] [--suite default|small|large] ...`: every method and precision
+// `tcsparse bench [FILES|DIRS|SPECS...] [--suite default|small|large|hbp|spmm] ...`: every method and precision
 // that applies, on every matrix, through the benchmark harness. One JSON line per case in the
 // results file, a progress line on stderr, speedup tables over cuSPARSE on stdout.
 #include <algorithm>
@@ -30,13 +30,18 @@ namespace {
 /// (tca-spmm-electronics24, evaluation) measures them.
 constexpr std::int64_t kDlmcSpmmColumns = 256;
 
+/// --precisions when neither the user nor the suite names any.
+const std::vector<std::string> kEveryPrecision = {"fp64", "fp32", "fp16", "bf16"};
+
 struct BenchOptions {
   std::vector<std::string> inputs;
   std::string suite;
   std::vector<std::string> methods;
-  std::vector<std::string> precisions{"fp64", "fp32", "fp16", "bf16"};
+  std::vector<std::string> precisions;  ///< empty: the suite's default, else every precision
   std::string output;
-  std::int64_t spmm_n = 0;
+  std::vector<std::int64_t> spmm_n;  ///< SpMM widths for every matrix (replace a suite's)
+  std::string layout = "row_major";  ///< SpmmLayout::dense of SpMM cases
+  std::string spmm_output = "input";  ///< SpmmLayout::output of SpMM cases
   std::int64_t max_nnz = 0;
   int runs = 100;
   double warmup_ms = 10.0;
@@ -136,7 +141,7 @@ std::vector<MatrixSourceRef> suite_matrices(const std::string& name, const std::
   const auto matrix_dir = dir.empty() ? bench::default_matrix_dir() : std::filesystem::path(dir);
   std::vector<MatrixSourceRef> refs;
   for (const auto& entry : bench::suite(name, matrix_dir.value_or(std::filesystem::path{})))
-    refs.push_back({entry.name, entry.spec, false});
+    refs.push_back({entry.name, entry.spec, false, entry.spmm_n, entry.spmv});
   return refs;
 }
 
@@ -153,8 +158,10 @@ BenchSelection select(const BenchOptions& options) {
     for (const Method method : methods())
       if (!method.is_automatic()) selection.methods.push_back(method);
   for (const std::string& name : options.methods) selection.methods.emplace_back(name);
-  for (const std::string& name : options.precisions)
-    selection.precisions.push_back(parse_precision(name));
+  std::vector<std::string> precisions = options.precisions;
+  if (precisions.empty() && use_suite) precisions = bench::suite_default_precisions(suite);
+  if (precisions.empty()) precisions = kEveryPrecision;
+  for (const std::string& name : precisions) selection.precisions.push_back(parse_precision(name));
   for (const std::string& text : options.variants)
     selection.variants.push_back(parse_variant(text));
   check_parameters_apply(options.parameters, "--param", selection.methods);
@@ -163,14 +170,24 @@ BenchSelection select(const BenchOptions& options) {
   return selection;
 }
 
-/// The cases of one matrix, precision by precision (the harness keeps one precision's data).
-/// Each method gets the --param values it has; a variant runs on the methods that have all of
-/// its keys.
+/// The SpMM widths of a matrix: --spmm-n's, else the suite's for it, else N = 256 for a DLMC
+/// .smtx file, else none.
+std::vector<std::int64_t> spmm_widths(const MatrixSourceRef& matrix, const BenchOptions& options) {
+  if (!options.spmm_n.empty()) return options.spmm_n;
+  if (!matrix.spmm_n.empty()) return matrix.spmm_n;
+  if (matrix.is_smtx) return {kDlmcSpmmColumns};
+  return {};
+}
+
+/// The cases of one matrix, precision by precision (the harness keeps one precision's data):
+/// SpMV (unless the suite runs the matrix in SpMM only), then SpMM at each width. Each method gets
+/// the --param values it has; a variant runs on the methods that have all of its keys. Without
+/// --methods every method but auto runs, so every SpMM is compared with cusparse and with
+/// cublas_dense, the dense GEMM the users of sparse weights would otherwise call (issue 11).
 std::vector<bench::CaseRequest> cases_for(const MatrixSourceRef& matrix,
                                           const BenchSelection& selection,
                                           const BenchOptions& options) {
-  const std::int64_t n =
-      options.spmm_n > 0 ? options.spmm_n : (matrix.is_smtx ? kDlmcSpmmColumns : 0);
+  const std::vector<std::int64_t> widths = spmm_widths(matrix, options);
   std::vector<Variant> variants{Variant{}};  // the methods as they are, then each variant
   variants.insert(variants.end(), selection.variants.begin(), selection.variants.end());
   std::vector<bench::CaseRequest> cases;
@@ -186,8 +203,8 @@ std::vector<bench::CaseRequest> cases_for(const MatrixSourceRef& matrix,
       }
   };
   for (Precision precision : selection.precisions) {
-    add(precision, Operation::spmv, 1);
-    if (n > 0) add(precision, Operation::spmm, n);
+    if (matrix.spmv) add(precision, Operation::spmv, 1);
+    for (const std::int64_t n : widths) add(precision, Operation::spmm, n);
   }
   return cases;
 }
@@ -226,10 +243,24 @@ std::ofstream open_results(const std::filesystem::path& path) {
   return out;
 }
 
-/// The matrices on stdout (name TAB source), the methods and precisions on stderr.
-int list_selection(const BenchSelection& selection) {
-  for (const MatrixSourceRef& matrix : selection.matrices)
-    fmt::print("{}\t{}\n", matrix.name, matrix.source);
+/// The matrices on stdout (name TAB source, then TAB "spmm_n=8,16,..." when the matrix has SpMM
+/// widths and TAB "spmm_only" when it runs no SpMV); on stderr the counts (matrices, SpMM
+/// matrix x N pairs, cases), methods and precisions.
+int list_selection(const BenchSelection& selection, const BenchOptions& options) {
+  std::int64_t spmm_pairs = 0, cases = 0;
+  for (const MatrixSourceRef& matrix : selection.matrices) {
+    const std::vector<std::int64_t> widths = spmm_widths(matrix, options);
+    std::string line = fmt::format("{}\t{}", matrix.name, matrix.source);
+    if (!widths.empty()) {
+      std::string text;
+      for (const std::int64_t n : widths) text += fmt::format("{}{}", text.empty() ? "" : ",", n);
+      line += "\tspmm_n=" + text;
+    }
+    if (!matrix.spmv) line += "\tspmm_only";
+    fmt::print("{}\n", line);
+    spmm_pairs += static_cast<std::int64_t>(widths.size());
+    cases += static_cast<std::int64_t>(cases_for(matrix, selection, options).size());
+  }
   std::string methods_text, precisions_text;
   for (Method method : selection.methods) methods_text += fmt::format(" {}", to_string(method));
   for (Precision precision : selection.precisions)
@@ -241,9 +272,14 @@ int list_selection(const BenchSelection& selection) {
       parameters += (parameters.empty() ? "" : ",") + parameter;
     variants_text += fmt::format(" {}({})", variant.label, parameters);
   }
-  fmt::print(stderr, "{} matrices; methods:{}; precisions:{}{}{}\n", selection.matrices.size(),
-             methods_text, precisions_text, variants_text.empty() ? "" : "; variants:",
-             variants_text);
+  const bool any_spmm = spmm_pairs > 0;
+  fmt::print(stderr, "{} matrices; {} SpMM (matrix x n); {} cases; methods:{}; precisions:{}{}{}{}\n",
+             selection.matrices.size(), spmm_pairs, cases, methods_text, precisions_text,
+             any_spmm ? fmt::format("; spmm layout: {}, output: {}",
+                                    to_string(parse_dense_layout(options.layout)),
+                                    options.spmm_output)
+                      : std::string(),
+             variants_text.empty() ? "" : "; variants:", variants_text);
   return kExitOk;
 }
 
@@ -258,6 +294,8 @@ class BenchRun {
     harness_.warmup_ms = options.warmup_ms;
     harness_.plan.host_upload = parse_host_upload(options.host_upload);
     harness_.plan_from_device = options.from_device;
+    harness_.spmm_layout = {parse_dense_layout(options.layout),
+                            parse_spmm_output(options.spmm_output)};
     for (const MatrixSourceRef& matrix : selection.matrices) {
       cases_.push_back(cases_for(matrix, selection, options));
       total_cases_ += static_cast<std::int64_t>(cases_.back().size());
@@ -340,7 +378,7 @@ class BenchRun {
 
 int run_bench(const BenchOptions& options) {
   const BenchSelection selection = select(options);
-  if (options.list) return list_selection(selection);
+  if (options.list) return list_selection(selection, options);
 
   const bench::RunEnvironment environment = bench::RunEnvironment::detect();
   const std::filesystem::path output = options.output.empty()
@@ -370,16 +408,28 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--methods", options->methods, "Methods to run, e.g. cusparse,dasp (default: every method but auto; auto: the automatic choice, recorded with what it chose)")
       ->delimiter(',')
       ->allow_extra_args(false);
-  sub->add_option("--precisions", options->precisions, "Precisions to run")
+  sub->add_option("--precisions", options->precisions,
+                  "Precisions to run (default: fp64,fp32,fp16,bf16; suite spmm: fp16)")
       ->delimiter(',')
-      ->allow_extra_args(false)
-      ->capture_default_str();
+      ->allow_extra_args(false);
   sub->add_option("-o,--output", options->output,
                   "Results file (default bench/results/<date>-<gpu>-<suite>.jsonl)");
   sub->add_option("--spmm-n", options->spmm_n,
-                  "Also run SpMM with this many columns on every matrix (.smtx files: 256 "
-                  "unless given)")
+                  "Also run SpMM with these numbers of columns on every matrix, e.g. 16,1024 "
+                  "(replaces a suite's widths; .smtx files: 256 unless given)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 31));
+  sub->add_option("--layout", options->layout,
+                  "How SpMM stores B and C: row_major (row) or column_major (column, col), as "
+                  "BLAS and PyTorch's weight.T products hold them")
+      ->check(CLI::IsMember({"row_major", "row", "column_major", "column", "col"}))
+      ->capture_default_str();
+  sub->add_option("--spmm-output", options->spmm_output,
+                  "The type of SpMM's C: input (the input precision) or fp32 (fp16/bf16 inputs: "
+                  "the fp32 accumulators as they are)")
+      ->check(CLI::IsMember({"input", "fp32"}))
+      ->capture_default_str();
   sub->add_option("--max-nnz", options->max_nnz, "Skip matrices with more nonzeros")
       ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()));
   sub->add_option("--runs", options->runs, "Timed runs per case (fewer if they exceed 2 s)")

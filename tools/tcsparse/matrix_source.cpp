@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "tcsparse/error.hpp"
+#include "suites.hpp"
 #include "tcsparse/generate.hpp"
 
 namespace tcsparse::cli {
@@ -28,6 +29,7 @@ bool is_smtx(const std::filesystem::path& path) {
 
 MatrixSourceRef reference_to(const std::string& argument) {
   if (is_generator_spec(argument)) return {argument.substr(kGeneratorPrefix.size()), argument};
+  if (bench::is_llm_weights_name(argument)) return {argument, bench::llm_weights_spec(argument)};
   const std::filesystem::path path(argument);
   return {without_matrix_extension(path.filename().string()), argument, is_smtx(path)};
 }
@@ -78,7 +80,8 @@ std::vector<MatrixSourceRef> expand_matrix_arguments(const std::vector<std::stri
   std::vector<MatrixSourceRef> refs;
   for (const std::string& argument : arguments) {
     std::error_code ignored;
-    if (is_generator_spec(argument) || std::filesystem::is_regular_file(argument, ignored)) {
+    if (is_generator_spec(argument) || bench::is_llm_weights_name(argument) ||
+        std::filesystem::is_regular_file(argument, ignored)) {
       refs.push_back(reference_to(argument));
     } else if (std::filesystem::is_directory(argument, ignored)) {
       auto found = matrix_files_below(argument);
@@ -86,7 +89,9 @@ std::vector<MatrixSourceRef> expand_matrix_arguments(const std::vector<std::stri
         throw Error(argument + ": no matrix files (.mtx, .mtx.gz, .smtx, .smtx.gz) below it");
       refs.insert(refs.end(), found.begin(), found.end());
     } else {
-      throw Error(argument + ": no such file or directory (nor a 'gen:KIND:...' spec)");
+      throw Error(argument +
+                  ": no such file or directory (nor a 'gen:KIND:...' spec or an "
+                  "'llm:<rows>x<cols>:s<sparsity>:<uniform|skewed>' name)");
     }
   }
   return refs;

@@ -1,7 +1,9 @@
-// Where the CLI's matrices come from: a file (.mtx, .mtx.gz, .smtx, .smtx.gz) or a generator
-// spec "gen:KIND:key=value,..." (accepted wherever a FILE is).
+// Where the CLI's matrices come from: a file (.mtx, .mtx.gz, .smtx, .smtx.gz), a generator
+// spec "gen:KIND:key=value,..." or an LLM weight name "llm:<rows>x<cols>:s<sparsity>:<uniform|skewed>"
+// (accepted wherever a FILE is).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -20,6 +22,10 @@ struct MatrixSourceRef {
   std::string name;
   std::string source;
   bool is_smtx = false;  ///< a DLMC weight matrix (.smtx / .smtx.gz)
+  /// `tcsparse bench`: the SpMM widths a suite gives the matrix (empty: the run's), and whether
+  /// it runs SpMV too.
+  std::vector<std::int64_t> spmm_n = {};
+  bool spmv = true;
 };
 
 /// Loads a file or generates a spec, as fp64. `report` is filled for files only.
