@@ -83,6 +83,12 @@ def newest_records(files):
         for r in read_records(path):
             if r.get("variant") or r.get("parameters") or r.get("method") == "auto":
                 continue
+            # the rule is for the default SpMM layout and output (row-major, the input type);
+            # other plan options, and plans built from device CSR, are other experiments
+            if r.get("layout", "row_major") != "row_major" or r.get("output", "input") != "input":
+                continue
+            if r.get("plan_from", "host") != "host" or r.get("host_upload", "automatic") != "automatic":
+                continue
             if not r.get("check_passed") or not r.get("median_ms") or r.get("error"):
                 continue
             n = r["n"] if r["operation"] == "spmm" else 1
