@@ -218,6 +218,17 @@ __device__ __forceinline__ void barrier_wait(std::uint64_t* barrier, unsigned ph
   }
 }
 
+/// Orders this thread's earlier shared-memory accesses (and, through a preceding __syncthreads,
+/// the block's) before its later bulk copies (the async proxy): issued before a bulk copy
+/// overwrites shared memory that the block has just read or written with ordinary accesses.
+__device__ __forceinline__ void fence_shared_before_bulk_copy() {
+#if TCSPARSE_ARCH_HAS_BULK_COPY
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
 /// Starts a bulk copy (TMA, one-dimensional) of `bytes` from global `source` to shared
 /// `destination` of this thread block, completing `bytes` on `barrier`. Both addresses 16-byte
 /// aligned, `bytes` a positive multiple of 16. Issued by one thread.

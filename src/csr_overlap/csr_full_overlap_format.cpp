@@ -26,7 +26,8 @@ std::size_t padded_elements(std::int64_t nnz) {
 }
 
 std::vector<ParameterSpec> build_specs() {
-  // The batch kernel's own parameters are csr_overlap's defaults (not repeated here).
+  // The batch kernel's own parameters are csr_overlap's defaults (not repeated here), but for
+  // its copy mechanism.
   return {
       {"host_memory", Type::choice, "copy", 0, 0, {"copy", "register"},
        "copy: the plan copies the CSR into pinned memory it owns; register: cudaHostRegister of "
@@ -39,6 +40,7 @@ std::vector<ParameterSpec> build_specs() {
       {"big_batches", Type::integer, "2", 1, 1 << 20, {},
        "big batches the matrix is cut into, more where a slot cannot hold one (paper: 2, "
        "N_nz / 2 each)"},
+      copy_parameter_spec(),  // the batch kernel's copies, as csr_overlap's
   };
 }
 
@@ -57,6 +59,7 @@ FullOverlapParameters full_overlap_parameters(const detail::ParameterValues& val
       values.is_auto("device_memory_limit") ? 0 : values.integer("device_memory_limit");
   p.streams = static_cast<int>(values.integer("streams"));
   p.big_batches = static_cast<int>(values.integer("big_batches"));
+  p.batch.copy = copy_mechanism(values);
   return p;
 }
 

@@ -15,7 +15,10 @@
 //   | values stage 0 (C x V) | values stage 1 (C x V) | cols stage 0 (C x int) | cols stage 1 |
 //
 // A batch of nonzeros [s, e) is copied from element s0 = s rounded down to 16 to e rounded up to
-// 16; nonzero i of the batch sits at stage[i - s0].
+// 16; nonzero i of the batch sits at stage[i - s0]. Every piece is 16-byte aligned at both ends,
+// in global and in shared memory, for every value type (16 elements are 32 bytes or more; C is a
+// multiple of 32 elements; the arrays start at cudaMalloc or 256-byte slot boundaries), as the
+// bulk copy needs (bulk_copy_layout_is_aligned, csr_overlap_rules.hpp, checks it on the host).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,7 @@
 #include "arch/load.cuh"
 #include "arch/types.cuh"
 #include "arch/warp.cuh"
+#include "csr_overlap/csr_overlap_parameters.hpp"
 #include "csr_overlap/csr_overlap_rules.hpp"
 
 namespace tcsparse::csr_overlap::device {
@@ -254,11 +258,11 @@ __device__ __forceinline__ void compute_batch_groups(const std::int32_t* __restr
 
 extern __shared__ __align__(16) unsigned char csr_overlap_shared[];
 
-/// Starts the copies of batch `index` of this block into `stage` (the whole block takes part) and
+/// copy=cp_async. Starts the copies of batch `index` of this block into `stage` (the whole block takes part) and
 /// commits them as this thread's next group (an empty group past the block's batches, so that
 /// every thread commits the same number of groups).
 template <typename V>
-__device__ __forceinline__ void fetch_batch(const BatchArguments<V>& a, std::int64_t first_batch,
+__device__ __forceinline__ void fetch_batch_cp_async(const BatchArguments<V>& a, std::int64_t first_batch,
                                             int index, int count, int stage, V* shared_values,
                                             std::int32_t* shared_cols) {
   if (index < count) {
@@ -278,9 +282,61 @@ __device__ __forceinline__ void fetch_batch(const BatchArguments<V>& a, std::int
   arch::async_copy_commit();
 }
 
+/// The bulk copy's mbarriers, one a stage: a phase of barrier s completes when the copies of
+/// the batch fetched into stage s have landed. Static shared memory of the bulk build only (the
+/// cp_async build never calls this, so it does not hold them).
+__device__ __forceinline__ std::uint64_t* stage_full_barriers() {
+  __shared__ std::uint64_t barriers[kLargestPipelineStages];
+  return barriers;
+}
+
+/// copy=bulk (sm_90). Thread 0 announces the bytes of batch `index` on the stage's barrier
+/// (its one arrival of the phase) and starts the two bulk copies, values and columns, that
+/// complete them; the other threads do nothing here. Past the block's batches nothing happens
+/// (no thread will wait for that phase). A batch of empty rows only (nothing to copy) completes
+/// its phase by the arrival alone.
+template <typename V>
+__device__ __forceinline__ void fetch_batch_bulk(const BatchArguments<V>& a,
+                                                 std::int64_t first_batch, int index, int count,
+                                                 int stage, V* shared_values,
+                                                 std::int32_t* shared_cols) {
+  if (threadIdx.x != 0 || index >= count) return;
+  const int2 batch = a.batches[first_batch + index];
+  const std::int64_t begin = copy_begin(arch::load_read_only(a.row_ptr + batch.x));
+  const std::int64_t elements = copy_end(arch::load_read_only(a.row_ptr + batch.y)) - begin;
+  if (elements > a.stage_capacity) __trap();  // a partition bug: never overrun the stage
+  const std::size_t offset = static_cast<std::size_t>(stage) * a.stage_capacity;
+  const auto value_bytes = static_cast<unsigned>(elements * static_cast<std::int64_t>(sizeof(V)));
+  const auto col_bytes =
+      static_cast<unsigned>(elements * static_cast<std::int64_t>(sizeof(std::int32_t)));
+  std::uint64_t* const barrier = stage_full_barriers() + stage;
+  arch::barrier_arrive_expect_bytes(barrier, value_bytes + col_bytes);
+  if (elements > 0) {
+    // the block's reads of the stage's previous batch (ordered before this by the kernel's
+    // __syncthreads) come before the bulk copies overwrite it
+    arch::fence_shared_before_bulk_copy();
+    arch::bulk_copy_to_shared(shared_values + offset, a.values + begin, value_bytes, barrier);
+    arch::bulk_copy_to_shared(shared_cols + offset, a.col_idx + begin, col_bytes, barrier);
+  }
+}
+
+template <CopyMechanism kCopy, typename V>
+__device__ __forceinline__ void fetch_batch(const BatchArguments<V>& a, std::int64_t first_batch,
+                                            int index, int count, int stage, V* shared_values,
+                                            std::int32_t* shared_cols) {
+  if constexpr (kCopy == CopyMechanism::bulk)
+    fetch_batch_bulk(a, first_batch, index, count, stage, shared_values, shared_cols);
+  else
+    fetch_batch_cp_async(a, first_batch, index, count, stage, shared_values, shared_cols);
+}
+
+/// The largest block the batch kernel takes.
+inline constexpr int kLargestBatchBlock = 1024;
+
 /// Paper Alg. 4 with S = a.stages shared-memory stages: block k takes batches
 /// [k * batches_per_block, ...) in order; the values and columns of batches n + 1 .. n + S - 1
-/// are being copied (cp.async, 16-byte pieces, L2 only) while batch n is computed. One
+/// are being copied (kCopy: cp.async, 16-byte pieces, L2 only; or bulk copies on a barrier a
+/// stage, see below) while batch n is computed. One
 /// __syncthreads a batch: it makes batch n's stage visible to every thread and tells that every
 /// thread is done with batch n - 1, whose stage then takes batch n + S - 1. With S = 1 a batch is
 /// copied, waited for and computed in turn (a second barrier before the next copy); the copies
@@ -289,10 +345,28 @@ __device__ __forceinline__ void fetch_batch(const BatchArguments<V>& a, std::int
 /// csr_overlap_launch.cuh picks the build). Launched with
 /// blockDim.x a multiple of 32 and S * C * (sizeof(V) + 4) + 4 * warp_row_capacity bytes of dynamic
 /// shared memory.
-/// The largest block the batch kernel takes.
-inline constexpr int kLargestBatchBlock = 1024;
-
-template <typename V, int kMaxThreads, int kMinBlocks>
+///
+/// Bulk copies (kCopy == bulk): batch n goes to stage n % S, and stage s holds batches s, s + S,
+/// s + 2S, ... in this order, each completing one phase of barrier s. So batch n is phase n / S
+/// of its barrier and its waiters ask for parity (n / S) & 1; no per-stage state is kept. The
+/// parity alone is unambiguous because a barrier is never two phases ahead of a waiter: batch
+/// n + S is fetched into the stage only after the barrier at the top of iteration n + 1, which
+/// every thread passes after its wait for batch n. Time line for S = 2 ("|": the loop's
+/// __syncthreads; fN: thread 0 arrives on the stage's barrier with batch N's bytes and starts its
+/// copies, whose landing completes the phase):
+///
+///   iteration   all threads wait for       |  thread 0 then fetches      all compute
+///   prologue                               |  f0 -> stage 0, phase 0
+///   n = 0       barrier 0, parity 0 (f0)   |  f1 -> stage 1, phase 0     batch 0
+///   n = 1       barrier 1, parity 0 (f1)   |  f2 -> stage 0, phase 1     batch 1
+///   n = 2       barrier 0, parity 1 (f2)   |  f3 -> stage 1, phase 1     batch 2
+///   n = 3       barrier 1, parity 1 (f3)   |  f4 -> stage 0, phase 2     batch 3
+///   n = 4       barrier 0, parity 0 (f4)   |  ...
+///
+/// f2 overwrites stage 0 only after the "|" of n = 1, when every thread is done with batch 0.
+/// With S = 1 every batch is fetched at the top of its own iteration (after the closing barrier
+/// of the previous one) into stage 0 and waited for with parity n & 1.
+template <typename V, int kMaxThreads, int kMinBlocks, CopyMechanism kCopy>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
     batch_kernel(const BatchArguments<V> a, const V* __restrict__ x, V* __restrict__ y,
                  Acc<V> alpha, Acc<V> beta) {
@@ -310,23 +384,34 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
   __shared__ BatchShared<V> shared;
 
   if (threadIdx.x == 0) shared.warp_row_count[0] = 0;  // ordered by the first loop barrier
+  if constexpr (kCopy == CopyMechanism::bulk) {
+    // one arrival a phase (thread 0's, with the bytes); every thread sees them initialised
+    if (threadIdx.x == 0)
+      for (int s = 0; s < stages; ++s) arch::barrier_init(stage_full_barriers() + s, 1);
+    __syncthreads();
+  }
   for (int n = 0; n < stages - 1; ++n)
-    fetch_batch(a, first_batch, n, count, n, shared_values, shared_cols);
+    fetch_batch<kCopy>(a, first_batch, n, count, n, shared_values, shared_cols);
 
   for (int n = 0; n < count; ++n) {
     // one stage: batch n is copied only now (the previous batch's closing barrier freed it)
-    if (stages == 1) fetch_batch(a, first_batch, n, count, 0, shared_values, shared_cols);
-    // batch n's group is done when at most S - 2 newer ones are in flight
-    switch (stages) {
-      case 1:
-      case 2: arch::async_copy_wait<0>(); break;
-      case 3: arch::async_copy_wait<1>(); break;
-      default: arch::async_copy_wait<2>(); break;
+    if (stages == 1) fetch_batch<kCopy>(a, first_batch, n, count, 0, shared_values, shared_cols);
+    if constexpr (kCopy == CopyMechanism::bulk) {
+      // batch n is phase n / S of its stage's barrier (the time line above)
+      arch::barrier_wait(stage_full_barriers() + n % stages, static_cast<unsigned>(n / stages) & 1u);
+    } else {
+      // batch n's group is done when at most S - 2 newer ones are in flight
+      switch (stages) {
+        case 1:
+        case 2: arch::async_copy_wait<0>(); break;
+        case 3: arch::async_copy_wait<1>(); break;
+        default: arch::async_copy_wait<2>(); break;
+      }
     }
     __syncthreads();
     if (threadIdx.x == 0) shared.warp_row_count[(n + 1) & 1] = 0;  // batch n + 1's list
     if (stages > 1)
-      fetch_batch(a, first_batch, n + stages - 1, count, (n + stages - 1) % stages, shared_values,
+      fetch_batch<kCopy>(a, first_batch, n + stages - 1, count, (n + stages - 1) % stages, shared_values,
                   shared_cols);
 
     const int2 batch = a.batches[first_batch + n];
@@ -358,7 +443,9 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
                         beta);
     if (stages == 1 && n + 1 < count) __syncthreads();  // every thread done with the one stage
   }
-  arch::async_copy_wait<0>();  // no copy outlives the block (the empty tail groups)
+  // no copy outlives the block: the empty tail groups of cp.async (every bulk copy was a batch's,
+  // and every batch was waited for)
+  if constexpr (kCopy == CopyMechanism::cp_async) arch::async_copy_wait<0>();
 }
 
 // ---- the long-row kernels ---------------------------------------------------------------------

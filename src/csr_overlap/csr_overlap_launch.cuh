@@ -41,23 +41,59 @@ struct BatchKernelLaunch {
   }
 };
 
+/// The mbarrier counts at most 2^20 - 1 transaction bytes a phase (PTX ISA, mbarrier tx-count);
+/// a bulk stage (values and columns of C elements) of the largest batch stays below it.
+inline constexpr std::int64_t kBarrierTransactionBytesLimit = (std::int64_t{1} << 20) - 1;
+static_assert(stage_capacity(kLargestMaxBatchSize) * (8 + 4) <= kBarrierTransactionBytesLimit,
+              "a bulk-copied fp64 stage must fit one mbarrier phase");
+
+/// The build of the batch kernel for a copy mechanism: register_bound_build takes the one for
+/// kRegisterBoundBlocks resident blocks of at most kRegisterBoundThreads threads.
+template <typename V, CopyMechanism kCopy>
+BatchKernel<V> batch_kernel_build(bool register_bound_build) {
+  return register_bound_build
+             ? &device::batch_kernel<V, kRegisterBoundThreads, kRegisterBoundBlocks, kCopy>
+             : &device::batch_kernel<V, device::kLargestBatchBlock, 1, kCopy>;
+}
+
+/// Throws UnsupportedError, naming `method` and the GPU's compute capability, when copy=bulk
+/// cannot run: the GPU is older than sm_90, or `kernel` was not built for sm_90 (its binary
+/// would trap in the bulk copy; arch::kHasBulkCopy).
+inline void check_bulk_copy_supported(const cudaFuncAttributes& kernel, std::string_view method) {
+  const int major = current_device_attribute(cudaDevAttrComputeCapabilityMajor);
+  const int minor = current_device_attribute(cudaDevAttrComputeCapabilityMinor);
+  const std::string capability = std::to_string(major) + "." + std::to_string(minor);
+  if (major < 9)
+    throw UnsupportedError(std::string(method) +
+                           ": copy=bulk needs the bulk copy (TMA) of sm_90 or later; this GPU "
+                           "has compute capability " +
+                           capability + ": use copy=cp_async");
+  if (kernel.binaryVersion < 90)
+    throw UnsupportedError(std::string(method) + ": copy=bulk: this build of tcsparse has no "
+                           "sm_90 code for the GPU of compute capability " + capability +
+                           " (CMAKE_CUDA_ARCHITECTURES without 90): use copy=cp_async");
+}
+
 /// Picks the build for parameters.threads_per_block (register_bound: blocks of at most
 /// kRegisterBoundThreads threads take the one built for kRegisterBoundBlocks resident blocks),
 /// lets it use the device's opt-in shared memory (set for the function whatever this plan needs,
 /// so that plans with different sizes do not undo each other's setting) and counts the resident
-/// blocks. Throws UnsupportedError, naming `method`, when the stages do not fit a block or no
-/// block fits an SM.
+/// blocks. Throws UnsupportedError, naming `method`, when the stages do not fit a block, no
+/// block fits an SM, or copy=bulk on a GPU without it (check_bulk_copy_supported).
 template <typename V>
 BatchKernelLaunch<V> prepare_batch_kernel(const CsrOverlapParameters& parameters,
                                           std::string_view method) {
   BatchKernelLaunch<V> launch;
   launch.threads = parameters.threads_per_block;
-  launch.kernel = parameters.register_bound && launch.threads <= kRegisterBoundThreads
-                      ? &device::batch_kernel<V, kRegisterBoundThreads, kRegisterBoundBlocks>
-                      : &device::batch_kernel<V, device::kLargestBatchBlock, 1>;
+  const bool register_bound_build =
+      parameters.register_bound && launch.threads <= kRegisterBoundThreads;
+  launch.kernel = parameters.copy == CopyMechanism::bulk
+                      ? batch_kernel_build<V, CopyMechanism::bulk>(register_bound_build)
+                      : batch_kernel_build<V, CopyMechanism::cp_async>(register_bound_build);
   launch.shared_bytes = batch_shared_bytes(parameters, sizeof(V));
   cudaFuncAttributes attributes{};
   TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, launch.kernel));
+  if (parameters.copy == CopyMechanism::bulk) check_bulk_copy_supported(attributes, method);
   const auto optin = static_cast<std::size_t>(
       current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
   const std::size_t dynamic_limit =

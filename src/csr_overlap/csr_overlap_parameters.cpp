@@ -53,10 +53,28 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"warp_row_factor", Type::integer, "32", 1, 1 << 20, {"off"},
        "a row longer than this times its batch's vector size (< 32) is taken by a whole warp "
        "(off: by its vector, as the paper; not in the paper)"},
+      copy_parameter_spec(),
   };
 }
 
 }  // namespace
+
+ParameterSpec copy_parameter_spec() {
+  return {"copy", Type::choice, "auto", 0, 0, {"auto", "cp_async", "bulk"},
+          "global-to-shared copies of the batch kernel: cp_async (16-byte pieces, every thread) "
+          "or bulk (sm_90: one thread, TMA 1D bulk copies on an mbarrier); auto: cp_async, to "
+          "be measured"};
+}
+
+CopyMechanism copy_mechanism(const detail::ParameterValues& values) {
+  if (values.is("copy", "bulk")) return CopyMechanism::bulk;
+  if (values.is("copy", "cp_async")) return CopyMechanism::cp_async;
+  return kDefaultCopy;
+}
+
+const char* copy_mechanism_name(CopyMechanism copy) {
+  return copy == CopyMechanism::bulk ? "bulk" : "cp_async";
+}
 
 std::span<const ParameterSpec> parameter_specs() {
   static const std::vector<ParameterSpec> specs = build_parameter_specs();
@@ -103,6 +121,7 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
   p.warp_row_factor = values.is("warp_row_factor", "off")
                           ? 0
                           : static_cast<std::int32_t>(values.integer("warp_row_factor"));
+  p.copy = copy_mechanism(values);
   return p;
 }
 

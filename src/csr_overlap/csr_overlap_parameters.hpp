@@ -76,6 +76,18 @@ inline constexpr std::int32_t kLargestMaxBatchSize = 1 << 16;
 inline constexpr int kRegisterBoundThreads = 128;
 inline constexpr int kRegisterBoundBlocks = 12;
 
+/// How the batch kernel copies a batch's values and column indices from global into shared
+/// memory (paper §4.1.2 double-buffers with cp.async; issue 9 asks for the sm_90 bulk copy too):
+///  - cp_async: every thread of the block copies 16-byte pieces (cp.async.cg), committed as one
+///    group a batch and waited for with cp.async.wait_group;
+///  - bulk: one thread starts two bulk copies (the TMA unit, one-dimensional: values, columns)
+///    that complete on the stage's mbarrier, on which every thread waits. sm_90 and later only.
+enum class CopyMechanism { cp_async, bulk };
+
+/// copy=auto. cp_async until the two are measured against each other on an H100 / H200
+/// (README: `tcsparse bench ... --variant bulk:copy=bulk`).
+inline constexpr CopyMechanism kDefaultCopy = CopyMechanism::cp_async;
+
 struct CsrOverlapParameters {
   std::int32_t max_batch_size = kDefaultMaxBatchSize;
   /// 0: auto (= max_batch_size).
@@ -97,6 +109,8 @@ struct CsrOverlapParameters {
   std::int32_t row_threads_max = kRowThreadsBlock;
   /// 0: off.
   std::int32_t warp_row_factor = kDefaultWarpRowFactor;
+  /// Global-to-shared copies of the batch kernel (bulk: sm_90 and later).
+  CopyMechanism copy = kDefaultCopy;
 
   PartitionRule partition_rule() const {
     return {max_batch_size, max_batch_rows > 0 ? max_batch_rows : max_batch_size};
@@ -118,6 +132,15 @@ std::span<const ParameterSpec> parameter_specs();
 /// Throws ParameterError for what the schema cannot say: max_batch_size not a multiple of 32,
 /// switch points that decrease.
 CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& values);
+
+/// The "copy" parameter's value: "auto" (kDefaultCopy), "cp_async" or "bulk".
+CopyMechanism copy_mechanism(const detail::ParameterValues& values);
+
+/// "cp_async" or "bulk".
+const char* copy_mechanism_name(CopyMechanism copy);
+
+/// The spec of the "copy" parameter (csr_overlap's and csr_full_overlap's schemas).
+ParameterSpec copy_parameter_spec();
 
 /// Checks "key=value" strings against parameter_specs() and returns the parameters.
 CsrOverlapParameters parse_parameters(const std::vector<std::string>& key_values);

@@ -179,17 +179,45 @@ TCSPARSE_CSR_OVERLAP_HD inline std::int32_t long_row_pieces(std::int64_t length,
 }
 
 /// The first element of a batch's shared-memory copy (rounded down to kCopyAlignElements).
-TCSPARSE_CSR_OVERLAP_HD inline std::int64_t copy_begin(std::int64_t first_nonzero) {
+TCSPARSE_CSR_OVERLAP_HD constexpr std::int64_t copy_begin(std::int64_t first_nonzero) {
   return first_nonzero / kCopyAlignElements * kCopyAlignElements;
 }
 /// One past its last element (rounded up).
-TCSPARSE_CSR_OVERLAP_HD inline std::int64_t copy_end(std::int64_t end_nonzero) {
+TCSPARSE_CSR_OVERLAP_HD constexpr std::int64_t copy_end(std::int64_t end_nonzero) {
   return (end_nonzero + kCopyAlignElements - 1) / kCopyAlignElements * kCopyAlignElements;
 }
 
 /// Elements one pipeline stage holds for batches of at most M nonzeros.
-TCSPARSE_CSR_OVERLAP_HD inline std::int64_t stage_capacity(std::int32_t max_batch_size) {
+TCSPARSE_CSR_OVERLAP_HD constexpr std::int64_t stage_capacity(std::int32_t max_batch_size) {
   return static_cast<std::int64_t>(max_batch_size) + 2 * kCopyAlignElements;
+}
+
+/// The bulk copy (sm_90, copy=bulk) moves pieces whose global and shared addresses are 16-byte
+/// aligned and whose size is a multiple of 16 bytes (PTX ISA, cp.async.bulk).
+inline constexpr int kBulkCopyAlignBytes = 16;
+
+/// Whether the two bulk copies of a batch of nonzeros [first_nonzero, end_nonzero) into stage
+/// `stage` of `stages` stages of `capacity` elements (the batch kernel's layout:
+/// csr_overlap_kernels.cuh) keep that rule for values of `value_bytes` bytes, given arrays and a
+/// dynamic shared memory that start 16-byte aligned: the source offsets, the sizes and the
+/// destination offsets (values stage, then columns stage after all the values stages).
+TCSPARSE_CSR_OVERLAP_HD constexpr bool bulk_copy_layout_is_aligned(std::int64_t first_nonzero,
+                                                                   std::int64_t end_nonzero,
+                                                                   int stage, int stages,
+                                                                   std::int64_t capacity,
+                                                                   std::int64_t value_bytes) {
+  const std::int64_t begin = copy_begin(first_nonzero);
+  const std::int64_t elements = copy_end(end_nonzero) - begin;
+  const std::int64_t offsets[] = {
+      begin * value_bytes,                                        // global values
+      begin * 4,                                                  // global columns
+      elements * value_bytes,                                     // values bytes
+      elements * 4,                                               // columns bytes
+      stage * capacity * value_bytes,                             // shared values stage
+      stages * capacity * value_bytes + stage * capacity * 4};    // shared columns stage
+  for (const std::int64_t offset : offsets)
+    if (offset % kBulkCopyAlignBytes != 0) return false;
+  return true;
 }
 
 }  // namespace tcsparse::csr_overlap

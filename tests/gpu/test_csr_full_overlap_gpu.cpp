@@ -23,6 +23,7 @@
 #include "gpu/plan_runner.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/host_upload.hpp"
+#include "tcsparse/device.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/plan.hpp"
@@ -183,6 +184,26 @@ TEST_F(CsrFullOverlapTest, LimitsForceOneTwoAndManyBigBatches) {
   expect_matches_reference<float>(
       matrix, options_of({"host_memory=register", "device_memory_limit=" + std::to_string(bytes / 10)}),
       "fp32, registered, a tenth", 10);
+}
+
+TEST_F(CsrFullOverlapTest, BulkCopyInEveryPrecisionAndWithManyBigBatches) {
+  // copy=bulk (sm_90): the batch kernel's bulk copies read each big batch's slot
+  const DeviceInfo device = query_device(0);
+  if (device.compute_capability_major < 9)
+    GTEST_SKIP() << "copy=bulk needs sm_90 or later; this GPU has compute capability "
+                 << device.compute_capability_major << "." << device.compute_capability_minor;
+  const Matrix stencil = generate_stencil_2d_5pt(300, 200, 3);
+  expect_matches_reference<double>(stencil, options_of({"copy=bulk"}), "fp64 bulk", 2);
+  expect_matches_reference<float>(stencil, options_of({"copy=bulk"}), "fp32 bulk", 2);
+  expect_matches_reference<half>(test::scaled_for_16_bit(stencil), options_of({"copy=bulk"}),
+                                 "fp16 bulk", 2);
+  expect_matches_reference<bfloat16>(test::scaled_for_16_bit(stencil),
+                                     options_of({"copy=bulk"}), "bf16 bulk", 2);
+  const Matrix rmat = generate_rmat(14, 12, 5);  // power-law rows, long rows included
+  const std::size_t bytes = matrix_bytes(rmat, sizeof(double));
+  expect_matches_reference<double>(
+      rmat, options_of({"copy=bulk", "streams=3", "device_memory_limit=" + std::to_string(bytes / 10)}),
+      "bulk, many big batches", 10);
 }
 
 TEST_F(CsrFullOverlapTest, EdgeShapes) {

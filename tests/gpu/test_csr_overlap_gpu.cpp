@@ -3,7 +3,8 @@
 // NaN when beta == 0): the batch table built on the GPU equals the host model's, every precision
 // with the defaults, small batches and long rows in several pieces, every vector size, other
 // block sizes and chunks of many batches a block, the warp pass and the row groups at their
-// thresholds (deviations of this library), deeper pipelines, empty shapes, large generated matrices, bitwise
+// thresholds (deviations of this library), deeper pipelines, the sm_90 bulk copy (copy=bulk:
+// every stress set, bitwise equal to cp.async; refused before sm_90), empty shapes, large generated matrices, bitwise
 // repeats and graph capture of all three kernels. The default parameters on the catalogue and on
 // real matrices, stream order and graph capture are also the conformance suite's.
 #include <cuda_runtime_api.h>
@@ -22,6 +23,7 @@
 #include "gpu/gpu_test.hpp"
 #include "gpu/plan_runner.hpp"
 #include "runtime/device_buffer.hpp"
+#include "tcsparse/device.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/plan.hpp"
@@ -120,6 +122,43 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"batches_per_block=2", "max_batch_size=256", "threads_per_block=64"},
 };
 
+/// copy=bulk (sm_90 bulk copies on an mbarrier a stage): every stress set again with the bulk
+/// copy, and every pipeline depth 1..4 with one, two, several and all batches a block (the
+/// barriers' phase parity across batches), with tiny stages (many phases a block).
+std::vector<std::vector<std::string>> bulk_stress_parameters() {
+  std::vector<std::vector<std::string>> sets;
+  for (std::vector<std::string> parameters : kStressParameters) {
+    parameters.push_back("copy=bulk");
+    sets.push_back(std::move(parameters));
+  }
+  for (const char* stages : {"1", "2", "3", "4"})
+    for (const char* per_block : {"1", "2", "5", "auto"})
+      sets.push_back({"copy=bulk", "max_batch_size=64", std::string("pipeline_stages=") + stages,
+                      std::string("batches_per_block=") + per_block});
+  return sets;
+}
+
+bool gpu_has_bulk_copy() { return query_device(0).compute_capability_major >= 9; }
+
+/// Skips the calling test on a GPU without the sm_90 bulk copy (copy=bulk is refused there).
+#define SKIP_WITHOUT_BULK_COPY()                                                            \
+  do {                                                                                      \
+    if (!gpu_has_bulk_copy())                                                               \
+      GTEST_SKIP() << "copy=bulk needs sm_90 or later; this GPU has compute capability "    \
+                   << query_device(0).compute_capability_major << "."                       \
+                   << query_device(0).compute_capability_minor;                             \
+  } while (false)
+
+/// y of one csr_overlap apply (alpha 1.5, beta -0.5) with these parameters.
+template <typename Value>
+std::vector<Value> overlap_result(const Matrix& matrix64, const std::vector<std::string>& parameters) {
+  const Matrix scaled =
+      std::is_same_v<Value, double> ? matrix64 : test::scaled_for_16_bit(matrix64);
+  const auto a = test::with_values<Value>(scaled);
+  const SpmvPlan<Value> plan(a, Method("csr_overlap"), options_of(parameters));
+  return run_spmv(plan, test::make_x<Value>(scaled), test::make_y<Value>(scaled), {1.5, -0.5});
+}
+
 // ---- the shared catalogue ----------------------------------------------------------------------
 
 class CsrOverlapGpuOnCatalogue : public testing::GpuTestWithParam<test::NamedMatrix> {};
@@ -138,6 +177,45 @@ TEST_P(CsrOverlapGpuOnCatalogue, EveryPrecisionMatchesReference) {
     expect_matches_reference<float>(GetParam().matrix, options);
     expect_matches_reference<half>(GetParam().matrix, options);
     expect_matches_reference<bfloat16>(GetParam().matrix, options);
+  }
+}
+
+TEST_P(CsrOverlapGpuOnCatalogue, BulkCopyDeviceTableEqualsHostModel) {
+  SKIP_WITHOUT_BULK_COPY();
+  for (const auto& parameters : bulk_stress_parameters()) {
+    expect_device_table_equals_host_table<double>(GetParam().matrix, parameters);
+    expect_device_table_equals_host_table<half>(GetParam().matrix, parameters);
+  }
+}
+
+TEST_P(CsrOverlapGpuOnCatalogue, BulkCopyEveryPrecisionMatchesReference) {
+  SKIP_WITHOUT_BULK_COPY();
+  for (const auto& parameters : bulk_stress_parameters()) {
+    const PlanOptions options = options_of(parameters);
+    expect_matches_reference<double>(GetParam().matrix, options);
+    expect_matches_reference<float>(GetParam().matrix, options);
+    expect_matches_reference<half>(GetParam().matrix, options);
+    expect_matches_reference<bfloat16>(GetParam().matrix, options);
+  }
+}
+
+TEST_P(CsrOverlapGpuOnCatalogue, BulkCopyIsBitwiseEqualToCpAsync) {
+  // the same stages, the same sums in the same order: only the copies differ
+  SKIP_WITHOUT_BULK_COPY();
+  for (std::vector<std::string> parameters : bulk_stress_parameters()) {
+    const std::vector<double> bulk = overlap_result<double>(GetParam().matrix, parameters);
+    const std::vector<bfloat16> bulk16 = overlap_result<bfloat16>(GetParam().matrix, parameters);
+    std::erase(parameters, std::string("copy=bulk"));
+    parameters.push_back("copy=cp_async");
+    const std::vector<double> cp_async = overlap_result<double>(GetParam().matrix, parameters);
+    const std::vector<bfloat16> cp_async16 =
+        overlap_result<bfloat16>(GetParam().matrix, parameters);
+    ASSERT_EQ(bulk.size(), cp_async.size());
+    ASSERT_EQ(bulk16.size(), cp_async16.size());
+    EXPECT_EQ(std::memcmp(bulk.data(), cp_async.data(), bulk.size() * sizeof(double)), 0)
+        << describe(options_of(parameters));
+    EXPECT_EQ(std::memcmp(bulk16.data(), cp_async16.data(), bulk16.size() * sizeof(bfloat16)), 0)
+        << describe(options_of(parameters));
   }
 }
 
@@ -319,6 +397,56 @@ TEST_F(CsrOverlapGpu, StagesLargerThanSharedMemoryAreRefused) {
   const Matrix a = test::with_row_lengths(10, {1, 2, 3}, 1);
   EXPECT_THROW(SpmvPlan<double>(a, Method("csr_overlap"), options_of({"max_batch_size=65536"})),
                UnsupportedError);
+}
+
+TEST_F(CsrOverlapGpu, BulkCopyBeforeSm90IsRefusedNamingTheComputeCapability) {
+  const DeviceInfo device = query_device(0);
+  if (device.compute_capability_major >= 9) GTEST_SKIP() << "this GPU has the bulk copy";
+  const Matrix a = test::with_row_lengths(10, {1, 2, 3}, 1);
+  const std::string capability = std::to_string(device.compute_capability_major) + "." +
+                                 std::to_string(device.compute_capability_minor);
+  try {
+    const SpmvPlan<double> plan(a, Method("csr_overlap"), options_of({"copy=bulk"}));
+    FAIL() << "expected an UnsupportedError";
+  } catch (const UnsupportedError& error) {
+    EXPECT_NE(std::string(error.what()).find("compute capability " + capability),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(SpmvPlan<double>(a, Method("csr_full_overlap"), options_of({"copy=bulk"})),
+               UnsupportedError);
+}
+
+TEST_F(CsrOverlapGpu, BulkCopyWithLongRowsIsBitwiseRepeatableAndCapturesIntoAGraph) {
+  SKIP_WITHOUT_BULK_COPY();
+  std::vector<std::int64_t> lengths = {20000, 1, 0, 300, 5000, 1024, 1023, 1025};
+  for (int i = 0; i < 3000; ++i) lengths.push_back(i % 70);
+  const Matrix a64 = test::with_row_lengths(30000, lengths, 6);
+  const auto a = test::with_values<double>(a64);
+  const SpmvPlan<double> plan(
+      a, Method("csr_overlap"),
+      options_of({"copy=bulk", "max_batch_size=1024", "pipeline_stages=2", "batches_per_block=4"}));
+  const auto x = test::make_x<double>(a64);
+  const auto y0 = test::make_y<double>(a64);
+  const std::vector<double> first = run_spmv(plan, x, y0, {2.0, -1.0});
+  const std::vector<double> again = run_spmv(plan, x, y0, {2.0, -1.0});
+  ASSERT_EQ(again.size(), first.size());
+  EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(double)), 0);
+  DeviceBuffer<double> dx(x);
+  DeviceBuffer<double> dy(y0);
+  const CudaStream stream;
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+  plan.apply(dx.data(), dy.data(), 2.0, -1.0, stream.get());
+  ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+  stream.synchronize();
+  const std::vector<double> captured = dy.download();
+  EXPECT_EQ(std::memcmp(captured.data(), first.data(), first.size() * sizeof(double)), 0);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
 }
 
 TEST_F(CsrOverlapGpu, StatsDescribeTheTableAndTheLaunch) {

@@ -11,6 +11,7 @@
 
 #include "common/test_matrices.hpp"
 #include "csr_overlap/csr_full_overlap_format.hpp"
+#include "plan/parameters.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/reference.hpp"
@@ -48,6 +49,18 @@ void expect_valid_partition(const Matrix& matrix, const BigBatchPartition& parti
 }
 
 Matrix stencil() { return generate_stencil_2d_5pt(60, 50, 1); }
+
+TEST(CsrFullOverlapParameters, CopyReachesTheBatchKernelAsCsrOverlaps) {
+  const auto parse = [](const std::vector<std::string>& key_values) {
+    return full_overlap_parameters(detail::check_parameter_values(
+        "csr_full_overlap", full_overlap_parameter_specs(), key_values));
+  };
+  EXPECT_EQ(parse({}).batch.copy, CopyMechanism::cp_async);
+  EXPECT_EQ(parse({"copy=auto"}).batch.copy, kDefaultCopy);
+  EXPECT_EQ(parse({"copy=bulk"}).batch.copy, CopyMechanism::bulk);
+  EXPECT_EQ(parse({"copy=cp_async", "streams=3"}).batch.copy, CopyMechanism::cp_async);
+  EXPECT_THROW(parse({"copy=tma"}), ParameterError);
+}
 
 TEST(CsrFullOverlapPartition, DefaultCutsThePapersTwoBigBatches) {
   const Matrix matrix = stencil();

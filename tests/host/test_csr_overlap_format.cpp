@@ -203,6 +203,27 @@ TEST_P(CsrOverlapOnCatalogue, HostApplyMatchesTheReferenceWithSmallBatchesAndPie
             1e-12);
 }
 
+TEST_P(CsrOverlapOnCatalogue, EveryBatchCopyKeepsTheBulkCopyAlignmentInEveryPrecision) {
+  // copy=bulk (sm_90): both addresses 16-byte aligned and sizes multiples of 16 bytes, for fp16 /
+  // bf16 (2 bytes), fp32 and fp64 values and the 4-byte columns, in every stage of 1..4
+  const Matrix& a = GetParam().matrix;
+  for (const std::int32_t max_batch_size : {32, 64, 96, 1024, 4096}) {
+    const PartitionRule rule{max_batch_size, max_batch_size};
+    const BatchTable table = build_batch_table(a.row_ptr, rule, 300);
+    const std::int64_t capacity = stage_capacity(max_batch_size);
+    for (const BatchRange& batch : table.batches)
+      for (const std::int64_t value_bytes : {2, 4, 8})
+        for (int stages = 1; stages <= kLargestPipelineStages; ++stages)
+          for (int stage = 0; stage < stages; ++stage)
+            ASSERT_TRUE(bulk_copy_layout_is_aligned(a.row_ptr[batch.begin_row],
+                                                    a.row_ptr[batch.end_row], stage, stages,
+                                                    capacity, value_bytes))
+                << "rows [" << batch.begin_row << ", " << batch.end_row << ") M "
+                << max_batch_size << " value bytes " << value_bytes << " stage " << stage << "/"
+                << stages;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSynthetic, CsrOverlapOnCatalogue,
                          ::testing::ValuesIn(test::all_synthetic_matrices()),
                          test::NamedMatrixName{});
@@ -353,6 +374,30 @@ TEST(CsrOverlapParameters, DefaultsAreThePapersAndChecksRefuseWhatTheSchemaCanno
   EXPECT_THROW(parse_parameters({"pipeline_stages=5"}), ParameterError);
   EXPECT_THROW(parse_parameters({"row_threads_max=48"}), ParameterError);
   EXPECT_THROW(parse_parameters({"warp_row_factor=0"}), ParameterError);
+}
+
+TEST(CsrOverlapParameters, CopyIsCpAsyncUntilMeasuredAndBulkOnRequest) {
+  EXPECT_EQ(parse_parameters({}).copy, CopyMechanism::cp_async);
+  EXPECT_EQ(parse_parameters({"copy=auto"}).copy, kDefaultCopy);
+  EXPECT_EQ(kDefaultCopy, CopyMechanism::cp_async);
+  EXPECT_EQ(parse_parameters({"copy=cp_async"}).copy, CopyMechanism::cp_async);
+  EXPECT_EQ(parse_parameters({"copy=bulk"}).copy, CopyMechanism::bulk);
+  EXPECT_THROW(parse_parameters({"copy=tma"}), ParameterError);
+  EXPECT_STREQ(copy_mechanism_name(CopyMechanism::bulk), "bulk");
+  EXPECT_STREQ(copy_mechanism_name(CopyMechanism::cp_async), "cp_async");
+  // the copy mechanism changes nothing of the partition or the host model
+  EXPECT_EQ(parse_parameters({"copy=bulk"}).partition_rule().max_batch_size,
+            parse_parameters({}).partition_rule().max_batch_size);
+}
+
+TEST(CsrOverlapBulkCopy, SixteenElementBoundariesAreSixteenByteBoundariesForEveryValueType) {
+  // 16 elements of 2-byte values are 32 bytes: the narrowest case is still aligned
+  static_assert(kCopyAlignElements * 2 % kBulkCopyAlignBytes == 0);
+  EXPECT_TRUE(bulk_copy_layout_is_aligned(17, 18, 0, 1, stage_capacity(32), 2));
+  EXPECT_TRUE(bulk_copy_layout_is_aligned(15, 16, 3, 4, stage_capacity(64), 2));
+  EXPECT_TRUE(bulk_copy_layout_is_aligned(0, 0, 1, 2, stage_capacity(1024), 8));  // nothing to copy
+  // a stage capacity that is not a multiple of 8 elements would misplace stage 1 of 2-byte values
+  EXPECT_FALSE(bulk_copy_layout_is_aligned(0, 16, 1, 2, 36, 2));
 }
 
 TEST(CsrOverlapStatistics, CountEveryRowAndNonzeroOnce) {
