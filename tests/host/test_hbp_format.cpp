@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -288,6 +289,55 @@ TEST(HbpHash, AggregationDispersionAndLinearMappingOrderRowsByLength) {
   EXPECT_LT(hash.home(17), hash.home(30));  // linear mapping inside bucket 1
 }
 
+TEST(HbpHash, AggregationShiftIsTheSmallestShiftBelowTheLastBucket) {
+  EXPECT_EQ(aggregation_shift(0), 0);
+  EXPECT_EQ(aggregation_shift(7), 0);   // 7 < 8: bucket 7
+  EXPECT_EQ(aggregation_shift(8), 1);   // 8 >> 1 = 4
+  EXPECT_EQ(aggregation_shift(15), 1);  // 15 >> 1 = 7
+  EXPECT_EQ(aggregation_shift(16), 2);
+  EXPECT_EQ(aggregation_shift(100), 4);  // 100 >> 4 = 6 (as make_hash's test above)
+  EXPECT_EQ(aggregation_shift(std::numeric_limits<std::int32_t>::max()), 28);
+  EXPECT_EQ(aggregation_shift(std::int64_t{1} << 40), kLargestAggregationShift);  // capped
+}
+
+/// The histogram of aggregation shifts the GPU build downloads instead of the sample.
+std::vector<std::int64_t> shift_histogram(const std::vector<std::int32_t>& lengths) {
+  std::vector<std::int64_t> counts(kLargestAggregationShift + 1, 0);
+  for (const std::int32_t l : lengths) ++counts[static_cast<std::size_t>(aggregation_shift(l))];
+  return counts;
+}
+
+TEST(HbpHash, ShiftHistogramGivesMakeHashsHashExactly) {
+  std::mt19937_64 random(7);
+  std::vector<std::vector<std::int32_t>> samples = {
+      {}, {1}, {8}, {1, 1000000}, std::vector<std::int32_t>(100, 5), {7, 8, 15, 16, 31, 32}};
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto n = static_cast<std::size_t>(1 + random() % 5000);
+    const int largest_shift = static_cast<int>(random() % 20);
+    std::vector<std::int32_t> lengths(n);
+    for (auto& l : lengths)
+      l = 1 + static_cast<std::int32_t>(random() % (std::uint64_t{8} << (random() % (largest_shift + 1))));
+    samples.push_back(lengths);
+  }
+  for (const auto& lengths : samples)
+    for (const std::int32_t block_rows : {1, 7, 256, 512, 4096}) {
+      const NonlinearHash expected = make_hash(block_rows, lengths);
+      const NonlinearHash got = hash_from_shift_histogram(block_rows, shift_histogram(lengths));
+      EXPECT_EQ(got.a, expected.a) << lengths.size() << " lengths, block_rows " << block_rows;
+      EXPECT_EQ(got.b, expected.b);
+      EXPECT_EQ(got.c, expected.c);
+      EXPECT_EQ(got.d, expected.d);
+      EXPECT_EQ(got.table_size, expected.table_size);
+    }
+  EXPECT_THROW(hash_from_shift_histogram(512, std::vector<std::int64_t>(3, 0)), Error);
+}
+
+TEST(HbpHash, SampleStepTakesAboutTheSampleSizeOfRows) {
+  EXPECT_EQ(hash_sample_step(0), 1);
+  EXPECT_EQ(hash_sample_step(kHashSampleSize - 1), 1);
+  EXPECT_EQ(hash_sample_step(kHashSampleSize * 3 + 5), 3);
+}
+
 TEST(HbpHash, HashReducesThePerWarpRowLengthSpreadOnPowerLawRows) {
   const Matrix matrix = generated("random_power_law_5000x5000_len1to2000");
   const HbpLayout<double> none = build_layout(matrix, parse_parameters({"reorder=none"}), 8192);
@@ -360,6 +410,9 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_EQ(p.resolved_block_cols(4), 16384);
   EXPECT_EQ(p.resolved_block_cols(2), 32768);
   EXPECT_EQ(p.reorder, Reorder::hash);
+  EXPECT_EQ(p.build, Build::device);  // the GPU build; the host build stays the model
+  EXPECT_EQ(parse_parameters({"build=host"}).build, Build::host);
+  EXPECT_THROW(parse_parameters({"build=gpu"}), ParameterError);
   EXPECT_EQ(p.resolved_blocks_per_task(27), 1);        // a small matrix: a task a block
   EXPECT_EQ(p.resolved_blocks_per_task(16384), 16);    // about 1024 tasks
   EXPECT_EQ(p.resolved_blocks_per_task(1 << 24), 32);  // at most 4 blocks a warp
