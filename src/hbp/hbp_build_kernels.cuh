@@ -265,12 +265,13 @@ __global__ void mark_runs_kernel(const std::int32_t* ordered, const std::int32_t
     slot_nnz[i] = 0;
     return;
   }
-  auto is_long = [&](std::int64_t k) {
-    return warp_row_length > 0 && seg_length[ordered[k]] >= warp_row_length;
-  };
+  auto is_long = [&](std::int64_t k) { return is_long_slot(seg_length[ordered[k]], warp_row_length); };
   slot_nnz[i] = seg_length[ordered[i]];
   const bool block_first = block_slot_begin[block_of_slot[i]] == i;
-  run_anchor[i] = (block_first || is_long(i) || is_long(i - 1)) ? static_cast<std::int32_t>(i) : -1;
+  // i - 1 is read only when i is not its block's first slot
+  run_anchor[i] = (block_first || starts_run(false, is_long(i), is_long(i - 1)))
+                      ? static_cast<std::int32_t>(i)
+                      : -1;
 }
 
 /// Step 3, a thread an ordered slot i in [0, slots]: 1 where a group starts (a long slot, or
@@ -284,8 +285,8 @@ __global__ void mark_groups_kernel(const std::int32_t* ordered, const std::int32
     group_start[i] = 0;
     return;
   }
-  const bool is_long = warp_row_length > 0 && seg_length[ordered[i]] >= warp_row_length;
-  group_start[i] = (is_long || (i - run_start[i]) % kGroupRows == 0) ? 1 : 0;
+  group_start[i] =
+      starts_group(i, run_start[i], is_long_slot(seg_length[ordered[i]], warp_row_length)) ? 1 : 0;
 }
 
 /// Step 3, a thread an ordered slot i in [0, slots]: output_hash, and at a group's first slot its
@@ -398,7 +399,7 @@ __global__ void mark_tasks_kernel(const std::int32_t* run_start, std::int64_t bl
                                   std::int32_t per_task, std::int32_t* task_start) {
   const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (b > blocks) return;
-  task_start[b] = b < blocks && (b - run_start[b]) % per_task == 0 ? 1 : 0;
+  task_start[b] = b < blocks && starts_task(b, run_start[b], per_task) ? 1 : 0;
 }
 
 /// Step 5, a thread a block b in [0, blocks]: at a task's first block its task_block_begin and

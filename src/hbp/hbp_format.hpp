@@ -68,6 +68,28 @@ inline std::int64_t hash_sample_step(std::int64_t rows) {
   return rows / kHashSampleSize > 1 ? rows / kHashSampleSize : 1;
 }
 
+/// The GPU build's rules for the groups and tasks, decided per slot / per block from scans (the
+/// host builder decides them in one sequential pass; the host test HbpDeviceBuildRules checks that
+/// both agree):
+///   a run of short slots starts at the block's first slot and right after a long slot
+///   (>= warp_row_length, when on); a slot starts a group when it is long or when it is a
+///   multiple of kGroupRows slots into its run (run_start: the latest run start at or before it).
+TCSPARSE_HBP_HD inline bool is_long_slot(std::int64_t length, std::int32_t warp_row_length) {
+  return warp_row_length > 0 && length >= warp_row_length;
+}
+TCSPARSE_HBP_HD inline bool starts_run(bool block_first, bool is_long, bool previous_is_long) {
+  return block_first || is_long || previous_is_long;
+}
+TCSPARSE_HBP_HD inline bool starts_group(std::int64_t slot, std::int64_t run_start, bool is_long) {
+  return is_long || (slot - run_start) % kGroupRows == 0;
+}
+///   a block starts a task when it is a multiple of blocks_per_task blocks into its run of one
+///   column block (column_run_start: the first block of that column block).
+TCSPARSE_HBP_HD inline bool starts_task(std::int64_t block, std::int64_t column_run_start,
+                                        std::int32_t blocks_per_task) {
+  return (block - column_run_start) % blocks_per_task == 0;
+}
+
 /// The nonlinear hash of paper III.B for one block of `table_size` rows:
 ///   aggregation     bucket = min(length >> a, 8)
 ///   dispersion      base   = bucket * b,                b = table_size / 9 (fixed by block_rows)

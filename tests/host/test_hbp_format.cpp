@@ -161,6 +161,71 @@ TEST_P(HbpHostApplyOnCatalogue, MatchesReferenceWithStressParameters) {
   }
 }
 
+/// The lengths of the layout's slots, in slot order (walking each lane's add_sign chain).
+std::vector<std::int64_t> slot_lengths(const HbpLayout<double>& layout) {
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(layout.slots()), 0);
+  for (std::int64_t g = 0; g < layout.groups(); ++g) {
+    const auto ug = static_cast<std::size_t>(g);
+    const std::int32_t slot0 = layout.group_slot_begin[ug];
+    const std::int32_t count = layout.group_slot_begin[ug + 1] - slot0;
+    if (count == 1) {
+      lengths[static_cast<std::size_t>(slot0)] = layout.begin_nnz[ug + 1] - layout.begin_nnz[ug];
+      continue;
+    }
+    for (std::int32_t l = 0; l < count; ++l) {
+      std::int64_t j = layout.begin_nnz[ug] + l, length = 1;
+      for (std::int32_t step = add_sign(layout.col_add_sign[static_cast<std::size_t>(j)]); step > 0;
+           step = add_sign(layout.col_add_sign[static_cast<std::size_t>(j)]), ++length)
+        j += step;
+      lengths[static_cast<std::size_t>(slot0 + l)] = length;
+    }
+  }
+  return lengths;
+}
+
+// The GPU build decides groups and tasks per slot / per block (starts_run, starts_group,
+// starts_task with max scans); the host builder in one sequential pass. Both must agree.
+TEST_P(HbpHostApplyOnCatalogue, DeviceBuildRulesGiveTheHostBuildersGroupsAndTasks) {
+  const Matrix& matrix = GetParam().matrix;
+  if (matrix.nnz() > 400000) GTEST_SKIP() << "large: the smaller ones cover the rules";
+  for (const auto& parameters : kStressParameters) {
+    const HbpParameters p = parse_parameters(parameters);
+    const HbpLayout<double> layout = build_layout(matrix, p, p.resolved_block_cols(sizeof(double)));
+    const std::vector<std::int64_t> lengths = slot_lengths(layout);
+    std::vector<std::int32_t> group_slot_begin;
+    std::int64_t run_start = 0;
+    for (std::int64_t b = 0; b < layout.blocks(); ++b) {
+      const auto ub = static_cast<std::size_t>(b);
+      const std::int64_t first =
+          layout.group_slot_begin[static_cast<std::size_t>(layout.block_group_begin[ub])];
+      const std::int64_t end =
+          layout.group_slot_begin[static_cast<std::size_t>(layout.block_group_begin[ub + 1])];
+      for (std::int64_t i = first; i < end; ++i) {
+        const bool is_long = is_long_slot(lengths[static_cast<std::size_t>(i)], p.warp_row_length);
+        const bool previous_long =
+            i > first && is_long_slot(lengths[static_cast<std::size_t>(i - 1)], p.warp_row_length);
+        if (starts_run(i == first, is_long, previous_long)) run_start = i;
+        if (starts_group(i, run_start, is_long))
+          group_slot_begin.push_back(static_cast<std::int32_t>(i));
+      }
+    }
+    group_slot_begin.push_back(static_cast<std::int32_t>(layout.slots()));
+    EXPECT_EQ(group_slot_begin, layout.group_slot_begin) << GetParam().name;
+
+    const std::int32_t per_task = p.resolved_blocks_per_task(layout.blocks());
+    std::vector<std::int32_t> task_block_begin;
+    std::int64_t column_run_start = 0;
+    for (std::int64_t b = 0; b < layout.blocks(); ++b) {
+      const auto ub = static_cast<std::size_t>(b);
+      if (b == 0 || layout.block_col[ub] != layout.block_col[ub - 1]) column_run_start = b;
+      if (starts_task(b, column_run_start, per_task))
+        task_block_begin.push_back(static_cast<std::int32_t>(b));
+    }
+    task_block_begin.push_back(static_cast<std::int32_t>(layout.blocks()));
+    EXPECT_EQ(task_block_begin, layout.task_block_begin) << GetParam().name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Catalogue, HbpHostApplyOnCatalogue,
                          ::testing::ValuesIn(test::all_synthetic_matrices()),
                          test::NamedMatrixName());
