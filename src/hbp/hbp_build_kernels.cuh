@@ -3,7 +3,7 @@
 // build_layout); every position is decided by a scan, a stable radix sort or a fixed lane order,
 // never by the order in which atomics land (the one atomic, the shift histogram, only counts).
 //
-//   rows r (CSR: row_ptr, col_idx, values)
+//   rows r (CSR: row_ptr, col_idx, values), a warp a row (paper Algorithm 2 has a thread a row)
 //     a segment = a run of a row's nonzeros in one column block (cb = col / block_cols);
 //     row_segments[r] = its segments; segment_begin = exclusive scan (segments in row order)
 //   segments s (row order)            seg_key[s]   = cb * row_blocks + row / block_rows
@@ -42,23 +42,31 @@ __device__ __forceinline__ std::int32_t column_block(const std::int32_t* col_idx
   return col_idx[k] / block_cols;
 }
 
-/// Step 1, a thread a row r in [0, rows]: its segments, whether it is a combine row (0 or >= 2
-/// segments) and its partial sums; row `rows` writes zeros (the scans' totals land there).
+/// The row a warp takes in the warp-a-row kernels (8 warps a thread block, warp-uniform).
+__device__ __forceinline__ std::int64_t warp_row() {
+  return static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / arch::kWarpSize) +
+         arch::warp_id_in_block();
+}
+
+/// Step 1, a warp a row r in [0, rows] (Algorithm 2's thread a row, a warp so that a circuit row
+/// of 10^5 nonzeros is not one thread's walk): its segments (nonzeros whose column block differs
+/// from the previous one's, counted by the lanes in strides, warp sum), whether it is a combine
+/// row (0 or >= 2 segments) and its partial sums; row `rows` writes zeros (the scans' totals).
 __global__ void count_row_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
                                           std::int64_t rows, std::int32_t block_cols,
                                           std::int32_t* row_segments, std::int32_t* combine_flag,
                                           std::int32_t* row_partials) {
-  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (r > rows) return;
+  const std::int64_t r = warp_row();
+  if (r > rows) return;  // warp-uniform
   std::int32_t count = 0;
   if (r < rows) {
-    std::int32_t last = -1;
-    for (std::int64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
-      const std::int32_t cb = column_block(col_idx, k, block_cols);
-      if (cb != last) ++count;
-      last = cb;
-    }
+    const std::int32_t begin = row_ptr[r], end = row_ptr[r + 1];
+    for (std::int32_t k = begin + arch::lane_id(); k < end; k += arch::kWarpSize)
+      if (k == begin || column_block(col_idx, k, block_cols) != column_block(col_idx, k - 1, block_cols))
+        ++count;
   }
+  count = arch::warp_sum(count);
+  if (arch::lane_id() != 0) return;
   row_segments[r] = count;
   const bool combine = r < rows && count != 1;
   combine_flag[r] = combine ? 1 : 0;
@@ -82,31 +90,24 @@ __global__ void scatter_combine_rows_kernel(const std::int32_t* combine_index,
   }
 }
 
-/// Step 2 (reorder=hash), a thread a sampled row (rows 0, step, 2 step, ...): the histogram of
-/// aggregation_shift over its segments' lengths (kLargestAggregationShift + 1 counters; the
-/// atomics only count, the result does not depend on their order).
-__global__ void shift_histogram_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
-                                       std::int64_t rows, std::int64_t step,
-                                       std::int32_t block_cols,
-                                       unsigned long long* shift_counts) {
-  const std::int64_t sample = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t r = sample * step;
-  if (r >= rows) return;
-  std::int32_t length = 0, last = -1;
-  for (std::int64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
-    const std::int32_t cb = column_block(col_idx, k, block_cols);
-    if (cb != last && length > 0) {
-      atomicAdd(&shift_counts[aggregation_shift(length)], 1ull);
-      length = 0;
-    }
-    last = cb;
-    ++length;
-  }
-  if (length > 0) atomicAdd(&shift_counts[aggregation_shift(length)], 1ull);
+/// Step 2, a warp a sampled row (rows 0, step, 2 step, ...): the histogram of aggregation_shift
+/// over its segments' lengths (kLargestAggregationShift + 1 counters; the atomics only count, the
+/// result does not depend on their order).
+__global__ void shift_histogram_kernel(const std::int32_t* segment_begin,
+                                       const std::int32_t* seg_length, std::int64_t rows,
+                                       std::int64_t step, unsigned long long* shift_counts) {
+  const std::int64_t r = warp_row() * step;
+  if (r >= rows) return;  // warp-uniform
+  for (std::int32_t s = segment_begin[r] + arch::lane_id(); s < segment_begin[r + 1];
+       s += arch::kWarpSize)
+    atomicAdd(&shift_counts[aggregation_shift(seg_length[s])], 1ull);
 }
 
-/// Step 2, a thread a row: its segments at [segment_begin[r], segment_begin[r + 1]), in column
-/// order; seg_index[s] = s (the radix sort's values).
+/// Step 2, a warp a row: its segments at [segment_begin[r], segment_begin[r + 1]), in column
+/// order. Windows of 32 nonzeros: a lane whose nonzero starts a segment takes the segment's index
+/// from a ballot (running + starts on lower lanes); then the lanes stride over the row's segments
+/// for their lengths (next segment's first nonzero, or the row's end). seg_index[s] = s (the
+/// radix sort's values).
 __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
                                       std::int64_t rows, std::int32_t block_cols,
                                       std::int32_t block_rows, std::int64_t row_blocks,
@@ -116,23 +117,39 @@ __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::in
                                       unsigned long long* seg_key, std::int32_t* seg_first,
                                       std::int32_t* seg_length, std::int32_t* seg_destination,
                                       std::int32_t* seg_index) {
-  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (r >= rows) return;
+  const std::int64_t r = warp_row();
+  if (r >= rows) return;  // warp-uniform
+  const std::int32_t lane = arch::lane_id();
+  const std::uint32_t lanes_below = (1u << lane) - 1u;
   const auto row_block = static_cast<unsigned long long>(r / block_rows);
-  const std::int32_t end = row_ptr[r + 1];
-  std::int32_t s = segment_begin[r], rank = 0;
-  for (std::int32_t k = row_ptr[r]; k < end; ++rank, ++s) {
-    const std::int32_t cb = column_block(col_idx, k, block_cols);
-    std::int32_t stop = k + 1;
-    while (stop < end && column_block(col_idx, stop, block_cols) == cb) ++stop;
-    seg_key[s] = static_cast<unsigned long long>(cb) * static_cast<unsigned long long>(row_blocks) +
-                 row_block;
-    seg_first[s] = k;
-    seg_length[s] = stop - k;
-    seg_destination[s] = combine_flag[r] ? partial_begin[r] + rank : ~static_cast<std::int32_t>(r);
-    seg_index[s] = s;
-    k = stop;
+  const std::int32_t begin = row_ptr[r], end = row_ptr[r + 1];
+  const std::int32_t first_segment = segment_begin[r];
+  const bool combine = combine_flag[r] != 0;
+  std::int32_t running = 0;  // segments started in earlier windows
+  for (std::int32_t window = begin; window < end; window += arch::kWarpSize) {  // warp-uniform
+    const std::int32_t k = window + lane;
+    std::int32_t cb = 0;
+    bool starts = false;
+    if (k < end) {
+      cb = column_block(col_idx, k, block_cols);
+      starts = k == begin || cb != column_block(col_idx, k - 1, block_cols);
+    }
+    const std::uint32_t started = __ballot_sync(arch::kFullMask, starts);
+    if (starts) {
+      const std::int32_t rank = running + __popc(started & lanes_below);
+      const std::int32_t s = first_segment + rank;
+      seg_key[s] = static_cast<unsigned long long>(cb) * static_cast<unsigned long long>(row_blocks) +
+                   row_block;
+      seg_first[s] = k;
+      seg_destination[s] = combine ? partial_begin[r] + rank : ~static_cast<std::int32_t>(r);
+      seg_index[s] = s;
+    }
+    running += __popc(started);
   }
+  __syncwarp();  // seg_first of the whole row written before the lengths read it
+  const std::int32_t end_segment = first_segment + running;
+  for (std::int32_t s = first_segment + lane; s < end_segment; s += arch::kWarpSize)
+    seg_length[s] = (s + 1 < end_segment ? seg_first[s + 1] : end) - seg_first[s];
 }
 
 /// Step 2, a thread a slot: 1 where a block starts (its key differs from the previous slot's).

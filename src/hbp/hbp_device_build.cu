@@ -37,6 +37,12 @@ unsigned grid_for(std::int64_t threads) {
   return static_cast<unsigned>((threads + kBuildThreads - 1) / kBuildThreads);
 }
 
+/// The grid of a warp-a-row kernel over `rows` rows (kBuildThreads / 32 rows a thread block).
+unsigned grid_for_warps(std::int64_t rows) {
+  constexpr std::int64_t warps = kBuildThreads / arch::kWarpSize;
+  return static_cast<unsigned>((rows + warps - 1) / warps);
+}
+
 /// The count cub takes (int): refuses more, naming the array.
 int cub_items(std::int64_t n, const char* what) {
   if (n > std::numeric_limits<int>::max())
@@ -250,12 +256,12 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   const std::int32_t* row_ptr = csr.row_ptr.data();
   const std::int32_t* col_idx = csr.col_idx.data();
 
-  // 1. A thread a row: its segments; the combine rows and their partial sums (scans over rows + 1).
+  // 1. A warp a row: its segments; the combine rows and their partial sums (scans over rows + 1).
   const auto row_entries = static_cast<std::size_t>(rows + 1);
   DeviceBuffer<std::int32_t> row_segments(row_entries), combine_flag(row_entries),
       row_partials(row_entries), segment_begin(row_entries), combine_index(row_entries),
       partial_begin(row_entries);
-  build::count_row_segments_kernel<<<grid_for(rows + 1), kBuildThreads, 0, stream>>>(
+  build::count_row_segments_kernel<<<grid_for_warps(rows + 1), kBuildThreads, 0, stream>>>(
       row_ptr, col_idx, rows, block_cols, row_segments.data(), combine_flag.data(),
       row_partials.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
@@ -273,9 +279,20 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
       d.combine_begin.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
 
-  // 2. The hash's a from a histogram of the sampled segments' shifts (a small download), then a
-  //    thread a row writes its segments; a stable radix sort by (column block, row block) puts
-  //    them into the blocks in the layout's order, rows in order inside each block.
+  // 2. A warp a row writes its segments (key, first nonzero, length, output_hash).
+  const auto slot_entries = static_cast<std::size_t>(slots);
+  DeviceBuffer<unsigned long long> seg_key(slot_entries), sorted_key(slot_entries);
+  DeviceBuffer<std::int32_t> seg_first(slot_entries), seg_length(slot_entries),
+      seg_destination(slot_entries), seg_index(slot_entries), slot_segment(slot_entries);
+  if (rows > 0 && slots > 0) {
+    build::write_segments_kernel<<<grid_for_warps(rows), kBuildThreads, 0, stream>>>(
+        row_ptr, col_idx, rows, block_cols, d.block_rows, row_blocks, segment_begin.data(),
+        combine_flag.data(), partial_begin.data(), seg_key.data(), seg_first.data(),
+        seg_length.data(), seg_destination.data(), seg_index.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
+  // 2. The hash's a from a histogram of the sampled rows' segment shifts (a small download;
+  //    make_hash's sample: every hash_sample_step-th row).
   {
     std::array<std::int64_t, kLargestAggregationShift + 1> counts{};
     if (rows > 0) {
@@ -283,9 +300,11 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
       TCSPARSE_CUDA_CHECK(cudaMemsetAsync(histogram.data(), 0, histogram.bytes(), stream));
       const std::int64_t step = hash_sample_step(rows);
       const std::int64_t sampled = (rows + step - 1) / step;
-      build::shift_histogram_kernel<<<grid_for(sampled), kBuildThreads, 0, stream>>>(
-          row_ptr, col_idx, rows, step, block_cols, histogram.data());
-      TCSPARSE_CUDA_CHECK_LAUNCH();
+      if (slots > 0) {
+        build::shift_histogram_kernel<<<grid_for_warps(sampled), kBuildThreads, 0, stream>>>(
+            segment_begin.data(), seg_length.data(), rows, step, histogram.data());
+        TCSPARSE_CUDA_CHECK_LAUNCH();
+      }
       std::array<unsigned long long, kLargestAggregationShift + 1> host{};
       TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(host.data(), histogram.data(), histogram.bytes(),
                                           cudaMemcpyDeviceToHost, stream));
@@ -294,17 +313,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     }
     d.hash = hash_from_shift_histogram(d.block_rows, counts);
   }
-  const auto slot_entries = static_cast<std::size_t>(slots);
-  DeviceBuffer<unsigned long long> seg_key(slot_entries), sorted_key(slot_entries);
-  DeviceBuffer<std::int32_t> seg_first(slot_entries), seg_length(slot_entries),
-      seg_destination(slot_entries), seg_index(slot_entries), slot_segment(slot_entries);
-  if (rows > 0 && slots > 0) {
-    build::write_segments_kernel<<<grid_for(rows), kBuildThreads, 0, stream>>>(
-        row_ptr, col_idx, rows, block_cols, d.block_rows, row_blocks, segment_begin.data(),
-        combine_flag.data(), partial_begin.data(), seg_key.data(), seg_first.data(),
-        seg_length.data(), seg_destination.data(), seg_index.data());
-    TCSPARSE_CUDA_CHECK_LAUNCH();
-  }
+  //    A stable radix sort by (column block, row block) puts the segments into the blocks in the
+  //    layout's order, rows in order inside each block.
   const auto largest_key = static_cast<unsigned long long>(std::max<std::int64_t>(
       0, column_blocks * row_blocks - 1));
   stable_sort_pairs(seg_key.data(), sorted_key.data(), seg_index.data(), slot_segment.data(),
