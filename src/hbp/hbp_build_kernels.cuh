@@ -189,24 +189,6 @@ __global__ void length_keys_kernel(const std::int32_t* block_of_slot,
            static_cast<unsigned long long>(static_cast<std::uint32_t>(seg_length[slot_segment[i]]));
 }
 
-/// The first free position at or after `home` in a bitmap of `size` positions (`words` words;
-/// positions past size count as taken), wrapping: the host's linear probing. A free position
-/// must exist (the table holds at least as many positions as the block has slots).
-__device__ __forceinline__ std::int32_t first_free(const std::uint32_t* taken, std::int32_t home,
-                                                   std::int32_t size, std::int32_t words) {
-  const std::int32_t tail_bits = size & 31;
-  const std::uint32_t past_size = tail_bits ? ~((1u << tail_bits) - 1u) : 0u;
-  std::int32_t w = home >> 5;
-  std::uint32_t bits = taken[w] | ((1u << (home & 31)) - 1u);  // below home: not before the wrap
-  for (std::int32_t step = 0; step <= words; ++step) {
-    if (w == words - 1) bits |= past_size;
-    if (~bits != 0u) return w * 32 + __ffs(static_cast<int>(~bits)) - 1;
-    w = w + 1 == words ? 0 : w + 1;
-    bits = taken[w];
-  }
-  return -1;  // unreachable for a table at least as large as the block
-}
-
 /// Step 3 (reorder=hash), one warp (the whole thread block) a matrix block at a time:
 ///   shared  taken[0 .. words)          a bit a table position (size = max(table_size, n))
 ///           word_rank[0 .. words)      taken bits before each word (exclusive prefix)

@@ -33,6 +33,7 @@
 // costs in CSR.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -88,6 +89,31 @@ TCSPARSE_HBP_HD inline bool starts_group(std::int64_t slot, std::int64_t run_sta
 TCSPARSE_HBP_HD inline bool starts_task(std::int64_t block, std::int64_t column_run_start,
                                         std::int32_t blocks_per_task) {
   return (block - column_run_start) % blocks_per_task == 0;
+}
+
+/// The first free position at or after `home` in a bitmap `taken` of `size` positions (`words`
+/// = ceil(size / 32) words, bit p % 32 of word p / 32; positions past size count as taken),
+/// wrapping: the host's linear probing on the GPU build's shared-memory table (host and device,
+/// so that the host test checks it). -1 when every position is taken.
+TCSPARSE_HBP_HD inline std::int32_t first_free(const std::uint32_t* taken, std::int32_t home,
+                                               std::int32_t size, std::int32_t words) {
+  const std::int32_t tail_bits = size & 31;
+  const std::uint32_t past_size = tail_bits ? ~((1u << tail_bits) - 1u) : 0u;
+  std::int32_t w = home >> 5;
+  std::uint32_t bits = taken[w] | ((1u << (home & 31)) - 1u);  // below home: only after the wrap
+  for (std::int32_t step = 0; step <= words; ++step) {
+    if (w == words - 1) bits |= past_size;
+    if (~bits != 0u) {
+#if defined(__CUDA_ARCH__)
+      return w * 32 + __ffs(static_cast<int>(~bits)) - 1;
+#else
+      return w * 32 + std::countr_zero(~bits);
+#endif
+    }
+    w = w + 1 == words ? 0 : w + 1;
+    bits = taken[w];
+  }
+  return -1;
 }
 
 /// The nonlinear hash of paper III.B for one block of `table_size` rows:

@@ -7,6 +7,7 @@
 // warps than blocks and the reverse, all three reorder modes giving the same y.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -395,6 +396,63 @@ TEST(HbpHash, ShiftHistogramGivesMakeHashsHashExactly) {
       EXPECT_EQ(got.table_size, expected.table_size);
     }
   EXPECT_THROW(hash_from_shift_histogram(512, std::vector<std::int64_t>(3, 0)), Error);
+}
+
+/// The GPU build's hash order of one block (hash_order_kernel): a bitmap table, the slots inserted
+/// in row order at first_free of their home, then each slot's rank = taken positions before it.
+std::vector<std::int32_t> bitmap_hash_order(const NonlinearHash& hash,
+                                            const std::vector<std::int32_t>& lengths) {
+  const auto n = static_cast<std::int32_t>(lengths.size());
+  const std::int32_t size = std::max(hash.table_size, n);
+  const std::int32_t words = (size + 31) / 32;
+  std::vector<std::uint32_t> taken(static_cast<std::size_t>(words), 0u);
+  std::vector<std::int32_t> position(lengths.size());
+  for (std::int32_t i = 0; i < n; ++i) {
+    const std::int32_t p =
+        first_free(taken.data(), hash.home(lengths[static_cast<std::size_t>(i)]) % size, size, words);
+    EXPECT_GE(p, 0);
+    EXPECT_LT(p, size);
+    taken[static_cast<std::size_t>(p >> 5)] |= 1u << (p & 31);
+    position[static_cast<std::size_t>(i)] = p;
+  }
+  std::vector<std::int32_t> word_rank(static_cast<std::size_t>(words), 0);
+  for (std::int32_t w = 1; w < words; ++w)
+    word_rank[static_cast<std::size_t>(w)] = word_rank[static_cast<std::size_t>(w - 1)] +
+                                             std::popcount(taken[static_cast<std::size_t>(w - 1)]);
+  std::vector<std::int32_t> order(lengths.size(), -1);
+  for (std::int32_t i = 0; i < n; ++i) {
+    const std::int32_t p = position[static_cast<std::size_t>(i)];
+    const std::int32_t rank =
+        word_rank[static_cast<std::size_t>(p >> 5)] +
+        std::popcount(taken[static_cast<std::size_t>(p >> 5)] & ((1u << (p & 31)) - 1u));
+    order[static_cast<std::size_t>(rank)] = i;
+  }
+  return order;
+}
+
+TEST(HbpHash, BitmapInsertionAndRanksGiveTheHostsProbingOrder) {
+  std::mt19937_64 random(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    // table sizes around word edges; blocks from one slot to more slots than table positions
+    const std::int32_t block_rows = 1 + static_cast<std::int32_t>(random() % 300);
+    const auto n = static_cast<std::size_t>(1 + random() % (2 * static_cast<std::uint64_t>(block_rows) + 40));
+    std::vector<std::int32_t> lengths(n);
+    const std::uint64_t spread = 1 + random() % 200;  // small spreads force collisions
+    for (auto& l : lengths) l = 1 + static_cast<std::int32_t>(random() % spread);
+    const NonlinearHash hash = make_hash(block_rows, lengths);
+    EXPECT_EQ(bitmap_hash_order(hash, lengths), slot_order(Reorder::hash, hash, lengths))
+        << "block_rows " << block_rows << ", " << n << " slots";
+  }
+}
+
+TEST(HbpHash, FirstFreeWrapsAndSkipsPositionsPastTheTable) {
+  std::vector<std::uint32_t> taken = {0xffffffffu, 0x0000000fu};  // 0..35 taken; size 37
+  EXPECT_EQ(first_free(taken.data(), 3, 37, 2), 36);
+  taken[1] |= 1u << 4;  // 36 taken: the table is full
+  EXPECT_EQ(first_free(taken.data(), 3, 37, 2), -1);
+  taken[0] &= ~(1u << 1);  // 1 free: from home 30 the probe wraps past 36 to 1
+  EXPECT_EQ(first_free(taken.data(), 30, 37, 2), 1);
+  EXPECT_EQ(first_free(taken.data(), 1, 37, 2), 1);
 }
 
 TEST(HbpHash, SampleStepTakesAboutTheSampleSizeOfRows) {
