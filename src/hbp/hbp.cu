@@ -1,4 +1,5 @@
-// HBP behind the SpmvMethod interface: the layout built on the host (hbp_format.cpp) and uploaded,
+// HBP behind the SpmvMethod interface: the layout built on the GPU from the uploaded CSR
+// (build=device, hbp_device_build.cu) or on the host (build=host, hbp_format.cpp) and uploaded,
 // then per apply a cudaMemsetAsync of the ticket, the SpMV kernel and, when some row has 0 or
 // several slots, the combine kernel, all on the caller's stream (hbp_kernels.cuh).
 //
@@ -16,11 +17,13 @@
 #include "arch/types.cuh"
 #include "common/stopwatch.hpp"
 #include "hbp/hbp.hpp"
+#include "hbp/hbp_device_build.hpp"
 #include "hbp/hbp_format.hpp"
 #include "hbp/hbp_kernels.cuh"
 #include "hbp/hbp_parameters.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
+#include "runtime/device_csr.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::hbp {
@@ -34,6 +37,28 @@ constexpr int kCombineThreads = 256;
 constexpr std::int64_t kCombineMaxBlocks = 1 << 16;
 
 template <typename Value>
+/// The sizes size_statistics reports, of a layout on the device.
+LayoutSizes sizes_of(const DeviceLayout<Value>& layout) {
+  LayoutSizes sizes;
+  sizes.rows = layout.rows;
+  sizes.cols = layout.cols;
+  sizes.nnz = layout.nnz;
+  sizes.block_rows = layout.block_rows;
+  sizes.block_cols = layout.block_cols;
+  sizes.reorder = layout.reorder;
+  sizes.hash = layout.hash;
+  sizes.blocks = layout.blocks;
+  sizes.groups = layout.groups;
+  sizes.slots = layout.slots;
+  sizes.tasks = layout.tasks;
+  sizes.partials = layout.partials;
+  sizes.combine_rows = layout.combine_row_count;
+  sizes.value_bytes = sizeof(Value);
+  sizes.device_bytes = layout.kernel_bytes(sizeof(scalar_t<Value>));
+  return sizes;
+}
+
+template <typename Value>
 class HbpSpmv final : public detail::SpmvMethod<Value> {
   using V = arch::device_value_t<Value>;
   using Acc = device::Acc<V>;
@@ -43,55 +68,61 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
  public:
   HbpSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const HbpParameters& p, Json parameters)
       : parameters_(p) {
-    const detail::Stopwatch host_work;
-    const HbpLayout<Value> layout = build_layout(matrix, p, p.resolved_block_cols(sizeof(Value)));
-    stats_.host_preprocess_ms = host_work.elapsed_ms();
-
-    const detail::Stopwatch upload;
-    task_block_begin_ = DeviceBuffer<std::int32_t>(layout.task_block_begin);
-    task_col_ = DeviceBuffer<std::int32_t>(layout.task_col);
-    task_shared_x_ = DeviceBuffer<std::int32_t>(layout.task_shared_x);
-    block_group_begin_ = DeviceBuffer<std::int32_t>(layout.block_group_begin);
-    group_slot_begin_ = DeviceBuffer<std::int32_t>(layout.group_slot_begin);
-    begin_nnz_ = DeviceBuffer<std::int64_t>(layout.begin_nnz);
-    col_add_sign_ = DeviceBuffer<std::uint32_t>(layout.col_add_sign);
-    data_ = DeviceBuffer<Value>(layout.data);
-    output_hash_ = DeviceBuffer<std::int32_t>(layout.output_hash);
-    combine_rows_ = DeviceBuffer<std::int32_t>(layout.combine_rows);
-    combine_begin_ = DeviceBuffer<std::int32_t>(layout.combine_begin);
-    partials_ = DeviceBuffer<Acc>(static_cast<std::size_t>(layout.partials()));
+    const std::int32_t block_cols = p.resolved_block_cols(sizeof(Value));
+    Json statistics;
+    if (p.build == Build::host) {  // the model, built on the host and uploaded
+      const detail::Stopwatch host_work;
+      const HbpLayout<Value> layout = build_layout(matrix, p, block_cols);
+      stats_.host_preprocess_ms = host_work.elapsed_ms();
+      const detail::Stopwatch upload;
+      layout_ = upload_layout(layout);
+      stats_.upload_ms = upload.elapsed_ms();
+      statistics = layout_statistics(layout, sizeof(Acc));
+    } else {  // the CSR uploaded (upload_ms), the layout built on the GPU (device_preprocess_ms)
+      const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
+      const cudaStream_t stream = nullptr;
+      CudaEvent start, stop;
+      start.record(stream);
+      layout_ = build_layout_on_device(csr, p, block_cols, stream);
+      stop.record(stream);
+      stop.synchronize();
+      stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
+      statistics = size_statistics(sizes_of(layout_));
+    }
+    layout_.release_block_indices();  // the kernels do not read them
+    partials_ = DeviceBuffer<Acc>(static_cast<std::size_t>(layout_.partials));
     ticket_ = DeviceBuffer<unsigned>(1);
     ticket_.fill_bytes(0);
-    stats_.upload_ms = upload.elapsed_ms();
 
-    prepare_launch(layout);
+    prepare_launch();
 
-    spmv_.task_block_begin = task_block_begin_.data();
-    spmv_.task_col = task_col_.data();
-    spmv_.task_shared_x = task_shared_x_.data();
-    spmv_.task_count = static_cast<std::int32_t>(layout.tasks());
+    spmv_.task_block_begin = layout_.task_block_begin.data();
+    spmv_.task_col = layout_.task_col.data();
+    spmv_.task_shared_x = layout_.task_shared_x.data();
+    spmv_.task_count = static_cast<std::int32_t>(layout_.tasks);
     spmv_.fixed_tasks = static_cast<std::int32_t>(schedule_.fixed_tasks);
-    spmv_.block_group_begin = block_group_begin_.data();
-    spmv_.group_slot_begin = group_slot_begin_.data();
-    spmv_.begin_nnz = begin_nnz_.data();
-    spmv_.col_add_sign = col_add_sign_.data();
-    spmv_.data = reinterpret_cast<const V*>(data_.data());
-    spmv_.output_hash = output_hash_.data();
+    spmv_.block_group_begin = layout_.block_group_begin.data();
+    spmv_.group_slot_begin = layout_.group_slot_begin.data();
+    spmv_.begin_nnz = layout_.begin_nnz.data();
+    spmv_.col_add_sign = layout_.col_add_sign.data();
+    spmv_.data = reinterpret_cast<const V*>(layout_.data.data());
+    spmv_.output_hash = layout_.output_hash.data();
     spmv_.partials = partials_.data();
     spmv_.ticket = ticket_.data();
-    spmv_.cols = layout.cols;
-    spmv_.block_cols = layout.block_cols;
-    spmv_.warp_row_length = layout.warp_row_length;
+    spmv_.cols = layout_.cols;
+    spmv_.block_cols = layout_.block_cols;
+    spmv_.warp_row_length = layout_.warp_row_length;
 
-    combine_.combine_rows = combine_rows_.data();
-    combine_.combine_begin = combine_begin_.data();
+    combine_.combine_rows = layout_.combine_rows.data();
+    combine_.combine_begin = layout_.combine_begin.data();
     combine_.partials = partials_.data();
-    combine_.count = static_cast<std::int32_t>(layout.combine_rows.size());
+    combine_.count = static_cast<std::int32_t>(layout_.combine_row_count);
 
-    stats_.device_bytes = device_bytes(layout, sizeof(Acc));
-    stats_.stored_values = layout.nnz;
+    stats_.device_bytes = layout_.kernel_bytes(sizeof(Acc));
+    stats_.stored_values = layout_.nnz;
     stats_.padding_ratio = 0.0;
-    stats_.details = layout_statistics(layout, sizeof(Acc));
+    stats_.details = std::move(statistics);
+    stats_.details["build"] = std::string(to_string(p.build));
     stats_.details["threads_per_block"] = threads_;
     stats_.details["grid"] = schedule_.grid;
     stats_.details["fixed_tasks"] = schedule_.fixed_tasks;
@@ -153,7 +184,8 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
 
   /// The x segment's shared memory (let the kernel use the device's opt-in limit), the resident
   /// blocks and the persistent grid with its fixed part.
-  void prepare_launch(const HbpLayout<Value>& layout) {
+  void prepare_launch() {
+    const DeviceLayout<Value>& layout = layout_;
     threads_ = parameters_.warps_per_block * arch::kWarpSize;
     const std::int64_t segment_values =
         std::min<std::int64_t>(layout.block_cols, std::max<std::int64_t>(layout.cols, 1));
@@ -180,7 +212,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
                              std::to_string(shared_bytes_) + " bytes of shared memory fits an SM");
     blocks_per_sm_ = parameters_.blocks_per_sm > 0 ? parameters_.blocks_per_sm : resident;
     const std::int64_t sm_count = detail::current_device_attribute(cudaDevAttrMultiProcessorCount);
-    schedule_ = make_schedule(layout.tasks(), sm_count * blocks_per_sm_, parameters_.fixed_share);
+    schedule_ = make_schedule(layout.tasks, sm_count * blocks_per_sm_, parameters_.fixed_share);
   }
 
   HbpParameters parameters_;
@@ -189,12 +221,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   int threads_ = 0;
   int blocks_per_sm_ = 0;
   std::size_t shared_bytes_ = 0;
-  DeviceBuffer<std::int32_t> task_block_begin_, task_col_, task_shared_x_, block_group_begin_,
-      group_slot_begin_;
-  DeviceBuffer<std::int64_t> begin_nnz_;
-  DeviceBuffer<std::uint32_t> col_add_sign_;
-  DeviceBuffer<Value> data_;
-  DeviceBuffer<std::int32_t> output_hash_, combine_rows_, combine_begin_;
+  DeviceLayout<Value> layout_;
   DeviceBuffer<Acc> partials_;
   DeviceBuffer<unsigned> ticket_;
   device::SpmvArguments<V> spmv_{};
@@ -229,6 +256,16 @@ Schedule launch_schedule(const detail::SpmvMethod<Value>& method) {
   return as_hbp(method).schedule();
 }
 
+template <typename Value>
+HbpLayout<Value> build_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
+                                 const HbpParameters& p) {
+  PlanStats stats;
+  const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats);
+  const DeviceLayout<Value> layout =
+      build_layout_on_device(csr, p, p.resolved_block_cols(sizeof(Value)), nullptr);
+  return download_layout(layout);
+}
+
 }  // namespace testing
 
 #define TCSPARSE_HBP_INSTANTIATE(Value)                                                         \
@@ -236,7 +273,9 @@ Schedule launch_schedule(const detail::SpmvMethod<Value>& method) {
       const CsrMatrix<Value, std::int32_t>&, const detail::ParameterValues&);                   \
   template testing::PartTimes testing::time_parts(const detail::SpmvMethod<Value>&,             \
                                                   const Value*, Value*, int);                   \
-  template Schedule testing::launch_schedule(const detail::SpmvMethod<Value>&);
+  template Schedule testing::launch_schedule(const detail::SpmvMethod<Value>&);                  \
+  template HbpLayout<Value> testing::build_on_device(const CsrMatrix<Value, std::int32_t>&,     \
+                                                     const HbpParameters&);
 TCSPARSE_HBP_INSTANTIATE(double)
 TCSPARSE_HBP_INSTANTIATE(float)
 TCSPARSE_HBP_INSTANTIATE(half)

@@ -10,7 +10,8 @@
 
 namespace tcsparse::hbp {
 
-/// Builds the HBP layout on the host (hbp_format.hpp), uploads it and returns the method object.
+/// Builds the HBP layout on the GPU from the uploaded CSR (build=device, hbp_device_build.hpp) or
+/// on the host and uploads it (build=host, hbp_format.hpp), and returns the method object.
 /// Instantiated for double, float, half and bfloat16 (fp32 accumulation for the 16-bit types).
 /// Throws UnsupportedError when the x segment does not fit the device's shared memory.
 template <typename Value>
@@ -34,6 +35,13 @@ PartTimes time_parts(const detail::SpmvMethod<Value>& method, const Value* x, Va
 /// make_spmv. Throws Error for another method.
 template <typename Value>
 Schedule launch_schedule(const detail::SpmvMethod<Value>& method);
+
+/// The layout build=device gives for `matrix` (the CSR uploaded, the layout built on the GPU,
+/// every array downloaded; reorder_statistics left empty): what the GPU test compares with
+/// build_layout, array by array, bit for bit.
+template <typename Value>
+HbpLayout<Value> build_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
+                                 const HbpParameters& p);
 
 }  // namespace testing
 

@@ -172,28 +172,51 @@ std::int32_t column_block_of(const CsrMatrix<Value, std::int32_t>& matrix, std::
 
 // ---- the nonlinear hash (paper III.B) ------------------------------------------------------
 
-std::int32_t NonlinearHash::home(std::int64_t length) const {
-  const std::int64_t bucket = std::min<std::int64_t>(length >> a, kHashBuckets - 1);  // aggregation
-  const std::int64_t base = bucket * b;                                               // dispersion
-  const std::int64_t offset = ((length - (bucket << a)) * c) % d;                     // linear map
-  return static_cast<std::int32_t>((base + offset) % table_size);
-}
+namespace {
 
-NonlinearHash make_hash(std::int32_t block_rows, std::span<const std::int32_t> lengths) {
+/// b, d fixed by the block rows; c from a (paper III.B).
+NonlinearHash hash_with_shift(std::int32_t block_rows, int a) {
   NonlinearHash hash;
   hash.table_size = std::max<std::int32_t>(1, block_rows);
   hash.b = std::max<std::int32_t>(1, hash.table_size / kHashBuckets);
   hash.d = hash.b;
-  if (!lengths.empty()) {
-    std::vector<std::int32_t> sorted(lengths.begin(), lengths.end());
-    const auto q = static_cast<std::size_t>(kAggregationQuantile *
-                                            static_cast<double>(sorted.size() - 1));
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(q), sorted.end());
-    const std::int32_t quantile = sorted[q];
-    while (hash.a < 30 && (quantile >> hash.a) >= kHashBuckets - 1) ++hash.a;
-  }
+  hash.a = a;
   hash.c = std::max<std::int32_t>(1, hash.d >> hash.a);
   return hash;
+}
+
+/// The sample's element that decides a: index floor(quantile x (n - 1)) of the sorted sample.
+std::size_t quantile_index(std::size_t n) {
+  return static_cast<std::size_t>(kAggregationQuantile * static_cast<double>(n - 1));
+}
+
+}  // namespace
+
+NonlinearHash make_hash(std::int32_t block_rows, std::span<const std::int32_t> lengths) {
+  int a = 0;
+  if (!lengths.empty()) {
+    std::vector<std::int32_t> sorted(lengths.begin(), lengths.end());
+    const std::size_t q = quantile_index(sorted.size());
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(q), sorted.end());
+    a = aggregation_shift(sorted[q]);
+  }
+  return hash_with_shift(block_rows, a);
+}
+
+NonlinearHash hash_from_shift_histogram(std::int32_t block_rows,
+                                        std::span<const std::int64_t> shift_counts) {
+  if (shift_counts.size() != static_cast<std::size_t>(kLargestAggregationShift + 1))
+    throw Error("hbp: the shift histogram needs " +
+                std::to_string(kLargestAggregationShift + 1) + " counters");
+  std::int64_t n = 0;
+  for (const std::int64_t count : shift_counts) n += count;
+  int a = 0;
+  if (n > 0) {
+    const auto q = static_cast<std::int64_t>(quantile_index(static_cast<std::size_t>(n)));
+    std::int64_t below = 0;  // sampled lengths of a smaller shift
+    while (below + shift_counts[static_cast<std::size_t>(a)] <= q) below += shift_counts[static_cast<std::size_t>(a++)];
+  }
+  return hash_with_shift(block_rows, a);
 }
 
 std::vector<std::int32_t> slot_order(Reorder reorder, const NonlinearHash& hash,
@@ -274,7 +297,7 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
   // 2. The hash's a, sampled from the segment lengths of evenly spaced rows.
   {
     std::vector<std::int32_t> sample;
-    const std::int64_t step = std::max<std::int64_t>(1, rows / kHashSampleSize);
+    const std::int64_t step = hash_sample_step(rows);
     for (std::int64_t r = 0; r < rows; r += step) {
       std::int32_t length = 0, last = -1;
       for (std::int64_t k = row_ptr(r); k < row_ptr(r + 1); ++k) {
@@ -566,42 +589,63 @@ std::size_t device_bytes(const HbpLayout<Value>& layout, std::size_t partial_byt
          static_cast<std::size_t>(layout.partials()) * partial_bytes + sizeof(std::uint32_t);
 }
 
+Json size_statistics(const LayoutSizes& sizes) {
+  const std::size_t csr_bytes = static_cast<std::size_t>(sizes.nnz) * (sizes.value_bytes + 4) +
+                                static_cast<std::size_t>(sizes.rows + 1) * 4;
+  Json j = Json::object();
+  j["block_rows"] = sizes.block_rows;
+  j["block_cols"] = sizes.block_cols;
+  j["reorder"] = std::string(to_string(sizes.reorder));
+  j["hash"] = {{"a", sizes.hash.a}, {"b", sizes.hash.b}, {"c", sizes.hash.c}, {"d", sizes.hash.d}};
+  j["row_blocks"] = (sizes.rows + sizes.block_rows - 1) / sizes.block_rows;
+  j["column_blocks"] = (sizes.cols + sizes.block_cols - 1) / sizes.block_cols;
+  j["blocks"] = sizes.blocks;
+  j["groups"] = sizes.groups;
+  j["slots"] = sizes.slots;
+  j["tasks"] = sizes.tasks;
+  j["partial_sums"] = sizes.partials;
+  j["combine_rows"] = sizes.combine_rows;
+  j["mean_nnz_per_block"] =
+      sizes.blocks > 0 ? static_cast<double>(sizes.nnz) / static_cast<double>(sizes.blocks) : 0.0;
+  j["device_bytes"] = sizes.device_bytes;
+  j["csr_bytes"] = csr_bytes;
+  j["bytes_over_csr"] = csr_bytes > 0 ? static_cast<double>(sizes.device_bytes) /
+                                            static_cast<double>(csr_bytes)
+                                      : 0.0;
+  return j;
+}
+
 template <typename Value>
 Json layout_statistics(const HbpLayout<Value>& layout, std::size_t partial_bytes) {
-  const std::size_t csr_bytes = static_cast<std::size_t>(layout.nnz) * (sizeof(Value) + 4) +
-                                static_cast<std::size_t>(layout.rows + 1) * 4;
-  const std::size_t bytes = device_bytes(layout, partial_bytes);
+  LayoutSizes sizes;
+  sizes.rows = layout.rows;
+  sizes.cols = layout.cols;
+  sizes.nnz = layout.nnz;
+  sizes.block_rows = layout.block_rows;
+  sizes.block_cols = layout.block_cols;
+  sizes.reorder = layout.reorder;
+  sizes.hash = layout.hash;
+  sizes.blocks = layout.blocks();
+  sizes.groups = layout.groups();
+  sizes.slots = layout.slots();
+  sizes.tasks = layout.tasks();
+  sizes.partials = layout.partials();
+  sizes.combine_rows = static_cast<std::int64_t>(layout.combine_rows.size());
+  sizes.value_bytes = sizeof(Value);
+  sizes.device_bytes = device_bytes(layout, partial_bytes);
+  Json j = size_statistics(sizes);
   const ReorderStatistics& rs = layout.reorder_statistics;
   std::int64_t warp_groups = 0;
   for (std::int64_t g = 0; g < layout.groups(); ++g)
     if (layout.is_warp_group(g)) ++warp_groups;
-  Json j = Json::object();
-  j["block_rows"] = layout.block_rows;
-  j["block_cols"] = layout.block_cols;
-  j["reorder"] = std::string(to_string(layout.reorder));
-  j["hash"] = {{"a", layout.hash.a}, {"b", layout.hash.b}, {"c", layout.hash.c},
-               {"d", layout.hash.d}};
-  j["row_blocks"] = (layout.rows + layout.block_rows - 1) / layout.block_rows;
-  j["column_blocks"] = (layout.cols + layout.block_cols - 1) / layout.block_cols;
-  j["blocks"] = layout.blocks();
-  j["groups"] = layout.groups();
   j["warp_groups"] = warp_groups;
-  j["slots"] = layout.slots();
-  j["tasks"] = layout.tasks();
   j["tasks_with_shared_x"] =
       std::count(layout.task_shared_x.begin(), layout.task_shared_x.end(), 1);
-  j["partial_sums"] = layout.partials();
-  j["combine_rows"] = static_cast<std::int64_t>(layout.combine_rows.size());
-  j["mean_nnz_per_block"] =
-      layout.blocks() > 0 ? static_cast<double>(layout.nnz) / static_cast<double>(layout.blocks()) : 0.0;
   j["warp_row_length_stddev_before"] = rs.mean_stddev_before;
   j["warp_row_length_stddev_after"] = rs.mean_stddev_after;
   j["lane_efficiency_before"] = rs.lane_efficiency_before;
   j["lane_efficiency_after"] = rs.lane_efficiency_after;
   j["warp_groups_compared"] = {{"before", rs.groups_before}, {"after", rs.groups_after}};
-  j["device_bytes"] = bytes;
-  j["csr_bytes"] = csr_bytes;
-  j["bytes_over_csr"] = csr_bytes > 0 ? static_cast<double>(bytes) / static_cast<double>(csr_bytes) : 0.0;
   return j;
 }
 

@@ -33,6 +33,7 @@
 // costs in CSR.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -41,7 +42,79 @@
 #include "tcsparse/csr.hpp"
 #include "tcsparse/json.hpp"
 
+#if defined(__CUDACC__)
+#define TCSPARSE_HBP_HD __host__ __device__
+#else
+#define TCSPARSE_HBP_HD
+#endif
+
 namespace tcsparse::hbp {
+
+/// The largest aggregation shift a (the hash's a stays below 2^31 >> a = 1 << 1).
+inline constexpr int kLargestAggregationShift = 30;
+
+/// The aggregation shift a length asks for: the smallest a <= kLargestAggregationShift with
+/// (length >> a) below the last bucket (kHashBuckets - 1). Monotone in length, so the shift of the
+/// sampled quantile is the quantile of the sampled shifts: a histogram of shifts
+/// (hash_from_shift_histogram) decides a exactly as make_hash's sorted sample.
+TCSPARSE_HBP_HD inline int aggregation_shift(std::int64_t length) {
+  int a = 0;
+  while (a < kLargestAggregationShift && (length >> a) >= kHashBuckets - 1) ++a;
+  return a;
+}
+
+/// Rows between two sampled rows of make_hash's sample (rows 0, step, 2 step, ...):
+/// max(1, rows / kHashSampleSize).
+inline std::int64_t hash_sample_step(std::int64_t rows) {
+  return rows / kHashSampleSize > 1 ? rows / kHashSampleSize : 1;
+}
+
+/// The GPU build's rules for the groups and tasks, decided per slot / per block from scans (the
+/// host builder decides them in one sequential pass; the host test HbpDeviceBuildRules checks that
+/// both agree):
+///   a run of short slots starts at the block's first slot and right after a long slot
+///   (>= warp_row_length, when on); a slot starts a group when it is long or when it is a
+///   multiple of kGroupRows slots into its run (run_start: the latest run start at or before it).
+TCSPARSE_HBP_HD inline bool is_long_slot(std::int64_t length, std::int32_t warp_row_length) {
+  return warp_row_length > 0 && length >= warp_row_length;
+}
+TCSPARSE_HBP_HD inline bool starts_run(bool block_first, bool is_long, bool previous_is_long) {
+  return block_first || is_long || previous_is_long;
+}
+TCSPARSE_HBP_HD inline bool starts_group(std::int64_t slot, std::int64_t run_start, bool is_long) {
+  return is_long || (slot - run_start) % kGroupRows == 0;
+}
+///   a block starts a task when it is a multiple of blocks_per_task blocks into its run of one
+///   column block (column_run_start: the first block of that column block).
+TCSPARSE_HBP_HD inline bool starts_task(std::int64_t block, std::int64_t column_run_start,
+                                        std::int32_t blocks_per_task) {
+  return (block - column_run_start) % blocks_per_task == 0;
+}
+
+/// The first free position at or after `home` in a bitmap `taken` of `size` positions (`words`
+/// = ceil(size / 32) words, bit p % 32 of word p / 32; positions past size count as taken),
+/// wrapping: the host's linear probing on the GPU build's shared-memory table (host and device,
+/// so that the host test checks it). -1 when every position is taken.
+TCSPARSE_HBP_HD inline std::int32_t first_free(const std::uint32_t* taken, std::int32_t home,
+                                               std::int32_t size, std::int32_t words) {
+  const std::int32_t tail_bits = size & 31;
+  const std::uint32_t past_size = tail_bits ? ~((1u << tail_bits) - 1u) : 0u;
+  std::int32_t w = home >> 5;
+  std::uint32_t bits = taken[w] | ((1u << (home & 31)) - 1u);  // below home: only after the wrap
+  for (std::int32_t step = 0; step <= words; ++step) {
+    if (w == words - 1) bits |= past_size;
+    if (~bits != 0u) {
+#if defined(__CUDA_ARCH__)
+      return w * 32 + __ffs(static_cast<int>(~bits)) - 1;
+#else
+      return w * 32 + std::countr_zero(~bits);
+#endif
+    }
+    w = w + 1 == words ? 0 : w + 1;
+    bits = taken[w];
+  }
+  return -1;
+}
 
 /// The nonlinear hash of paper III.B for one block of `table_size` rows:
 ///   aggregation     bucket = min(length >> a, 8)
@@ -55,13 +128,27 @@ struct NonlinearHash {
   std::int32_t b = 1, c = 1, d = 1;
   std::int32_t table_size = 1;
 
-  /// The home position of a row of `length` (> 0) nonzeros, before collision handling.
-  std::int32_t home(std::int64_t length) const;
+  /// The home position of a row of `length` (> 0) nonzeros, before collision handling (host and
+  /// device: the GPU build inserts with the same function).
+  TCSPARSE_HBP_HD std::int32_t home(std::int64_t length) const {
+    std::int64_t bucket = length >> a;                                  // aggregation
+    if (bucket > kHashBuckets - 1) bucket = kHashBuckets - 1;
+    const std::int64_t base = bucket * b;                               // dispersion
+    const std::int64_t offset = ((length - (bucket << a)) * c) % d;     // linear mapping
+    return static_cast<std::int32_t>((base + offset) % table_size);
+  }
 };
 
 /// The hash for blocks of `block_rows` rows whose a is sampled from `lengths` (segment lengths,
 /// > 0; empty: a = 0).
 NonlinearHash make_hash(std::int32_t block_rows, std::span<const std::int32_t> lengths);
+
+/// The hash for blocks of `block_rows` rows from a histogram of the sampled lengths' shifts:
+/// `shift_counts[k]` = sampled lengths with aggregation_shift(length) == k (k in
+/// 0..kLargestAggregationShift). Gives make_hash(block_rows, lengths) exactly; what the GPU
+/// build downloads instead of the sample (kLargestAggregationShift + 1 counters).
+NonlinearHash hash_from_shift_histogram(std::int32_t block_rows,
+                                        std::span<const std::int64_t> shift_counts);
 
 /// The order of the slots of one block: `lengths[i]` the nonzeros of the i-th non-empty row of
 /// the block (in row order); returns the indices i in the reordered order. hash: by position in
@@ -155,7 +242,22 @@ template <typename Value>
 void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::span<const Value> x,
                 std::span<double> y, double alpha, double beta);
 
-/// Per-warp-group row-length standard deviation (paper Fig. 6 metric) of the layout's groups, the
+/// The sizes of a layout, wherever it was built (host arrays or device buffers).
+struct LayoutSizes {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::int32_t block_rows = 1, block_cols = 8;
+  Reorder reorder = Reorder::hash;
+  NonlinearHash hash;
+  std::int64_t blocks = 0, groups = 0, slots = 0, tasks = 0, partials = 0, combine_rows = 0;
+  std::size_t value_bytes = 8;
+  std::size_t device_bytes = 0;
+};
+
+/// The statistics every build reports: the partition, the hash, the counts, bytes against CSR.
+Json size_statistics(const LayoutSizes& sizes);
+
+/// size_statistics plus the per-warp-group row-length standard deviation (paper Fig. 6 metric) of
+/// the layout's groups, the
 /// same groups in matrix row order (before reordering), sizes against CSR.
 template <typename Value>
 Json layout_statistics(const HbpLayout<Value>& layout, std::size_t partial_bytes);

@@ -28,7 +28,7 @@ const MethodDescriptor hbp_method = {
              .fp16 = &hbp::make_spmv<half>,
              .bf16 = &hbp::make_spmv<bfloat16>},
     .spmm = {},  // SpMV only
-    .spmv_from_device = {},  // the layout is built on the host (GPU preprocessing: README)
+    .spmv_from_device = {},  // the GPU build takes a DeviceCsr; a DeviceCsrView factory: README
     .spmm_from_device = {},
     .layout_statistics = &hbp_layout_statistics,
 };

@@ -75,12 +75,19 @@ inline constexpr double kDefaultFixedShare = 0.5;
 enum class Reorder { hash, sort, none };
 std::string_view to_string(Reorder reorder);
 
+/// Where the plan builds its layout: on the GPU from the uploaded CSR (hbp_device_build.cuh, paper
+/// Algorithm 2: a thread a row), or on the host (build_layout, the model) and then uploaded. Both
+/// give the same arrays, bit for bit.
+enum class Build { device, host };
+std::string_view to_string(Build build);
+
 struct HbpParameters {
   /// 0: auto (resolved_block_rows).
   std::int32_t block_rows = 0;
   /// 0: auto (kAutoSegmentBytes / sizeof(value), at most kLargestBlockCols).
   std::int32_t block_cols = 0;
   Reorder reorder = Reorder::hash;
+  Build build = Build::device;
   /// 0: off (every row in its 32-row group walked by its own lane, as the paper).
   std::int32_t warp_row_length = kDefaultWarpRowLength;
   int warps_per_block = kDefaultWarpsPerBlock;

@@ -7,8 +7,10 @@
 // warps than blocks and the reverse, all three reorder modes giving the same y.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -160,6 +162,71 @@ TEST_P(HbpHostApplyOnCatalogue, MatchesReferenceWithStressParameters) {
   }
 }
 
+/// The lengths of the layout's slots, in slot order (walking each lane's add_sign chain).
+std::vector<std::int64_t> slot_lengths(const HbpLayout<double>& layout) {
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(layout.slots()), 0);
+  for (std::int64_t g = 0; g < layout.groups(); ++g) {
+    const auto ug = static_cast<std::size_t>(g);
+    const std::int32_t slot0 = layout.group_slot_begin[ug];
+    const std::int32_t count = layout.group_slot_begin[ug + 1] - slot0;
+    if (count == 1) {
+      lengths[static_cast<std::size_t>(slot0)] = layout.begin_nnz[ug + 1] - layout.begin_nnz[ug];
+      continue;
+    }
+    for (std::int32_t l = 0; l < count; ++l) {
+      std::int64_t j = layout.begin_nnz[ug] + l, length = 1;
+      for (std::int32_t step = add_sign(layout.col_add_sign[static_cast<std::size_t>(j)]); step > 0;
+           step = add_sign(layout.col_add_sign[static_cast<std::size_t>(j)]), ++length)
+        j += step;
+      lengths[static_cast<std::size_t>(slot0 + l)] = length;
+    }
+  }
+  return lengths;
+}
+
+// The GPU build decides groups and tasks per slot / per block (starts_run, starts_group,
+// starts_task with max scans); the host builder in one sequential pass. Both must agree.
+TEST_P(HbpHostApplyOnCatalogue, DeviceBuildRulesGiveTheHostBuildersGroupsAndTasks) {
+  const Matrix& matrix = GetParam().matrix;
+  if (matrix.nnz() > 400000) GTEST_SKIP() << "large: the smaller ones cover the rules";
+  for (const auto& parameters : kStressParameters) {
+    const HbpParameters p = parse_parameters(parameters);
+    const HbpLayout<double> layout = build_layout(matrix, p, p.resolved_block_cols(sizeof(double)));
+    const std::vector<std::int64_t> lengths = slot_lengths(layout);
+    std::vector<std::int32_t> group_slot_begin;
+    std::int64_t run_start = 0;
+    for (std::int64_t b = 0; b < layout.blocks(); ++b) {
+      const auto ub = static_cast<std::size_t>(b);
+      const std::int64_t first =
+          layout.group_slot_begin[static_cast<std::size_t>(layout.block_group_begin[ub])];
+      const std::int64_t end =
+          layout.group_slot_begin[static_cast<std::size_t>(layout.block_group_begin[ub + 1])];
+      for (std::int64_t i = first; i < end; ++i) {
+        const bool is_long = is_long_slot(lengths[static_cast<std::size_t>(i)], p.warp_row_length);
+        const bool previous_long =
+            i > first && is_long_slot(lengths[static_cast<std::size_t>(i - 1)], p.warp_row_length);
+        if (starts_run(i == first, is_long, previous_long)) run_start = i;
+        if (starts_group(i, run_start, is_long))
+          group_slot_begin.push_back(static_cast<std::int32_t>(i));
+      }
+    }
+    group_slot_begin.push_back(static_cast<std::int32_t>(layout.slots()));
+    EXPECT_EQ(group_slot_begin, layout.group_slot_begin) << GetParam().name;
+
+    const std::int32_t per_task = p.resolved_blocks_per_task(layout.blocks());
+    std::vector<std::int32_t> task_block_begin;
+    std::int64_t column_run_start = 0;
+    for (std::int64_t b = 0; b < layout.blocks(); ++b) {
+      const auto ub = static_cast<std::size_t>(b);
+      if (b == 0 || layout.block_col[ub] != layout.block_col[ub - 1]) column_run_start = b;
+      if (starts_task(b, column_run_start, per_task))
+        task_block_begin.push_back(static_cast<std::int32_t>(b));
+    }
+    task_block_begin.push_back(static_cast<std::int32_t>(layout.blocks()));
+    EXPECT_EQ(task_block_begin, layout.task_block_begin) << GetParam().name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Catalogue, HbpHostApplyOnCatalogue,
                          ::testing::ValuesIn(test::all_synthetic_matrices()),
                          test::NamedMatrixName());
@@ -288,6 +355,112 @@ TEST(HbpHash, AggregationDispersionAndLinearMappingOrderRowsByLength) {
   EXPECT_LT(hash.home(17), hash.home(30));  // linear mapping inside bucket 1
 }
 
+TEST(HbpHash, AggregationShiftIsTheSmallestShiftBelowTheLastBucket) {
+  EXPECT_EQ(aggregation_shift(0), 0);
+  EXPECT_EQ(aggregation_shift(7), 0);   // 7 < 8: bucket 7
+  EXPECT_EQ(aggregation_shift(8), 1);   // 8 >> 1 = 4
+  EXPECT_EQ(aggregation_shift(15), 1);  // 15 >> 1 = 7
+  EXPECT_EQ(aggregation_shift(16), 2);
+  EXPECT_EQ(aggregation_shift(100), 4);  // 100 >> 4 = 6 (as make_hash's test above)
+  EXPECT_EQ(aggregation_shift(std::numeric_limits<std::int32_t>::max()), 28);
+  EXPECT_EQ(aggregation_shift(std::int64_t{1} << 40), kLargestAggregationShift);  // capped
+}
+
+/// The histogram of aggregation shifts the GPU build downloads instead of the sample.
+std::vector<std::int64_t> shift_histogram(const std::vector<std::int32_t>& lengths) {
+  std::vector<std::int64_t> counts(kLargestAggregationShift + 1, 0);
+  for (const std::int32_t l : lengths) ++counts[static_cast<std::size_t>(aggregation_shift(l))];
+  return counts;
+}
+
+TEST(HbpHash, ShiftHistogramGivesMakeHashsHashExactly) {
+  std::mt19937_64 random(7);
+  std::vector<std::vector<std::int32_t>> samples = {
+      {}, {1}, {8}, {1, 1000000}, std::vector<std::int32_t>(100, 5), {7, 8, 15, 16, 31, 32}};
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto n = static_cast<std::size_t>(1 + random() % 5000);
+    const int largest_shift = static_cast<int>(random() % 20);
+    std::vector<std::int32_t> lengths(n);
+    for (auto& l : lengths)
+      l = 1 + static_cast<std::int32_t>(random() % (std::uint64_t{8} << (random() % (largest_shift + 1))));
+    samples.push_back(lengths);
+  }
+  for (const auto& lengths : samples)
+    for (const std::int32_t block_rows : {1, 7, 256, 512, 4096}) {
+      const NonlinearHash expected = make_hash(block_rows, lengths);
+      const NonlinearHash got = hash_from_shift_histogram(block_rows, shift_histogram(lengths));
+      EXPECT_EQ(got.a, expected.a) << lengths.size() << " lengths, block_rows " << block_rows;
+      EXPECT_EQ(got.b, expected.b);
+      EXPECT_EQ(got.c, expected.c);
+      EXPECT_EQ(got.d, expected.d);
+      EXPECT_EQ(got.table_size, expected.table_size);
+    }
+  EXPECT_THROW(hash_from_shift_histogram(512, std::vector<std::int64_t>(3, 0)), Error);
+}
+
+/// The GPU build's hash order of one block (hash_order_kernel): a bitmap table, the slots inserted
+/// in row order at first_free of their home, then each slot's rank = taken positions before it.
+std::vector<std::int32_t> bitmap_hash_order(const NonlinearHash& hash,
+                                            const std::vector<std::int32_t>& lengths) {
+  const auto n = static_cast<std::int32_t>(lengths.size());
+  const std::int32_t size = std::max(hash.table_size, n);
+  const std::int32_t words = (size + 31) / 32;
+  std::vector<std::uint32_t> taken(static_cast<std::size_t>(words), 0u);
+  std::vector<std::int32_t> position(lengths.size());
+  for (std::int32_t i = 0; i < n; ++i) {
+    const std::int32_t p =
+        first_free(taken.data(), hash.home(lengths[static_cast<std::size_t>(i)]) % size, size, words);
+    EXPECT_GE(p, 0);
+    EXPECT_LT(p, size);
+    taken[static_cast<std::size_t>(p >> 5)] |= 1u << (p & 31);
+    position[static_cast<std::size_t>(i)] = p;
+  }
+  std::vector<std::int32_t> word_rank(static_cast<std::size_t>(words), 0);
+  for (std::int32_t w = 1; w < words; ++w)
+    word_rank[static_cast<std::size_t>(w)] = word_rank[static_cast<std::size_t>(w - 1)] +
+                                             std::popcount(taken[static_cast<std::size_t>(w - 1)]);
+  std::vector<std::int32_t> order(lengths.size(), -1);
+  for (std::int32_t i = 0; i < n; ++i) {
+    const std::int32_t p = position[static_cast<std::size_t>(i)];
+    const std::int32_t rank =
+        word_rank[static_cast<std::size_t>(p >> 5)] +
+        std::popcount(taken[static_cast<std::size_t>(p >> 5)] & ((1u << (p & 31)) - 1u));
+    order[static_cast<std::size_t>(rank)] = i;
+  }
+  return order;
+}
+
+TEST(HbpHash, BitmapInsertionAndRanksGiveTheHostsProbingOrder) {
+  std::mt19937_64 random(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    // table sizes around word edges; blocks from one slot to more slots than table positions
+    const std::int32_t block_rows = 1 + static_cast<std::int32_t>(random() % 300);
+    const auto n = static_cast<std::size_t>(1 + random() % (2 * static_cast<std::uint64_t>(block_rows) + 40));
+    std::vector<std::int32_t> lengths(n);
+    const std::uint64_t spread = 1 + random() % 200;  // small spreads force collisions
+    for (auto& l : lengths) l = 1 + static_cast<std::int32_t>(random() % spread);
+    const NonlinearHash hash = make_hash(block_rows, lengths);
+    EXPECT_EQ(bitmap_hash_order(hash, lengths), slot_order(Reorder::hash, hash, lengths))
+        << "block_rows " << block_rows << ", " << n << " slots";
+  }
+}
+
+TEST(HbpHash, FirstFreeWrapsAndSkipsPositionsPastTheTable) {
+  std::vector<std::uint32_t> taken = {0xffffffffu, 0x0000000fu};  // 0..35 taken; size 37
+  EXPECT_EQ(first_free(taken.data(), 3, 37, 2), 36);
+  taken[1] |= 1u << 4;  // 36 taken: the table is full
+  EXPECT_EQ(first_free(taken.data(), 3, 37, 2), -1);
+  taken[0] &= ~(1u << 1);  // 1 free: from home 30 the probe wraps past 36 to 1
+  EXPECT_EQ(first_free(taken.data(), 30, 37, 2), 1);
+  EXPECT_EQ(first_free(taken.data(), 1, 37, 2), 1);
+}
+
+TEST(HbpHash, SampleStepTakesAboutTheSampleSizeOfRows) {
+  EXPECT_EQ(hash_sample_step(0), 1);
+  EXPECT_EQ(hash_sample_step(kHashSampleSize - 1), 1);
+  EXPECT_EQ(hash_sample_step(kHashSampleSize * 3 + 5), 3);
+}
+
 TEST(HbpHash, HashReducesThePerWarpRowLengthSpreadOnPowerLawRows) {
   const Matrix matrix = generated("random_power_law_5000x5000_len1to2000");
   const HbpLayout<double> none = build_layout(matrix, parse_parameters({"reorder=none"}), 8192);
@@ -360,6 +533,9 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_EQ(p.resolved_block_cols(4), 16384);
   EXPECT_EQ(p.resolved_block_cols(2), 32768);
   EXPECT_EQ(p.reorder, Reorder::hash);
+  EXPECT_EQ(p.build, Build::device);  // the GPU build; the host build stays the model
+  EXPECT_EQ(parse_parameters({"build=host"}).build, Build::host);
+  EXPECT_THROW(parse_parameters({"build=gpu"}), ParameterError);
   EXPECT_EQ(p.resolved_blocks_per_task(27), 1);        // a small matrix: a task a block
   EXPECT_EQ(p.resolved_blocks_per_task(16384), 16);    // about 1024 tasks
   EXPECT_EQ(p.resolved_blocks_per_task(1 << 24), 32);  // at most 4 blocks a warp

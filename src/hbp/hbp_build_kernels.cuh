@@ -1,0 +1,437 @@
+// HBP preprocessing on the GPU (paper Algorithm 2: a thread a row), the kernels of the five
+// steps of hbp_device_build.cu. They give exactly the host builder's arrays (hbp_format.cpp
+// build_layout); every position is decided by a scan, a stable radix sort or a fixed lane order,
+// never by the order in which atomics land (the one atomic, the shift histogram, only counts).
+//
+//   rows r (CSR: row_ptr, col_idx, values), a warp a row (paper Algorithm 2 has a thread a row)
+//     a segment = a run of a row's nonzeros in one column block (cb = col / block_cols);
+//     row_segments[r] = its segments; segment_begin = exclusive scan (segments in row order)
+//   segments s (row order)            seg_key[s]   = cb * row_blocks + row / block_rows
+//                                     seg_first[s] = CSR index of its first nonzero
+//                                     seg_length[s], seg_destination[s] (output_hash: partial
+//                                     index partial_begin[r] + rank in row, or ~r)
+//   slots i (block order: stable radix sort by seg_key; a block = a run of equal keys)
+//     slot_segment[i]  the segment of slot i, in row order inside its block
+//     block_of_slot[i], block_slot_begin[b] (blocks + 1)
+//   ordered slots i (the reorder inside each block): ordered[i] = segment
+//     groups start at: a long slot (>= warp_row_length), or every 32nd slot of a run of short
+//     slots (a run starts at the block's first slot and after a long slot)
+//   nonzeros: a warp a group writes its rounds (hbp_format.hpp's picture)
+//   tasks: every blocks_per_task-th block of a run of one column block
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "arch/warp.cuh"
+#include "hbp/hbp_format.hpp"
+
+namespace tcsparse::hbp::build {
+
+/// max, for cub's inclusive scans (run anchors: the latest index <= i that starts a run).
+struct MaxOf {
+  __device__ __forceinline__ std::int32_t operator()(std::int32_t a, std::int32_t b) const {
+    return a > b ? a : b;
+  }
+};
+
+/// The column block of nonzero k.
+__device__ __forceinline__ std::int32_t column_block(const std::int32_t* col_idx, std::int64_t k,
+                                                     std::int32_t block_cols) {
+  return col_idx[k] / block_cols;
+}
+
+/// The row a warp takes in the warp-a-row kernels (8 warps a thread block, warp-uniform).
+__device__ __forceinline__ std::int64_t warp_row() {
+  return static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / arch::kWarpSize) +
+         arch::warp_id_in_block();
+}
+
+/// Step 1, a warp a row r in [0, rows] (Algorithm 2's thread a row, a warp so that a circuit row
+/// of 10^5 nonzeros is not one thread's walk): its segments (nonzeros whose column block differs
+/// from the previous one's, counted by the lanes in strides, warp sum), whether it is a combine
+/// row (0 or >= 2 segments) and its partial sums; row `rows` writes zeros (the scans' totals).
+__global__ void count_row_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
+                                          std::int64_t rows, std::int32_t block_cols,
+                                          std::int32_t* row_segments, std::int32_t* combine_flag,
+                                          std::int32_t* row_partials) {
+  const std::int64_t r = warp_row();
+  if (r > rows) return;  // warp-uniform
+  std::int32_t count = 0;
+  if (r < rows) {
+    const std::int32_t begin = row_ptr[r], end = row_ptr[r + 1];
+    for (std::int32_t k = begin + arch::lane_id(); k < end; k += arch::kWarpSize)
+      if (k == begin || column_block(col_idx, k, block_cols) != column_block(col_idx, k - 1, block_cols))
+        ++count;
+  }
+  count = arch::warp_sum(count);
+  if (arch::lane_id() != 0) return;
+  row_segments[r] = count;
+  const bool combine = r < rows && count != 1;
+  combine_flag[r] = combine ? 1 : 0;
+  row_partials[r] = combine ? count : 0;
+}
+
+/// Step 1, a thread a row r in [0, rows]: combine_rows[k] = r and combine_begin[k] = its first
+/// partial sum for the k-th combine row; row `rows` writes combine_begin[combine rows] = all.
+__global__ void scatter_combine_rows_kernel(const std::int32_t* combine_index,
+                                            const std::int32_t* partial_begin, std::int64_t rows,
+                                            std::int32_t* combine_rows,
+                                            std::int32_t* combine_begin) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r > rows) return;
+  const std::int32_t k = combine_index[r];
+  if (r == rows) {
+    combine_begin[k] = partial_begin[r];
+  } else if (combine_index[r + 1] != k) {
+    combine_rows[k] = static_cast<std::int32_t>(r);
+    combine_begin[k] = partial_begin[r];
+  }
+}
+
+/// Step 2, a warp a sampled row (rows 0, step, 2 step, ...): the histogram of aggregation_shift
+/// over its segments' lengths (kLargestAggregationShift + 1 counters; the atomics only count, the
+/// result does not depend on their order).
+__global__ void shift_histogram_kernel(const std::int32_t* segment_begin,
+                                       const std::int32_t* seg_length, std::int64_t rows,
+                                       std::int64_t step, unsigned long long* shift_counts) {
+  const std::int64_t r = warp_row() * step;
+  if (r >= rows) return;  // warp-uniform
+  for (std::int32_t s = segment_begin[r] + arch::lane_id(); s < segment_begin[r + 1];
+       s += arch::kWarpSize)
+    atomicAdd(&shift_counts[aggregation_shift(seg_length[s])], 1ull);
+}
+
+/// Step 2, a warp a row: its segments at [segment_begin[r], segment_begin[r + 1]), in column
+/// order. Windows of 32 nonzeros: a lane whose nonzero starts a segment takes the segment's index
+/// from a ballot (running + starts on lower lanes); then the lanes stride over the row's segments
+/// for their lengths (next segment's first nonzero, or the row's end). seg_index[s] = s (the
+/// radix sort's values).
+__global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
+                                      std::int64_t rows, std::int32_t block_cols,
+                                      std::int32_t block_rows, std::int64_t row_blocks,
+                                      const std::int32_t* segment_begin,
+                                      const std::int32_t* combine_flag,
+                                      const std::int32_t* partial_begin,
+                                      unsigned long long* seg_key, std::int32_t* seg_first,
+                                      std::int32_t* seg_length, std::int32_t* seg_destination,
+                                      std::int32_t* seg_index) {
+  const std::int64_t r = warp_row();
+  if (r >= rows) return;  // warp-uniform
+  const std::int32_t lane = arch::lane_id();
+  const std::uint32_t lanes_below = (1u << lane) - 1u;
+  const auto row_block = static_cast<unsigned long long>(r / block_rows);
+  const std::int32_t begin = row_ptr[r], end = row_ptr[r + 1];
+  const std::int32_t first_segment = segment_begin[r];
+  const bool combine = combine_flag[r] != 0;
+  std::int32_t running = 0;  // segments started in earlier windows
+  for (std::int32_t window = begin; window < end; window += arch::kWarpSize) {  // warp-uniform
+    const std::int32_t k = window + lane;
+    std::int32_t cb = 0;
+    bool starts = false;
+    if (k < end) {
+      cb = column_block(col_idx, k, block_cols);
+      starts = k == begin || cb != column_block(col_idx, k - 1, block_cols);
+    }
+    const std::uint32_t started = __ballot_sync(arch::kFullMask, starts);
+    if (starts) {
+      const std::int32_t rank = running + __popc(started & lanes_below);
+      const std::int32_t s = first_segment + rank;
+      seg_key[s] = static_cast<unsigned long long>(cb) * static_cast<unsigned long long>(row_blocks) +
+                   row_block;
+      seg_first[s] = k;
+      seg_destination[s] = combine ? partial_begin[r] + rank : ~static_cast<std::int32_t>(r);
+      seg_index[s] = s;
+    }
+    running += __popc(started);
+  }
+  __syncwarp();  // seg_first of the whole row written before the lengths read it
+  const std::int32_t end_segment = first_segment + running;
+  for (std::int32_t s = first_segment + lane; s < end_segment; s += arch::kWarpSize)
+    seg_length[s] = (s + 1 < end_segment ? seg_first[s + 1] : end) - seg_first[s];
+}
+
+/// Step 2, a thread a slot: 1 where a block starts (its key differs from the previous slot's).
+__global__ void mark_block_starts_kernel(const unsigned long long* sorted_key, std::int64_t slots,
+                                         std::int32_t* block_start) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= slots) return;
+  block_start[i] = (i == 0 || sorted_key[i] != sorted_key[i - 1]) ? 1 : 0;
+}
+
+/// Step 2, a thread a slot: block_of_slot = inclusive scan - 1; at a block's first slot, its
+/// block_slot_begin, block_col and block_row.
+__global__ void scatter_blocks_kernel(const unsigned long long* sorted_key,
+                                      const std::int32_t* block_start,
+                                      std::int32_t* block_of_slot, std::int64_t slots,
+                                      std::int64_t row_blocks, std::int32_t* block_slot_begin,
+                                      std::int32_t* block_col, std::int32_t* block_row) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= slots) return;
+  const std::int32_t b = block_of_slot[i] - 1;
+  block_of_slot[i] = b;
+  if (!block_start[i]) return;
+  block_slot_begin[b] = static_cast<std::int32_t>(i);
+  block_col[b] = static_cast<std::int32_t>(sorted_key[i] / static_cast<unsigned long long>(row_blocks));
+  block_row[b] = static_cast<std::int32_t>(sorted_key[i] % static_cast<unsigned long long>(row_blocks));
+}
+
+/// Step 3 (reorder=sort), a thread a slot: key (block << 32) | length for a stable radix sort
+/// (the host's stable sort by length inside each block).
+__global__ void length_keys_kernel(const std::int32_t* block_of_slot,
+                                   const std::int32_t* slot_segment,
+                                   const std::int32_t* seg_length, std::int64_t slots,
+                                   unsigned long long* key) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= slots) return;
+  key[i] = (static_cast<unsigned long long>(block_of_slot[i]) << 32) |
+           static_cast<unsigned long long>(static_cast<std::uint32_t>(seg_length[slot_segment[i]]));
+}
+
+/// Step 3 (reorder=hash), one warp (the whole thread block) a matrix block at a time:
+///   shared  taken[0 .. words)          a bit a table position (size = max(table_size, n))
+///           word_rank[0 .. words)      taken bits before each word (exclusive prefix)
+///   the block's slots inserted in row order, 32 at a time: lane l hashes slot chunk + l, then for
+///   j = 0..31 in lane order every lane probes the same bitmap for slot j's home, lane 0 marks
+///   the position (the host's sequential insertion, exactly); slot_position[i] keeps it; then
+///   rank = taken positions before it, and ordered[block begin + rank] = the slot's segment.
+__global__ void hash_order_kernel(const std::int32_t* block_slot_begin, std::int64_t blocks,
+                                  const std::int32_t* slot_segment,
+                                  const std::int32_t* seg_length, NonlinearHash hash,
+                                  std::int32_t* slot_position, std::int32_t* ordered) {
+  extern __shared__ std::uint32_t hash_shared[];
+  const std::int32_t lane = arch::lane_id();
+  for (std::int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
+    const std::int32_t first = block_slot_begin[b];
+    const std::int32_t n = block_slot_begin[b + 1] - first;
+    const std::int32_t size = n > hash.table_size ? n : hash.table_size;
+    const std::int32_t words = (size + 31) / 32;
+    std::uint32_t* taken = hash_shared;
+    std::uint32_t* word_rank = hash_shared + words;
+    for (std::int32_t w = lane; w < words; w += arch::kWarpSize) taken[w] = 0u;
+    __syncwarp();
+    for (std::int32_t chunk = 0; chunk < n; chunk += arch::kWarpSize) {
+      const std::int32_t i = chunk + lane;
+      const std::int32_t home =
+          i < n ? hash.home(seg_length[slot_segment[first + i]]) % size : 0;
+      const std::int32_t count = n - chunk < arch::kWarpSize ? n - chunk : arch::kWarpSize;
+      for (std::int32_t j = 0; j < count; ++j) {  // uniform over the warp
+        const std::int32_t home_j = __shfl_sync(arch::kFullMask, home, j);
+        const std::int32_t position = first_free(taken, home_j, size, words);
+        __syncwarp();
+        if (lane == 0) taken[position >> 5] |= 1u << (position & 31);
+        if (lane == j) slot_position[first + i] = position;
+        __syncwarp();
+      }
+    }
+    // exclusive prefix of the taken bits, 32 words at a time
+    std::uint32_t carry = 0;
+    for (std::int32_t base = 0; base < words; base += arch::kWarpSize) {
+      const std::int32_t w = base + lane;
+      const std::uint32_t bits = w < words ? static_cast<std::uint32_t>(__popc(taken[w])) : 0u;
+      std::uint32_t inclusive = bits;
+      for (int offset = 1; offset < arch::kWarpSize; offset <<= 1) {
+        const std::uint32_t below = __shfl_up_sync(arch::kFullMask, inclusive, offset);
+        if (lane >= offset) inclusive += below;
+      }
+      if (w < words) word_rank[w] = carry + inclusive - bits;
+      carry += __shfl_sync(arch::kFullMask, inclusive, arch::kWarpSize - 1);
+    }
+    __syncwarp();
+    for (std::int32_t i = lane; i < n; i += arch::kWarpSize) {
+      const std::int32_t position = slot_position[first + i];
+      const std::uint32_t below = taken[position >> 5] & ((1u << (position & 31)) - 1u);
+      const std::int32_t rank =
+          static_cast<std::int32_t>(word_rank[position >> 5]) + __popc(below);
+      ordered[first + rank] = slot_segment[first + i];
+    }
+    __syncwarp();  // before the next block clears the bitmap
+  }
+}
+
+/// Step 3, a thread an ordered slot: its length, whether it is long, and its run anchor (its own
+/// index where a run of short slots starts, at the block's first slot or after a long slot;
+/// else -1; an inclusive max scan then gives every slot its run's start).
+__global__ void mark_runs_kernel(const std::int32_t* ordered, const std::int32_t* seg_length,
+                                 const std::int32_t* block_of_slot,
+                                 const std::int32_t* block_slot_begin, std::int64_t slots,
+                                 std::int32_t warp_row_length, std::int64_t* slot_nnz,
+                                 std::int32_t* run_anchor) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i > slots) return;
+  if (i == slots) {
+    slot_nnz[i] = 0;
+    return;
+  }
+  auto is_long = [&](std::int64_t k) { return is_long_slot(seg_length[ordered[k]], warp_row_length); };
+  slot_nnz[i] = seg_length[ordered[i]];
+  const bool block_first = block_slot_begin[block_of_slot[i]] == i;
+  // i - 1 is read only when i is not its block's first slot
+  run_anchor[i] = (block_first || starts_run(false, is_long(i), is_long(i - 1)))
+                      ? static_cast<std::int32_t>(i)
+                      : -1;
+}
+
+/// Step 3, a thread an ordered slot i in [0, slots]: 1 where a group starts (a long slot, or
+/// every kGroupRows-th slot of its run); slot `slots` writes 0.
+__global__ void mark_groups_kernel(const std::int32_t* ordered, const std::int32_t* seg_length,
+                                   const std::int32_t* run_start, std::int64_t slots,
+                                   std::int32_t warp_row_length, std::int32_t* group_start) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i > slots) return;
+  if (i == slots) {
+    group_start[i] = 0;
+    return;
+  }
+  group_start[i] =
+      starts_group(i, run_start[i], is_long_slot(seg_length[ordered[i]], warp_row_length)) ? 1 : 0;
+}
+
+/// Step 3, a thread an ordered slot i in [0, slots]: output_hash, and at a group's first slot its
+/// group_slot_begin and begin_nnz (slot `slots` closes both arrays).
+__global__ void scatter_groups_kernel(const std::int32_t* ordered,
+                                      const std::int32_t* seg_destination,
+                                      const std::int32_t* group_index,
+                                      const std::int64_t* slot_nnz_begin, std::int64_t slots,
+                                      std::int32_t* output_hash, std::int32_t* group_slot_begin,
+                                      std::int64_t* begin_nnz) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i > slots) return;
+  const std::int32_t g = group_index[i];
+  if (i == slots || group_index[i + 1] != g) {
+    group_slot_begin[g] = static_cast<std::int32_t>(i);
+    begin_nnz[g] = slot_nnz_begin[i];
+  }
+  if (i < slots) output_hash[i] = seg_destination[ordered[i]];
+}
+
+/// Step 3, a thread a block b in [0, blocks]: its first group (block `blocks`: the groups).
+__global__ void block_groups_kernel(const std::int32_t* block_slot_begin,
+                                    const std::int32_t* group_index, std::int64_t blocks,
+                                    std::int32_t* block_group_begin) {
+  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (b > blocks) return;
+  block_group_begin[b] = group_index[block_slot_begin[b]];
+}
+
+/// Step 4, a warp a group (grid-stride over warps): the rounds of hbp_format.hpp. Lane l holds
+/// slot l (length 0 past the group); round t: alive = lanes with length > t, the lane's nonzero
+/// at begin + (nonzeros of the earlier rounds) + (alive lanes below it); add_sign = its position
+/// in round t + 1 minus this one, or -1 after its last nonzero. A group of one slot is
+/// contiguous (add_sign 1, then -1): the lanes stride over it.
+template <typename V>
+__global__ void lay_out_groups_kernel(const std::int32_t* col_idx, const V* values,
+                                      const std::int32_t* group_slot_begin,
+                                      const std::int64_t* begin_nnz, std::int64_t groups,
+                                      const std::int32_t* ordered, const std::int32_t* seg_first,
+                                      const std::int32_t* seg_length,
+                                      const std::int32_t* block_of_slot,
+                                      const std::int32_t* block_col, std::int32_t block_cols,
+                                      std::uint32_t* col_add_sign, V* data) {
+  const std::int32_t lane = arch::lane_id();
+  const std::int64_t warps =
+      static_cast<std::int64_t>(gridDim.x) * (blockDim.x / arch::kWarpSize);
+  const std::int64_t warp =
+      static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / arch::kWarpSize) + arch::warp_id_in_block();
+  const std::uint32_t lanes_below = (1u << lane) - 1u;
+  for (std::int64_t g = warp; g < groups; g += warps) {
+    const std::int32_t slot0 = group_slot_begin[g];
+    const std::int32_t count = group_slot_begin[g + 1] - slot0;
+    const std::int64_t begin = begin_nnz[g];
+    const std::int32_t origin = block_col[block_of_slot[slot0]] * block_cols;
+    if (count == 1) {
+      const std::int32_t segment = ordered[slot0];
+      const std::int32_t first = seg_first[segment], length = seg_length[segment];
+      for (std::int32_t t = lane; t < length; t += arch::kWarpSize) {
+        const std::uint32_t step = t + 1 < length ? 1u : 0xffffu;
+        col_add_sign[begin + t] = static_cast<std::uint32_t>(col_idx[first + t] - origin) | (step << 16);
+        data[begin + t] = values[first + t];
+      }
+      continue;
+    }
+    std::int32_t first = 0, length = 0;
+    if (lane < count) {
+      const std::int32_t segment = ordered[slot0 + lane];
+      first = seg_first[segment];
+      length = seg_length[segment];
+    }
+    std::int32_t rounds = length;
+    for (int offset = arch::kWarpSize / 2; offset > 0; offset >>= 1) {
+      const std::int32_t other = __shfl_xor_sync(arch::kFullMask, rounds, offset);
+      rounds = other > rounds ? other : rounds;
+    }
+    std::int64_t running = 0;  // nonzeros of the rounds before t
+    std::uint32_t alive = __ballot_sync(arch::kFullMask, length > 0);
+    for (std::int32_t t = 0; t < rounds; ++t) {  // uniform over the warp
+      const std::uint32_t next_alive = __ballot_sync(arch::kFullMask, length > t + 1);
+      const std::int64_t next_running = running + __popc(alive);
+      if (length > t) {
+        const std::int64_t position = begin + running + __popc(alive & lanes_below);
+        std::uint32_t step = 0xffffu;  // add_sign -1
+        if (length > t + 1) {
+          const std::int64_t next = begin + next_running + __popc(next_alive & lanes_below);
+          step = static_cast<std::uint32_t>(static_cast<std::uint16_t>(
+              static_cast<std::int16_t>(next - position)));
+        }
+        col_add_sign[position] =
+            static_cast<std::uint32_t>(col_idx[first + t] - origin) | (step << 16);
+        data[position] = values[first + t];
+      }
+      running = next_running;
+      alive = next_alive;
+    }
+  }
+}
+
+/// Step 5, a thread a block b: its task run anchor (b where the column block changes, else -1).
+__global__ void mark_column_runs_kernel(const std::int32_t* block_col, std::int64_t blocks,
+                                        std::int32_t* run_anchor) {
+  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (b >= blocks) return;
+  run_anchor[b] = (b == 0 || block_col[b] != block_col[b - 1]) ? static_cast<std::int32_t>(b) : -1;
+}
+
+/// Step 5, a thread a block b in [0, blocks]: 1 where a task starts (every per_task-th block of
+/// a run of one column block); block `blocks` writes 0.
+__global__ void mark_tasks_kernel(const std::int32_t* run_start, std::int64_t blocks,
+                                  std::int32_t per_task, std::int32_t* task_start) {
+  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (b > blocks) return;
+  task_start[b] = b < blocks && starts_task(b, run_start[b], per_task) ? 1 : 0;
+}
+
+/// Step 5, a thread a block b in [0, blocks]: at a task's first block its task_block_begin and
+/// task_col (block `blocks` closes task_block_begin).
+__global__ void scatter_tasks_kernel(const std::int32_t* task_index, const std::int32_t* block_col,
+                                     std::int64_t blocks, std::int32_t* task_block_begin,
+                                     std::int32_t* task_col) {
+  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (b > blocks) return;
+  const std::int32_t t = task_index[b];
+  if (b == blocks) {
+    task_block_begin[t] = static_cast<std::int32_t>(blocks);
+  } else if (task_index[b + 1] != t) {
+    task_block_begin[t] = static_cast<std::int32_t>(b);
+    task_col[t] = block_col[b];
+  }
+}
+
+/// Step 5, a thread a task: whether its nonzeros pay for loading the x segment (kSectorBytes
+/// each against the segment's bytes; hbp_parameters.hpp).
+__global__ void task_shared_x_kernel(const std::int32_t* task_block_begin,
+                                     const std::int32_t* task_col,
+                                     const std::int32_t* block_group_begin,
+                                     const std::int64_t* begin_nnz, std::int64_t tasks,
+                                     std::int64_t cols, std::int32_t block_cols,
+                                     std::int64_t value_bytes, std::int32_t* task_shared_x) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= tasks) return;
+  const std::int64_t nnz = begin_nnz[block_group_begin[task_block_begin[t + 1]]] -
+                           begin_nnz[block_group_begin[task_block_begin[t]]];
+  const std::int64_t origin = static_cast<std::int64_t>(task_col[t]) * block_cols;
+  const std::int64_t width = cols - origin < block_cols ? cols - origin : block_cols;
+  task_shared_x[t] = nnz * kSectorBytes >= width * value_bytes ? 1 : 0;
+}
+
+}  // namespace tcsparse::hbp::build

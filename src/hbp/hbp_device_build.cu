@@ -1,0 +1,464 @@
+// HBP preprocessing on the GPU (build=device; paper Algorithm 2, a thread a row): the five steps
+// of src/hbp/README.md with the kernels of hbp_build_kernels.cuh and CUB's scans and stable radix
+// sorts, giving exactly build_layout's arrays. Plan time only: the temporary storage lives in
+// this function, a few counts are downloaded (arrays are sized by them), the stream is
+// synchronised at the end.
+#include "hbp/hbp_device_build.hpp"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <limits>
+#include <string>
+
+#include "arch/types.cuh"
+#include "hbp/hbp_build_kernels.cuh"
+#include "runtime/cuda_check.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::hbp {
+namespace {
+
+using detail::DeviceBuffer;
+
+/// Threads of the thread-a-row / thread-a-slot kernels.
+constexpr int kBuildThreads = 256;
+/// Threads (8 warps) of the warp-a-group layout kernel, and its largest grid (grid-stride).
+constexpr int kLayOutThreads = 256;
+constexpr std::int64_t kLayOutMaxBlocks = 1 << 16;
+/// Largest grid of the warp-a-block hash kernel (one warp a thread block, grid-stride).
+constexpr std::int64_t kHashMaxBlocks = 1 << 16;
+
+unsigned grid_for(std::int64_t threads) {
+  return static_cast<unsigned>((threads + kBuildThreads - 1) / kBuildThreads);
+}
+
+/// The grid of a warp-a-row kernel over `rows` rows (kBuildThreads / 32 rows a thread block).
+unsigned grid_for_warps(std::int64_t rows) {
+  constexpr std::int64_t warps = kBuildThreads / arch::kWarpSize;
+  return static_cast<unsigned>((rows + warps - 1) / warps);
+}
+
+/// The count cub takes (int): refuses more, naming the array.
+int cub_items(std::int64_t n, const char* what) {
+  if (n > std::numeric_limits<int>::max())
+    throw IndexOverflowError(std::string("hbp device build: more than 2^31 - 1 ") + what);
+  return static_cast<int>(n);
+}
+
+template <typename T>
+T download_one(const T* device, cudaStream_t stream) {
+  T host{};
+  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
+}
+
+template <typename T>
+void upload_one(T* device, T value, cudaStream_t stream) {
+  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(device, &value, sizeof(T), cudaMemcpyHostToDevice, stream));
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `value` dies on return
+}
+
+template <typename T>
+void exclusive_sum(const T* in, T* out, std::int64_t n, cudaStream_t stream, const char* what) {
+  if (n == 0) return;
+  const int items = cub_items(n, what);
+  std::size_t bytes = 0;
+  TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, items, stream));
+  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
+  TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(storage.data(), bytes, in, out, items, stream));
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the storage dies on return
+}
+
+template <typename T>
+void inclusive_sum(const T* in, T* out, std::int64_t n, cudaStream_t stream, const char* what) {
+  if (n == 0) return;
+  const int items = cub_items(n, what);
+  std::size_t bytes = 0;
+  TCSPARSE_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, items, stream));
+  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
+  TCSPARSE_CUDA_CHECK(cub::DeviceScan::InclusiveSum(storage.data(), bytes, in, out, items, stream));
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the storage dies on return
+}
+
+/// out[i] = max(in[0..i]): every index gets the latest run anchor at or before it.
+void inclusive_max(const std::int32_t* in, std::int32_t* out, std::int64_t n, cudaStream_t stream,
+                   const char* what) {
+  if (n == 0) return;
+  const int items = cub_items(n, what);
+  std::size_t bytes = 0;
+  TCSPARSE_CUDA_CHECK(
+      cub::DeviceScan::InclusiveScan(nullptr, bytes, in, out, build::MaxOf{}, items, stream));
+  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
+  TCSPARSE_CUDA_CHECK(cub::DeviceScan::InclusiveScan(storage.data(), bytes, in, out,
+                                                     build::MaxOf{}, items, stream));
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the storage dies on return
+}
+
+std::int32_t max_of(const std::int32_t* in, std::int64_t n, cudaStream_t stream, const char* what) {
+  const int items = cub_items(n, what);
+  DeviceBuffer<std::int32_t> result(1);
+  std::size_t bytes = 0;
+  TCSPARSE_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, in, result.data(), items, stream));
+  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
+  TCSPARSE_CUDA_CHECK(
+      cub::DeviceReduce::Max(storage.data(), bytes, in, result.data(), items, stream));
+  return download_one(result.data(), stream);
+}
+
+/// Stable radix sort of (key, value) pairs over the key's low `key_bits` bits (cub's
+/// DeviceRadixSort is stable: equal keys keep their order).
+void stable_sort_pairs(const unsigned long long* keys_in, unsigned long long* keys_out,
+                       const std::int32_t* values_in, std::int32_t* values_out, std::int64_t n,
+                       int key_bits, cudaStream_t stream, const char* what) {
+  if (n == 0) return;
+  const int items = cub_items(n, what);
+  const int end_bit = std::max(1, key_bits);
+  std::size_t bytes = 0;
+  TCSPARSE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
+                                                      values_out, items, 0, end_bit, stream));
+  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
+  TCSPARSE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(storage.data(), bytes, keys_in, keys_out,
+                                                      values_in, values_out, items, 0, end_bit,
+                                                      stream));
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the storage dies on return
+}
+
+/// Bits of the largest key `largest` (>= 1 bit).
+int key_bits(unsigned long long largest) {
+  return std::max(1, static_cast<int>(std::bit_width(largest)));
+}
+
+/// One block's sizes, for the hash table's shared memory.
+__global__ void block_sizes_kernel(const std::int32_t* block_slot_begin, std::int64_t blocks,
+                                   std::int32_t* sizes) {
+  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (b < blocks) sizes[b] = block_slot_begin[b + 1] - block_slot_begin[b];
+}
+
+/// Step 3 (reorder=hash): the warp-a-block hash kernel with its bitmap in shared memory.
+void hash_order(const DeviceBuffer<std::int32_t>& block_slot_begin, std::int64_t blocks,
+                const DeviceBuffer<std::int32_t>& slot_segment,
+                const DeviceBuffer<std::int32_t>& seg_length, const NonlinearHash& hash,
+                std::int64_t slots, DeviceBuffer<std::int32_t>& ordered, cudaStream_t stream) {
+  DeviceBuffer<std::int32_t> sizes(static_cast<std::size_t>(blocks));
+  block_sizes_kernel<<<grid_for(blocks), kBuildThreads, 0, stream>>>(block_slot_begin.data(),
+                                                                     blocks, sizes.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  const std::int32_t largest_block = max_of(sizes.data(), blocks, stream, "blocks");
+  const std::int64_t table = std::max<std::int64_t>(hash.table_size, largest_block);
+  const std::size_t shared_bytes = 2 * static_cast<std::size_t>((table + 31) / 32) * sizeof(std::uint32_t);
+  const auto optin = static_cast<std::size_t>(
+      detail::current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  if (shared_bytes > optin)
+    throw UnsupportedError("hbp: the hash table of " + std::to_string(table) +
+                           " positions needs " + std::to_string(shared_bytes) +
+                           " bytes of shared memory to build on the GPU; this GPU allows " +
+                           std::to_string(optin) + " (use smaller block_rows or build=host)");
+  TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(build::hash_order_kernel,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(shared_bytes)));
+  DeviceBuffer<std::int32_t> slot_position(static_cast<std::size_t>(slots));
+  const auto grid = static_cast<unsigned>(std::min(blocks, kHashMaxBlocks));
+  build::hash_order_kernel<<<grid, arch::kWarpSize, shared_bytes, stream>>>(
+      block_slot_begin.data(), blocks, slot_segment.data(), seg_length.data(), hash,
+      slot_position.data(), ordered.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // slot_position dies on return
+}
+
+}  // namespace
+
+template <typename Value>
+DeviceLayout<Value> upload_layout(const HbpLayout<Value>& layout) {
+  DeviceLayout<Value> d;
+  d.rows = layout.rows;
+  d.cols = layout.cols;
+  d.nnz = layout.nnz;
+  d.block_rows = layout.block_rows;
+  d.block_cols = layout.block_cols;
+  d.reorder = layout.reorder;
+  d.warp_row_length = layout.warp_row_length;
+  d.hash = layout.hash;
+  d.blocks = layout.blocks();
+  d.groups = layout.groups();
+  d.slots = layout.slots();
+  d.tasks = layout.tasks();
+  d.partials = layout.partials();
+  d.combine_row_count = static_cast<std::int64_t>(layout.combine_rows.size());
+  d.block_col = DeviceBuffer<std::int32_t>(layout.block_col);
+  d.block_row = DeviceBuffer<std::int32_t>(layout.block_row);
+  d.block_group_begin = DeviceBuffer<std::int32_t>(layout.block_group_begin);
+  d.group_slot_begin = DeviceBuffer<std::int32_t>(layout.group_slot_begin);
+  d.begin_nnz = DeviceBuffer<std::int64_t>(layout.begin_nnz);
+  d.col_add_sign = DeviceBuffer<std::uint32_t>(layout.col_add_sign);
+  d.data = DeviceBuffer<Value>(layout.data);
+  d.output_hash = DeviceBuffer<std::int32_t>(layout.output_hash);
+  d.combine_rows = DeviceBuffer<std::int32_t>(layout.combine_rows);
+  d.combine_begin = DeviceBuffer<std::int32_t>(layout.combine_begin);
+  d.task_block_begin = DeviceBuffer<std::int32_t>(layout.task_block_begin);
+  d.task_col = DeviceBuffer<std::int32_t>(layout.task_col);
+  d.task_shared_x = DeviceBuffer<std::int32_t>(layout.task_shared_x);
+  return d;
+}
+
+template <typename Value>
+HbpLayout<Value> download_layout(const DeviceLayout<Value>& d) {
+  HbpLayout<Value> layout;
+  layout.rows = d.rows;
+  layout.cols = d.cols;
+  layout.nnz = d.nnz;
+  layout.block_rows = d.block_rows;
+  layout.block_cols = d.block_cols;
+  layout.reorder = d.reorder;
+  layout.warp_row_length = d.warp_row_length;
+  layout.hash = d.hash;
+  layout.block_col = d.block_col.download();
+  layout.block_row = d.block_row.download();
+  layout.block_group_begin = d.block_group_begin.download();
+  layout.group_slot_begin = d.group_slot_begin.download();
+  layout.begin_nnz = d.begin_nnz.download();
+  layout.col_add_sign = d.col_add_sign.download();
+  layout.data = d.data.download();
+  layout.output_hash = d.output_hash.download();
+  layout.combine_rows = d.combine_rows.download();
+  layout.combine_begin = d.combine_begin.download();
+  layout.task_block_begin = d.task_block_begin.download();
+  layout.task_col = d.task_col.download();
+  layout.task_shared_x = d.task_shared_x.download();
+  return layout;
+}
+
+template <typename Value>
+DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
+                                           const HbpParameters& p, std::int32_t block_cols,
+                                           cudaStream_t stream) {
+  using V = arch::device_value_t<Value>;
+  if (block_cols < 1 || block_cols > kLargestBlockCols)
+    throw ParameterError("method 'hbp': block_cols=" + std::to_string(block_cols) +
+                         " is not accepted: expected 1.." + std::to_string(kLargestBlockCols));
+  DeviceLayout<Value> d;
+  d.rows = csr.rows;
+  d.cols = csr.cols;
+  d.nnz = csr.nnz;
+  const std::int64_t rows = csr.rows;
+  const std::int64_t column_blocks = (csr.cols + block_cols - 1) / block_cols;
+  d.block_rows = p.resolved_block_rows(rows, column_blocks);
+  d.block_cols = block_cols;
+  d.reorder = p.reorder;
+  d.warp_row_length = p.warp_row_length;
+  const std::int64_t row_blocks = (rows + d.block_rows - 1) / d.block_rows;
+  const std::int32_t* row_ptr = csr.row_ptr.data();
+  const std::int32_t* col_idx = csr.col_idx.data();
+
+  // 1. A warp a row: its segments; the combine rows and their partial sums (scans over rows + 1).
+  const auto row_entries = static_cast<std::size_t>(rows + 1);
+  DeviceBuffer<std::int32_t> row_segments(row_entries), combine_flag(row_entries),
+      row_partials(row_entries), segment_begin(row_entries), combine_index(row_entries),
+      partial_begin(row_entries);
+  build::count_row_segments_kernel<<<grid_for_warps(rows + 1), kBuildThreads, 0, stream>>>(
+      row_ptr, col_idx, rows, block_cols, row_segments.data(), combine_flag.data(),
+      row_partials.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  exclusive_sum(row_segments.data(), segment_begin.data(), rows + 1, stream, "rows");
+  exclusive_sum(combine_flag.data(), combine_index.data(), rows + 1, stream, "rows");
+  exclusive_sum(row_partials.data(), partial_begin.data(), rows + 1, stream, "rows");
+  const std::int64_t slots = download_one(segment_begin.data() + rows, stream);
+  d.combine_row_count = download_one(combine_index.data() + rows, stream);
+  d.partials = download_one(partial_begin.data() + rows, stream);
+  d.slots = slots;
+  d.combine_rows = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.combine_row_count));
+  d.combine_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.combine_row_count + 1));
+  build::scatter_combine_rows_kernel<<<grid_for(rows + 1), kBuildThreads, 0, stream>>>(
+      combine_index.data(), partial_begin.data(), rows, d.combine_rows.data(),
+      d.combine_begin.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+
+  // 2. A warp a row writes its segments (key, first nonzero, length, output_hash).
+  const auto slot_entries = static_cast<std::size_t>(slots);
+  DeviceBuffer<unsigned long long> seg_key(slot_entries), sorted_key(slot_entries);
+  DeviceBuffer<std::int32_t> seg_first(slot_entries), seg_length(slot_entries),
+      seg_destination(slot_entries), seg_index(slot_entries), slot_segment(slot_entries);
+  if (rows > 0 && slots > 0) {
+    build::write_segments_kernel<<<grid_for_warps(rows), kBuildThreads, 0, stream>>>(
+        row_ptr, col_idx, rows, block_cols, d.block_rows, row_blocks, segment_begin.data(),
+        combine_flag.data(), partial_begin.data(), seg_key.data(), seg_first.data(),
+        seg_length.data(), seg_destination.data(), seg_index.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
+  // 2. The hash's a from a histogram of the sampled rows' segment shifts (a small download;
+  //    make_hash's sample: every hash_sample_step-th row).
+  {
+    std::array<std::int64_t, kLargestAggregationShift + 1> counts{};
+    if (rows > 0) {
+      DeviceBuffer<unsigned long long> histogram(counts.size());
+      TCSPARSE_CUDA_CHECK(cudaMemsetAsync(histogram.data(), 0, histogram.bytes(), stream));
+      const std::int64_t step = hash_sample_step(rows);
+      const std::int64_t sampled = (rows + step - 1) / step;
+      if (slots > 0) {
+        build::shift_histogram_kernel<<<grid_for_warps(sampled), kBuildThreads, 0, stream>>>(
+            segment_begin.data(), seg_length.data(), rows, step, histogram.data());
+        TCSPARSE_CUDA_CHECK_LAUNCH();
+      }
+      std::array<unsigned long long, kLargestAggregationShift + 1> host{};
+      TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(host.data(), histogram.data(), histogram.bytes(),
+                                          cudaMemcpyDeviceToHost, stream));
+      TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+      for (std::size_t k = 0; k < counts.size(); ++k) counts[k] = static_cast<std::int64_t>(host[k]);
+    }
+    d.hash = hash_from_shift_histogram(d.block_rows, counts);
+  }
+  //    A stable radix sort by (column block, row block) puts the segments into the blocks in the
+  //    layout's order, rows in order inside each block.
+  const auto largest_key = static_cast<unsigned long long>(std::max<std::int64_t>(
+      0, column_blocks * row_blocks - 1));
+  stable_sort_pairs(seg_key.data(), sorted_key.data(), seg_index.data(), slot_segment.data(),
+                    slots, key_bits(largest_key), stream, "segments");
+  seg_key = {};
+  seg_index = {};
+
+  DeviceBuffer<std::int32_t> block_start(slot_entries), block_of_slot(slot_entries);
+  if (slots > 0) {
+    build::mark_block_starts_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
+        sorted_key.data(), slots, block_start.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    inclusive_sum(block_start.data(), block_of_slot.data(), slots, stream, "segments");
+    d.blocks = download_one(block_of_slot.data() + (slots - 1), stream);
+  }
+  DeviceBuffer<std::int32_t> block_slot_begin(static_cast<std::size_t>(d.blocks + 1));
+  d.block_col = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks));
+  d.block_row = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks));
+  if (slots > 0) {
+    build::scatter_blocks_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
+        sorted_key.data(), block_start.data(), block_of_slot.data(), slots, row_blocks,
+        block_slot_begin.data(), d.block_col.data(), d.block_row.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
+  upload_one(block_slot_begin.data() + d.blocks, static_cast<std::int32_t>(slots), stream);
+  sorted_key = {};
+  block_start = {};
+
+  // 3. The reorder inside each block (hash: a warp a block; sort: a stable radix sort by
+  //    (block, length); none: row order), then the groups and their sizes by scans.
+  DeviceBuffer<std::int32_t> ordered(slot_entries);
+  if (slots > 0) {
+    if (p.reorder == Reorder::hash) {
+      hash_order(block_slot_begin, d.blocks, slot_segment, seg_length, d.hash, slots, ordered,
+                 stream);
+    } else if (p.reorder == Reorder::sort) {
+      DeviceBuffer<unsigned long long> length_key(slot_entries), sorted_length_key(slot_entries);
+      build::length_keys_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
+          block_of_slot.data(), slot_segment.data(), seg_length.data(), slots, length_key.data());
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+      stable_sort_pairs(length_key.data(), sorted_length_key.data(), slot_segment.data(),
+                        ordered.data(), slots,
+                        32 + key_bits(static_cast<unsigned long long>(d.blocks - 1)), stream,
+                        "segments");  // synchronises: the keys die here
+    } else {
+      TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(ordered.data(), slot_segment.data(),
+                                          slot_segment.bytes(), cudaMemcpyDeviceToDevice, stream));
+    }
+    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // before slot_segment dies
+  }
+  slot_segment = {};
+
+  DeviceBuffer<std::int64_t> slot_nnz(slot_entries + 1), slot_nnz_begin(slot_entries + 1);
+  DeviceBuffer<std::int32_t> run_anchor(slot_entries), run_start(slot_entries),
+      group_start(slot_entries + 1), group_index(slot_entries + 1);
+  build::mark_runs_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
+      ordered.data(), seg_length.data(), block_of_slot.data(), block_slot_begin.data(), slots,
+      p.warp_row_length, slot_nnz.data(), run_anchor.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  inclusive_max(run_anchor.data(), run_start.data(), slots, stream, "segments");
+  build::mark_groups_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
+      ordered.data(), seg_length.data(), run_start.data(), slots, p.warp_row_length,
+      group_start.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  exclusive_sum(group_start.data(), group_index.data(), slots + 1, stream, "segments");
+  exclusive_sum(slot_nnz.data(), slot_nnz_begin.data(), slots + 1, stream, "segments");
+  d.groups = download_one(group_index.data() + slots, stream);
+  const std::int64_t laid_out = download_one(slot_nnz_begin.data() + slots, stream);
+  if (laid_out != d.nnz)
+    throw Error("hbp device build: " + std::to_string(laid_out) + " nonzeros laid out of " +
+                std::to_string(d.nnz));
+  d.group_slot_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.groups + 1));
+  d.begin_nnz = DeviceBuffer<std::int64_t>(static_cast<std::size_t>(d.groups + 1));
+  d.output_hash = DeviceBuffer<std::int32_t>(slot_entries);
+  d.block_group_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks + 1));
+  build::scatter_groups_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
+      ordered.data(), seg_destination.data(), group_index.data(), slot_nnz_begin.data(), slots,
+      d.output_hash.data(), d.group_slot_begin.data(), d.begin_nnz.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  build::block_groups_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
+      block_slot_begin.data(), group_index.data(), d.blocks, d.block_group_begin.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+
+  // 4. A warp a group: the nonzeros in rounds, with add_sign.
+  d.col_add_sign = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(d.nnz));
+  d.data = DeviceBuffer<Value>(static_cast<std::size_t>(d.nnz));
+  if (d.groups > 0) {
+    const std::int64_t warps_per_block = kLayOutThreads / arch::kWarpSize;
+    const auto grid = static_cast<unsigned>(
+        std::min((d.groups + warps_per_block - 1) / warps_per_block, kLayOutMaxBlocks));
+    build::lay_out_groups_kernel<V><<<grid, kLayOutThreads, 0, stream>>>(
+        col_idx, reinterpret_cast<const V*>(csr.values.data()), d.group_slot_begin.data(),
+        d.begin_nnz.data(), d.groups, ordered.data(), seg_first.data(), seg_length.data(),
+        block_of_slot.data(), d.block_col.data(), block_cols, d.col_add_sign.data(),
+        reinterpret_cast<V*>(d.data.data()));
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
+
+  // 5. Tasks: every blocks_per_task-th block of a run of one column block starts one.
+  const std::int32_t per_task = p.resolved_blocks_per_task(d.blocks);
+  DeviceBuffer<std::int32_t> column_anchor(static_cast<std::size_t>(d.blocks)),
+      column_run_start(static_cast<std::size_t>(d.blocks)),
+      task_start(static_cast<std::size_t>(d.blocks + 1)),
+      task_index(static_cast<std::size_t>(d.blocks + 1));
+  if (d.blocks > 0) {
+    build::mark_column_runs_kernel<<<grid_for(d.blocks), kBuildThreads, 0, stream>>>(
+        d.block_col.data(), d.blocks, column_anchor.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    inclusive_max(column_anchor.data(), column_run_start.data(), d.blocks, stream, "blocks");
+  }
+  build::mark_tasks_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
+      column_run_start.data(), d.blocks, per_task, task_start.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  exclusive_sum(task_start.data(), task_index.data(), d.blocks + 1, stream, "blocks");
+  d.tasks = download_one(task_index.data() + d.blocks, stream);
+  d.task_block_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks + 1));
+  d.task_col = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks));
+  d.task_shared_x = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks));
+  build::scatter_tasks_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
+      task_index.data(), d.block_col.data(), d.blocks, d.task_block_begin.data(),
+      d.task_col.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  if (d.tasks > 0) {
+    build::task_shared_x_kernel<<<grid_for(d.tasks), kBuildThreads, 0, stream>>>(
+        d.task_block_begin.data(), d.task_col.data(), d.block_group_begin.data(),
+        d.begin_nnz.data(), d.tasks, d.cols, block_cols,
+        static_cast<std::int64_t>(sizeof(Value)), d.task_shared_x.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
+  // the temporaries die on return: everything queued on `stream` must be done by then
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return d;
+}
+
+#define TCSPARSE_HBP_INSTANTIATE(Value)                                                        \
+  template DeviceLayout<Value> upload_layout(const HbpLayout<Value>&);                         \
+  template HbpLayout<Value> download_layout(const DeviceLayout<Value>&);                       \
+  template DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>&,         \
+                                                      const HbpParameters&, std::int32_t,     \
+                                                      cudaStream_t);
+TCSPARSE_HBP_INSTANTIATE(double)
+TCSPARSE_HBP_INSTANTIATE(float)
+TCSPARSE_HBP_INSTANTIATE(half)
+TCSPARSE_HBP_INSTANTIATE(bfloat16)
+#undef TCSPARSE_HBP_INSTANTIATE
+
+}  // namespace tcsparse::hbp

@@ -1,0 +1,71 @@
+// The HBP layout on the device: built there from the uploaded CSR (paper Algorithm 2, a thread a
+// row; hbp_device_build.cu) or uploaded from the host builder (build_layout, the model). Both
+// give the same arrays, bit for bit (the GPU test HbpGpuBuild compares them), so the host model
+// (host_apply) stays exact for either.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hbp/hbp_format.hpp"
+#include "hbp/hbp_parameters.hpp"
+#include "runtime/device_buffer.hpp"
+#include "runtime/device_csr.hpp"
+
+namespace tcsparse::hbp {
+
+/// The arrays of HbpLayout (hbp_format.hpp, same meaning and order) in device memory, with the
+/// scalars the launch needs. block_col and block_row are not read by the kernels: the plan may
+/// release them (release_block_indices) once the layout is built.
+template <typename Value>
+struct DeviceLayout {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::int32_t block_rows = 1, block_cols = 8;
+  Reorder reorder = Reorder::hash;
+  std::int32_t warp_row_length = 0;
+  NonlinearHash hash;
+  std::int64_t blocks = 0, groups = 0, slots = 0, tasks = 0, partials = 0, combine_row_count = 0;
+
+  detail::DeviceBuffer<std::int32_t> block_col, block_row, block_group_begin, group_slot_begin;
+  detail::DeviceBuffer<std::int64_t> begin_nnz;
+  detail::DeviceBuffer<std::uint32_t> col_add_sign;
+  detail::DeviceBuffer<Value> data;
+  detail::DeviceBuffer<std::int32_t> output_hash, combine_rows, combine_begin, task_block_begin,
+      task_col, task_shared_x;
+
+  /// Bytes the kernels read (as device_bytes(HbpLayout) counts them: block_col / block_row
+  /// left out) plus the partial sums of `partial_bytes` each and the 4-byte ticket.
+  std::size_t kernel_bytes(std::size_t partial_bytes) const {
+    return block_group_begin.bytes() + group_slot_begin.bytes() + begin_nnz.bytes() +
+           col_add_sign.bytes() + data.bytes() + output_hash.bytes() + combine_rows.bytes() +
+           combine_begin.bytes() + task_block_begin.bytes() + task_col.bytes() +
+           task_shared_x.bytes() + static_cast<std::size_t>(partials) * partial_bytes +
+           sizeof(std::uint32_t);
+  }
+  void release_block_indices() {
+    block_col = {};
+    block_row = {};
+  }
+};
+
+/// Uploads the host builder's layout (build=host; synchronous copies).
+template <typename Value>
+DeviceLayout<Value> upload_layout(const HbpLayout<Value>& layout);
+
+/// Builds the layout on the GPU from `csr` (build=device), on `stream`, returning when it is
+/// complete (plan time: it downloads a few counts, allocates the arrays and temporary storage,
+/// and synchronises `stream`). The same arrays as build_layout(matrix, p, block_cols) for the
+/// matrix `csr` was uploaded from, bit for bit. Throws ParameterError for block_cols outside
+/// 1..kLargestBlockCols, UnsupportedError when a block's hash table does not fit shared memory.
+template <typename Value>
+DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
+                                           const HbpParameters& p, std::int32_t block_cols,
+                                           cudaStream_t stream);
+
+/// The layout's arrays downloaded into an HbpLayout (reorder_statistics left empty: the device
+/// build does not compute the paper's Fig. 6 statistics; `info --json` reports them from the host
+/// build). For tests: compare with build_layout.
+template <typename Value>
+HbpLayout<Value> download_layout(const DeviceLayout<Value>& layout);
+
+}  // namespace tcsparse::hbp
