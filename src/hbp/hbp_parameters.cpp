@@ -22,9 +22,10 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"reorder", Type::choice, "hash", 0, 0, {"hash", "sort", "none"},
        "row order inside a block: the nonlinear hash of the row lengths (paper III.B), a stable "
        "sort by length, or the matrix order"},
-      {"build", Type::choice, "device", 0, 0, {"device", "host"},
-       "where the layout is built: on the GPU from the uploaded CSR (paper Algorithm 2), or on "
-       "the host and uploaded (the model; both give the same arrays)"},
+      {"build", Type::choice, "host", 0, 0, {"host", "device"},
+       "where the layout is built: on the host and uploaded (the model), or on the GPU from the "
+       "uploaded CSR (paper Algorithm 2; both give the same arrays; the default once its GPU "
+       "tests have run)"},
       {"warp_row_length", Type::integer, "64", 2, 1 << 30, {"off"},
        "a row with at least this many nonzeros in a block is taken by a whole warp (off: by one "
        "lane, as the paper)"},
@@ -93,7 +94,7 @@ HbpParameters hbp_parameters(const detail::ParameterValues& values) {
   p.reorder = values.is("reorder", "sort")   ? Reorder::sort
               : values.is("reorder", "none") ? Reorder::none
                                              : Reorder::hash;
-  p.build = values.is("build", "host") ? Build::host : Build::device;
+  p.build = values.is("build", "device") ? Build::device : Build::host;
   p.warp_row_length = values.is("warp_row_length", "off")
                           ? 0
                           : static_cast<std::int32_t>(values.integer("warp_row_length"));
