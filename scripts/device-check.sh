@@ -74,6 +74,14 @@ sanitized_tests+=':Catalogue/Conformance.MatchesTheReference/empty*'
 # plans from device CSR (validation kernels, copies), DASP's plan row order and empty matrices.
 sanitized_tests+=':HostUploadTest.*:CsrFullOverlapTest.*:DeviceCsrViewValidation.*'
 sanitized_tests+=':*FromDeviceCsr*:DaspGpuEmptyMatrix.*:DaspGpu.PlanRowOrder*:DaspGpu.PermuteAndUnpermute*'
+# Kernels written without a GPU and not yet sanitised (HBP's SpMV and GPU build, TCA and the
+# dense baseline, the bulk-copy batch kernel, the automatic choice): their own memcheck and
+# racecheck run first, so a time cap cuts the older suites, not these.
+new_kernel_tests='HbpGpu*:*HbpGpuBuild*:SpmmLayouts.*:*CsrOverlapGpuOnCatalogue.Bulk*'
+new_kernel_tests+=':CsrOverlapGpu.Bulk*:CsrFullOverlapTest.Bulk*:AutoPlan.*'
+new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_hbp_*'
+new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_tca_*'
+new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_cublas_dense_*'
 # Each sanitizer run stops after this many seconds (its log says how far it got).
 sanitizer_seconds=${TCSPARSE_SANITIZER_SECONDS:-240}
 
@@ -86,10 +94,12 @@ for what in "$@"; do
       grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests from .* ran" "$out/gpu-tests.log" | tail -8 | tee -a "$log"
       step "host tests"
       "$host_tests" --gtest_brief=1 2>&1 | tail -2 | tee -a "$log"
-      for tool in memcheck racecheck; do
-        step "compute-sanitizer --tool $tool"
+      for run in memcheck:new racecheck:new memcheck:all racecheck:all; do
+        tool=${run%%:*}
+        step "compute-sanitizer --tool $tool (${run#*:} kernels)"
         filter=$sanitized_tests
         [[ $tool == racecheck ]] && filter=$dasp_tests
+        [[ $run == *:new ]] && filter=$new_kernel_tests
         timeout -k 10 "$sanitizer_seconds" compute-sanitizer --tool "$tool" --error-exitcode 9 \
           --print-limit 20 "$gpu_tests" --gtest_brief=1 --gtest_filter="$filter" \
           >>"$out/sanitizer.log" 2>&1
