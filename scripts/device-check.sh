@@ -77,11 +77,11 @@ sanitized_tests+=':*FromDeviceCsr*:DaspGpuEmptyMatrix.*:DaspGpu.PlanRowOrder*:Da
 # Kernels written without a GPU and not yet sanitised (HBP's SpMV and GPU build, TCA and the
 # dense baseline, the bulk-copy batch kernel, the automatic choice): their own memcheck and
 # racecheck run first, so a time cap cuts the older suites, not these.
-new_kernel_tests='HbpGpu*:*HbpGpuBuild*:SpmmLayouts.*:*CsrOverlapGpuOnCatalogue.Bulk*'
+new_kernel_tests='*HbpGpu*:SpmmLayouts.*:*CsrOverlapGpuOnCatalogue.Bulk*'
 new_kernel_tests+=':CsrOverlapGpu.Bulk*:CsrFullOverlapTest.Bulk*:AutoPlan.*'
-new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_hbp_*'
-new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_tca_*'
-new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_cublas_dense_*'
+new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_hbp_spmv_fp64'
+new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_tca_spmm_fp16_n64'
+new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_cublas_dense_spmm_fp16_n64'
 # Each sanitizer run stops after this many seconds (its log says how far it got).
 sanitizer_seconds=${TCSPARSE_SANITIZER_SECONDS:-240}
 
