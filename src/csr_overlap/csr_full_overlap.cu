@@ -36,6 +36,7 @@
 #include "csr_overlap/csr_overlap_parameters.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
+#include "runtime/device_csr_view.hpp"
 #include "runtime/host_upload.hpp"
 #include "tcsparse/error.hpp"
 
@@ -388,6 +389,20 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_full_overlap_spmv(
       matrix, full_overlap_parameters(parameters), parameters.to_json());
 }
 
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_full_overlap_spmv_from_device(
+    const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters) {
+  const FullOverlapParameters p = full_overlap_parameters(parameters);
+  // register mode keeps pointers to the host arrays it was built from; here those are a
+  // temporary download, freed when the factory returns
+  if (p.host_memory == HostMemoryMode::register_arrays)
+    throw UnsupportedError(
+        "csr_full_overlap: host_memory=register streams the caller's host arrays, and a plan "
+        "built from a DeviceCsrView has none (its host copy is temporary): use host_memory=copy");
+  return std::make_unique<CsrFullOverlapSpmv<Value>>(detail::download_device_csr(matrix), p,
+                                                     parameters.to_json());
+}
+
 template std::unique_ptr<detail::SpmvMethod<double>> make_full_overlap_spmv(
     const CsrMatrix<double, std::int32_t>&, const detail::ParameterValues&);
 template std::unique_ptr<detail::SpmvMethod<float>> make_full_overlap_spmv(
@@ -396,5 +411,13 @@ template std::unique_ptr<detail::SpmvMethod<half>> make_full_overlap_spmv(
     const CsrMatrix<half, std::int32_t>&, const detail::ParameterValues&);
 template std::unique_ptr<detail::SpmvMethod<bfloat16>> make_full_overlap_spmv(
     const CsrMatrix<bfloat16, std::int32_t>&, const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmvMethod<double>> make_full_overlap_spmv_from_device(
+    const DeviceCsrView<double>&, const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmvMethod<float>> make_full_overlap_spmv_from_device(
+    const DeviceCsrView<float>&, const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmvMethod<half>> make_full_overlap_spmv_from_device(
+    const DeviceCsrView<half>&, const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmvMethod<bfloat16>> make_full_overlap_spmv_from_device(
+    const DeviceCsrView<bfloat16>&, const detail::ParameterValues&);
 
 }  // namespace tcsparse::csr_overlap

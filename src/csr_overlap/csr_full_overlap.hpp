@@ -26,4 +26,11 @@ template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_full_overlap_spmv(
     const CsrMatrix<Value, std::int32_t>& matrix, const detail::ParameterValues& parameters);
 
+/// The same from a CSR on the GPU: downloaded once into the plan's pinned copy
+/// (host_memory=copy). host_memory=register is an UnsupportedError: the download is temporary,
+/// so there are no caller's host arrays to register and stream from.
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_full_overlap_spmv_from_device(
+    const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters);
+
 }  // namespace tcsparse::csr_overlap

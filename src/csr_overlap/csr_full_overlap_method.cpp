@@ -35,7 +35,11 @@ const MethodDescriptor csr_full_overlap_method = {
              .bf16 = &csr_overlap::make_full_overlap_spmv<bfloat16>},
     .spmm = {},  // SpMV only
     // the matrix lives in host memory by design: a plan from device arrays downloads it once
-    .spmv_from_device = {},
+    // into its pinned copy (host_memory=register would keep pointers into that temporary)
+    .spmv_from_device = {.fp64 = &csr_overlap::make_full_overlap_spmv_from_device<double>,
+                         .fp32 = &csr_overlap::make_full_overlap_spmv_from_device<float>,
+                         .fp16 = &csr_overlap::make_full_overlap_spmv_from_device<half>,
+                         .bf16 = &csr_overlap::make_full_overlap_spmv_from_device<bfloat16>},
     .spmm_from_device = {},
     .layout_statistics = &csr_full_overlap_layout_statistics,
 };

@@ -68,7 +68,9 @@ inline void check_bulk_copy_supported(const cudaFuncAttributes& kernel, std::str
                            ": copy=bulk needs the bulk copy (TMA) of sm_90 or later; this GPU "
                            "has compute capability " +
                            capability + ": use copy=cp_async");
-  if (kernel.binaryVersion < 90)
+  // ptxVersion too: code JIT-compiled from compute_80 PTX runs as sm_90 binary but was compiled
+  // with __CUDA_ARCH__ = 800, where the bulk copy traps
+  if (kernel.binaryVersion < 90 || kernel.ptxVersion < 90)
     throw UnsupportedError(std::string(method) + ": copy=bulk: this build of tcsparse has no "
                            "sm_90 code for the GPU of compute capability " + capability +
                            " (CMAKE_CUDA_ARCHITECTURES without 90): use copy=cp_async");

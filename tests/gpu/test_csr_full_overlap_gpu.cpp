@@ -250,6 +250,25 @@ TEST_F(CsrFullOverlapTest, RegisterModeStreamsTheCallersArraysAtEveryApply) {
   EXPECT_LT(relative_error<double>(y, expected), 1e-12);
 }
 
+// A plan from device arrays streams its own pinned copy of the download; register mode would
+// keep pointers into that temporary download, so it is refused.
+TEST_F(CsrFullOverlapTest, FromDeviceCsrCopiesAndRefusesRegisterMode) {
+  const Matrix matrix = generate_stencil_2d_5pt(100, 100, 2);
+  const DeviceBuffer<std::int32_t> row_ptr(matrix.row_ptr);
+  const DeviceBuffer<std::int32_t> col_idx(matrix.col_idx);
+  const DeviceBuffer<double> values(matrix.values);
+  const DeviceCsrView<double> view{matrix.rows,    matrix.cols,    matrix.nnz(),
+                                   row_ptr.data(), col_idx.data(), values.data()};
+  const SpmvPlan<double> plan(view, "csr_full_overlap", options_of({"big_batches=4"}));
+  const std::vector<double> x = test::make_x<double>(matrix);
+  std::vector<double> expected(static_cast<std::size_t>(matrix.rows));
+  spmv_reference<double, std::int32_t>(matrix, x, expected, 1.0, 0.0);
+  const std::vector<double> y = run_spmv(plan, x, std::vector<double>(expected.size()), {1.0, 0.0});
+  EXPECT_LT(relative_error<double>(y, expected), 1e-12);
+  EXPECT_THROW(SpmvPlan<double>(view, "csr_full_overlap", options_of({"host_memory=register"})),
+               UnsupportedError);
+}
+
 TEST_F(CsrFullOverlapTest, RepeatedAppliesAreBitwiseIdentical) {
   const Matrix matrix = generate_rmat(13, 16, 9);
   const std::size_t bytes = matrix_bytes(matrix, sizeof(double));
