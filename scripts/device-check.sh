@@ -2,7 +2,10 @@
 # The GPU check on the lent GPU machine, in one call: GPU tests, compute-sanitizer on the kernels,
 # and benchmarks. Everything it keeps lands in $OUT (the device tool brings back at most 8 files).
 #
-#   scripts/device-check.sh tests           GPU + host tests, memcheck and racecheck
+#   scripts/device-check.sh tests           GPU + host tests
+#   scripts/device-check.sh sanitize        memcheck and racecheck: the kernels not yet sanitised
+#                                           first, then the older suites (each run capped at
+#                                           $TCSPARSE_SANITIZER_SECONDS, default 120)
 #   scripts/device-check.sh bench-default   tcsparse bench on the built-in default suite
 #   scripts/device-check.sh bench-matrices  tcsparse bench over $TCSPARSE_MATRIX_DIR
 #   scripts/device-check.sh parse-speed     Matrix Market parse speed on 100 million entries
@@ -83,7 +86,7 @@ new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_hbp_spmv_fp64'
 new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_tca_spmm_fp16_n64'
 new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_cublas_dense_spmm_fp16_n64'
 # Each sanitizer run stops after this many seconds (its log says how far it got).
-sanitizer_seconds=${TCSPARSE_SANITIZER_SECONDS:-240}
+sanitizer_seconds=${TCSPARSE_SANITIZER_SECONDS:-120}
 
 for what in "$@"; do
   case $what in
@@ -94,6 +97,8 @@ for what in "$@"; do
       grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests from .* ran" "$out/gpu-tests.log" | tail -8 | tee -a "$log"
       step "host tests"
       "$host_tests" --gtest_brief=1 2>&1 | tail -2 | tee -a "$log"
+      ;;
+    sanitize)
       for run in memcheck:new racecheck:new memcheck:all racecheck:all; do
         tool=${run%%:*}
         step "compute-sanitizer --tool $tool (${run#*:} kernels)"
@@ -177,7 +182,7 @@ for what in "$@"; do
         --output "$out/from-device-$gpu.jsonl" >"$out/bench-from-device.txt" 2>>"$log"
       echo "bench exit code $?" | tee -a "$log"
       ;;
-    *) echo "unknown step '$what' (tests, bench-default, bench-matrices, bench-dasp, bench-overlap, parse-speed, gather-ceiling, bench-compare)" >&2; exit 2 ;;
+    *) echo "unknown step '$what' (tests, sanitize, bench-default, bench-matrices, bench-dasp, bench-overlap, parse-speed, gather-ceiling, bench-compare)" >&2; exit 2 ;;
   esac
 done
 step "done"
