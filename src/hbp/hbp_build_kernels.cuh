@@ -60,8 +60,9 @@ __global__ void count_row_segments_kernel(const std::int32_t* row_ptr, const std
   if (r > rows) return;  // warp-uniform
   std::int32_t count = 0;
   if (r < rows) {
-    const std::int32_t begin = row_ptr[r], end = row_ptr[r + 1];
-    for (std::int32_t k = begin + arch::lane_id(); k < end; k += arch::kWarpSize)
+    const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
+    // 64-bit: k + 32 must not wrap when nnz is near 2^31
+    for (std::int64_t k = begin + arch::lane_id(); k < end; k += arch::kWarpSize)
       if (k == begin || column_block(col_idx, k, block_cols) != column_block(col_idx, k - 1, block_cols))
         ++count;
   }
@@ -98,7 +99,7 @@ __global__ void shift_histogram_kernel(const std::int32_t* segment_begin,
                                        std::int64_t step, unsigned long long* shift_counts) {
   const std::int64_t r = warp_row() * step;
   if (r >= rows) return;  // warp-uniform
-  for (std::int32_t s = segment_begin[r] + arch::lane_id(); s < segment_begin[r + 1];
+  for (std::int64_t s = segment_begin[r] + arch::lane_id(); s < segment_begin[r + 1];
        s += arch::kWarpSize)
     atomicAdd(&shift_counts[aggregation_shift(seg_length[s])], 1ull);
 }
@@ -122,12 +123,13 @@ __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::in
   const std::int32_t lane = arch::lane_id();
   const std::uint32_t lanes_below = (1u << lane) - 1u;
   const auto row_block = static_cast<unsigned long long>(r / block_rows);
-  const std::int32_t begin = row_ptr[r], end = row_ptr[r + 1];
-  const std::int32_t first_segment = segment_begin[r];
+  // 64-bit windows and segment indices: window + 32 must not wrap when nnz is near 2^31
+  const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
+  const std::int64_t first_segment = segment_begin[r];
   const bool combine = combine_flag[r] != 0;
   std::int32_t running = 0;  // segments started in earlier windows
-  for (std::int32_t window = begin; window < end; window += arch::kWarpSize) {  // warp-uniform
-    const std::int32_t k = window + lane;
+  for (std::int64_t window = begin; window < end; window += arch::kWarpSize) {  // warp-uniform
+    const std::int64_t k = window + lane;
     std::int32_t cb = 0;
     bool starts = false;
     if (k < end) {
@@ -137,19 +139,20 @@ __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::in
     const std::uint32_t started = __ballot_sync(arch::kFullMask, starts);
     if (starts) {
       const std::int32_t rank = running + __popc(started & lanes_below);
-      const std::int32_t s = first_segment + rank;
+      const std::int64_t s = first_segment + rank;
       seg_key[s] = static_cast<unsigned long long>(cb) * static_cast<unsigned long long>(row_blocks) +
                    row_block;
-      seg_first[s] = k;
+      seg_first[s] = static_cast<std::int32_t>(k);
       seg_destination[s] = combine ? partial_begin[r] + rank : ~static_cast<std::int32_t>(r);
-      seg_index[s] = s;
+      seg_index[s] = static_cast<std::int32_t>(s);
     }
     running += __popc(started);
   }
   __syncwarp();  // seg_first of the whole row written before the lengths read it
-  const std::int32_t end_segment = first_segment + running;
-  for (std::int32_t s = first_segment + lane; s < end_segment; s += arch::kWarpSize)
-    seg_length[s] = (s + 1 < end_segment ? seg_first[s + 1] : end) - seg_first[s];
+  const std::int64_t end_segment = first_segment + running;
+  for (std::int64_t s = first_segment + lane; s < end_segment; s += arch::kWarpSize)
+    seg_length[s] = static_cast<std::int32_t>((s + 1 < end_segment ? seg_first[s + 1] : end) -
+                                              seg_first[s]);
 }
 
 /// Step 2, a thread a slot: 1 where a block starts (its key differs from the previous slot's).

@@ -223,7 +223,8 @@ TEST_F(HbpGpuBuild, HashSortAndNoneBuildTimesAreReported) {
   // informative: the "hash >= 3x faster than sort" is measured by the bench (README)
   const Matrix matrix64 = generate_rmat(20, 16, 11);
   for (const char* reorder : kReorders) {
-    const SpmvPlan<double> plan(matrix64, Method("hbp"), testing::options_of({reorder}));
+    const SpmvPlan<double> plan(matrix64, Method("hbp"),
+                                testing::options_of({reorder, "build=device"}));
     EXPECT_GT(plan.stats().device_preprocess_ms, 0.0) << reorder;
     std::cout << "[ info ] rmat 20 " << reorder << ": device_preprocess_ms "
               << plan.stats().device_preprocess_ms << ", upload_ms " << plan.stats().upload_ms
@@ -235,7 +236,8 @@ TEST_F(HbpGpuBuild, HashTableBeyondSharedMemoryIsRefusedNamingTheHostBuild) {
   // block_rows = 2^20: a 2^20-position table needs 256 KiB of bitmap and prefix, over any GPU's
   const Matrix matrix = test::with_row_lengths(64, std::vector<std::int64_t>(100, 3), 5);
   try {
-    const SpmvPlan<double> plan(matrix, Method("hbp"), testing::options_of({"block_rows=1048576"}));
+    const SpmvPlan<double> plan(matrix, Method("hbp"),
+                                testing::options_of({"block_rows=1048576", "build=device"}));
     FAIL() << "expected UnsupportedError";
   } catch (const UnsupportedError& error) {
     EXPECT_NE(std::string(error.what()).find("build=host"), std::string::npos) << error.what();
