@@ -38,6 +38,7 @@
 
 #include "common/test_matrices.hpp"
 #include "gpu/gpu_test.hpp"
+#include "gpu/real_matrix_cases.hpp"
 #include "runtime/device_buffer.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
@@ -257,31 +258,7 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, Conformance, ::testing::ValuesIn(catalogue_c
 /// Matrices from the shared directory spread over sizes (every kind present, DLMC included).
 constexpr std::size_t kRealMatrixCount = 30;
 
-struct RealCase {
-  std::filesystem::path path;  ///< empty: no matrix directory (the test skips and says so)
-  std::string name;
-};
-void PrintTo(const RealCase& c, std::ostream* out) { *out << c.name; }
-
-std::vector<RealCase> real_cases() {
-  std::vector<RealCase> cases;
-  for (const std::filesystem::path& path : test::real_matrix_files(kRealMatrixCount))
-    cases.push_back({path, test::real_matrix_name(path)});
-  if (cases.empty()) cases.push_back({{}, "no_matrix_directory"});
-  return cases;
-}
-
-class ConformanceOnRealMatrices : public testing::GpuTestWithParam<RealCase> {
- protected:
-  void SetUp() override {
-    GpuTestWithParam<RealCase>::SetUp();
-    if (IsSkipped()) return;
-    if (GetParam().path.empty())
-      GTEST_SKIP() << "no real matrices: set TCSPARSE_MATRIX_DIR to a directory with a "
-                      "MANIFEST.tsv (default "
-                   << TCSPARSE_DEFAULT_MATRIX_DIR << ")";
-  }
-};
+class ConformanceOnRealMatrices : public testing::OnRealMatrices {};
 
 TEST_P(ConformanceOnRealMatrices, EveryProductMatchesTheReference) {
   const test::NamedMatrix real = test::load_real_matrix(GetParam().path);
@@ -289,8 +266,8 @@ TEST_P(ConformanceOnRealMatrices, EveryProductMatchesTheReference) {
     expect_product_matches_reference(real.matrix, product);
 }
 
-INSTANTIATE_TEST_SUITE_P(Real, ConformanceOnRealMatrices, ::testing::ValuesIn(real_cases()),
-                         CaseName{});
+INSTANTIATE_TEST_SUITE_P(Real, ConformanceOnRealMatrices,
+                         ::testing::ValuesIn(testing::real_cases(kRealMatrixCount)), CaseName{});
 
 // ---- the promises of apply, for every product -------------------------------------------------
 

@@ -16,6 +16,7 @@
 
 #include "common/test_matrices.hpp"
 #include "gpu/gpu_test.hpp"
+#include "gpu/real_matrix_cases.hpp"
 #include "gpu/plan_runner.hpp"
 #include "hbp/hbp.hpp"
 #include "hbp/hbp_format.hpp"
@@ -124,36 +125,7 @@ INSTANTIATE_TEST_SUITE_P(AllSynthetic, HbpGpuBuildOnCatalogue,
 
 constexpr std::size_t kRealMatrixCount = 30;
 
-struct RealCase {
-  std::filesystem::path path;  ///< empty: no matrix directory (the test skips and says so)
-  std::string name;
-};
-void PrintTo(const RealCase& c, std::ostream* out) { *out << c.name; }
-struct RealCaseName {
-  std::string operator()(const ::testing::TestParamInfo<RealCase>& info) const {
-    return test::sanitized_name(info.param.name) + "_" + std::to_string(info.index);
-  }
-};
-
-std::vector<RealCase> real_cases() {
-  std::vector<RealCase> cases;
-  for (const std::filesystem::path& path : test::real_matrix_files(kRealMatrixCount))
-    cases.push_back({path, test::real_matrix_name(path)});
-  if (cases.empty()) cases.push_back({{}, "no_matrix_directory"});
-  return cases;
-}
-
-class HbpGpuBuildOnRealMatrices : public testing::GpuTestWithParam<RealCase> {
- protected:
-  void SetUp() override {
-    GpuTestWithParam<RealCase>::SetUp();
-    if (IsSkipped()) return;
-    if (GetParam().path.empty())
-      GTEST_SKIP() << "no real matrices: set TCSPARSE_MATRIX_DIR to a directory with a "
-                      "MANIFEST.tsv (default "
-                   << TCSPARSE_DEFAULT_MATRIX_DIR << ")";
-  }
-};
+class HbpGpuBuildOnRealMatrices : public testing::OnRealMatrices {};
 
 TEST_P(HbpGpuBuildOnRealMatrices, DeviceBuildGivesTheHostBuildsArraysBitwise) {
   const test::NamedMatrix real = test::load_real_matrix(GetParam().path);
@@ -161,8 +133,9 @@ TEST_P(HbpGpuBuildOnRealMatrices, DeviceBuildGivesTheHostBuildsArraysBitwise) {
   expect_same_layout_every_reorder(real.matrix, real.name, {"block_rows=512", "block_cols=4096"});
 }
 
-INSTANTIATE_TEST_SUITE_P(Real, HbpGpuBuildOnRealMatrices, ::testing::ValuesIn(real_cases()),
-                         RealCaseName{});
+INSTANTIATE_TEST_SUITE_P(Real, HbpGpuBuildOnRealMatrices,
+                         ::testing::ValuesIn(testing::real_cases(kRealMatrixCount)),
+                         testing::RealCaseName{});
 
 // ---- the cases and the plan ------------------------------------------------------------
 
