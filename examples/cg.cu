@@ -13,7 +13,8 @@
 // recurrence's), the plan build time, the time per iteration (CUDA events, median of --repeats
 // solves after a warm-up solve), and the same for a plan of method "cusparse", with the number of
 // iterations after which the faster apply pays for the slower build:
-//   break-even = (build_ms(method) - build_ms(cusparse)) / (ms_per_iter(cusparse) - ms_per_iter(method)).
+//   break-even = (build_ms(method) - build_ms(cusparse))
+//                / (ms_per_iter(cusparse) - ms_per_iter(method)).
 //
 // Exit codes: 0 converged, 1 error or no convergence (bad arguments, unreadable or non-symmetric
 // matrix, CG breakdown), 2 no CUDA device.
@@ -43,7 +44,7 @@ namespace {
 
 constexpr int kExitNoDevice = 2;
 
-// ---- CUDA runtime: return codes and RAII ---------------------------------------------------------
+// ---- CUDA runtime: return codes and RAII -------------------------------------------------------
 
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess)
@@ -92,7 +93,9 @@ class PinnedArray {
 
 class CudaStream {
  public:
-  CudaStream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  CudaStream() {
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
   ~CudaStream() { cudaStreamDestroy(stream_); }
   CudaStream(const CudaStream&) = delete;
   CudaStream& operator=(const CudaStream&) = delete;
@@ -108,7 +111,9 @@ class CudaEvent {
   ~CudaEvent() { cudaEventDestroy(event_); }
   CudaEvent(const CudaEvent&) = delete;
   CudaEvent& operator=(const CudaEvent&) = delete;
-  void record(cudaStream_t stream) const { check(cudaEventRecord(event_, stream), "cudaEventRecord"); }
+  void record(cudaStream_t stream) const {
+    check(cudaEventRecord(event_, stream), "cudaEventRecord");
+  }
   /// Milliseconds from `start` to this event (both recorded; waits for this one).
   float since(const CudaEvent& start) const {
     check(cudaEventSynchronize(event_), "cudaEventSynchronize");
@@ -121,7 +126,7 @@ class CudaEvent {
   cudaEvent_t event_ = nullptr;
 };
 
-// ---- the CG kernels --------------------------------------------------------------------------------
+// ---- the CG kernels ----------------------------------------------------------------------------
 //
 // Vectors are plain device arrays of n values in the plan's order. Dot products are reduced in
 // double (also for fp32 vectors) in two deterministic passes: every block of a grid-stride kernel
@@ -268,7 +273,7 @@ int blocks_for(std::int64_t n) {
 
 void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
 
-// ---- the solver ------------------------------------------------------------------------------------
+// ---- the solver --------------------------------------------------------------------------------
 
 struct Options {
   std::string matrix;
@@ -316,9 +321,10 @@ class ConjugateGradient {
     start.record(stream_);
     // x = 0, r = b, p = r, rr = r.r
     check(cudaMemsetAsync(x_.get(), 0, n_ * sizeof(Value), stream_), "cudaMemsetAsync");
-    check(cudaMemcpyAsync(r_.get(), b_.get(), n_ * sizeof(Value), cudaMemcpyDeviceToDevice, stream_),
+    const std::size_t bytes = static_cast<std::size_t>(n_) * sizeof(Value);
+    check(cudaMemcpyAsync(r_.get(), b_.get(), bytes, cudaMemcpyDeviceToDevice, stream_),
           "cudaMemcpyAsync");
-    check(cudaMemcpyAsync(p_.get(), b_.get(), n_ * sizeof(Value), cudaMemcpyDeviceToDevice, stream_),
+    check(cudaMemcpyAsync(p_.get(), b_.get(), bytes, cudaMemcpyDeviceToDevice, stream_),
           "cudaMemcpyAsync");
     dot_partials<Value><<<blocks_, kThreads, 0, stream_>>>(r_.get(), r_.get(), n_, partials_.get());
     check_launch("dot_partials");
@@ -364,7 +370,8 @@ class ConjugateGradient {
   /// One CG iteration, k = 0, 1, ...: all on the stream, no host round trip.
   void iterate(int k) {
     plan_.apply(p_.get(), Ap_.get(), 1, 0, stream_);
-    dot_partials<Value><<<blocks_, kThreads, 0, stream_>>>(p_.get(), Ap_.get(), n_, partials_.get());
+    dot_partials<Value>
+        <<<blocks_, kThreads, 0, stream_>>>(p_.get(), Ap_.get(), n_, partials_.get());
     check_launch("dot_partials");
     finish_alpha<<<1, kThreads, 0, stream_>>>(partials_.get(), blocks_, scalars_.get(), k);
     check_launch("finish_alpha");
@@ -469,11 +476,13 @@ Measurement measure(const tcsparse::CsrMatrix<Value, std::int32_t>& A, const std
 
 void print(const Measurement& m, const Options& options) {
   std::printf("method %s\n", m.method.c_str());
-  std::printf("  plan build      %.3f ms (host preprocess %.3f, upload %.3f, device preprocess %.3f)\n",
+  std::printf("  plan build      %.3f ms (host preprocess %.3f, upload %.3f, "
+              "device preprocess %.3f)\n",
               m.build_ms, m.stats.host_preprocess_ms, m.stats.upload_ms,
               m.stats.device_preprocess_ms);
   std::printf("  iterations      %d%s (tolerance %.3g)\n", m.solve.iterations,
-              m.solve.converged ? "" : " (NOT converged: max iterations reached)", options.tolerance);
+              m.solve.converged ? "" : " (NOT converged: max iterations reached)",
+              options.tolerance);
   std::printf("  relative residual %.3e (recurrence %.3e), max |x - 1| %.3e\n", m.true_residual,
               m.solve.recurrence_residual, m.max_error);
   std::printf("  time per iteration %.4f ms (median of %d solves, %d iterations run, "
@@ -563,7 +572,8 @@ int run(const Options& options) {
                "usage: cg MATRIX [--precision fp64|fp32] [--tol T] [--max-iter N] [--method M]\n"
                "                 [--check-every N] [--repeats N]\n"
                "  MATRIX  an SPD matrix file (.mtx, .mtx.gz, .smtx) or poisson3d:N (N^3 rows)\n"
-               "  defaults: fp64, tol 1e-8, max-iter 2000, method auto, check-every 10, repeats 3\n");
+               "  defaults: fp64, tol 1e-8, max-iter 2000, method auto, check-every 10,\n"
+               "            repeats 3\n");
   std::exit(problem.empty() ? 0 : 1);
 }
 
@@ -617,7 +627,8 @@ Options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   const Options options = parse(argc, argv);
   try {
-    static_cast<void>(tcsparse::Method(options.method));  // an unknown name lists the registered ones
+    // An unknown method name is an Error listing the registered ones.
+    static_cast<void>(tcsparse::Method(options.method));
     // Before reading a large file: a clear message on a machine without a GPU.
     if (!tcsparse::cuda_device_available()) {
       std::fprintf(stderr, "cg: no CUDA device found: this example needs an NVIDIA GPU\n");

@@ -100,7 +100,8 @@ def require_symmetric(A):
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"the matrix is {A.shape[0]} x {A.shape[1]}: CG needs a square SPD matrix")
     if (A != A.T).nnz != 0:
-        raise ValueError("the matrix is not symmetric: CG needs a symmetric positive definite matrix")
+        raise ValueError("the matrix is not symmetric: CG needs a symmetric positive definite "
+                         "matrix")
     if A.shape[0] == 0:
         raise ValueError("the matrix is empty: nothing to solve")
 
@@ -178,7 +179,8 @@ class ConjugateGradient:
                         break
                 if converged:
                     break
-                if (self.pAp_history[checked:run].get() <= 0).any():
+                # p.Ap of iterations max(checked - 1, 0) .. run - 1 (rr of 0 .. run is known)
+                if (self.pAp_history[max(checked - 1, 0):run].get() <= 0).any():
                     raise RuntimeError("CG broke down: p^T A p <= 0, the matrix is not positive "
                                        "definite")
                 checked = run + 1
@@ -204,7 +206,7 @@ def median_solve(solves):
 def measure_tcsparse(cp, tcsparse, kernels, A, method, args):
     cp.cuda.Device().synchronize()
     begin = time.perf_counter()
-    plan = tcsparse.SpmvPlan(A, method=method, precision=args.precision)
+    plan = tcsparse.SpmvPlan(A, method=method)  # A is in the precision already
     cp.cuda.Device().synchronize()
     build_ms = (time.perf_counter() - begin) * 1e3
     dtype = cp.float64 if args.precision == "fp64" else cp.float32
@@ -230,7 +232,8 @@ def measure_cupyx(cp, A, args):
     dtype = cp.float64 if args.precision == "fp64" else cp.float32
     cp.cuda.Device().synchronize()
     begin = time.perf_counter()
-    A_gpu = cupyx.scipy.sparse.csr_matrix(scipy.sparse.csr_matrix(A.astype(dtype)))  # the upload is its whole "build"
+    # the upload is cupyx's whole "build"
+    A_gpu = cupyx.scipy.sparse.csr_matrix(scipy.sparse.csr_matrix(A.astype(dtype, copy=False)))
     cp.cuda.Device().synchronize()
     build_ms = (time.perf_counter() - begin) * 1e3
     n = A.shape[0]
@@ -291,6 +294,8 @@ def main(argv=None):
     try:
         A = load(tcsparse, args.matrix)
         require_symmetric(A)
+        if args.precision == "fp32":
+            A = A.astype("float32")  # before any timing, as in cg.cu
         print(f"matrix {args.matrix}: {A.shape[0]} x {A.shape[1]}, {A.nnz} nonzeros, "
               f"{args.precision}")
         kernels = Kernels(cp)

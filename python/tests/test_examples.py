@@ -162,7 +162,7 @@ def test_cg_loop_refuses_an_indefinite_matrix():
     n = 40
     A = scipy.sparse.diags_array([np.where(np.arange(n) % 2 == 0, 1.0, -2.0)], offsets=[0],
                                  format="csr")
-    with pytest.raises(RuntimeError, match="not positive definite|not finite"):
+    with pytest.raises(RuntimeError, match="not positive definite"):
         host_cg(cg, A, max_iterations=50).solve(1e-12, 50, 5)
 
 
