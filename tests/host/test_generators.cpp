@@ -251,7 +251,9 @@ TEST(Poisson3d, IsDiagonallyDominantStrictlyOnTheBoundary) {
     const std::int64_t x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
     const bool boundary =
         x == 0 || x == nx - 1 || y == 0 || y == ny - 1 || z == 0 || z == nz - 1;
-    if (boundary) EXPECT_GT(diagonal, off_diagonal) << i;
+    if (boundary) {
+      EXPECT_GT(diagonal, off_diagonal) << i;
+    }
   }
 }
 
@@ -687,7 +689,9 @@ TEST(GeneratorKinds, ListsEveryKindWithItsParameters) {
   std::set<std::string> kinds;
   for (const auto& [kind, help] : generator_kinds()) {
     kinds.insert(kind);
-    if (kind != "poisson3d") EXPECT_TRUE(contains(help, "seed")) << kind;  // fixed values
+    if (kind != "poisson3d") {  // fixed values, no seed
+      EXPECT_TRUE(contains(help, "seed")) << kind;
+    }
   }
   const std::set<std::string> expected = {"stencil2d", "stencil3d", "poisson3d", "rmat",
                                           "random",    "banded",    "short",     "long",
