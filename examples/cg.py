@@ -111,8 +111,8 @@ class Kernels:
 
     def __init__(self, cp):
         self.dot = cp.ReductionKernel(
-            "T a, T b", "float64 z", "(double)a * (double)b", "a + b", "z = a", "0", "cg_dot",
-            reduce_type="double")
+            "T u, T v", "float64 z", "(double)u * (double)v", "a + b", "z = a", "0", "cg_dot",
+            reduce_type="double")  # a, b: the names of the two operands of a reduction step
         # alpha = rr / p.Ap, 0 when p.Ap is not positive (the breakdown check reads p.Ap back)
         self.alpha = cp.ElementwiseKernel(
             "float64 rr, float64 pAp", "float64 alpha",
