@@ -1,7 +1,8 @@
 // Synthetic matrices of the kinds the papers stress, deterministic from a seed.
 //
 // Every generator returns a valid CsrMatrix<double> with values drawn from the seed (never all
-// zeros or all ones) and throws IndexOverflowError, before allocating, if the requested shape or
+// zeros or all ones; generate_poisson_3d alone has the fixed values of the discrete Laplacian) and
+// throws IndexOverflowError, before allocating, if the requested shape or
 // nonzero count does not fit 32-bit indices.
 #pragma once
 
@@ -22,6 +23,12 @@ GeneratedMatrix generate_stencil_2d_5pt(std::int64_t nx, std::int64_t ny, std::u
 /// 3D 27-point stencil on an nx x ny x nz grid: up to 27 entries per row.
 GeneratedMatrix generate_stencil_3d_27pt(std::int64_t nx, std::int64_t ny, std::int64_t nz,
                                          std::uint64_t seed);
+
+/// The 3D Poisson matrix: the 7-point finite-difference Laplacian on an nx x ny x nz grid with
+/// Dirichlet boundaries, 6 on the diagonal and -1 for each of the up to 6 neighbours, row
+/// (x, y, z) = x + nx*(y + ny*z). Symmetric positive definite (irreducibly diagonally dominant),
+/// the classic conjugate-gradient test matrix; no seed, the values are fixed.
+GeneratedMatrix generate_poisson_3d(std::int64_t nx, std::int64_t ny, std::int64_t nz);
 
 /// R-MAT power-law graph with 2^scale vertices and about edge_factor * 2^scale edges,
 /// Graph500 parameters a=0.57, b=0.19, c=0.19, d=0.05. Duplicate edges are merged.
@@ -87,6 +94,7 @@ GeneratedMatrix generate_block_diagonal_replica(const GeneratedMatrix& block,
 /// Kinds and parameters (defaults in brackets):
 ///   stencil2d   nx ny                       seed
 ///   stencil3d   nx ny nz                    seed
+///   poisson3d   nx ny[nx] nz[nx]                  (fixed values: no seed)
 ///   rmat        scale edge_factor[16]       seed
 ///   random      rows cols dist[uniform|normal|power_law] min max exponent[2] seed
 ///   banded      n bandwidth                 seed

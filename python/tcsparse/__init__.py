@@ -49,7 +49,7 @@ __all__ = [
     "UnsupportedError", "ParameterError", "NoDeviceError", "CudaError", "DeviceMemoryError",
     "CusparseError", "read_matrix", "generate", "generator_kinds", "methods", "method_info",
     "cuda_available", "SpmvPlan", "SpmmPlan",
-    "stencil_2d_5pt", "stencil_3d_27pt", "rmat", "random_rows", "banded", "short_rows",
+    "stencil_2d_5pt", "stencil_3d_27pt", "poisson_3d", "rmat", "random_rows", "banded", "short_rows",
     "long_rows", "pruned_weights",
 ]
 
@@ -139,6 +139,12 @@ def stencil_2d_5pt(nx: int, ny: int, seed: Optional[int] = None) -> scipy.sparse
 def stencil_3d_27pt(nx: int, ny: int, nz: int, seed: Optional[int] = None) -> scipy.sparse.csr_array:
     """3D 27-point stencil on an nx x ny x nz grid (nx*ny*nz rows)."""
     return generate("stencil3d", **_seeded(dict(nx=nx, ny=ny, nz=nz, seed=seed)))
+
+
+def poisson_3d(nx: int, ny: Optional[int] = None, nz: Optional[int] = None) -> scipy.sparse.csr_array:
+    """3D Poisson 7-point Laplacian on an nx x ny x nz grid (ny, nz default to nx): 6 on the
+    diagonal, -1 off, symmetric positive definite; fixed values (no seed)."""
+    return generate("poisson3d", **_seeded(dict(nx=nx, ny=ny, nz=nz)))
 
 
 def rmat(scale: int, edge_factor: int = 16, seed: Optional[int] = None) -> scipy.sparse.csr_array:

@@ -81,6 +81,16 @@ def test_generate_takes_the_cli_spec_string_and_named_functions_agree():
     assert tcsparse.pruned_weights(16, 16, 0.5).shape == (16, 16)
 
 
+def test_poisson_3d_is_the_symmetric_7_point_laplacian():
+    A = tcsparse.poisson_3d(4, 3, 5)
+    assert A.shape == (60, 60) and A.has_canonical_format
+    assert (A != A.T).nnz == 0
+    np.testing.assert_array_equal(A.diagonal(), np.full(60, 6.0))
+    off = A - scipy.sparse.diags_array(A.diagonal())
+    assert set(np.unique(off.data)) <= {-1.0, 0.0}
+    assert (tcsparse.poisson_3d(4) != tcsparse.generate("poisson3d:nx=4")).nnz == 0
+
+
 def test_generator_kinds_and_bad_generator_input():
     kinds = tcsparse.generator_kinds()
     assert {"stencil2d", "stencil3d", "rmat", "random", "banded", "short", "long", "pruned",

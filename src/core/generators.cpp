@@ -400,6 +400,16 @@ const std::vector<GeneratorKind>& kinds() {
          return generate_stencil_3d_27pt(p.integer("nx"), p.integer("ny"), p.integer("nz"),
                                          p.seed());
        }},
+      {"poisson3d",
+       "3D Poisson 7-point Laplacian (6 on the diagonal, -1 off; SPD, fixed values), nx*ny*nz rows",
+       {{"nx", ""}, {"ny", "nx"}, {"nz", "nx"}},
+       [](const Parameters& p) {
+         const std::int64_t nx = p.integer("nx");
+         const auto or_nx = [&](const char* name) {
+           return p.text(name) == "nx" ? nx : p.integer(name);
+         };
+         return generate_poisson_3d(nx, or_nx("ny"), or_nx("nz"));
+       }},
       {"rmat",
        "R-MAT power-law graph (Graph500 a=.57 b=.19 c=.19), 2^scale rows",
        {{"scale", ""}, {"edge_factor", "16"}, {"seed", seed_default}},
@@ -542,6 +552,47 @@ GeneratedMatrix generate_stencil_3d_27pt(std::int64_t nx, std::int64_t ny, std::
                       }
                     }
                   });
+}
+
+GeneratedMatrix generate_poisson_3d(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  constexpr std::string_view name = "poisson3d";
+  require_non_negative(name, "nx", nx);
+  require_non_negative(name, "ny", ny);
+  require_non_negative(name, "nz", nz);
+  const std::int64_t rows =
+      checked_product(name, "rows (nx*ny*nz)", checked_product(name, "nx*ny", nx, ny), nz);
+  const std::int64_t plane = nx * ny;
+  // Row (x, y, z) is x + nx*(y + ny*z); its neighbours in increasing column order:
+  // (z-1), (y-1), (x-1), itself, (x+1), (y+1), (z+1).
+  const auto lengths = row_lengths(rows, [&](std::int64_t row) {
+    const std::int64_t x = row % nx, y = (row / nx) % ny, z = row / plane;
+    return static_cast<std::int32_t>(1 + (x > 0) + (x < nx - 1) + (y > 0) + (y < ny - 1) +
+                                     (z > 0) + (z < nz - 1));
+  });
+  GeneratedMatrix matrix = assemble(
+      name, rows, rows, lengths, /*seed=*/0,
+      [&](std::int64_t row, std::span<std::int32_t> columns) {
+        const std::int64_t x = row % nx, y = (row / nx) % ny, z = row / plane;
+        std::size_t k = 0;
+        const auto add = [&](std::int64_t col) { columns[k++] = static_cast<std::int32_t>(col); };
+        if (z > 0) add(row - plane);
+        if (y > 0) add(row - nx);
+        if (x > 0) add(row - 1);
+        add(row);
+        if (x < nx - 1) add(row + 1);
+        if (y < ny - 1) add(row + nx);
+        if (z < nz - 1) add(row + plane);
+      });
+  // The Laplacian's values replace the drawn ones: 6 on the diagonal, -1 for each neighbour.
+  constexpr double diagonal = 6.0, neighbour = -1.0;
+  const std::int32_t* const row_ptr = matrix.row_ptr.data();
+  const std::int32_t* const col_idx = matrix.col_idx.data();
+  double* const values = matrix.values.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t row = 0; row < rows; ++row)
+    for (std::int32_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
+      values[k] = col_idx[k] == row ? diagonal : neighbour;
+  return matrix;
 }
 
 GeneratedMatrix generate_rmat(int scale, int edge_factor, std::uint64_t seed) {

@@ -193,6 +193,95 @@ TEST(Stencils, HaveASymmetricPattern) {
   }
 }
 
+// ---- 3D Poisson (7-point Laplacian) -----------------------------------------------------------
+
+/// The entry (row, col) of A, 0 where none is stored.
+double entry(const GeneratedMatrix& A, std::int32_t row, std::int32_t col) {
+  for (std::int32_t k = A.row_ptr[row]; k < A.row_ptr[row + 1]; ++k)
+    if (A.col_idx[k] == col) return A.values[k];
+  return 0.0;
+}
+
+TEST(Poisson3d, HasSevenPointRowsAndNnzOfTheStencil) {
+  for (const auto& dims : std::vector<std::vector<std::int64_t>>{
+           {1, 1, 1}, {1, 1, 9}, {2, 3, 4}, {9, 8, 7}, {16, 16, 16}}) {
+    const auto A = generate_poisson_3d(dims[0], dims[1], dims[2]);
+    const std::int64_t n = dims[0] * dims[1] * dims[2];
+    EXPECT_EQ(A.rows, n);
+    EXPECT_EQ(A.cols, n);
+    // every row holds itself, and each of the 3 axes adds 2 entries per grid line less its ends
+    EXPECT_EQ(A.nnz(), n + 2 * (n - n / dims[0]) + 2 * (n - n / dims[1]) + 2 * (n - n / dims[2]));
+    EXPECT_NO_THROW(A.validate());
+  }
+  const std::int64_t nx = 6, ny = 5, nz = 4;
+  const auto A = generate_poisson_3d(nx, ny, nz);
+  const auto interior = static_cast<std::int32_t>(2 + nx * (2 + ny * 1));
+  const std::vector<std::int32_t> expected = {
+      static_cast<std::int32_t>(interior - nx * ny), static_cast<std::int32_t>(interior - nx),
+      interior - 1, interior, interior + 1, static_cast<std::int32_t>(interior + nx),
+      static_cast<std::int32_t>(interior + nx * ny)};
+  EXPECT_EQ(std::vector<std::int32_t>(A.col_idx.begin() + A.row_ptr[interior],
+                                      A.col_idx.begin() + A.row_ptr[interior + 1]),
+            expected);
+  EXPECT_EQ(A.row_length(0), 4);  // a corner: itself and 3 neighbours
+}
+
+TEST(Poisson3d, IsSymmetricWithSixOnTheDiagonalAndMinusOneOff) {
+  const auto A = generate_poisson_3d(7, 5, 6);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      const std::int32_t j = A.col_idx[k];
+      EXPECT_EQ(A.values[k], i == j ? 6.0 : -1.0) << i << "," << j;
+      EXPECT_EQ(entry(A, j, i), A.values[k]) << "A(" << i << "," << j << ") != A(" << j << ","
+                                             << i << ")";
+    }
+}
+
+TEST(Poisson3d, IsDiagonallyDominantStrictlyOnTheBoundary) {
+  // Weak diagonal dominance everywhere, strict on boundary rows, and a connected grid: the
+  // matrix is irreducibly diagonally dominant, hence (symmetric, positive diagonal) SPD.
+  const std::int64_t nx = 5, ny = 4, nz = 3;
+  const auto A = generate_poisson_3d(nx, ny, nz);
+  for (std::int32_t i = 0; i < A.rows; ++i) {
+    double diagonal = 0.0, off_diagonal = 0.0;
+    for (std::int32_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+      (A.col_idx[k] == i ? diagonal : off_diagonal) += std::fabs(A.values[k]);
+    EXPECT_GT(diagonal, 0.0) << i;
+    EXPECT_GE(diagonal, off_diagonal) << i;
+    const std::int64_t x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
+    const bool boundary =
+        x == 0 || x == nx - 1 || y == 0 || y == ny - 1 || z == 0 || z == nz - 1;
+    if (boundary) {
+      EXPECT_GT(diagonal, off_diagonal) << i;
+    }
+  }
+}
+
+TEST(Poisson3d, HasPositiveEnergyForAnyVector) {
+  // x^T A x = sum over grid edges (x_i - x_j)^2 + sum over boundary faces x_i^2 > 0 for x != 0.
+  const auto A = generate_poisson_3d(4, 3, 5);
+  for (std::uint64_t trial = 0; trial < 8; ++trial) {
+    std::vector<double> x(static_cast<std::size_t>(A.rows));
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x[i] = std::sin(static_cast<double>(i * (trial + 1)) + static_cast<double>(trial));
+    double energy = 0.0;
+    for (std::int32_t i = 0; i < A.rows; ++i)
+      for (std::int32_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+        energy += x[i] * A.values[k] * x[A.col_idx[k]];
+    EXPECT_GT(energy, 0.0) << trial;
+  }
+}
+
+TEST(Poisson3d, ByNameDefaultsNyAndNzToNx) {
+  EXPECT_TRUE(same_matrix(generate(parse_generator_spec("poisson3d:nx=5")),
+                          generate_poisson_3d(5, 5, 5)));
+  EXPECT_TRUE(same_matrix(generate(parse_generator_spec("poisson3d:nx=5,ny=3,nz=2")),
+                          generate_poisson_3d(5, 3, 2)));
+  EXPECT_EQ(generate_poisson_3d(0, 4, 4).nnz(), 0);
+  EXPECT_THROW(generate_poisson_3d(3, -1, 5), Error);
+  EXPECT_THROW(generate_poisson_3d(2000, 2000, 2000), IndexOverflowError);
+}
+
 // ---- R-MAT ---------------------------------------------------------------------------------
 
 TEST(Rmat, IsSquareWithTwoToTheScaleRows) {
@@ -600,10 +689,13 @@ TEST(GeneratorKinds, ListsEveryKindWithItsParameters) {
   std::set<std::string> kinds;
   for (const auto& [kind, help] : generator_kinds()) {
     kinds.insert(kind);
-    EXPECT_TRUE(contains(help, "seed")) << kind;
+    if (kind != "poisson3d") {  // fixed values, no seed
+      EXPECT_TRUE(contains(help, "seed")) << kind;
+    }
   }
-  const std::set<std::string> expected = {"stencil2d", "stencil3d", "rmat",   "random",   "banded",
-                                          "short",     "long",      "pruned", "replicate", "llm"};
+  const std::set<std::string> expected = {"stencil2d", "stencil3d", "poisson3d", "rmat",
+                                          "random",    "banded",    "short",     "long",
+                                          "pruned",    "replicate", "llm"};
   EXPECT_EQ(kinds, expected);
 }
 
