@@ -5,6 +5,8 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -140,6 +142,53 @@ void update_from_host(Impl& object, std::int64_t nnz, std::span<const Value> val
   TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+/// The method a plan builds, with its checked parameters, and what "auto" saw when it chose it.
+struct PlanMethod {
+  Method method;
+  detail::ParameterValues parameters;
+  std::optional<Json> auto_details;  ///< set when the caller asked for "auto"
+};
+
+/// Before any GPU work: a named method must have the factory and accept the parameters (a bad
+/// key is a ParameterError even without a GPU). Nothing for "auto": its parameters are checked
+/// against the method it chooses.
+template <typename Factory>
+std::optional<detail::ParameterValues> check_named_method(Method method, Factory factory,
+                                                          const PlanOptions& options,
+                                                          Operation operation,
+                                                          Precision precision) {
+  if (method.is_automatic()) return std::nullopt;
+  require_factory(factory, method, operation, precision);
+  return detail::checked_parameters(method.descriptor(), options.parameters);
+}
+
+/// After select_device: the named method as checked, or the one "auto" chooses from the row
+/// offsets that `row_offsets()` gives (called only then).
+template <typename RowOffsets>
+PlanMethod resolve_method(Method method, std::optional<detail::ParameterValues> named,
+                          const PlanOptions& options, RowOffsets&& row_offsets, std::int64_t cols,
+                          Operation operation, Precision precision, std::int64_t n) {
+  if (named) return {method, std::move(*named), std::nullopt};
+  const detail::AutoChoice choice =
+      choose_automatically(row_offsets(), cols, operation, precision, n);
+  return {choice.chosen, detail::parameters_for_choice(choice, options.parameters),
+          detail::auto_details(choice)};
+}
+
+/// The method object as built, under "auto" wrapped to report the choice in its statistics.
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> reporting_choice(
+    std::unique_ptr<detail::SpmvMethod<Value>> built, const PlanMethod& resolved) {
+  if (!resolved.auto_details) return built;
+  return std::make_unique<detail::AutoSpmvMethod<Value>>(std::move(built), *resolved.auto_details);
+}
+template <typename Value>
+std::unique_ptr<detail::SpmmMethod<Value>> reporting_choice(
+    std::unique_ptr<detail::SpmmMethod<Value>> built, const PlanMethod& resolved) {
+  if (!resolved.auto_details) return built;
+  return std::make_unique<detail::AutoSpmmMethod<Value>>(std::move(built), *resolved.auto_details);
+}
+
 }  // namespace
 
 // ---- SpmvPlan ---------------------------------------------------------------------------------
@@ -149,60 +198,41 @@ SpmvPlan<Value>::SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method m
                           const PlanOptions& options)
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), nnz_(matrix.nnz()) {
   matrix.validate();  // every method relies on valid CSR: refuse anything else up front
-  if (method.is_automatic()) {
-    select_device(options.device);
-    const detail::AutoChoice choice =
-        choose_automatically(matrix.row_ptr, matrix.cols, Operation::spmv, precision_of<Value>(), 1);
-    const detail::ParameterValues parameters =
-        detail::parameters_for_choice(choice, options.parameters);
-    method_ = choice.chosen;
-    const detail::HostUploadScope upload(options.host_upload);
-    impl_ = std::make_unique<detail::AutoSpmvMethod<Value>>(
-        choice.chosen.descriptor().spmv.template of<Value>()(matrix, parameters),
-        detail::auto_details(choice));
-    return;
-  }
-  const auto factory = require_factory(method.descriptor().spmv.template of<Value>(), method,
-                                       Operation::spmv, precision_of<Value>());
-  const detail::ParameterValues parameters =
-      detail::checked_parameters(method.descriptor(), options.parameters);
+  std::optional<detail::ParameterValues> named = check_named_method(
+      method, method.descriptor().spmv.template of<Value>(), options, Operation::spmv,
+      precision_of<Value>());
   select_device(options.device);
+  const PlanMethod resolved = resolve_method(
+      method, std::move(named), options,
+      [&] { return std::span<const std::int32_t>(matrix.row_ptr); }, matrix.cols,
+      Operation::spmv, precision_of<Value>(), 1);
+  method_ = resolved.method;
   const detail::HostUploadScope upload(options.host_upload);
-  impl_ = factory(matrix, parameters);
+  impl_ = reporting_choice(
+      resolved.method.descriptor().spmv.template of<Value>()(matrix, resolved.parameters),
+      resolved);
 }
 
 template <typename Value>
 SpmvPlan<Value>::SpmvPlan(const DeviceCsrView<Value>& matrix, Method method,
                           const PlanOptions& options)
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), nnz_(matrix.nnz) {
-  if (method.is_automatic()) {
-    select_device(options.device);
-    detail::validate_device_csr(matrix);
-    const detail::AutoChoice choice = choose_automatically(
-        download_row_ptr(matrix), matrix.cols, Operation::spmv, precision_of<Value>(), 1);
-    const detail::ParameterValues parameters =
-        detail::parameters_for_choice(choice, options.parameters);
-    method_ = choice.chosen;
-    const detail::MethodDescriptor& chosen = choice.chosen.descriptor();
-    std::unique_ptr<detail::SpmvMethod<Value>> impl;
-    if (const auto from_device = chosen.spmv_from_device.template of<Value>())
-      impl = from_device(matrix, parameters);
-    else
-      impl = chosen.spmv.template of<Value>()(detail::download_device_csr(matrix), parameters);
-    impl_ = std::make_unique<detail::AutoSpmvMethod<Value>>(std::move(impl),
-                                                            detail::auto_details(choice));
-    return;
-  }
-  const auto factory = require_factory(method.descriptor().spmv.template of<Value>(), method,
-                                       Operation::spmv, precision_of<Value>());
-  const detail::ParameterValues parameters =
-      detail::checked_parameters(method.descriptor(), options.parameters);
+  std::optional<detail::ParameterValues> named = check_named_method(
+      method, method.descriptor().spmv.template of<Value>(), options, Operation::spmv,
+      precision_of<Value>());
   select_device(options.device);
   detail::validate_device_csr(matrix);  // every method relies on valid CSR, as from the host
-  if (const auto from_device = method.descriptor().spmv_from_device.template of<Value>())
-    impl_ = from_device(matrix, parameters);
-  else
-    impl_ = factory(detail::download_device_csr(matrix), parameters);  // the host round trip
+  const PlanMethod resolved = resolve_method(
+      method, std::move(named), options, [&] { return download_row_ptr(matrix); }, matrix.cols,
+      Operation::spmv, precision_of<Value>(), 1);
+  method_ = resolved.method;
+  const detail::MethodDescriptor& descriptor = resolved.method.descriptor();
+  if (const auto from_device = descriptor.spmv_from_device.template of<Value>())
+    impl_ = reporting_choice(from_device(matrix, resolved.parameters), resolved);
+  else  // the host round trip
+    impl_ = reporting_choice(descriptor.spmv.template of<Value>()(
+                                 detail::download_device_csr(matrix), resolved.parameters),
+                             resolved);
 }
 
 template <typename Value>
@@ -298,26 +328,19 @@ SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int
       layout_(normalised_layout<Value>(layout)) {
   matrix.validate();  // every method relies on valid CSR: refuse anything else up front
   if (n < 0) throw ValidationError("SpmmPlan: n must not be negative, got " + std::to_string(n));
-  if (method.is_automatic()) {
-    select_device(options.device);
-    const detail::AutoChoice choice =
-        choose_automatically(matrix.row_ptr, matrix.cols, Operation::spmm, precision_of<Value>(), n);
-    const detail::ParameterValues parameters =
-        detail::parameters_for_choice(choice, options.parameters);
-    method_ = choice.chosen;
-    const detail::HostUploadScope upload(options.host_upload);
-    impl_ = std::make_unique<detail::AutoSpmmMethod<Value>>(
-        choice.chosen.descriptor().spmm.template of<Value>()(matrix, n, layout_, parameters),
-        detail::auto_details(choice));
-    return;
-  }
-  const auto factory = require_factory(method.descriptor().spmm.template of<Value>(), method,
-                                       Operation::spmm, precision_of<Value>());
-  const detail::ParameterValues parameters =
-      detail::checked_parameters(method.descriptor(), options.parameters);
+  std::optional<detail::ParameterValues> named = check_named_method(
+      method, method.descriptor().spmm.template of<Value>(), options, Operation::spmm,
+      precision_of<Value>());
   select_device(options.device);
+  const PlanMethod resolved = resolve_method(
+      method, std::move(named), options,
+      [&] { return std::span<const std::int32_t>(matrix.row_ptr); }, matrix.cols,
+      Operation::spmm, precision_of<Value>(), n);
+  method_ = resolved.method;
   const detail::HostUploadScope upload(options.host_upload);
-  impl_ = factory(matrix, n, layout_, parameters);
+  impl_ = reporting_choice(resolved.method.descriptor().spmm.template of<Value>()(
+                               matrix, n, layout_, resolved.parameters),
+                           resolved);
 }
 
 template <typename Value>
@@ -326,35 +349,23 @@ SpmmPlan<Value>::SpmmPlan(const DeviceCsrView<Value>& matrix, std::int64_t n, Me
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), n_(n), nnz_(matrix.nnz),
       layout_(normalised_layout<Value>(layout)) {
   if (n < 0) throw ValidationError("SpmmPlan: n must not be negative, got " + std::to_string(n));
-  if (method.is_automatic()) {
-    select_device(options.device);
-    detail::validate_device_csr(matrix);
-    const detail::AutoChoice choice = choose_automatically(
-        download_row_ptr(matrix), matrix.cols, Operation::spmm, precision_of<Value>(), n);
-    const detail::ParameterValues parameters =
-        detail::parameters_for_choice(choice, options.parameters);
-    method_ = choice.chosen;
-    const detail::MethodDescriptor& chosen = choice.chosen.descriptor();
-    std::unique_ptr<detail::SpmmMethod<Value>> impl;
-    if (const auto from_device = chosen.spmm_from_device.template of<Value>())
-      impl = from_device(matrix, n, layout_, parameters);
-    else
-      impl = chosen.spmm.template of<Value>()(detail::download_device_csr(matrix), n, layout_,
-                                              parameters);
-    impl_ = std::make_unique<detail::AutoSpmmMethod<Value>>(std::move(impl),
-                                                            detail::auto_details(choice));
-    return;
-  }
-  const auto factory = require_factory(method.descriptor().spmm.template of<Value>(), method,
-                                       Operation::spmm, precision_of<Value>());
-  const detail::ParameterValues parameters =
-      detail::checked_parameters(method.descriptor(), options.parameters);
+  std::optional<detail::ParameterValues> named = check_named_method(
+      method, method.descriptor().spmm.template of<Value>(), options, Operation::spmm,
+      precision_of<Value>());
   select_device(options.device);
-  detail::validate_device_csr(matrix);
-  if (const auto from_device = method.descriptor().spmm_from_device.template of<Value>())
-    impl_ = from_device(matrix, n, layout_, parameters);
+  detail::validate_device_csr(matrix);  // every method relies on valid CSR, as from the host
+  const PlanMethod resolved = resolve_method(
+      method, std::move(named), options, [&] { return download_row_ptr(matrix); }, matrix.cols,
+      Operation::spmm, precision_of<Value>(), n);
+  method_ = resolved.method;
+  const detail::MethodDescriptor& descriptor = resolved.method.descriptor();
+  if (const auto from_device = descriptor.spmm_from_device.template of<Value>())
+    impl_ = reporting_choice(from_device(matrix, n, layout_, resolved.parameters), resolved);
   else  // the host round trip
-    impl_ = factory(detail::download_device_csr(matrix), n, layout_, parameters);
+    impl_ = reporting_choice(descriptor.spmm.template of<Value>()(
+                                 detail::download_device_csr(matrix), n, layout_,
+                                 resolved.parameters),
+                             resolved);
 }
 
 template <typename Value>
