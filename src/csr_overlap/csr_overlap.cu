@@ -23,6 +23,7 @@
 #include "csr_overlap/csr_overlap_parameters.hpp"
 #include "arch/types.cuh"
 #include "common/stopwatch.hpp"
+#include "runtime/cub_storage.cuh"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
@@ -188,15 +189,13 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     const std::int64_t positions = rows_ + 1;
     DeviceBuffer<unsigned long long> flags(static_cast<std::size_t>(positions));
     DeviceBuffer<unsigned long long> scanned(static_cast<std::size_t>(positions));
-    std::size_t scan_bytes = 0;
-    TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, flags.data(),
-                                                      scanned.data(), positions, stream));
-    DeviceBuffer<unsigned char> scan_storage(std::max<std::size_t>(scan_bytes, 1));
     device::mark_rows_kernel<<<table_grid(positions), kTableThreads, 0, stream>>>(
         csr_.row_ptr.data(), rows_, rule_, flags.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
-    TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_storage.data(), scan_bytes, flags.data(),
-                                                      scanned.data(), positions, stream));
+    detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(storage, bytes, flags.data(), scanned.data(),
+                                           positions, stream);
+    });
     const unsigned long long totals = download_one(scanned.data() + rows_);
     const auto batch_count = static_cast<std::int64_t>(totals & 0xffffffffull);
     const auto long_count = static_cast<std::int64_t>(totals >> 32);
@@ -214,14 +213,10 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
       device::long_row_pieces_kernel<<<table_grid(long_count + 1), kTableThreads, 0, stream>>>(
           csr_.row_ptr.data(), long_rows_.data(), long_count, shape_.long_row_piece, pieces.data());
       TCSPARSE_CUDA_CHECK_LAUNCH();
-      std::size_t piece_bytes = 0;
-      TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, piece_bytes, pieces.data(),
-                                                        long_task_ptr_.data(), long_count + 1,
-                                                        stream));
-      DeviceBuffer<unsigned char> piece_storage(std::max<std::size_t>(piece_bytes, 1));
-      TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(piece_storage.data(), piece_bytes,
-                                                        pieces.data(), long_task_ptr_.data(),
-                                                        long_count + 1, stream));
+      detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
+        return cub::DeviceScan::ExclusiveSum(storage, bytes, pieces.data(), long_task_ptr_.data(),
+                                             long_count + 1, stream);
+      });
       task_count = download_one(long_task_ptr_.data() + long_count);
       if (task_count > long_count)
         long_partials_ = DeviceBuffer<Acc>(static_cast<std::size_t>(task_count));

@@ -17,6 +17,7 @@
 
 #include "arch/types.cuh"
 #include "hbp/hbp_build_kernels.cuh"
+#include "runtime/cub_storage.cuh"
 #include "runtime/cuda_check.hpp"
 #include "tcsparse/error.hpp"
 
@@ -68,22 +69,18 @@ template <typename T>
 void exclusive_sum(const T* in, T* out, std::int64_t n, cudaStream_t stream, const char* what) {
   if (n == 0) return;
   const int items = cub_items(n, what);
-  std::size_t bytes = 0;
-  TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, items, stream));
-  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
-  TCSPARSE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(storage.data(), bytes, in, out, items, stream));
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the storage dies on return
+  detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveSum(storage, bytes, in, out, items, stream);
+  });
 }
 
 template <typename T>
 void inclusive_sum(const T* in, T* out, std::int64_t n, cudaStream_t stream, const char* what) {
   if (n == 0) return;
   const int items = cub_items(n, what);
-  std::size_t bytes = 0;
-  TCSPARSE_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, items, stream));
-  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
-  TCSPARSE_CUDA_CHECK(cub::DeviceScan::InclusiveSum(storage.data(), bytes, in, out, items, stream));
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the storage dies on return
+  detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
+    return cub::DeviceScan::InclusiveSum(storage, bytes, in, out, items, stream);
+  });
 }
 
 /// out[i] = max(in[0..i]): every index gets the latest run anchor at or before it.
@@ -91,23 +88,17 @@ void inclusive_max(const std::int32_t* in, std::int32_t* out, std::int64_t n, cu
                    const char* what) {
   if (n == 0) return;
   const int items = cub_items(n, what);
-  std::size_t bytes = 0;
-  TCSPARSE_CUDA_CHECK(
-      cub::DeviceScan::InclusiveScan(nullptr, bytes, in, out, build::MaxOf{}, items, stream));
-  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
-  TCSPARSE_CUDA_CHECK(cub::DeviceScan::InclusiveScan(storage.data(), bytes, in, out,
-                                                     build::MaxOf{}, items, stream));
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the storage dies on return
+  detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
+    return cub::DeviceScan::InclusiveScan(storage, bytes, in, out, build::MaxOf{}, items, stream);
+  });
 }
 
 std::int32_t max_of(const std::int32_t* in, std::int64_t n, cudaStream_t stream, const char* what) {
   const int items = cub_items(n, what);
   DeviceBuffer<std::int32_t> result(1);
-  std::size_t bytes = 0;
-  TCSPARSE_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, in, result.data(), items, stream));
-  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
-  TCSPARSE_CUDA_CHECK(
-      cub::DeviceReduce::Max(storage.data(), bytes, in, result.data(), items, stream));
+  detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
+    return cub::DeviceReduce::Max(storage, bytes, in, result.data(), items, stream);
+  });
   return download_one(result.data(), stream);
 }
 
@@ -119,14 +110,10 @@ void stable_sort_pairs(const unsigned long long* keys_in, unsigned long long* ke
   if (n == 0) return;
   const int items = cub_items(n, what);
   const int end_bit = std::max(1, key_bits);
-  std::size_t bytes = 0;
-  TCSPARSE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
-                                                      values_out, items, 0, end_bit, stream));
-  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
-  TCSPARSE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(storage.data(), bytes, keys_in, keys_out,
-                                                      values_in, values_out, items, 0, end_bit,
-                                                      stream));
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the storage dies on return
+  detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(storage, bytes, keys_in, keys_out, values_in,
+                                           values_out, items, 0, end_bit, stream);
+  });
 }
 
 /// Bits of the largest key `largest` (>= 1 bit).
