@@ -35,6 +35,7 @@ namespace {
 
 using detail::CudaEvent;
 using detail::DeviceBuffer;
+using detail::download_one;
 
 /// Threads a block of the plan-time table kernels, and their largest grid (grid-stride above it).
 constexpr int kTableThreads = 256;
@@ -46,13 +47,6 @@ unsigned table_grid(std::int64_t items) {
       std::clamp<std::int64_t>((items + kTableThreads - 1) / kTableThreads, 1, kTableMaxBlocks));
 }
 
-
-template <typename T>
-T download_one(const T* device_pointer) {
-  T value{};
-  TCSPARSE_CUDA_CHECK(cudaMemcpy(&value, device_pointer, sizeof(T), cudaMemcpyDeviceToHost));
-  return value;
-}
 
 template <typename Value>
 class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {

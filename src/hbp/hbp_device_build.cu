@@ -25,6 +25,7 @@ namespace tcsparse::hbp {
 namespace {
 
 using detail::DeviceBuffer;
+using detail::download_one;
 
 /// Threads of the thread-a-row / thread-a-slot kernels.
 constexpr int kBuildThreads = 256;
@@ -49,14 +50,6 @@ int cub_items(std::int64_t n, const char* what) {
   if (n > std::numeric_limits<int>::max())
     throw IndexOverflowError(std::string("hbp device build: more than 2^31 - 1 ") + what);
   return static_cast<int>(n);
-}
-
-template <typename T>
-T download_one(const T* device, cudaStream_t stream) {
-  T host{};
-  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return host;
 }
 
 template <typename T>

@@ -134,4 +134,14 @@ class CusparseHandle {
   cusparseHandle_t handle_ = nullptr;
 };
 
+/// One value of device memory, read once `stream`'s earlier work has written it (plan time: a
+/// count a kernel or a scan produced).
+template <typename T>
+T download_one(const T* device, cudaStream_t stream = nullptr) {
+  T host{};
+  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
+}
+
 }  // namespace tcsparse::detail
