@@ -192,7 +192,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       host_row_ptr_ = matrix.row_ptr.data();
       host_col_idx_ = matrix.col_idx.data();
       host_values_ = reinterpret_cast<const V*>(matrix.values.data());
-      register_pages({{host_row_ptr_, matrix.row_ptr.size() * sizeof(std::int32_t)},
+      register_arrays({{host_row_ptr_, matrix.row_ptr.size() * sizeof(std::int32_t)},
                       {host_col_idx_, matrix.col_idx.size() * sizeof(std::int32_t)},
                       {host_values_, matrix.values.size() * sizeof(V)}});
       return;
@@ -217,38 +217,26 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     }
   }
 
-  /// Registers the pages of the arrays, merged where they share or touch a page (the driver
-  /// refuses a second registration of a page). A range some other registration already covers
-  /// (another plan on the same arrays) is used as it is; that registration must outlive this plan.
-  void register_pages(std::initializer_list<std::pair<const void*, std::size_t>> arrays) {
-    constexpr std::uintptr_t kPage = 4096;
-    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+  /// Registers each array on exactly its own bytes. Not rounded out to whole pages: the rest of
+  /// a first or last page belongs to other allocations, and a later cudaMemcpy of one of those
+  /// that straddled the registered range would fail (cudaErrorInvalidValue). An array some other
+  /// registration already covers (another plan on the same arrays) is used as it is; that
+  /// registration must outlive this plan.
+  void register_arrays(std::initializer_list<std::pair<const void*, std::size_t>> arrays) {
     for (const auto& [pointer, bytes] : arrays) {
       if (bytes == 0 || !pointer) continue;
-      const auto begin = reinterpret_cast<std::uintptr_t>(pointer);
-      ranges.emplace_back(begin / kPage * kPage, (begin + bytes + kPage - 1) / kPage * kPage);
-    }
-    std::sort(ranges.begin(), ranges.end());
-    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> merged;
-    for (const auto& range : ranges) {
-      if (!merged.empty() && range.first <= merged.back().second)
-        merged.back().second = std::max(merged.back().second, range.second);
-      else
-        merged.push_back(range);
-    }
-    for (const auto& [begin, end] : merged) {
-      const auto* first = reinterpret_cast<const void*>(begin);
-      const auto* last = reinterpret_cast<const void*>(end - 1);
-      HostRegistration registration = HostRegistration::try_register(first, end - begin);
+      HostRegistration registration = HostRegistration::try_register(pointer, bytes);
       if (registration.registered()) {
         registrations_.push_back(std::move(registration));
-      } else if (!detail::is_pinned_host_memory(first) || !detail::is_pinned_host_memory(last)) {
+        continue;
+      }
+      const auto* last = static_cast<const std::byte*>(pointer) + bytes - 1;
+      if (!detail::is_pinned_host_memory(pointer) || !detail::is_pinned_host_memory(last))
         throw UnsupportedError(
             "csr_full_overlap: host_memory=register cannot register the caller's arrays (" +
-            std::to_string(end - begin) +
+            std::to_string(bytes) +
             " bytes; part of them is registered already, or the driver refused): use "
             "host_memory=copy");
-      }
     }
   }
 

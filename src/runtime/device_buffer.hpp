@@ -27,7 +27,7 @@ class DeviceBuffer {
   explicit DeviceBuffer(std::size_t count)
       : data_(count ? static_cast<T*>(device_allocate(count * sizeof(T))) : nullptr),
         size_(count) {}
-  /// Allocates and copies `host` to the device (synchronous).
+  /// Allocates and copies `host` to the device; complete on return (upload()).
   explicit DeviceBuffer(std::span<const T> host) : DeviceBuffer(host.size()) { upload(host); }
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(std::span<const T>(host)) {}
 
@@ -51,9 +51,14 @@ class DeviceBuffer {
   std::size_t bytes() const { return size_ * sizeof(T); }
   bool empty() const { return size_ == 0; }
 
+  /// Copies `host` to the device. Complete on return, so that work on any stream sees it: a
+  /// cudaMemcpy from pageable memory may return before its DMA has landed, and a non-blocking
+  /// stream does not wait for the legacy stream that carries it.
   void upload(std::span<const T> host) {
     if (host.size() != size_) throw Error("DeviceBuffer::upload: size mismatch");
-    if (size_) TCSPARSE_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    if (!size_) return;
+    TCSPARSE_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
   std::vector<T> download() const {
     std::vector<T> host(size_);
@@ -61,8 +66,11 @@ class DeviceBuffer {
     return host;
   }
   /// Fills every byte with `byte` (0xFF makes fp64/fp32/fp16 NaN: used to poison outputs).
+  /// Complete on return, as upload() (cudaMemset is asynchronous on the legacy stream).
   void fill_bytes(int byte) {
-    if (size_) TCSPARSE_CUDA_CHECK(cudaMemset(data_, byte, bytes()));
+    if (!size_) return;
+    TCSPARSE_CUDA_CHECK(cudaMemset(data_, byte, bytes()));
+    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
 
  private:

@@ -302,9 +302,14 @@ void expect_apply_runs_on_the_callers_stream(const Product& product) {
   const AnyPlan<Value> plan(problem.matrix, product);
   const DeviceBuffer<Value> input(problem.input);
   DeviceBuffer<Value> output(problem.output_size);
+  const CudaStream stream;
+  // A first apply, finished before the test proper: CUDA loads kernels lazily at their first
+  // launch (CUDA_MODULE_LOADING=LAZY, the default), and loading one may wait for the whole
+  // device, which is the runtime's doing, not the plan's.
+  plan.apply(input.data(), output.data(), {1.0, 0.0}, stream.get());
+  stream.synchronize();
   output.fill_bytes(0xFF);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  const CudaStream stream;
   // hold the stream with a host function until released (or 10 s pass, if apply blocked)
   std::atomic<bool> released{false};
   auto hold = [](void* flag) {

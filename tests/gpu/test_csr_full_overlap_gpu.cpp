@@ -208,9 +208,11 @@ TEST_F(CsrFullOverlapTest, BulkCopyInEveryPrecisionAndWithManyBigBatches) {
 
 TEST_F(CsrFullOverlapTest, EdgeShapes) {
   for (const test::NamedMatrix& named : test::edge_case_matrices()) {
-    expect_matches_reference<double>(named.matrix, {}, named.name);
-    expect_matches_reference<double>(named.matrix, options_of({"host_memory=register", "streams=3", "big_batches=5"}),
-                                     named.name + " registered");
+    const std::int64_t min_big_batches = named.matrix.rows == 0 ? 0 : 1;  // no rows: nothing to stream
+    expect_matches_reference<double>(named.matrix, {}, named.name, min_big_batches);
+    expect_matches_reference<double>(
+        named.matrix, options_of({"host_memory=register", "streams=3", "big_batches=5"}),
+        named.name + " registered", min_big_batches);
   }
 }
 

@@ -82,8 +82,8 @@ bool check(Method method, const test::NamedMatrix& named, std::int64_t n, DenseL
   std::vector<Output> C = d_C.download();
   if (column_major) C = transposed(C, n, rows);
   const double error = relative_error(std::span<const Output>(C), std::span<const double>(expected));
-  EXPECT_LT(error, tolerance(method, precision_of<Value>()))
-      << method.name() << " " << named.name << " n=" << n << " " << describe(layout, precision_of<Value>())
+  EXPECT_LT(error, tolerance(plan->method(), precision_of<Value>()))  // auto: what it chose
+      << method.name() << " (" << plan->method().name() << ") " << named.name << " n=" << n << " " << describe(layout, precision_of<Value>())
       << " alpha=" << scalars.alpha << " beta=" << scalars.beta;
   return true;
 }
