@@ -14,7 +14,7 @@ using Type = ParameterSpec::Type;
 std::vector<ParameterSpec> build_parameter_specs() {
   return {
       {"block_rows", Type::integer, "auto", 1, 1 << 20, {"auto"},
-       "rows of a matrix block, the scope of the reordering (auto: 4096 halved down to 256 while "
+       "rows of a matrix block, the scope of the reordering (auto: 4096 halved down to 32 while "
        "the matrix has fewer than 16384 blocks; paper: 512; to be measured)"},
       {"block_cols", Type::integer, "auto", 8, kLargestBlockCols, {"auto"},
        "columns of a matrix block, a multiple of 8: its x segment sits in shared memory (auto: a "
@@ -29,7 +29,7 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"warp_row_length", Type::integer, "64", 2, 1 << 30, {"off"},
        "a row with at least this many nonzeros in a block is taken by a whole warp (off: by one "
        "lane, as the paper)"},
-      {"warps_per_block", Type::choice, "8", 0, 0, {"1", "2", "4", "8", "16", "32"},
+      {"warps_per_block", Type::choice, "16", 0, 0, {"1", "2", "4", "8", "16", "32"},
        "warps of a thread block; they share one x segment"},
       {"blocks_per_task", Type::integer, "auto", 1, 1 << 20, {"auto"},
        "matrix blocks (of one column block) a task holds (auto: blocks / 1024, 1 to 4 a warp)"},

@@ -26,13 +26,15 @@ inline constexpr std::int32_t kLargestBlockCols = 1 << 16;
 inline constexpr std::int32_t kAutoSegmentBytes = 64 * 1024;
 
 /// block_rows=auto: rows of a matrix block (paper III.A: 512, to bound the scope of the
-/// reordering). A warp takes a whole block, so the grid has work for every warp only when there
-/// are many blocks (an H100 holds 132 SMs x 3 blocks x 8 warps = 3168 warps): auto starts at
+/// reordering). Tasks are made of blocks, so the grid has tasks for every thread block only when
+/// there are many blocks (an H100 holds 132 SMs x 3 thread blocks): auto starts at
 /// kAutoLargestBlockRows (so that a huge sparse matrix does not fall into millions of blocks of a
 /// few nonzeros) and halves the rows while the partition has fewer than kAutoTargetBlocks blocks,
-/// down to kAutoSmallestBlockRows (8 warp groups, some room for the reordering). To be measured.
+/// down to kAutoSmallestBlockRows, one warp group. Measured (H100, README): with a floor of 256,
+/// a 16 k x 16 k pruned matrix (26.8 M nonzeros) had 128 blocks for 132 SMs and ran 30x slower
+/// than cuSPARSE.
 inline constexpr std::int32_t kAutoLargestBlockRows = 4096;
-inline constexpr std::int32_t kAutoSmallestBlockRows = 256;
+inline constexpr std::int32_t kAutoSmallestBlockRows = kGroupRows;
 inline constexpr std::int64_t kAutoTargetBlocks = 16384;
 
 /// Buckets of the aggregation (paper III.B: lengths aggregated "within the range of 0 to 8",
@@ -64,8 +66,11 @@ inline constexpr std::int64_t kAutoTargetTasks = 1024;
 /// move more x than matrix. Not in the paper. To be measured.
 inline constexpr std::int64_t kSectorBytes = 32;
 
-/// Warps of a thread block; they share one x segment and take the blocks of one task.
-inline constexpr int kDefaultWarpsPerBlock = 8;
+/// Warps of a thread block; they share one x segment and take the warp groups of one task.
+/// Measured (H100, fp64, 8 matrices of the hbp suite, README): 4 / 8 / 16 warps gave 0.21x /
+/// 0.30x / 0.35x cuSPARSE: a lane's loads wait on each other, so more resident warps help (three
+/// thread blocks of a 64 KiB segment fit an SM: 48 warps).
+inline constexpr int kDefaultWarpsPerBlock = 16;
 
 /// Share of the tasks given out in the fixed part (paper III.C: each warp an equal number of
 /// blocks of the same column; the rest is taken by ticket). Not stated in the paper; to be
