@@ -31,6 +31,14 @@ def random_values(shape, seed, dtype=np.float64):
     return (magnitude * rng.choice([-1.0, 1.0], size=shape)).astype(dtype)
 
 
+def rounded_to(A, dtype):
+    """A copy of A (fp64) holding the values a plan of `dtype` sees: each value rounded to dtype.
+    (SciPy's astype refuses float16 and bfloat16.)"""
+    B = scipy.sparse.csr_array(A, dtype=np.float64, copy=True)
+    B.data = B.data.astype(dtype).astype(np.float64)
+    return B
+
+
 def edge_matrices():
     """(name, scipy csr_array): the edge shapes every product must get right."""
     rng = np.random.default_rng(7)
