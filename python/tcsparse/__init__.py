@@ -19,6 +19,7 @@ place. Errors of the library are tcsparse.Error and its subclasses, with the C++
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
@@ -478,7 +479,8 @@ def _overlap(a: _arrays.ArrayView, b: _arrays.ArrayView) -> bool:
     if a.on_device != b.on_device:
         return False
     item = 8 if a.dtype == "float64" else 4 if a.dtype == "float32" else 2
-    size_a, size_b = int(np.prod(a.shape)) * item, int(np.prod(b.shape)) * item
+    # math.prod, not np.prod: a few hundred ns against microseconds, on every call
+    size_a, size_b = math.prod(a.shape) * item, math.prod(b.shape) * item
     return size_a > 0 and size_b > 0 and a.address < b.address + size_b and b.address < a.address + size_a
 
 
@@ -503,6 +505,7 @@ class SpmvPlan(_Plan):
     def __init__(self, A: Any, method: str = "auto", precision: Any = None, device: Any = "cuda",
                  parameters: Optional[Mapping[str, Any]] = None) -> None:
         super().__init__(A, 0, method, precision, device, parameters)
+        self._x_shape, self._y_shape = (self.shape[1],), (self.shape[0],)
 
     def __call__(self, x: Any, y: Any = None, alpha: float = 1.0, beta: float = 0.0,
                  stream: Any = None) -> Any:
@@ -512,8 +515,7 @@ class SpmvPlan(_Plan):
         legacy default stream for other libraries), an int cudaStream_t, or a torch / CuPy
         stream. Asynchronous on the GPU: the result is ready when the stream reaches it.
         beta == 0 never reads y's old contents. Returns y."""
-        return self._apply(x, y, alpha, beta, stream, (self.shape[1],), (self.shape[0],),
-                           ("x", "y"))
+        return self._apply(x, y, alpha, beta, stream, self._x_shape, self._y_shape, ("x", "y"))
 
     @property
     def plan_row_order(self) -> bool:
@@ -557,10 +559,10 @@ class SpmmPlan(_Plan):
             raise ValueError(f"n (the columns of B) must be a positive int; got {n!r}")
         self.n: int = int(n)
         super().__init__(A, self.n, method, precision, device, parameters)
+        self._b_shape, self._c_shape = (self.shape[1], self.n), (self.shape[0], self.n)
 
     def __call__(self, B: Any, C: Any = None, alpha: float = 1.0, beta: float = 0.0,
                  stream: Any = None) -> Any:
         """C = alpha * A @ B + beta * C; B of shape (cols, n), C of shape (rows, n), C-contiguous.
         As SpmvPlan.__call__ otherwise. Returns C."""
-        return self._apply(B, C, alpha, beta, stream, (self.shape[1], self.n),
-                           (self.shape[0], self.n), ("B", "C"))
+        return self._apply(B, C, alpha, beta, stream, self._b_shape, self._c_shape, ("B", "C"))

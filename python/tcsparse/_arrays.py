@@ -1,15 +1,16 @@
 """Arrays of any library, seen as (address, shape, dtype, device) without copying them.
 
-Every array tcsparse takes goes through `describe`: NumPy arrays and anything with the buffer
-protocol on the host; PyTorch tensors (CPU or CUDA) through their own attributes (the cheapest
-path); CuPy and anything else with ``__cuda_array_interface__`` through that dictionary; JAX and
-any other DLPack producer through ``__dlpack__`` (read by the extension module, no copy).
+Every array tcsparse takes goes through `describe`: NumPy, PyTorch (CPU or CUDA) and CuPy arrays
+through their own attributes (the cheapest path: a plan call describes two arrays); anything else
+with ``__cuda_array_interface__`` through that dictionary; JAX and any other DLPack producer
+through ``__dlpack__`` (read by the extension module, no copy); other host arrays through
+``__array_interface__``.
 """
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -73,35 +74,139 @@ class ArrayView:
         return "cuda" if self.device_id is None else f"cuda:{self.device_id}"
 
 
-def _torch_view(t: Any) -> ArrayView:
-    if t.layout is not _torch_strided():
-        raise TypeError(f"expected a dense (strided) torch tensor; got layout {t.layout}")
-    on_device = t.device.type == "cuda"
-    if not on_device and t.device.type != "cpu":
-        raise ValueError(f"torch tensor on device {t.device}: tcsparse takes cpu or cuda tensors")
-    return ArrayView(t, t.data_ptr(), tuple(t.shape), tuple(t.stride()), dtype_name(t.dtype),
-                     on_device, t.device.index if on_device else None, "torch")
+# ---- fast paths: NumPy, torch and CuPy arrays read through their own attributes ------------------
+#
+# A plan call describes two arrays, so what describing costs is paid twice per call. The generic
+# ways are slow for what they tell: __cuda_array_interface__ builds a dict (CuPy reads the current
+# stream for it), DLPack makes a capsule, np.dtype.name runs Python code (2 us in NumPy 2). The
+# fast paths below read the same facts from the array's own attributes, and are found by the
+# array's exact type, learnt the first time a type is seen (we never import torch or CuPy
+# ourselves: an array of theirs means the caller did). Every other object takes _describe_other.
+
+_VIEW_OF_TYPE: Dict[type, Callable[[Any], ArrayView]] = {}
+# library -> the current stream of that library for a view of it, as a cudaStream_t
+_CURRENT_STREAM_OF: Dict[str, Callable[[ArrayView], int]] = {}
+_NAME_OF_NUMPY_DTYPE: Dict[Any, str] = {}  # np.dtype -> its name (cached: .name is slow)
+_DTYPE_OF_TYPESTR: Dict[str, Tuple[str, int]] = {}  # CAI typestr -> (dtype name, itemsize)
 
 
-def _torch_strided():
-    return sys.modules["torch"].strided
+def _numpy_dtype_name(dtype: np.dtype) -> str:
+    name = _NAME_OF_NUMPY_DTYPE.get(dtype)
+    if name is None:
+        name = _NAME_OF_NUMPY_DTYPE[dtype] = dtype.name
+    return name
 
+
+def _element_strides(byte_strides: Tuple[int, ...], itemsize: int) -> Tuple[int, ...]:
+    """Strides in elements; a stride of a partial element (a field of a structured array) would
+    otherwise round down to look contiguous."""
+    if any(s % itemsize for s in byte_strides):
+        raise ValueError("array strides are not a multiple of its element size")
+    return tuple(s // itemsize for s in byte_strides)
+
+
+def _numpy_view(a: np.ndarray) -> ArrayView:
+    itemsize = a.itemsize
+    # C-contiguous arrays need no strides (None means C order); the others are checked exactly
+    contiguous = a.flags.c_contiguous or not itemsize
+    strides = None if contiguous else _element_strides(a.strides, itemsize)
+    return ArrayView(a, a.__array_interface__["data"][0], a.shape, strides,
+                     _numpy_dtype_name(a.dtype), False, None, "numpy")
+
+
+_VIEW_OF_TYPE[np.ndarray] = _numpy_view
+
+
+class _TorchFastPath:
+    """torch.Tensor read through data_ptr(), shape, stride(), dtype, is_cuda and get_device()."""
+
+    def __init__(self, torch: Any) -> None:
+        self.torch = torch
+        self.strided = torch.strided
+        self.dtype_names = {torch.float64: "float64", torch.float32: "float32",
+                            torch.float16: "float16", torch.bfloat16: "bfloat16",
+                            torch.int32: "int32", torch.int64: "int64"}
+        # torch.cuda.current_stream(i).cuda_stream builds a Stream object through several Python
+        # calls (microseconds); this is the same handle in one C call. It is private (what torch's
+        # own compiled code calls), hence the public fallback where it is missing.
+        self.raw_current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+    def view(self, t: Any) -> ArrayView:
+        if t.layout is not self.strided:
+            raise TypeError(f"expected a dense (strided) torch tensor; got layout {t.layout}")
+        if t.is_cuda:
+            on_device, device_id = True, t.get_device()
+        elif t.device.type == "cpu":
+            on_device, device_id = False, None
+        else:
+            raise ValueError(f"torch tensor on device {t.device}: tcsparse takes cpu or cuda "
+                             "tensors")
+        strides = None if t.is_contiguous() else tuple(t.stride())
+        dtype = self.dtype_names.get(t.dtype) or dtype_name(t.dtype)
+        return ArrayView(t, t.data_ptr(), tuple(t.shape), strides, dtype, on_device, device_id,
+                         "torch")
+
+    def current_stream(self, model: ArrayView) -> int:
+        if self.raw_current_stream is not None and model.device_id is not None:
+            return self.raw_current_stream(model.device_id)
+        return self.torch.cuda.current_stream(model.obj.device).cuda_stream
+
+
+class _CupyFastPath:
+    """cupy.ndarray read through data.ptr, data.device_id, shape, strides, dtype and flags."""
+
+    def __init__(self, cupy: Any) -> None:
+        self.get_current_stream = cupy.cuda.get_current_stream
+
+    def view(self, a: Any) -> ArrayView:
+        memory = a.data
+        # 0 for an empty array, as its __cuda_array_interface__ says
+        address = memory.ptr if a.size else 0
+        dtype = a.dtype
+        strides = None if a.flags.c_contiguous else _element_strides(a.strides, dtype.itemsize)
+        return ArrayView(a, address, a.shape, strides, _numpy_dtype_name(dtype), True,
+                         memory.device_id, "cupy")
+
+    def current_stream(self, model: ArrayView) -> int:
+        return self.get_current_stream().ptr
+
+
+_fast_paths: Dict[str, Any] = {}  # "torch", "cupy" -> its fast path, made once
+
+
+def _fast_path(library: str) -> Any:
+    found = _fast_paths.get(library)
+    if found is None:
+        module = sys.modules[library]
+        found = _TorchFastPath(module) if library == "torch" else _CupyFastPath(module)
+        _fast_paths[library] = found
+        _CURRENT_STREAM_OF[library] = found.current_stream
+    return found
+
+
+# ---- the generic paths: any other CAI or DLPack producer -----------------------------------------
 
 def _cai_view(obj: Any, interface: dict) -> ArrayView:
-    dtype = np.dtype(interface["typestr"])
-    itemsize = dtype.itemsize
+    typestr = interface["typestr"]
+    dtype_and_size = _DTYPE_OF_TYPESTR.get(typestr)
+    if dtype_and_size is None:
+        dtype = np.dtype(typestr)
+        dtype_and_size = _DTYPE_OF_TYPESTR[typestr] = (dtype.name, dtype.itemsize)
+    dtype, itemsize = dtype_and_size
     strides = interface.get("strides")
     if strides is not None:
-        if any(s % itemsize for s in strides):
-            raise ValueError("array strides are not a multiple of its element size")
-        strides = tuple(s // itemsize for s in strides)
+        strides = _element_strides(strides, itemsize)
     device_id = None
     device = getattr(obj, "device", None)  # CuPy: cupy.cuda.Device
     if device is not None and hasattr(device, "id"):
         device_id = int(device.id)
-    library = "cupy" if type(obj).__module__.startswith("cupy") else "cai"
+    library = "cai"
+    if type(obj).__module__.startswith("cupy"):
+        library = "cupy"
+        if "cupy" in sys.modules:
+            _fast_path("cupy")  # for its current stream
     return ArrayView(obj, int(interface["data"][0]), tuple(interface["shape"]), strides,
-                     dtype.name, True, device_id, library)
+                     dtype, True, device_id, library)
 
 
 def _dlpack_view(obj: Any) -> ArrayView:
@@ -119,13 +224,24 @@ def _dlpack_view(obj: Any) -> ArrayView:
 
 def describe(obj: Any, what: str) -> ArrayView:
     """The ArrayView of `obj`, or TypeError naming `what` and the accepted kinds."""
-    if isinstance(obj, np.ndarray):
-        strides = tuple(s // obj.itemsize for s in obj.strides) if obj.itemsize else None
-        return ArrayView(obj, obj.__array_interface__["data"][0], obj.shape, strides,
-                         dtype_name(obj.dtype), False, None, "numpy")
+    view_of = _VIEW_OF_TYPE.get(type(obj))
+    if view_of is not None:
+        return view_of(obj)
+    return _describe_other(obj, what)
+
+
+def _describe_other(obj: Any, what: str) -> ArrayView:
+    """describe() of an object of a type not seen before, or of no library with a fast path."""
+    if isinstance(obj, np.ndarray):  # a subclass (np.matrix, np.memmap)
+        return _numpy_view(obj)
     module = type(obj).__module__
     if module.startswith("torch") and hasattr(obj, "data_ptr"):
-        return _torch_view(obj)
+        view_of = _VIEW_OF_TYPE[type(obj)] = _fast_path("torch").view
+        return view_of(obj)
+    cupy = sys.modules.get("cupy") if module.startswith("cupy") else None
+    if cupy is not None and isinstance(obj, cupy.ndarray):
+        view_of = _VIEW_OF_TYPE[type(obj)] = _fast_path("cupy").view
+        return view_of(obj)
     interface = getattr(obj, "__cuda_array_interface__", None)
     if interface is not None:
         return _cai_view(obj, interface)
@@ -155,10 +271,10 @@ def empty_like_library(model: ArrayView, shape: Tuple[int, ...], what: str) -> A
 def stream_address(stream: Any, model: ArrayView) -> int:
     """The cudaStream_t of `stream`; for None the current stream of `model`'s library."""
     if stream is None:
-        if model.library == "torch":
-            return sys.modules["torch"].cuda.current_stream(model.obj.device).cuda_stream
-        if model.library == "cupy":
-            return sys.modules["cupy"].cuda.get_current_stream().ptr
+        # read per call: the caller may switch streams between calls
+        current_stream = _CURRENT_STREAM_OF.get(model.library)
+        if current_stream is not None:  # torch, CuPy
+            return current_stream(model)
         return 0  # the legacy default stream, as DLPack's and CAI's consumers assume
     if isinstance(stream, int):
         return stream
