@@ -22,10 +22,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"reorder", Type::choice, "hash", 0, 0, {"hash", "sort", "none"},
        "row order inside a block: the nonlinear hash of the row lengths (paper III.B), a stable "
        "sort by length, or the matrix order"},
-      {"build", Type::choice, "host", 0, 0, {"host", "device"},
-       "where the layout is built: on the host and uploaded (the model), or on the GPU from the "
-       "uploaded CSR (paper Algorithm 2; both give the same arrays; the default once its GPU "
-       "tests have run)"},
+      {"build", Type::choice, "device", 0, 0, {"host", "device"},
+       "where the layout is built: on the GPU from the uploaded CSR (paper Algorithm 2), or on "
+       "the host and uploaded (the model); both give the same arrays"},
       {"warp_row_length", Type::integer, "64", 2, 1 << 30, {"off"},
        "a row with at least this many nonzeros in a block is taken by a whole warp (off: by one "
        "lane, as the paper)"},

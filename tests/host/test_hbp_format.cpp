@@ -538,12 +538,12 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_EQ(p.resolved_block_cols(4), 16384);
   EXPECT_EQ(p.resolved_block_cols(2), 32768);
   EXPECT_EQ(p.reorder, Reorder::hash);
-  EXPECT_EQ(p.build, Build::host);  // until the GPU build has run on a GPU
+  EXPECT_EQ(p.build, Build::device);
   EXPECT_EQ(parse_parameters({"build=device"}).build, Build::device);
   EXPECT_THROW(parse_parameters({"build=gpu"}), ParameterError);
   EXPECT_EQ(p.resolved_blocks_per_task(27), 1);        // a small matrix: a task a block
   EXPECT_EQ(p.resolved_blocks_per_task(16384), 16);    // about 1024 tasks
-  EXPECT_EQ(p.resolved_blocks_per_task(1 << 24), 32);  // at most 4 blocks a warp
+  EXPECT_EQ(p.resolved_blocks_per_task(1 << 24), 4 * kDefaultWarpsPerBlock);  // 4 blocks a warp
   EXPECT_THROW(parse_parameters({"block_cols=12"}), ParameterError);
   EXPECT_THROW(parse_parameters({"block_cols=131072"}), ParameterError);
   EXPECT_THROW(parse_parameters({"reorder=random"}), ParameterError);
