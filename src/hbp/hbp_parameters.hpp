@@ -93,7 +93,7 @@ struct HbpParameters {
   std::int32_t block_cols = 0;
   Reorder reorder = Reorder::hash;
   /// device: on an H100 it built the default suite's layouts in 1.3-18 ms where the host
-  /// took 0.21-4.1 s (bench/results/2026-11-24-2335-h100-after-fixes, 2026-11-24-2235-...).
+  /// took 0.21-4.1 s (bench/results/2026-11-24-2230-h100-after-fixes, 2026-11-24-2205-...).
   Build build = Build::device;
   /// 0: off (every row in its 32-row group walked by its own lane, as the paper).
   std::int32_t warp_row_length = kDefaultWarpRowLength;
