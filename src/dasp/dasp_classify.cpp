@@ -74,6 +74,107 @@ int min_regular_fill(const DaspParameters& parameters, DaspBlockShape shape) {
   return std::max(1, static_cast<int>(std::ceil(needed - 1e-9)));
 }
 
+/// Regroups the medium rows, sorted by length (descending, stable), by windows of `window`
+/// consecutive caller rows: (window, length descending, row), a stable counting sort by window,
+/// parallel as sort_rows_by_length. A row-block that straddles two windows is sorted by length
+/// again, so that every row-block still starts with its longest row (the regular blocks of a
+/// row-block are a prefix of its chunks). See kDaspMediumRowWindow.
+template <typename Length>
+void window_medium_rows(RowOrder& order, int64_t rows, int64_t window, int block_rows,
+                        Length length) {
+  int32_t* medium = order.rows.data() + order.medium_begin;
+  const int64_t count = order.short_begin - order.medium_begin;
+  const int64_t windows = ceil_div(rows, window);
+  // one counter a window a thread: at most 2^24 counters in all
+  const int team = std::max(1, std::min<int>(threads_for(count, 0),
+                                             static_cast<int>((int64_t{1} << 24) / windows)));
+  std::vector<int64_t> offsets(sz(team) * sz(windows), 0);
+  std::vector<int32_t> windowed(sz(count));
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+    const int t = omp_get_thread_num();
+    const int nt = omp_get_num_threads();
+    const int64_t b = count * t / nt, e = count * (t + 1) / nt;
+    int64_t* mine = offsets.data() + sz(t) * sz(windows);
+    for (int64_t m = b; m < e; ++m) ++mine[medium[m] / window];
+#pragma omp barrier
+#pragma omp single
+    {
+      int64_t position = 0;
+      for (int64_t w = 0; w < windows; ++w)
+        for (int u = 0; u < nt; ++u) {
+          int64_t& slot = offsets[sz(u) * sz(windows) + sz(w)];
+          const int64_t here = slot;
+          slot = position;
+          position += here;
+        }
+    }
+    for (int64_t m = b; m < e; ++m) windowed[sz(mine[medium[m] / window]++)] = medium[m];
+  }
+  const int64_t row_blocks = ceil_div(count, block_rows);
+  const auto longer = [&](int32_t a, int32_t b) { return length(a) > length(b); };
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+  for (int64_t rb = 0; rb < row_blocks; ++rb) {
+    const auto first = windowed.begin() + rb * block_rows;
+    const auto last = windowed.begin() + std::min(count, (rb + 1) * block_rows);
+    if (!std::is_sorted(first, last, longer)) std::stable_sort(first, last, longer);
+  }
+  std::copy(windowed.begin(), windowed.end(), medium);
+}
+
+/// What the regular blocks of the medium row-blocks add up to (count_regular_blocks).
+struct RegularBlockCounts {
+  int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tail_blocks = 0;
+  int64_t largest_row_block = 0;  ///< regular blocks of the largest row-block
+};
+
+/// Per medium row-block of shape.rows consecutive rows of the order, its regular blocks: the
+/// leading chunks of 4 columns that hold at least min_fill values (a prefix, since each
+/// row-block's lengths descend), into regular_chunks; and their totals.
+template <typename Length>
+RegularBlockCounts count_regular_blocks(const RowOrder& order, int64_t rows_medium,
+                                        DaspBlockShape shape, int min_fill, Length length,
+                                        std::vector<int32_t>& regular_chunks) {
+  const int block_rows = shape.rows;
+  const int64_t row_blocks = ceil_div(rows_medium, block_rows);
+  regular_chunks.assign(sz(row_blocks), 0);
+  RegularBlockCounts c;
+  int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tail_blocks = 0;
+  int64_t largest_row_block = 0;
+  const int team = threads_for(rows_medium, 0);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)                          \
+    reduction(+ : regular_blocks, regular_nnz, medium_nnz, padded_tail_blocks)                   \
+    reduction(max : largest_row_block)
+  for (int64_t rb = 0; rb < row_blocks; ++rb) {
+    const int64_t first = rb * block_rows;
+    const int rows_here = static_cast<int>(std::min<int64_t>(block_rows, rows_medium - first));
+    int64_t lengths[16];
+    for (int s = 0; s < rows_here; ++s) {
+      lengths[s] = length(order.rows[sz(order.medium_begin + first + s)]);
+      medium_nnz += lengths[s];
+    }
+    int64_t chunks = 0;
+    for (;; ++chunks) {
+      int64_t fill = 0;
+      for (int s = 0; s < rows_here; ++s)
+        fill += std::clamp<int64_t>(lengths[s] - chunks * shape.width, 0, shape.width);
+      if (fill < min_fill) break;
+    }
+    regular_chunks[sz(rb)] = static_cast<int32_t>(chunks);
+    regular_blocks += chunks;
+    largest_row_block = std::max(largest_row_block, chunks);
+    if (chunks > 0 && tail_width(lengths[0], chunks, shape.width) < shape.width)
+      ++padded_tail_blocks;
+    for (int s = 0; s < rows_here; ++s) regular_nnz += std::min(lengths[s], chunks * shape.width);
+  }
+  c.regular_blocks = regular_blocks;
+  c.regular_nnz = regular_nnz;
+  c.medium_nnz = medium_nnz;
+  c.padded_tail_blocks = padded_tail_blocks;
+  c.largest_row_block = largest_row_block;
+  return c;
+}
+
 }  // namespace
 
 bool resolve_fp64_column_major(const DaspParameters& parameters, DaspBlockShape shape,
@@ -99,7 +200,7 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   auto length = [&](int32_t r) { return int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)]; };
   const int max_medium = resolve_max_medium_row_length(matrix, parameters, shape);
   plan.order = sort_rows_by_length(row_ptr, rows, max_medium);
-  const RowOrder& order = plan.order;
+  const RowOrder& order = plan.order;  // its medium rows may be regrouped below
   DaspCounts& c = plan.counts;
 
   // Long rows: groups of 2 blocks (§3.2); warp tasks of long_groups_per_warp groups.
@@ -122,51 +223,36 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   c.stored_long = c.long_groups * plan.group_values();
   detail::require_offsets_fit<int32_t>(c.stored_long, "DASP layout: the long-row values");
 
-  // Medium rows: row-blocks of shape.rows sorted rows; the leading chunks of 4 columns that
-  // hold at least min_fill values are regular blocks (a prefix, since lengths descend).
+  // Medium rows: row-blocks of shape.rows sorted rows and their regular blocks (§3.2).
   c.rows_medium = plan.medium_rows();
   const int block_rows = shape.rows;
   c.row_blocks = ceil_div(c.rows_medium, block_rows);
-  plan.regular_chunks.assign(sz(c.row_blocks), 0);
   const int min_fill = min_regular_fill(parameters, shape);
-  const int64_t medium_begin = order.medium_begin;
-  int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tail_blocks = 0;
-  const int team = threads_for(c.rows_medium, 0);
-#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)                          \
-    reduction(+ : regular_blocks, regular_nnz, medium_nnz, padded_tail_blocks)
-  for (int64_t rb = 0; rb < c.row_blocks; ++rb) {
-    const int64_t first = rb * block_rows;
-    const int rows_here = static_cast<int>(std::min<int64_t>(block_rows, c.rows_medium - first));
-    int64_t lengths[16];
-    for (int s = 0; s < rows_here; ++s) {
-      lengths[s] = length(order.rows[sz(medium_begin + first + s)]);
-      medium_nnz += lengths[s];
-    }
-    int64_t chunks = 0;
-    for (;; ++chunks) {
-      int64_t fill = 0;
-      for (int s = 0; s < rows_here; ++s)
-        fill += std::clamp<int64_t>(lengths[s] - chunks * shape.width, 0, shape.width);
-      if (fill < min_fill) break;
-    }
-    plan.regular_chunks[sz(rb)] = static_cast<int32_t>(chunks);
-    regular_blocks += chunks;
-    if (chunks > 0 && tail_width(lengths[0], chunks, shape.width) < shape.width)
-      ++padded_tail_blocks;
-    for (int s = 0; s < rows_here; ++s) regular_nnz += std::min(lengths[s], chunks * shape.width);
+  RegularBlockCounts blocks = count_regular_blocks(plan.order, c.rows_medium, shape, min_fill,
+                                                   length, plan.regular_chunks);
+  plan.medium_rows_per_warp =
+      resolve_medium_rows_per_warp(parameters, c.rows_medium, block_rows, c.row_blocks,
+                                   blocks.regular_blocks, blocks.largest_row_block);
+  // Sorted within windows of caller rows (kDaspMediumRowWindow) when warps take several
+  // row-blocks; one row-block a warp (heavy tails, dense long rows) keeps the whole-matrix sort,
+  // whose split row-blocks are a prefix.
+  const int64_t window = resolve_medium_row_window(parameters, rows);
+  if (window > 0 && window < rows && plan.medium_rows_per_warp > block_rows &&
+      !is_dense_long_rows_layout(parameters, max_medium) && c.rows_medium > block_rows) {
+    window_medium_rows(plan.order, rows, window, block_rows, length);
+    blocks = count_regular_blocks(plan.order, c.rows_medium, shape, min_fill, length,
+                                  plan.regular_chunks);
+    c.medium_row_window = window;
   }
-  c.regular_blocks = regular_blocks;
-  c.padded_tail_blocks = padded_tail_blocks;
+  c.regular_blocks = blocks.regular_blocks;
+  c.padded_tail_blocks = blocks.padded_tail_blocks;
   plan.shape.column_major = resolve_fp64_column_major(parameters, shape, c);
   c.column_major_blocks = plan.shape.column_major;
-  c.nnz_medium_regular = regular_nnz;
-  c.nnz_medium_irregular = medium_nnz - regular_nnz;
-  c.stored_medium_regular = regular_blocks * shape.values();
+  c.nnz_medium_regular = blocks.regular_nnz;
+  c.nnz_medium_irregular = blocks.medium_nnz - blocks.regular_nnz;
+  c.stored_medium_regular = blocks.regular_blocks * shape.values();
   detail::require_offsets_fit<int32_t>(c.stored_medium_regular,
                                        "DASP layout: the regular medium-row values");
-  plan.medium_rows_per_warp = resolve_medium_rows_per_warp(
-      parameters, c.rows_medium, block_rows, c.row_blocks, regular_blocks,
-      c.row_blocks > 0 ? plan.regular_chunks[0] : 0);  // row-blocks shrink: the first is largest
 
   // Warps: long tasks of split.long_groups_per_warp groups; medium units of rowblocks_per_unit
   // row-blocks, or, one row-block a warp, pieces of split.medium_blocks_per_warp blocks.
@@ -198,6 +284,7 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   if (rowblocks_per_unit == 1) {
     int64_t pieces = 0;
     const int64_t per_piece = plan.split.medium_blocks_per_warp;
+    const int team = threads_for(c.row_blocks, 0);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(+ : pieces)
     for (int64_t rb = 0; rb < c.row_blocks; ++rb)
       pieces += std::max<int64_t>(1, ceil_div(plan.regular_chunks[sz(rb)], per_piece));

@@ -3,7 +3,8 @@
 //
 // Rows are split by length (number of nonzeros):
 //   long    > max_medium_row_length (256)  groups of 2 blocks, zero-padded, several warps a row
-//   medium  5 .. 256                       sorted by length (descending, stable), cut into
+//   medium  5 .. 256                       sorted by length (descending, stable; from 1 M
+//                                          rows within windows of 4096 caller rows), cut into
 //                                          row-blocks of `shape.rows` rows; the leading 4-wide
 //                                          column chunks of a row-block that are >= 75 % full
 //                                          are regular (zero-padded) blocks, the rest of each
@@ -136,6 +137,9 @@ struct DaspCounts {
   /// Resolved work division (reported with the counts).
   int max_medium_row_length = kDaspMaxMediumRowLength;
   int medium_rows_per_warp = 8;
+  /// Medium rows sorted by length within windows of this many caller rows; 0: over the whole
+  /// matrix (resolve_medium_row_window).
+  std::int64_t medium_row_window = 0;
   DaspWorkSplit split;
   bool short_tiles_by_row = false;
   /// Medium row-blocks whose last block holds fewer than 4 values of every row.

@@ -40,6 +40,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "storage order of fp64 8x4 blocks (auto: column-major when row-blocks end in padding)"},
       {"row_order", Type::choice, "caller", 0, 0, {"caller", "plan"},
        "order of y (and, square matrices, of x): the caller's, or the plan's (SpmvPlan::permute)"},
+      {"medium_row_window", Type::integer, "auto", 8, std::int64_t{1} << 31, {"auto", "off"},
+       "medium rows sorted by length within windows of this many rows (auto: 4096 from 1 M "
+       "rows; off: over the whole matrix, the paper's)"},
   };
 }
 
@@ -73,7 +76,10 @@ std::string DaspParameters::to_string() const {
       << (short_tile_order == 1 ? "kind" : short_tile_order == 2 ? "row" : "auto")
       << ",fill=" << (fill_on_device ? "device" : "host") << ",fp64_block_order="
       << (fp64_block_order == 1 ? "row" : fp64_block_order == 2 ? "column" : "auto")
-      << ",row_order=" << (plan_row_order ? "plan" : "caller");
+      << ",row_order=" << (plan_row_order ? "plan" : "caller") << ",medium_row_window="
+      << (medium_row_window > 0   ? std::to_string(medium_row_window)
+          : medium_row_window < 0 ? std::string("off")
+                                  : std::string("auto"));
   return out.str();
 }
 
@@ -96,6 +102,9 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
                        : values.is("fp64_block_order", "column") ? 2
                                                                  : 0;
   p.plan_row_order = values.is("row_order", "plan");
+  p.medium_row_window = values.is_auto("medium_row_window")      ? 0
+                        : values.is("medium_row_window", "off") ? -1
+                                                                : values.integer("medium_row_window");
   return p;
 }
 
@@ -119,6 +128,12 @@ int resolve_medium_rows_per_warp(const DaspParameters& parameters, std::int64_t 
   else if (average <= kDaspOneBlockRowBlocks)
     row_blocks_a_warp = 4;
   return std::max(block_rows, std::min(paper_rows, row_blocks_a_warp * block_rows));
+}
+
+std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::int64_t rows) {
+  if (parameters.medium_row_window < 0) return 0;
+  if (parameters.medium_row_window > 0) return parameters.medium_row_window;
+  return rows >= kDaspWindowedMinRows ? kDaspMediumRowWindow : 0;
 }
 
 DaspWorkSplit resolve_work_split(const DaspParameters& parameters) {

@@ -25,6 +25,7 @@ Json layout_statistics(const DaspCounts& c, DaspBlockShape shape,
       {"medium_units", c.medium_units},
       {"loop_num", c.medium_rows_per_warp / 8},
       {"medium_rows_per_warp", c.medium_rows_per_warp},
+      {"medium_row_window", c.medium_row_window},  // 0: sorted over the whole matrix
       {"long_groups_per_warp", c.split.long_groups_per_warp},
       {"medium_blocks_per_warp",
        medium_split ? Json(c.split.medium_blocks_per_warp) : Json(nullptr)},  // null: never split

@@ -94,6 +94,9 @@ TEST_P(DaspHostApplyOnCatalogue, NonDefaultParametersStillMatchReference) {
   p.long_groups_per_warp = 1;
   EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, p), 1e-12);
   EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp16Shape, p), 1e-12);
+  p.medium_row_window = 16;  // medium rows sorted within windows of 16 rows
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, p, 1.0, 0.5), 1e-12);
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp16Shape, p), 1e-12);
 }
 
 TEST_P(DaspHostApplyOnCatalogue, MediumRowBlocksSplitOverWarpsMatchReference) {
@@ -122,12 +125,14 @@ TEST_P(DaspHostApplyOnCatalogue, CountsWithoutFillingAgreeWithTheBuiltLayout) {
 /// The parameter sets whose warp orders differ: by default, short tiles by kind and by row, one
 /// row-block a warp in pieces with long rows one group a warp.
 std::vector<DaspParameters> row_order_parameter_sets() {
-  std::vector<DaspParameters> sets(4);
+  std::vector<DaspParameters> sets(5);
   sets[1].short_tile_order = 1;
   sets[2].short_tile_order = 2;
   sets[3].medium_rows_per_warp = 8;
   sets[3].medium_blocks_per_warp = 1;
   sets[3].long_groups_per_warp = 1;
+  sets[4].medium_rows_per_warp = 16;
+  sets[4].medium_row_window = 24;  // medium rows sorted within windows
   return sets;
 }
 
@@ -180,14 +185,18 @@ TEST(DaspLayout, ParallelBuildGivesTheSameLayoutAndRowOrderOnAnyThreadCount) {
   // medium row-blocks, long rows
   const Matrix cases[] = {
       generate_short_rows(400000, 400000, 3),
-      generate_random_rows(300000, 300000, RowLengthDistribution::power_law, 0, 5000, 4)};
+      generate_random_rows(300000, 300000, RowLengthDistribution::power_law, 0, 5000, 4),
+      generate_random_rows(300000, 300000, RowLengthDistribution::uniform, 1, 12, 5)};
+  DaspParameters windowed;  // medium rows sorted within windows (auto from 1 M rows)
+  windowed.medium_row_window = 4096;
   for (const Matrix& a : cases) {
+    const DaspParameters p = &a == &cases[2] ? windowed : DaspParameters{};
     const int saved = omp_get_max_threads();
     omp_set_num_threads(1);
-    const auto one = build_dasp_layout(a, {}, kFp64Shape, DaspFill::index_only);
+    const auto one = build_dasp_layout(a, p, kFp64Shape, DaspFill::index_only);
     const auto one_order = dasp_plan_row_order(one);
     omp_set_num_threads(4);
-    const auto four = build_dasp_layout(a, {}, kFp64Shape, DaspFill::index_only);
+    const auto four = build_dasp_layout(a, p, kFp64Shape, DaspFill::index_only);
     const auto four_order = dasp_plan_row_order(four);
     omp_set_num_threads(saved);
     EXPECT_EQ(one.short_tile_order, four.short_tile_order);
@@ -198,6 +207,7 @@ TEST(DaspLayout, ParallelBuildGivesTheSameLayoutAndRowOrderOnAnyThreadCount) {
     EXPECT_EQ(one.counts.long_tasks, four.counts.long_tasks);
     EXPECT_EQ(one.counts.nnz_long, four.counts.nnz_long);
     EXPECT_EQ(one_order, four_order);
+    EXPECT_EQ(one.counts.medium_row_window, four.counts.medium_row_window);
   }
 }
 
@@ -554,6 +564,82 @@ TEST(DaspLayout, MediumRowsAreSortedByLengthDescendingAndStable) {
             0u);
 }
 
+/// 3000 medium rows of 5-16 random nonzeros, some short and empty rows between them.
+Matrix mixed_medium_rows(std::uint64_t seed) {
+  std::vector<int> lengths(3000);
+  std::uint64_t state = seed;
+  for (int& length : lengths) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int pick = static_cast<int>((state >> 33) % 14);
+    length = pick == 12 ? 2 : pick == 13 ? 0 : 5 + pick;  // 5..16, some 2s and 0s
+  }
+  return matrix_with_lengths(4000, lengths, seed);
+}
+
+TEST(DaspLayout, MediumRowsAreSortedByLengthWithinWindowsOfCallerRows) {
+  const Matrix a = mixed_medium_rows(3);
+  DaspParameters p;
+  p.medium_rows_per_warp = 16;  // two row-blocks a warp: the windows apply
+  p.medium_row_window = 64;
+  const auto layout = build_dasp_layout(a, p, kFp64Shape);
+  EXPECT_EQ(layout.counts.medium_row_window, 64);
+  auto length = [&](std::int32_t r) { return a.row_ptr[r + 1] - a.row_ptr[r]; };
+  const auto& ids = layout.medium_row_ids;
+  const auto medium = static_cast<std::size_t>(layout.counts.rows_medium);
+  // every medium row once
+  std::vector<std::int32_t> seen(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(medium));
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());
+  // windows in caller order; inside a window lengths descend and equal lengths keep row order,
+  // except within a row-block that straddles two windows, which is sorted by length itself
+  for (std::size_t i = 1; i < medium; ++i) {
+    const std::int32_t before = ids[i - 1], here = ids[i];
+    const bool same_block = i % 8 != 0;
+    if (before / 64 == here / 64) {
+      EXPECT_TRUE(length(before) > length(here) || (length(before) == length(here) && before < here))
+          << "position " << i;
+    } else if (!same_block) {
+      EXPECT_LT(before / 64, here / 64) << "position " << i;
+    }
+    if (same_block) {
+      EXPECT_GE(length(before), length(here)) << "row-block of position " << i;
+    }
+  }
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape, p), 1e-12);
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape, p, 2.0, -0.5), 1e-12);
+  EXPECT_LT(host_apply_error<double>(a, kFp16Shape, p), 1e-12);
+}
+
+TEST(DaspLayout, MediumRowWindowIsAutoFromAMillionRowsAndOffAsked) {
+  const Matrix small = mixed_medium_rows(4);
+  EXPECT_EQ(count_dasp_layout(small, {}, kFp64Shape).medium_row_window, 0);
+  EXPECT_EQ(resolve_medium_row_window({}, kDaspWindowedMinRows - 1), 0);
+  EXPECT_EQ(resolve_medium_row_window({}, kDaspWindowedMinRows), kDaspMediumRowWindow);
+  DaspParameters off;
+  off.medium_row_window = -1;
+  EXPECT_EQ(resolve_medium_row_window(off, kDaspWindowedMinRows * 8), 0);
+  // one row-block a warp keeps the whole-matrix sort (its split row-blocks are a prefix)
+  DaspParameters one_block;
+  one_block.medium_rows_per_warp = 8;
+  one_block.medium_row_window = 64;
+  EXPECT_EQ(count_dasp_layout(small, one_block, kFp64Shape).medium_row_window, 0);
+}
+
+TEST(DaspLayout, WindowedMediumRowsStillCountWhatTheLayoutHolds) {
+  const Matrix a = mixed_medium_rows(5);
+  for (const std::int64_t window : {8, 24, 64, 1000}) {
+    DaspParameters p;
+    p.medium_rows_per_warp = 32;
+    p.medium_row_window = window;
+    const auto layout = build_dasp_layout(a, p, kFp64Shape);
+    const DaspCounts counted = count_dasp_layout(a, p, kFp64Shape);
+    EXPECT_EQ(counted.regular_blocks, layout.counts.regular_blocks) << window;
+    EXPECT_EQ(counted.nnz_medium_irregular, layout.counts.nnz_medium_irregular) << window;
+    EXPECT_EQ(layout.counts.nnz(), a.nnz()) << window;
+    EXPECT_LT(host_apply_error<double>(a, kFp64Shape, p, 1.0, 1.0), 1e-12) << window;
+  }
+}
+
 TEST(DaspLayout, LongRowsArePaddedToWholeGroupsOfTwoBlocks) {
   // fp64: a group is 2 x 8 x 4 = 64 values; 257 values take 5 groups (63 zeros)
   const Matrix a = matrix_with_lengths(1000, {257, 300});
@@ -859,6 +945,9 @@ TEST(DaspParameters, ParsesEveryKey) {
   EXPECT_EQ(p.fp64_block_order, 2);
   EXPECT_EQ(parse_parameters({"fp64_block_order=row"}).fp64_block_order, 1);
   EXPECT_EQ(parse_parameters({"medium_rows_per_warp=auto"}).medium_rows_per_warp, 0);
+  EXPECT_EQ(parse_parameters({"medium_row_window=4096"}).medium_row_window, 4096);
+  EXPECT_EQ(parse_parameters({"medium_row_window=off"}).medium_row_window, -1);
+  EXPECT_EQ(parse_parameters({"medium_row_window=auto"}).medium_row_window, 0);
 }
 
 TEST(DaspParameters, UnknownKeyIsAParameterErrorListingTheKnownKeys) {
@@ -889,6 +978,8 @@ TEST(DaspParameters, MalformedOrOutOfRangeValuesAreParameterErrors) {
   EXPECT_THROW(parse_parameters({"short_tile_order=diagonal"}), ParameterError);
   EXPECT_THROW(parse_parameters({"fill=gpu"}), ParameterError);
   EXPECT_THROW(parse_parameters({"row_order=sorted"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"medium_row_window=4"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"medium_row_window=global"}), ParameterError);
 }
 
 TEST(DaspParameters, RowOrderIsTheCallersUnlessThePlansIsAsked) {
@@ -902,6 +993,7 @@ TEST(DaspParameters, ToStringRoundTrips) {
   p.max_medium_row_length = 64;
   p.medium_rows_per_warp = 32;
   p.plan_row_order = true;
+  p.medium_row_window = 512;
   std::vector<std::string> items;
   const std::string text = p.to_string();
   std::size_t start = 0;
