@@ -5,7 +5,9 @@
 // __cuda_array_interface__ objects, checks shape, dtype, layout and device, and hands over the
 // addresses of arrays it keeps alive for the duration of the call. What this file adds is the
 // type erasure over the four value types (AnyPlan), the CPU reference as a plan, the translation
-// of tcsparse's C++ errors into Python exceptions, and the GIL released around long work.
+// of tcsparse's C++ errors into Python exceptions, the GIL released around long work, and the
+// fast path of a plan call: arrays like those of a call the Python front already checked are
+// applied here without its checks (Plan.apply_accepted, below).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -103,10 +106,21 @@ struct PlanStatsRecord {
   std::string details_json = "{}";
 };
 
+/// The last call of a plan that passed the Python front's checks, as Plan.apply_accepted compares
+/// later calls with it.
+struct AcceptedCall {
+  nb::object x_signature, y_signature;  ///< array_signature() of its x and y
+  std::size_t x_bytes = 0, y_bytes = 0;  ///< the plan's operand sizes, for the overlap test
+  nb::object current_stream;  ///< () -> cudaStream_t: the current stream of y's library, or None (0)
+  bool takes_streams = true;  ///< false for the CPU reference: a stream makes the checks fail
+};
+
 /// A plan of any value type and operation: the GPU plans and the CPU reference alike.
 /// Addresses are device pointers for a GPU plan, host pointers for the reference.
 class AnyPlan {
  public:
+  std::optional<AcceptedCall> accepted_call;  ///< none until a call has passed the checks
+
   virtual ~AnyPlan() = default;
   virtual void apply(Address x, Address y, double alpha, double beta, Address stream) const = 0;
   virtual bool plan_row_order() const { return false; }
@@ -255,6 +269,189 @@ std::unique_ptr<AnyPlan> build_plan(const std::string& operation, const std::str
       });
 }
 
+// ---- the fast path of a plan call ----
+//
+// The Python front checks every array of a call (tcsparse._Plan._checked_apply), which takes
+// microseconds of Python. What the checks read of an array, less its address, is its signature:
+// its type, dtype, shape, strides, layout and device. Arrays with equal signatures pass the same
+// checks, so once a call has passed them the front tells the plan the signatures of its arrays
+// (Plan.accept); a later call whose arrays have the same signatures is applied by
+// Plan.apply_accepted without the checks (only the overlap of x and y, which depends on their
+// addresses, is tested), and any other call goes back to the front. Signatures are read anew on
+// every call, never remembered by identity or address: an array can change in place (a.shape =,
+// t.set_()), and a new array can take a freed one's address. They are read here, in C++, for the
+// types whose attributes tcsparse/_arrays.py reads (torch tensors and CuPy arrays; it names them
+// with learn_array_type as it meets them, and keeps its readers in step with these).
+
+enum class ArrayLibrary { torch, cupy };
+
+/// The array types learnt so far and their library: a handful at most, searched in order.
+std::vector<std::pair<PyTypeObject*, ArrayLibrary>>& learnt_array_types() {
+  static auto* types = new std::vector<std::pair<PyTypeObject*, ArrayLibrary>>;  // never freed
+  return *types;
+}
+
+void learn_array_type(nb::handle type, const std::string& library) {
+  if (!PyType_Check(type.ptr())) throw nb::type_error("learn_array_type: expected a type");
+  if (library != "torch" && library != "cupy")
+    throw nb::value_error("learn_array_type: library must be 'torch' or 'cupy'");
+  auto* type_object = reinterpret_cast<PyTypeObject*>(type.inc_ref().ptr());  // kept for good
+  auto& types = learnt_array_types();
+  types.erase(std::remove_if(types.begin(), types.end(),
+                             [&](const auto& entry) { return entry.first == type_object; }),
+              types.end());
+  types.emplace_back(type_object, library == "torch" ? ArrayLibrary::torch : ArrayLibrary::cupy);
+}
+
+/// The attribute names read, made once (a name made at each lookup costs about what it does).
+struct AttributeNames {
+  nb::str data_ptr{"data_ptr"}, layout{"layout"}, dtype{"dtype"}, device{"device"}, shape{"shape"},
+      is_contiguous{"is_contiguous"}, data{"data"}, ptr{"ptr"}, strides{"strides"},
+      device_id{"device_id"};
+};
+
+const AttributeNames& names() {
+  static const auto* names = new AttributeNames;  // never freed: may outlive the interpreter
+  return *names;
+}
+
+/// Reads attributes and calls methods of Python objects until one raises; after that it reads
+/// nothing more (a Python error is pending) and failed() says so.
+class AttributeReader {
+ public:
+  nb::object attribute(nb::handle object, const nb::str& name) {
+    if (failed_) return {};
+    return checked(PyObject_GetAttr(object.ptr(), name.ptr()));
+  }
+  nb::object call(nb::handle object, const nb::str& method) {
+    if (failed_) return {};
+    PyObject* arguments[] = {object.ptr()};
+    return checked(PyObject_VectorcallMethod(method.ptr(), arguments,
+                                             1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  nb::object checked(PyObject* result) {
+    failed_ = result == nullptr;
+    return nb::steal(result);
+  }
+  bool failed_ = false;
+};
+
+/// A Python int as an address; false (no error pending) for anything else or a negative one.
+bool to_address(nb::handle value, Address& address) {
+  if (!PyLong_Check(value.ptr())) return false;
+  const unsigned long long number = PyLong_AsUnsignedLongLong(value.ptr());
+  if (number == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  address = static_cast<Address>(number);
+  return true;
+}
+
+struct ArraySignature {
+  Address address = 0;
+  /// A tuple: (type, layout, dtype, device, shape, is_contiguous()) of a tensor (torch's
+  /// contiguity is the checks' C order; is_contiguous() costs less than stride()), and
+  /// (type, dtype, shape, strides, data.device_id) of a CuPy array.
+  nb::object signature;
+};
+
+/// The address and signature of a tensor or CuPy array of a learnt type; nothing for any other
+/// object, or one whose attributes raise (the front's checks then say what is wrong with it).
+std::optional<ArraySignature> read_signature(nb::handle array) {
+  PyTypeObject* type = Py_TYPE(array.ptr());
+  const auto& types = learnt_array_types();
+  const auto learnt = std::find_if(types.begin(), types.end(),
+                                   [&](const auto& entry) { return entry.first == type; });
+  if (learnt == types.end()) return std::nullopt;
+  const AttributeNames& name = names();
+  AttributeReader read;
+  nb::object address;
+  ArraySignature result;
+  if (learnt->second == ArrayLibrary::torch) {
+    address = read.call(array, name.data_ptr);
+    nb::object layout = read.attribute(array, name.layout);
+    nb::object dtype = read.attribute(array, name.dtype);
+    nb::object device = read.attribute(array, name.device);
+    nb::object shape = read.attribute(array, name.shape);
+    nb::object contiguous = read.call(array, name.is_contiguous);
+    if (!read.failed())
+      result.signature = nb::make_tuple(nb::handle(reinterpret_cast<PyObject*>(type)), layout,
+                                        dtype, device, shape, contiguous);
+  } else {
+    nb::object memory = read.attribute(array, name.data);
+    address = read.attribute(memory, name.ptr);
+    nb::object dtype = read.attribute(array, name.dtype);
+    nb::object shape = read.attribute(array, name.shape);
+    nb::object strides = read.attribute(array, name.strides);
+    nb::object device_id = read.attribute(memory, name.device_id);
+    if (!read.failed())
+      result.signature = nb::make_tuple(nb::handle(reinterpret_cast<PyObject*>(type)), dtype,
+                                        shape, strides, device_id);
+  }
+  if (read.failed()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  if (!to_address(address, result.address)) return std::nullopt;
+  return result;
+}
+
+/// (address, signature) of an array of a learnt type, else None.
+nb::object array_signature(nb::handle array) {
+  const auto read = read_signature(array);
+  if (!read) return nb::none();
+  return nb::make_tuple(read->address, read->signature);
+}
+
+bool same_signature(const nb::object& signature, const nb::object& accepted) {
+  const int equal = PyObject_RichCompareBool(signature.ptr(), accepted.ptr(), Py_EQ);
+  if (equal < 0) PyErr_Clear();
+  return equal == 1;
+}
+
+/// A Python number as a double (a float, int or anything with __float__); false, no error
+/// pending, for anything else.
+bool to_double(nb::handle value, double& number) {
+  number = PyFloat_AsDouble(value.ptr());
+  if (number == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+/// Applies `plan` if x and y have the signatures of the last accepted call and do not overlap,
+/// alpha and beta are numbers and the stream is None or an int (a GPU plan); returns whether it
+/// did. False: the front checks the call (and raises what is wrong).
+bool apply_accepted(AnyPlan& plan, nb::handle x, nb::handle y, nb::handle alpha, nb::handle beta,
+                    nb::handle stream) {
+  if (!plan.accepted_call) return false;
+  // A copy: reading an array may run Python code that lets another thread accept another call.
+  const AcceptedCall accepted = *plan.accepted_call;
+  const auto x_read = read_signature(x);
+  if (!x_read || !same_signature(x_read->signature, accepted.x_signature)) return false;
+  const auto y_read = read_signature(y);
+  if (!y_read || !same_signature(y_read->signature, accepted.y_signature)) return false;
+  const bool apart = x_read->address >= y_read->address + accepted.y_bytes ||
+                     y_read->address >= x_read->address + accepted.x_bytes;
+  double alpha_value = 0, beta_value = 0;
+  if (!apart || !to_double(alpha, alpha_value) || !to_double(beta, beta_value)) return false;
+  Address stream_address = 0;
+  if (stream.is_none()) {
+    if (accepted.current_stream.is_valid() && !accepted.current_stream.is_none() &&
+        !to_address(accepted.current_stream(), stream_address))
+      return false;
+  } else if (!accepted.takes_streams || !to_address(stream, stream_address)) {
+    return false;
+  }
+  plan.apply(x_read->address, y_read->address, alpha_value, beta_value, stream_address);
+  return true;
+}
+
 // ---- the registry as plain data ----
 
 nb::list method_table() {
@@ -388,7 +585,26 @@ NB_MODULE(_tcsparse, m) {
       .def("update_values", &AnyPlan::update_values, "values"_a, "on_device"_a, "stream"_a)
       .def("can_update_values", &AnyPlan::can_update_values)
       .def("method", &AnyPlan::method)
-      .def("stats", &AnyPlan::stats);
+      .def("stats", &AnyPlan::stats)
+      .def("accept",
+           [](AnyPlan& plan, nb::object x_signature, nb::object y_signature, std::size_t x_bytes,
+              std::size_t y_bytes, nb::object current_stream, bool takes_streams) {
+             plan.accepted_call = AcceptedCall{std::move(x_signature), std::move(y_signature),
+                                               x_bytes, y_bytes, std::move(current_stream),
+                                               takes_streams};
+           },
+           "x_signature"_a, "y_signature"_a, "x_bytes"_a, "y_bytes"_a,
+           "current_stream"_a.none(), "takes_streams"_a,
+           "Lets apply_accepted apply calls whose arrays have these signatures (the front has "
+           "checked such arrays). current_stream: () -> the stream for stream=None, or None (0).")
+      .def("apply_accepted", &apply_accepted, "x"_a.none(), "y"_a.none(), "alpha"_a.none(),
+           "beta"_a.none(), "stream"_a.none(),
+           "Applies the plan to x and y if they have the accepted signatures and do not overlap, "
+           "alpha and beta are numbers and stream is None or an int; returns whether it did.");
+  m.def("learn_array_type", &learn_array_type, "type"_a, "library"_a,
+        "Reads the signatures of arrays of `type` as those of `library` ('torch', 'cupy').");
+  m.def("array_signature", &array_signature, "array"_a.none(),
+        "(address, signature) of an array of a learnt type, else None.");
 
   m.def("build_plan", &build_plan, "operation"_a, "precision"_a, "rows"_a, "cols"_a, "nnz"_a,
         "n"_a, "row_ptr"_a, "col_idx"_a, "values"_a, "device"_a, "on_device"_a, "ordinal"_a,

@@ -397,6 +397,11 @@ class _Plan:
             csr.views[0].address, csr.views[1].address, csr.views[2].address,
             self._device, csr.on_device, ordinal, registry_method, parameter_list)
         self.method: str = self._plan.method()
+        # The operands of a call: (x, y) for SpMV, (B, C) for SpMM.
+        self._names = ("x", "y") if self._operation == "spmv" else ("B", "C")
+        self._shapes = ((self.shape[1],), (self.shape[0],)) if self._operation == "spmv" else \
+            ((self.shape[1], n), (self.shape[0], n))
+        self._bytes = tuple(math.prod(shape) * _ITEM_BYTES[self.dtype] for shape in self._shapes)
 
     @property
     def device(self) -> str:
@@ -458,28 +463,57 @@ class _Plan:
             return 0
         return _arrays.stream_address(stream, model)
 
-    def _apply(self, x: Any, y: Any, alpha: float, beta: float, stream: Any,
-               x_shape: Tuple[int, ...], y_shape: Tuple[int, ...], names: Tuple[str, str]) -> Any:
-        x_view = _arrays.describe(x, names[0])
-        self._check(x_view, names[0], x_shape)
-        if y is None:
+    def _apply(self, x: Any, y: Any, alpha: float, beta: float, stream: Any) -> Any:
+        """y = alpha * A @ x + beta * y (B for x, C for y in SpMM). A call whose arrays are like
+        those of the last call that passed the checks (the same type, dtype, shape, strides and
+        device: signatures) is applied by the extension without them (module.cpp, "the fast path
+        of a plan call"); any other call takes _checked_apply."""
+        if stream is not None and type(stream) is not int:
+            stream = _arrays.stream_handle(stream)
+        if self._plan.apply_accepted(x, y, alpha, beta, stream):
+            return y
+        return self._checked_apply(x, y, alpha, beta, stream)
+
+    def _checked_apply(self, x: Any, y: Any, alpha: float, beta: float, stream: Any) -> Any:
+        """_apply with every check; remembers the signatures of the arrays it accepted."""
+        (x_name, y_name), (x_shape, y_shape) = self._names, self._shapes
+        x_view = _arrays.describe(x, x_name)
+        self._check(x_view, x_name, x_shape)
+        y_given = y is not None
+        if not y_given:
             if beta != 0:
-                raise ValueError(f"beta={beta} reads {names[1]}: pass {names[1]}=")
-            y = _arrays.empty_like_library(x_view, y_shape, names[1])
-        y_view = _arrays.describe(y, names[1])
-        self._check(y_view, names[1], y_shape)
+                raise ValueError(f"beta={beta} reads {y_name}: pass {y_name}=")
+            y = _arrays.empty_like_library(x_view, y_shape, y_name)
+        y_view = _arrays.describe(y, y_name)
+        self._check(y_view, y_name, y_shape)
         if _overlap(x_view, y_view):
-            raise ValueError(f"{names[0]} and {names[1]} must not overlap")
+            raise ValueError(f"{x_name} and {y_name} must not overlap")
         self._plan.apply(x_view.address, y_view.address, float(alpha), float(beta),
                          self._stream(stream, y_view))
+        if y_given:  # (a call without y never takes the fast path)
+            self._remember(x, y, y_view)
         return y
+
+    def _remember(self, x: Any, y: Any, y_view: _arrays.ArrayView) -> None:
+        """Lets the extension apply later calls with arrays like x and y (just checked)."""
+        if 0 in self._bytes:
+            return  # no fast path for empty operands (their address is 0 when checked)
+        x_read, y_read = _core.array_signature(x), _core.array_signature(y)
+        if x_read is None or y_read is None:
+            return  # arrays of types the extension does not read (NumPy, JAX, CAI, ...)
+        on_gpu = self._device != "cpu"
+        current_stream = _arrays.current_stream_reader(y_view) if on_gpu else None
+        self._plan.accept(x_read[1], y_read[1], *self._bytes, current_stream, on_gpu)
+
+
+_ITEM_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}
 
 
 def _overlap(a: _arrays.ArrayView, b: _arrays.ArrayView) -> bool:
     if a.on_device != b.on_device:
         return False
     item = 8 if a.dtype == "float64" else 4 if a.dtype == "float32" else 2
-    # math.prod, not np.prod: a few hundred ns against microseconds, on every call
+    # math.prod, not np.prod: a few hundred ns against microseconds, on every checked call
     size_a, size_b = math.prod(a.shape) * item, math.prod(b.shape) * item
     return size_a > 0 and size_b > 0 and a.address < b.address + size_b and b.address < a.address + size_a
 
@@ -505,7 +539,6 @@ class SpmvPlan(_Plan):
     def __init__(self, A: Any, method: str = "auto", precision: Any = None, device: Any = "cuda",
                  parameters: Optional[Mapping[str, Any]] = None) -> None:
         super().__init__(A, 0, method, precision, device, parameters)
-        self._x_shape, self._y_shape = (self.shape[1],), (self.shape[0],)
 
     def __call__(self, x: Any, y: Any = None, alpha: float = 1.0, beta: float = 0.0,
                  stream: Any = None) -> Any:
@@ -515,7 +548,7 @@ class SpmvPlan(_Plan):
         legacy default stream for other libraries), an int cudaStream_t, or a torch / CuPy
         stream. Asynchronous on the GPU: the result is ready when the stream reaches it.
         beta == 0 never reads y's old contents. Returns y."""
-        return self._apply(x, y, alpha, beta, stream, self._x_shape, self._y_shape, ("x", "y"))
+        return self._apply(x, y, alpha, beta, stream)
 
     @property
     def plan_row_order(self) -> bool:
@@ -559,10 +592,9 @@ class SpmmPlan(_Plan):
             raise ValueError(f"n (the columns of B) must be a positive int; got {n!r}")
         self.n: int = int(n)
         super().__init__(A, self.n, method, precision, device, parameters)
-        self._b_shape, self._c_shape = (self.shape[1], self.n), (self.shape[0], self.n)
 
     def __call__(self, B: Any, C: Any = None, alpha: float = 1.0, beta: float = 0.0,
                  stream: Any = None) -> Any:
         """C = alpha * A @ B + beta * C; B of shape (cols, n), C of shape (rows, n), C-contiguous.
         As SpmvPlan.__call__ otherwise. Returns C."""
-        return self._apply(B, C, alpha, beta, stream, self._b_shape, self._c_shape, ("B", "C"))
+        return self._apply(B, C, alpha, beta, stream)

@@ -8,6 +8,7 @@ through ``__dlpack__`` (read by the extension module, no copy); other host array
 """
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Tuple
@@ -82,10 +83,12 @@ class ArrayView:
 # fast paths below read the same facts from the array's own attributes, and are found by the
 # array's exact type, learnt the first time a type is seen (we never import torch or CuPy
 # ourselves: an array of theirs means the caller did). Every other object takes _describe_other.
+#
+# The types learnt here are also named to the extension (_core.learn_array_type), whose fast path
+# of a plan call reads their signatures: the facts view() reads, less the address (module.cpp,
+# read_signature). A change of what view() reads is a change of the signature there too.
 
 _VIEW_OF_TYPE: Dict[type, Callable[[Any], ArrayView]] = {}
-# library -> the current stream of that library for a view of it, as a cudaStream_t
-_CURRENT_STREAM_OF: Dict[str, Callable[[ArrayView], int]] = {}
 _NAME_OF_NUMPY_DTYPE: Dict[Any, str] = {}  # np.dtype -> its name (cached: .name is slow)
 _DTYPE_OF_TYPESTR: Dict[str, Tuple[str, int]] = {}  # CAI typestr -> (dtype name, itemsize)
 
@@ -146,10 +149,12 @@ class _TorchFastPath:
         return ArrayView(t, t.data_ptr(), tuple(t.shape), strides, dtype, on_device, device_id,
                          "torch")
 
-    def current_stream(self, model: ArrayView) -> int:
-        if self.raw_current_stream is not None and model.device_id is not None:
-            return self.raw_current_stream(model.device_id)
-        return self.torch.cuda.current_stream(model.obj.device).cuda_stream
+    def current_stream_reader(self, device_id: Optional[int]) -> Callable[[], int]:
+        """A function reading torch's current stream on cuda:device_id (as a cudaStream_t)."""
+        if self.raw_current_stream is not None and device_id is not None:
+            return functools.partial(self.raw_current_stream, device_id)
+        current_stream = self.torch.cuda.current_stream
+        return lambda: current_stream(device_id).cuda_stream
 
 
 class _CupyFastPath:
@@ -167,8 +172,10 @@ class _CupyFastPath:
         return ArrayView(a, address, a.shape, strides, _numpy_dtype_name(dtype), True,
                          memory.device_id, "cupy")
 
-    def current_stream(self, model: ArrayView) -> int:
-        return self.get_current_stream().ptr
+    def current_stream_reader(self, device_id: Optional[int]) -> Callable[[], int]:
+        """A function reading CuPy's current stream (of the current device, as CuPy launches)."""
+        get_current_stream = self.get_current_stream
+        return lambda: get_current_stream().ptr
 
 
 _fast_paths: Dict[str, Any] = {}  # "torch", "cupy" -> its fast path, made once
@@ -180,8 +187,15 @@ def _fast_path(library: str) -> Any:
         module = sys.modules[library]
         found = _TorchFastPath(module) if library == "torch" else _CupyFastPath(module)
         _fast_paths[library] = found
-        _CURRENT_STREAM_OF[library] = found.current_stream
     return found
+
+
+def _learn_type(kind: type, library: str) -> Callable[[Any], ArrayView]:
+    """Describes arrays of `kind` through the fast path of `library` ("torch", "cupy") from now
+    on, here and in the extension; returns the view function."""
+    view = _VIEW_OF_TYPE[kind] = _fast_path(library).view
+    _core.learn_array_type(kind, library)
+    return view
 
 
 # ---- the generic paths: any other CAI or DLPack producer -----------------------------------------
@@ -236,12 +250,10 @@ def _describe_other(obj: Any, what: str) -> ArrayView:
         return _numpy_view(obj)
     module = type(obj).__module__
     if module.startswith("torch") and hasattr(obj, "data_ptr"):
-        view_of = _VIEW_OF_TYPE[type(obj)] = _fast_path("torch").view
-        return view_of(obj)
+        return _learn_type(type(obj), "torch")(obj)
     cupy = sys.modules.get("cupy") if module.startswith("cupy") else None
     if cupy is not None and isinstance(obj, cupy.ndarray):
-        view_of = _VIEW_OF_TYPE[type(obj)] = _fast_path("cupy").view
-        return view_of(obj)
+        return _learn_type(type(obj), "cupy")(obj)
     interface = getattr(obj, "__cuda_array_interface__", None)
     if interface is not None:
         return _cai_view(obj, interface)
@@ -268,14 +280,30 @@ def empty_like_library(model: ArrayView, shape: Tuple[int, ...], what: str) -> A
                     f"pass {what}= (an output array of shape {shape})")
 
 
+def legacy_default_stream() -> int:
+    """The stream of DLPack's and CAI's consumers when none is named: 0."""
+    return 0
+
+
+def current_stream_reader(model: ArrayView) -> Callable[[], int]:
+    """A function reading the current stream of `model`'s library on its device, as a cudaStream_t
+    (called on every call: the caller may switch streams between calls); the legacy default
+    stream for libraries without one (DLPack, CAI)."""
+    fast_path = _fast_paths.get(model.library)
+    if fast_path is None:
+        return legacy_default_stream
+    return fast_path.current_stream_reader(model.device_id)
+
+
 def stream_address(stream: Any, model: ArrayView) -> int:
     """The cudaStream_t of `stream`; for None the current stream of `model`'s library."""
     if stream is None:
-        # read per call: the caller may switch streams between calls
-        current_stream = _CURRENT_STREAM_OF.get(model.library)
-        if current_stream is not None:  # torch, CuPy
-            return current_stream(model)
-        return 0  # the legacy default stream, as DLPack's and CAI's consumers assume
+        return current_stream_reader(model)()
+    return stream_handle(stream)
+
+
+def stream_handle(stream: Any) -> int:
+    """The cudaStream_t of a stream given by the caller (not None)."""
     if isinstance(stream, int):
         return stream
     if hasattr(stream, "cuda_stream"):       # torch.cuda.Stream

@@ -205,6 +205,88 @@ def test_dasp_refuses_update_values_and_permutes_in_plan_order(cp):
     assert relative_error(cp.asnumpy(y), A @ cp.asnumpy(x)) < 1e-12
 
 
+# ---- repeated calls: the fast path (module.cpp) still refuses what changed, reads the stream ----
+
+def test_a_repeated_call_refuses_what_changed_cupy(cp):
+    A = matrix()
+    plan = tcsparse.SpmvPlan(A, method="cusparse")
+    x, y = cp.asarray(random_values(A.shape[1], 15)), cp.empty(A.shape[0])
+    plan(x, y)
+    plan(x, y, alpha=2, beta=-1)  # the fast path: y = 2 A x - A x
+    assert relative_error(cp.asnumpy(y), A @ cp.asnumpy(x)) < 1e-12
+    with pytest.raises(TypeError, match="y must be float64"):
+        plan(x, y.view(cp.float32))  # y's address, another dtype
+    with pytest.raises(ValueError, match="contiguous"):
+        plan(cp.ones(2 * A.shape[1])[::2], y)
+    memory = cp.zeros(A.shape[0] + A.shape[1] - 1)
+    with pytest.raises(ValueError, match="must not overlap"):
+        plan(memory[:A.shape[1]], memory[A.shape[1] - 1:])
+    with pytest.raises(ValueError, match="host array"):
+        plan(cp.asnumpy(x), y)
+    x.shape = (50, 50)  # in place: the same object and address
+    with pytest.raises(ValueError, match=r"x must have shape \(2500,\)"):
+        plan(x, y)
+
+
+def test_a_repeated_call_refuses_what_changed_torch(torch):
+    A = matrix()
+    plan = tcsparse.SpmvPlan(A, method="cusparse")
+    x = torch.from_numpy(random_values(A.shape[1], 16)).cuda()
+    y = torch.empty(A.shape[0], dtype=torch.float64, device="cuda")
+    plan(x, y)
+    plan(x, y, alpha=2, beta=-1)  # the fast path: y = 2 A x - A x
+    assert relative_error(y.cpu().numpy(), A @ x.cpu().numpy()) < 1e-12
+    with pytest.raises(TypeError, match="y must be float64"):
+        plan(x, y.view(torch.float32))  # y's address, another dtype
+    with pytest.raises(TypeError, match="strided"):
+        plan(x.to_sparse(), y)
+    with pytest.raises(ValueError, match="contiguous"):
+        plan(torch.ones(2 * A.shape[1], dtype=torch.float64, device="cuda")[::2], y)
+    with pytest.raises(ValueError, match="host array"):
+        plan(x.cpu(), y)
+    y.resize_(A.shape[0] + 1)  # in place: the same object
+    with pytest.raises(ValueError, match=r"y must have shape \(3000,\)"):
+        plan(x, y)
+
+
+def test_a_repeated_call_runs_on_the_current_stream_cupy(cp):
+    """The fast path reads the current stream on every call: captured into a CUDA graph, the
+    product runs when the graph does, not at the capture."""
+    A = tcsparse.poisson_3d(16)
+    plan = tcsparse.SpmvPlan(A, method="dasp")
+    x, y = cp.asarray(random_values(A.shape[1], 17)), cp.zeros(A.shape[0])
+    plan(x, y)  # checked: the call below takes the fast path
+    y.fill(0)
+    cp.cuda.Device().synchronize()
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        plan(x, y)
+        graph = stream.end_capture()
+    cp.cuda.Device().synchronize()
+    assert not bool(cp.any(y))
+    graph.launch(stream)
+    stream.synchronize()
+    assert relative_error(cp.asnumpy(y), A @ cp.asnumpy(x)) < 1e-12
+
+
+def test_a_repeated_call_runs_on_the_current_stream_torch(torch):
+    A = tcsparse.poisson_3d(16)
+    plan = tcsparse.SpmvPlan(A, method="dasp")
+    x = torch.from_numpy(random_values(A.shape[1], 18)).cuda()
+    y = torch.zeros(A.shape[0], dtype=torch.float64, device="cuda")
+    plan(x, y)  # checked: the call below takes the fast path
+    y.zero_()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):  # a capture stream of torch's own is current
+        plan(x, y)
+    torch.cuda.synchronize()
+    assert not bool(y.any())
+    graph.replay()
+    torch.cuda.synchronize()
+    assert relative_error(y.cpu().numpy(), A @ x.cpu().numpy()) < 1e-12
+
+
 # ---- refused clearly ----
 
 def test_host_vectors_on_a_gpu_plan_are_refused(cp):
