@@ -20,8 +20,11 @@ namespace {
 
 /// Stable counting sort of the rows by key descending, where key = length for lengths up to
 /// max_medium and max_medium + 1 for long rows: linear in rows, parallel over row ranges (each
-/// thread counts its range, then scatters it from offsets ordered by key, then thread).
-RowOrder sort_rows_by_length(const std::vector<int32_t>& row_ptr, int64_t rows, int max_medium) {
+/// thread counts its range, then scatters it from offsets ordered by key, then thread). Rows of
+/// shortest_medium .. max_medium values are medium rows (shortest_medium 4 or 5), shorter ones
+/// short rows.
+RowOrder sort_rows_by_length(const std::vector<int32_t>& row_ptr, int64_t rows, int max_medium,
+                             int shortest_medium) {
   const int key_count = max_medium + 2;
   const int long_key = max_medium + 1;
   auto key_of = [&](int64_t r) {
@@ -57,12 +60,14 @@ RowOrder sort_rows_by_length(const std::vector<int32_t>& row_ptr, int64_t rows, 
     for (int64_t r = b; r < e; ++r) order.rows[sz(mine[key_of(r)]++)] = static_cast<int32_t>(r);
   }
   order.medium_begin = bucket_begin[sz(max_medium)];
-  order.short_begin = bucket_begin[sz(kDaspMaxShortRowLength)];
+  const int longest_short = shortest_medium - 1;
+  order.short_begin = bucket_begin[sz(longest_short)];
   order.empty_begin = bucket_begin[0];
   for (int k = 1; k <= kDaspMaxShortRowLength; ++k) {
     order.short_begin_of[sz(k)] = bucket_begin[sz(k)];
     // keys descend, so the bucket of length k ends where the bucket of k - 1 begins
-    order.short_count_of[sz(k)] = bucket_begin[sz(k - 1)] - bucket_begin[sz(k)];
+    order.short_count_of[sz(k)] =
+        k <= longest_short ? bucket_begin[sz(k - 1)] - bucket_begin[sz(k)] : 0;
   }
   return order;
 }
@@ -199,7 +204,21 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   const auto& row_ptr = matrix.row_ptr;
   auto length = [&](int32_t r) { return int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)]; };
   const int max_medium = resolve_max_medium_row_length(matrix, parameters, shape);
-  plan.order = sort_rows_by_length(row_ptr, rows, max_medium);
+  int64_t rows_1_to_3 = 0, rows_5_up = 0;  // only the automatic choice of rows of 4 needs them
+  if (!parameters.medium_min_row_length && resolve_medium_row_window(parameters, rows) > 0) {
+    const int team = threads_for(rows, 0);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)                          \
+    reduction(+ : rows_1_to_3, rows_5_up)
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t len = length(static_cast<int32_t>(r));
+      rows_1_to_3 += len >= 1 && len < kDaspMaxShortRowLength;
+      rows_5_up += len > kDaspMaxShortRowLength && len <= max_medium;
+    }
+  }
+  const int shortest_medium =
+      resolve_medium_min_row_length(parameters, rows, rows_1_to_3, rows_5_up);
+  plan.order = sort_rows_by_length(row_ptr, rows, max_medium, shortest_medium);
+  plan.counts.medium_min_row_length = shortest_medium;
   const RowOrder& order = plan.order;  // its medium rows may be regrouped below
   DaspCounts& c = plan.counts;
 

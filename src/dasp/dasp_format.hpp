@@ -9,6 +9,7 @@
 //                                          column chunks of a row-block that are >= 75 % full
 //                                          are regular (zero-padded) blocks, the rest of each
 //                                          row goes to an irregular CSR part
+//           (rows of 4 too in large matrices of mostly medium rows: medium_min_row_length)
 //   short   1 .. 4                         pieced into 4-wide block rows: 1+3, 4 (3s and an odd
 //                                          2 padded to 4), 2+2; leftover 1s one value a row
 //   empty   0                              only written (beta * y or 0)
@@ -140,6 +141,8 @@ struct DaspCounts {
   /// Medium rows sorted by length within windows of this many caller rows; 0: over the whole
   /// matrix (resolve_medium_row_window).
   std::int64_t medium_row_window = 0;
+  /// The shortest medium row: 5 (the paper's) or 4 (resolve_medium_min_row_length).
+  int medium_min_row_length = kDaspMaxShortRowLength + 1;
   DaspWorkSplit split;
   bool short_tiles_by_row = false;
   /// Medium row-blocks whose last block holds fewer than 4 values of every row.

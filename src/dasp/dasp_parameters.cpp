@@ -43,6 +43,8 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"medium_row_window", Type::integer, "auto", 8, std::int64_t{1} << 31, {"auto", "off"},
        "medium rows sorted by length within windows of this many rows (auto: 4096 from 1 M "
        "rows; off: over the whole matrix, the paper's)"},
+      {"medium_min_row_length", Type::choice, "auto", 0, 0, {"auto", "4", "5"},
+       "shortest medium row (auto: 4 where windows apply and medium rows dominate; paper: 5)"},
   };
 }
 
@@ -79,7 +81,9 @@ std::string DaspParameters::to_string() const {
       << ",row_order=" << (plan_row_order ? "plan" : "caller") << ",medium_row_window="
       << (medium_row_window > 0   ? std::to_string(medium_row_window)
           : medium_row_window < 0 ? std::string("off")
-                                  : std::string("auto"));
+                                  : std::string("auto"))
+      << ",medium_min_row_length="
+      << (medium_min_row_length ? std::to_string(medium_min_row_length) : std::string("auto"));
   return out.str();
 }
 
@@ -105,6 +109,7 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
   p.medium_row_window = values.is_auto("medium_row_window")      ? 0
                         : values.is("medium_row_window", "off") ? -1
                                                                 : values.integer("medium_row_window");
+  p.medium_min_row_length = integer_or_zero(values, "medium_min_row_length");
   return p;
 }
 
@@ -128,6 +133,16 @@ int resolve_medium_rows_per_warp(const DaspParameters& parameters, std::int64_t 
   else if (average <= kDaspOneBlockRowBlocks)
     row_blocks_a_warp = 4;
   return std::max(block_rows, std::min(paper_rows, row_blocks_a_warp * block_rows));
+}
+
+int resolve_medium_min_row_length(const DaspParameters& parameters, std::int64_t rows,
+                                  std::int64_t rows_1_to_3, std::int64_t rows_5_up) {
+  if (parameters.medium_min_row_length) return parameters.medium_min_row_length;
+  const bool windowed = resolve_medium_row_window(parameters, rows) > 0;
+  return windowed && static_cast<double>(rows_5_up) >=
+                         kDaspFourValueRowsMediumRatio * static_cast<double>(rows_1_to_3)
+             ? kDaspMaxShortRowLength
+             : kDaspMaxShortRowLength + 1;
 }
 
 std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::int64_t rows) {

@@ -153,6 +153,14 @@ inline constexpr std::int64_t kDaspShortTilesByRowMin = 4096;
 inline constexpr std::int64_t kDaspMediumRowWindow = 4096;
 inline constexpr std::int64_t kDaspWindowedMinRows = std::int64_t{1} << 20;
 
+/// Rows of exactly kDaspMaxShortRowLength values join the medium rows (as row-blocks of full 4-wide
+/// blocks: no padding) when the windowed sort applies (kDaspWindowedMinRows rows, windows not off)
+/// and the medium rows outnumber the rows of 1-3 values by this factor: then every row of a
+/// window is written by the warps of the medium part at one time, and no sector of y is shared
+/// with the short part, which runs later (rows of 4-12 values: a ninth of the rows have 4).
+/// Matrices of mostly short rows keep them in the short tiles, which are ordered by row.
+inline constexpr double kDaspFourValueRowsMediumRatio = 4.0;
+
 /// Settings of one DASP layout and its kernels. Defaults are the paper's.
 struct DaspParameters {
   /// 0 = by size: below kDaspSmallMatrixNnz nonzeros one of kDaspSmallMatrixMaxMediumRowLengths
@@ -192,6 +200,9 @@ struct DaspParameters {
   /// (kDaspMediumRowWindow from kDaspWindowedMinRows rows, else the whole matrix), -1 = the whole
   /// matrix (the paper's), else the window.
   std::int64_t medium_row_window = 0;
+  /// The shortest medium row: 0 = auto (4 by kDaspFourValueRowsMediumRatio, else 5), 4 or 5
+  /// (the paper's: rows of 4 are short rows).
+  int medium_min_row_length = 0;
 
   /// "key=value,key=value" with every key, for reports.
   std::string to_string() const;
@@ -230,6 +241,11 @@ DaspParameters parse_parameters(const std::vector<std::string>& key_values);
 /// `row_blocks` row-blocks holding `regular_blocks` regular blocks, the largest
 /// `largest_row_block` of them: one row-block a warp when heavy-tailed (kDaspHeavyTailRatio),
 /// up to 4 for one-block row-blocks (kDaspOneBlockRowBlocks), else up to 2.
+/// The shortest medium row (DaspParameters::medium_min_row_length) of a matrix of `rows` rows,
+/// `rows_1_to_3` of them with 1-3 values and `rows_5_up` with 5..MAX_LEN.
+int resolve_medium_min_row_length(const DaspParameters& parameters, std::int64_t rows,
+                                  std::int64_t rows_1_to_3, std::int64_t rows_5_up);
+
 /// The window of medium rows (DaspParameters::medium_row_window) for a matrix of `rows` rows;
 /// 0 means the whole matrix.
 std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::int64_t rows);

@@ -101,7 +101,8 @@ std::vector<PlanOptions> kernel_shape_options(std::initializer_list<const char*>
         }
         if (std::string(pipelined) == "1") options.parameters.push_back("max_medium_row_length=256");
         if (std::string(in_flight) == "4")  // medium rows sorted within windows of caller rows
-          options.parameters.push_back("medium_row_window=24");
+          for (const char* p : {"medium_row_window=24", "medium_min_row_length=4"})
+            options.parameters.push_back(p);
         all.push_back(options);
       }
   return all;
@@ -494,7 +495,7 @@ TEST_P(DaspGpuOnCatalogue, PlanRowOrderRoundTripsToTheCallerOrderResult) {
       {},
       {"short_tile_order=row", "max_medium_row_length=256"},
       {"medium_rows_per_warp=8", "medium_blocks_per_warp=1", "long_groups_per_warp=1"},
-      {"medium_rows_per_warp=16", "medium_row_window=24"},
+      {"medium_rows_per_warp=16", "medium_row_window=24", "medium_min_row_length=4"},
       {"fill=host"}};
   for (const auto& parameters : parameter_sets) {
     expect_plan_order_round_trips<double>(GetParam().matrix, parameters);

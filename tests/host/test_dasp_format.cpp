@@ -97,6 +97,9 @@ TEST_P(DaspHostApplyOnCatalogue, NonDefaultParametersStillMatchReference) {
   p.medium_row_window = 16;  // medium rows sorted within windows of 16 rows
   EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, p, 1.0, 0.5), 1e-12);
   EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp16Shape, p), 1e-12);
+  p.medium_min_row_length = 4;  // rows of 4 values as medium rows
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, p, 1.0, 0.5), 1e-12);
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp16Shape, p), 1e-12);
 }
 
 TEST_P(DaspHostApplyOnCatalogue, MediumRowBlocksSplitOverWarpsMatchReference) {
@@ -133,6 +136,7 @@ std::vector<DaspParameters> row_order_parameter_sets() {
   sets[3].long_groups_per_warp = 1;
   sets[4].medium_rows_per_warp = 16;
   sets[4].medium_row_window = 24;  // medium rows sorted within windows
+  sets[4].medium_min_row_length = 4;
   return sets;
 }
 
@@ -640,6 +644,35 @@ TEST(DaspLayout, WindowedMediumRowsStillCountWhatTheLayoutHolds) {
   }
 }
 
+TEST(DaspLayout, RowsOfFourJoinTheMediumRowsWhenAsked) {
+  const Matrix a = matrix_with_lengths(100, {4, 2, 5, 4, 0, 7, 4, 1, 3, 4, 6, 4});
+  DaspParameters p;
+  p.medium_min_row_length = 4;
+  const auto layout = build_dasp_layout(a, p, kFp64Shape);
+  EXPECT_EQ(layout.counts.medium_min_row_length, 4);
+  EXPECT_EQ(layout.counts.rows_medium, 8);  // 7, 6, 5 and the five 4s
+  EXPECT_EQ(layout.counts.short_rows_of_length[4], 0);
+  EXPECT_EQ(layout.counts.rows_short, 3);  // 2, 1, 3
+  const std::vector<std::int32_t> expected = {5, 10, 2, 0, 3, 6, 9, 11};
+  EXPECT_TRUE(std::equal(expected.begin(), expected.end(), layout.medium_row_ids.begin()));
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape, p, 1.0, -2.0), 1e-12);
+  EXPECT_LT(host_apply_error<double>(a, kFp16Shape, p), 1e-12);
+  EXPECT_EQ(count_dasp_layout(a, {}, kFp64Shape).medium_min_row_length, 5);  // the paper's
+}
+
+TEST(DaspLayout, RowsOfFourAreMediumRowsOnlyInLargeWindowedMatricesOfMostlyMediumRows) {
+  const std::int64_t large = kDaspWindowedMinRows;
+  EXPECT_EQ(resolve_medium_min_row_length({}, large, 10, 1000), 4);
+  EXPECT_EQ(resolve_medium_min_row_length({}, large, 1000, 1000), 5);  // many short rows
+  EXPECT_EQ(resolve_medium_min_row_length({}, large - 1, 10, 1000), 5);  // no windows
+  DaspParameters off;
+  off.medium_row_window = -1;
+  EXPECT_EQ(resolve_medium_min_row_length(off, large, 10, 1000), 5);
+  DaspParameters paper;
+  paper.medium_min_row_length = 5;
+  EXPECT_EQ(resolve_medium_min_row_length(paper, large, 10, 1000), 5);
+}
+
 TEST(DaspLayout, LongRowsArePaddedToWholeGroupsOfTwoBlocks) {
   // fp64: a group is 2 x 8 x 4 = 64 values; 257 values take 5 groups (63 zeros)
   const Matrix a = matrix_with_lengths(1000, {257, 300});
@@ -948,6 +981,8 @@ TEST(DaspParameters, ParsesEveryKey) {
   EXPECT_EQ(parse_parameters({"medium_row_window=4096"}).medium_row_window, 4096);
   EXPECT_EQ(parse_parameters({"medium_row_window=off"}).medium_row_window, -1);
   EXPECT_EQ(parse_parameters({"medium_row_window=auto"}).medium_row_window, 0);
+  EXPECT_EQ(parse_parameters({"medium_min_row_length=4"}).medium_min_row_length, 4);
+  EXPECT_EQ(parse_parameters({"medium_min_row_length=auto"}).medium_min_row_length, 0);
 }
 
 TEST(DaspParameters, UnknownKeyIsAParameterErrorListingTheKnownKeys) {
@@ -980,6 +1015,7 @@ TEST(DaspParameters, MalformedOrOutOfRangeValuesAreParameterErrors) {
   EXPECT_THROW(parse_parameters({"row_order=sorted"}), ParameterError);
   EXPECT_THROW(parse_parameters({"medium_row_window=4"}), ParameterError);
   EXPECT_THROW(parse_parameters({"medium_row_window=global"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"medium_min_row_length=3"}), ParameterError);
 }
 
 TEST(DaspParameters, RowOrderIsTheCallersUnlessThePlansIsAsked) {
@@ -994,6 +1030,7 @@ TEST(DaspParameters, ToStringRoundTrips) {
   p.medium_rows_per_warp = 32;
   p.plan_row_order = true;
   p.medium_row_window = 512;
+  p.medium_min_row_length = 4;
   std::vector<std::string> items;
   const std::string text = p.to_string();
   std::size_t start = 0;
