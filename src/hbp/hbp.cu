@@ -64,10 +64,24 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   using Acc = device::Acc<V>;
   static_assert(sizeof(V) == sizeof(Value));
   static_assert(std::is_same_v<Acc, scalar_t<Value>>);
+  using SpmvKernel = void (*)(device::SpmvArguments<V>, const V*, V*, Acc, Acc);
+
+  /// The SpMV kernel of walk_unroll (its rounds loaded at once, a template parameter).
+  static SpmvKernel spmv_kernel_for(int walk_unroll) {
+    switch (walk_unroll) {
+      case 1: return &device::spmv_kernel<V, 1>;
+      case 2: return &device::spmv_kernel<V, 2>;
+      case 4: return &device::spmv_kernel<V, 4>;
+      case 8: return &device::spmv_kernel<V, 8>;
+      default: break;
+    }
+    throw ParameterError("method 'hbp': walk_unroll=" + std::to_string(walk_unroll) +
+                         " is not accepted: expected 1, 2, 4 or 8");
+  }
 
  public:
   HbpSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const HbpParameters& p, Json parameters)
-      : parameters_(p) {
+      : parameters_(p), kernel_(spmv_kernel_for(p.walk_unroll)) {
     const std::int32_t block_cols = p.resolved_block_cols(sizeof(Value));
     Json statistics;
     if (p.build == Build::host) {  // the model, built on the host and uploaded
@@ -107,6 +121,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     spmv_.col_add_sign = layout_.col_add_sign.data();
     spmv_.data = reinterpret_cast<const V*>(layout_.data.data());
     spmv_.output_hash = layout_.output_hash.data();
+    spmv_.slot_last_round = layout_.slot_last_round.data();
     spmv_.partials = partials_.data();
     spmv_.ticket = ticket_.data();
     spmv_.cols = layout_.cols;
@@ -128,6 +143,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["fixed_tasks"] = schedule_.fixed_tasks;
     stats_.details["shared_memory_bytes"] = shared_bytes_;
     stats_.details["blocks_per_sm"] = blocks_per_sm_;
+    stats_.details["walk_unroll"] = p.walk_unroll;
     stats_.details["parameters"] = std::move(parameters);
   }
 
@@ -168,8 +184,8 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   void launch_spmv(const V* x, V* y, Acc alpha, Acc beta, cudaStream_t stream) const {
     if (spmv_.task_count == 0) return;
     TCSPARSE_CUDA_CHECK(cudaMemsetAsync(spmv_.ticket, 0, sizeof(unsigned), stream));
-    device::spmv_kernel<V><<<static_cast<unsigned>(schedule_.grid), static_cast<unsigned>(threads_),
-                             shared_bytes_, stream>>>(spmv_, x, y, alpha, beta);
+    kernel_<<<static_cast<unsigned>(schedule_.grid), static_cast<unsigned>(threads_), shared_bytes_,
+              stream>>>(spmv_, x, y, alpha, beta);
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
 
@@ -190,7 +206,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     const std::int64_t segment_values =
         std::min<std::int64_t>(layout.block_cols, std::max<std::int64_t>(layout.cols, 1));
     shared_bytes_ = (static_cast<std::size_t>(segment_values) * sizeof(V) + 15) / 16 * 16;
-    const auto kernel = &device::spmv_kernel<V>;
+    const SpmvKernel kernel = kernel_;
     cudaFuncAttributes attributes{};
     TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     const auto optin = static_cast<std::size_t>(
@@ -216,6 +232,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   }
 
   HbpParameters parameters_;
+  SpmvKernel kernel_ = nullptr;
   PlanStats stats_;
   Schedule schedule_;
   int threads_ = 0;

@@ -13,7 +13,8 @@
 //   slots i (block order: stable radix sort by seg_key; a block = a run of equal keys)
 //     slot_segment[i]  the segment of slot i, in row order inside its block
 //     block_of_slot[i], block_slot_begin[b] (blocks + 1)
-//   ordered slots i (the reorder inside each block): ordered[i] = segment
+//   ordered slots i (the reorder inside each block): ordered[i] = segment; output_hash[i],
+//     slot_last_round[i] = seg_length - 1 gathered from it
 //     groups start at: a long slot (>= warp_row_length), or every 32nd slot of a run of short
 //     slots (a run starts at the block's first slot and after a long slot)
 //   nonzeros: a warp a group writes its rounds (hbp_format.hpp's picture)
@@ -291,14 +292,16 @@ __global__ void mark_groups_kernel(const std::int32_t* ordered, const std::int32
       starts_group(i, run_start[i], is_long_slot(seg_length[ordered[i]], warp_row_length)) ? 1 : 0;
 }
 
-/// Step 3, a thread an ordered slot i in [0, slots]: output_hash, and at a group's first slot its
-/// group_slot_begin and begin_nnz (slot `slots` closes both arrays).
+/// Step 3, a thread an ordered slot i in [0, slots]: output_hash and slot_last_round (length - 1;
+/// a valid CSR's slot has 1..block_cols <= 65536 nonzeros, as the host builder checks), and at a
+/// group's first slot its group_slot_begin and begin_nnz (slot `slots` closes both arrays).
 __global__ void scatter_groups_kernel(const std::int32_t* ordered,
                                       const std::int32_t* seg_destination,
+                                      const std::int32_t* seg_length,
                                       const std::int32_t* group_index,
                                       const std::int64_t* slot_nnz_begin, std::int64_t slots,
-                                      std::int32_t* output_hash, std::int32_t* group_slot_begin,
-                                      std::int64_t* begin_nnz) {
+                                      std::int32_t* output_hash, std::uint16_t* slot_last_round,
+                                      std::int32_t* group_slot_begin, std::int64_t* begin_nnz) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i > slots) return;
   const std::int32_t g = group_index[i];
@@ -306,7 +309,11 @@ __global__ void scatter_groups_kernel(const std::int32_t* ordered,
     group_slot_begin[g] = static_cast<std::int32_t>(i);
     begin_nnz[g] = slot_nnz_begin[i];
   }
-  if (i < slots) output_hash[i] = seg_destination[ordered[i]];
+  if (i < slots) {
+    const std::int32_t segment = ordered[i];
+    output_hash[i] = seg_destination[segment];
+    slot_last_round[i] = static_cast<std::uint16_t>(seg_length[segment] - 1);
+  }
 }
 
 /// Step 3, a thread a block b in [0, blocks]: its first group (block `blocks`: the groups).

@@ -179,6 +179,7 @@ DeviceLayout<Value> upload_layout(const HbpLayout<Value>& layout) {
   d.col_add_sign = DeviceBuffer<std::uint32_t>(layout.col_add_sign);
   d.data = DeviceBuffer<Value>(layout.data);
   d.output_hash = DeviceBuffer<std::int32_t>(layout.output_hash);
+  d.slot_last_round = DeviceBuffer<std::uint16_t>(layout.slot_last_round);
   d.combine_rows = DeviceBuffer<std::int32_t>(layout.combine_rows);
   d.combine_begin = DeviceBuffer<std::int32_t>(layout.combine_begin);
   d.task_block_begin = DeviceBuffer<std::int32_t>(layout.task_block_begin);
@@ -206,6 +207,7 @@ HbpLayout<Value> download_layout(const DeviceLayout<Value>& d) {
   layout.col_add_sign = d.col_add_sign.download();
   layout.data = d.data.download();
   layout.output_hash = d.output_hash.download();
+  layout.slot_last_round = d.slot_last_round.download();
   layout.combine_rows = d.combine_rows.download();
   layout.combine_begin = d.combine_begin.download();
   layout.task_block_begin = d.task_block_begin.download();
@@ -324,7 +326,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   block_start = {};
 
   // 3. The reorder inside each block (hash: a warp a block; sort: a stable radix sort by
-  //    (block, length); none: row order), then the groups and their sizes by scans.
+  //    (block, length); none: row order), then the groups and their sizes by scans, output_hash
+  //    and slot_last_round gathered in the new order.
   DeviceBuffer<std::int32_t> ordered(slot_entries);
   if (slots > 0) {
     if (p.reorder == Reorder::hash) {
@@ -369,10 +372,12 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   d.group_slot_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.groups + 1));
   d.begin_nnz = DeviceBuffer<std::int64_t>(static_cast<std::size_t>(d.groups + 1));
   d.output_hash = DeviceBuffer<std::int32_t>(slot_entries);
+  d.slot_last_round = DeviceBuffer<std::uint16_t>(slot_entries);
   d.block_group_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks + 1));
   build::scatter_groups_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
-      ordered.data(), seg_destination.data(), group_index.data(), slot_nnz_begin.data(), slots,
-      d.output_hash.data(), d.group_slot_begin.data(), d.begin_nnz.data());
+      ordered.data(), seg_destination.data(), seg_length.data(), group_index.data(),
+      slot_nnz_begin.data(), slots, d.output_hash.data(), d.slot_last_round.data(),
+      d.group_slot_begin.data(), d.begin_nnz.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
   build::block_groups_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
       block_slot_begin.data(), group_index.data(), d.blocks, d.block_group_begin.data());

@@ -35,6 +35,7 @@ struct LocalBlock {
   std::vector<std::uint32_t> col_add_sign;
   std::vector<Value> data;
   std::vector<std::int32_t> output_hash;
+  std::vector<std::uint16_t> slot_last_round;
 };
 
 /// Spread of the lengths of one group: its standard deviation, its nonzeros, rows x longest.
@@ -116,7 +117,13 @@ void lay_out_group(const CsrMatrix<Value, std::int32_t>& matrix, std::span<const
     block.col_add_sign[static_cast<std::size_t>(last)] |= 0xffffu << 16;  // add_sign -1
   block.group_slots.push_back(static_cast<std::int32_t>(slots.size()));
   block.group_nnz.push_back(nnz);
-  for (const Segment& s : slots) block.output_hash.push_back(s.destination);
+  for (const Segment& s : slots) {
+    if (s.length < 1 || s.length > kLongestSlot)  // a valid CSR has <= block_cols (<= 2^16)
+      throw Error("hbp: a slot of " + std::to_string(s.length) +
+                  " nonzeros in one block (columns not strictly increasing?)");
+    block.output_hash.push_back(s.destination);
+    block.slot_last_round.push_back(static_cast<std::uint16_t>(s.length - 1));
+  }
 }
 
 /// The block of `segments` (one column block, row order): reordered, cut into groups, laid out.
@@ -390,6 +397,7 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
   layout.col_add_sign.resize(static_cast<std::size_t>(nnz));
   layout.data.resize(static_cast<std::size_t>(nnz));
   layout.output_hash.resize(static_cast<std::size_t>(slots));
+  layout.slot_last_round.resize(static_cast<std::size_t>(slots));
   const int copy_threads = detail::threads_for(nnz, 0);
 #pragma omp parallel for num_threads(copy_threads) schedule(dynamic, 64) if (copy_threads > 1)
   for (std::int64_t b = 0; b < static_cast<std::int64_t>(places.size()); ++b) {
@@ -413,6 +421,8 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
     std::copy(block.data.begin(), block.data.end(), layout.data.begin() + place.nnz);
     std::copy(block.output_hash.begin(), block.output_hash.end(),
               layout.output_hash.begin() + place.slot);
+    std::copy(block.slot_last_round.begin(), block.slot_last_round.end(),
+              layout.slot_last_round.begin() + place.slot);
   }
   layout.block_group_begin.back() = static_cast<std::int32_t>(groups);
   layout.group_slot_begin.back() = static_cast<std::int32_t>(slots);
@@ -478,6 +488,8 @@ template <typename Value>
 void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::span<const Value> x,
                 std::span<double> y, double alpha, double beta) {
   const std::int64_t tasks = layout.tasks();
+  if (layout.slot_last_round.size() != layout.output_hash.size())
+    throw Error("hbp host model: slot_last_round is not one a slot");
   std::vector<char> block_taken(static_cast<std::size_t>(layout.blocks()), 0);
   std::vector<char> row_written(static_cast<std::size_t>(layout.rows), 0);
   std::vector<char> partial_written(static_cast<std::size_t>(layout.partials()), 0);
@@ -495,7 +507,7 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
       y[row] = alpha * sum + (beta == 0.0 ? 0.0 : beta * y[row]);
     }
   };
-  // One warp on one block: the kernel's spmv_block.
+  // One warp on one block's groups: the kernel's spmv_group.
   auto run_block = [&](std::int64_t b, const std::int64_t column_origin) {
     char& taken = block_taken.at(static_cast<std::size_t>(b));
     if (taken) throw Error("hbp host model: block taken twice");
@@ -525,18 +537,23 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
         write(layout.output_hash[static_cast<std::size_t>(slot0)], lane[0]);
         continue;
       }
-      for (std::int32_t l = 0; l < group_rows; ++l) {  // a lane a slot, rounds via add_sign
-        double sum = 0.0;
-        std::int64_t j = begin + l;
-        std::int32_t step = 0;
-        do {
-          if (j < begin || j >= end) throw Error("hbp host model: add_sign leaves its group");
-          sum += product(j);
-          step = add_sign(layout.col_add_sign[static_cast<std::size_t>(j)]);
-          j += step;
-        } while (step > 0);
-        write(layout.output_hash[static_cast<std::size_t>(slot0 + l)], sum);
-      }
+      // a lane a slot, in rounds: positions from the slot lengths (the kernel's walk), each
+      // lane adding its products in round order
+      std::array<double, kGroupRows> sum{};
+      std::int64_t visited = 0;
+      walk_rounds(std::span<const std::uint16_t>(layout.slot_last_round)
+                      .subspan(static_cast<std::size_t>(slot0), static_cast<std::size_t>(group_rows)),
+                  begin, [&](std::int32_t l, std::int32_t, std::int64_t j) {
+                    if (j < begin || j >= end)
+                      throw Error("hbp host model: a round position leaves its group");
+                    sum[static_cast<std::size_t>(l)] += product(j);
+                    ++visited;
+                  });
+      if (visited != end - begin)
+        throw Error("hbp host model: the slot lengths do not cover their group's nonzeros");
+      for (std::int32_t l = 0; l < group_rows; ++l)
+        write(layout.output_hash[static_cast<std::size_t>(slot0 + l)],
+              sum[static_cast<std::size_t>(l)]);
     }
   };
   auto run_task = [&](std::int64_t t) {
@@ -584,7 +601,7 @@ std::size_t device_bytes(const HbpLayout<Value>& layout, std::size_t partial_byt
   auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
   return bytes(layout.block_group_begin) + bytes(layout.group_slot_begin) +
          bytes(layout.begin_nnz) + bytes(layout.col_add_sign) + bytes(layout.data) +
-         bytes(layout.output_hash) + bytes(layout.combine_rows) + bytes(layout.combine_begin) +
+         bytes(layout.output_hash) + bytes(layout.slot_last_round) + bytes(layout.combine_rows) + bytes(layout.combine_begin) +
          bytes(layout.task_block_begin) + bytes(layout.task_col) + bytes(layout.task_shared_x) +
          static_cast<std::size_t>(layout.partials()) * partial_bytes + sizeof(std::uint32_t);
 }

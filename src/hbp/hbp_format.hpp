@@ -17,6 +17,13 @@
 //                 col_add_sign[e] = column in the block (low 16 bits) | add_sign (high 16 bits,
 //                 signed: the distance to the slot's next nonzero, -1 after its last one); the
 //                 nonzeros of a slot are in column order. data[e] is the value.
+//   slot_last_round  slot s: its length - 1 (uint16: a slot is one row's nonzeros in one block,
+//                 columns strictly increasing, so at most block_cols <= 65536 of them). What the
+//                 kernel walks by (walk_rounds): alive(t) = the group's slots with
+//                 slot_last_round >= t, lane l's position in round t = begin_nnz[g] + offset(t) +
+//                 (alive slots below l), offset(t + 1) = offset(t) + |alive(t)|; no position
+//                 depends on a loaded word, so a lane's loads are independent. add_sign gives the
+//                 same positions (the host test HbpRoundWalk checks it); the kernel does not read it.
 //   output_hash   slot s: where its sum goes (paper: the row before the hash). >= 0: index into
 //                 the partial sums (rows with nonzeros in several column blocks); < 0: the row
 //                 ~output_hash[s] has no other slot, and the SpMV kernel writes y itself.
@@ -33,8 +40,10 @@
 // costs in CSR.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -185,6 +194,8 @@ struct HbpLayout {
   std::vector<std::uint32_t> col_add_sign;      ///< nnz
   std::vector<Value> data;                      ///< nnz
   std::vector<std::int32_t> output_hash;        ///< slots
+  /// slots: length - 1 (header comment; the walk of walk_rounds)
+  std::vector<std::uint16_t> slot_last_round;
   std::vector<std::int32_t> combine_rows;       ///< rows with 0 or >= 2 slots
   std::vector<std::int32_t> combine_begin;      ///< combine_rows + 1
   std::vector<std::int32_t> task_block_begin;   ///< tasks + 1
@@ -215,6 +226,36 @@ template <typename Value>
 HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, const HbpParameters& p,
                        std::int32_t block_cols);
 
+/// Slot lengths the layout can hold: slot_last_round is length - 1 in 16 bits (a valid CSR row
+/// has at most block_cols <= kLargestBlockCols nonzeros in a block).
+inline constexpr std::int64_t kLongestSlot =
+    std::int64_t{std::numeric_limits<std::uint16_t>::max()} + 1;
+static_assert(kLongestSlot >= kLargestBlockCols);
+
+/// The kernel's walk of a lane group (spmv_group, hbp_kernels.cuh), on the host: `last_round[l]`
+/// the group's slots' slot_last_round (1..32 of them), `begin` its begin_nnz. Round t = 0, 1, ...
+/// while a slot is alive: alive(t) = {l : last_round[l] >= t}, lane l (alive) at
+/// begin + offset(t) + popcount(alive(t) & lanes below l), offset(t + 1) = offset(t) +
+/// popcount(alive(t)). Calls visit(lane, round, position) round by round, lanes in order: each
+/// lane sees its positions in round order (the order it adds its products in). The unrolling of
+/// the kernel (walk_unroll) only changes how many rounds' loads are in flight, not the positions.
+template <typename Visit>
+void walk_rounds(std::span<const std::uint16_t> last_round, std::int64_t begin, Visit&& visit) {
+  const auto n = static_cast<std::int32_t>(last_round.size());
+  std::int32_t rounds = 0;
+  for (const std::uint16_t last : last_round) rounds = std::max<std::int32_t>(rounds, last + 1);
+  std::int64_t offset = 0;
+  for (std::int32_t t = 0; t < rounds; ++t) {
+    std::uint32_t alive = 0;  // the ballot
+    for (std::int32_t l = 0; l < n; ++l)
+      if (last_round[static_cast<std::size_t>(l)] >= t) alive |= 1u << l;
+    for (std::int32_t l = 0; l < n; ++l)
+      if ((alive >> l) & 1u)
+        visit(l, t, begin + offset + std::popcount(alive & ((1u << l) - 1u)));
+    offset += std::popcount(alive);
+  }
+}
+
 /// Add_sign and column of a col_add_sign word.
 inline std::int32_t column_in_block(std::uint32_t word) {
   return static_cast<std::int32_t>(word & 0xffffu);
@@ -233,7 +274,7 @@ struct Schedule {
 Schedule make_schedule(std::int64_t tasks, std::int64_t max_grid, double fixed_share);
 
 /// y = alpha * A * x + beta * y by walking the layout as the kernels do (the grid's fixed tasks,
-/// then the tickets in turn; a warp a block; a lane a slot in rounds via add_sign, or the whole
+/// then the tickets in turn; a warp a block; a lane a slot in rounds (walk_rounds), or the whole
 /// warp on a warp group with its butterfly sum; then the combine in column-block order),
 /// accumulating in double. beta == 0 ignores y. The schedule only changes who takes a block,
 /// not the result. Throws Error if a block is taken twice or never, or a row written twice or

@@ -20,9 +20,15 @@
 //
 //      begin_nnz[g]                                                   begin_nnz[g+1]
 //      | round 0: slot 0 1 2 3 ... n-1 | round 1: slots still alive | ... |
-//        lane l starts at begin_nnz[g] + l; word = col_add_sign[j]:
+//        lane l: last = slot_last_round[group_slot_begin[g] + l] (length - 1; -1 for l >= n)
+//        rounds = warp max of last + 1; for t in rounds, U at a time (walk_unroll):
+//          alive(t) = ballot(last >= t)
+//          position = begin_nnz[g] + offset(t) + popc(alive(t) & lanes below l)
+//          offset(t + 1) = offset(t) + popc(alive(t))
+//        the U positions first (ballots only), then U loads of word and value (independent: a
+//        lane has U of them in flight), then U products in round order; word = col_add_sign[j]:
 //          bits 0..15  column in the block   -> segment[column]
-//          bits 16..31 add_sign (int16)      -> j += add_sign, stop after -1
+//          bits 16..31 add_sign (int16)      -> not read (the paper's walk; host test HbpRoundWalk)
 //      a warp group (one slot, >= warp_row_length nonzeros, contiguous): lanes stride by 32,
 //      then warp_sum
 //   a slot's sum goes to output_hash[s] >= 0: partials[output_hash[s]]
@@ -57,6 +63,7 @@ struct SpmvArguments {
   const std::uint32_t* col_add_sign = nullptr;
   const V* data = nullptr;
   const std::int32_t* output_hash = nullptr;
+  const std::uint16_t* slot_last_round = nullptr;
   Acc<V>* partials = nullptr;
   unsigned* ticket = nullptr;
   std::int64_t cols = 0;
@@ -92,18 +99,26 @@ __device__ __forceinline__ void write_slot(const SpmvArguments<V>& args, std::in
 }
 
 /// One warp computes warp group `g` against `segment`: the x values of its column block, in
-/// shared memory or straight in global memory (a generic pointer either way). Every lane calls it;
-/// the branch on the group is warp-uniform, the lane loop of a lane group is not and holds no
-/// warp-wide operation.
-template <typename V>
+/// shared memory or straight in global memory (a generic pointer either way). Every lane calls it
+/// and takes part in every ballot: the branch on the group and the round loop are warp-uniform.
+///
+/// A lane group is walked in rounds with positions from the slot lengths (hbp_format.hpp's
+/// walk_rounds is the host model): kUnroll rounds at a time, the kUnroll positions from ballots,
+/// then the kUnroll loads of (column word, value), then the gathers and the products. No load's
+/// address depends on another load, so a lane has kUnroll loads of each array in flight (the
+/// add_sign walk had one). Each lane adds its products in round order, whatever kUnroll: y does
+/// not depend on it.
+template <int kUnroll, typename V>
 __device__ void spmv_group(const SpmvArguments<V>& args, std::int32_t g, const V* segment, V* y,
                            Acc<V> alpha, Acc<V> beta, int lane) {
+  static_assert(kUnroll >= 1 && kUnroll <= 8, "walk_unroll: 1..8 rounds at a time");
   using Traits = arch::ValueTraits<V>;
   const std::int32_t slot0 = args.group_slot_begin[g];
   const std::int32_t group_rows = args.group_slot_begin[g + 1] - slot0;
   const std::int64_t begin = args.begin_nnz[g];
-  const std::int64_t end = args.begin_nnz[g + 1];
-  if (args.warp_row_length > 0 && group_rows == 1 && end - begin >= args.warp_row_length) {
+  if (args.warp_row_length > 0 && group_rows == 1 &&
+      args.begin_nnz[g + 1] - begin >= args.warp_row_length) {  // warp-uniform
+    const std::int64_t end = args.begin_nnz[g + 1];
     Acc<V> sum = 0;
     for (std::int64_t j = begin + lane; j < end; j += arch::kWarpSize) {
       const std::uint32_t word = arch::load_streaming(args.col_add_sign + j);
@@ -112,26 +127,64 @@ __device__ void spmv_group(const SpmvArguments<V>& args, std::int32_t g, const V
     }
     sum = arch::warp_sum(sum);
     if (lane == 0) write_slot(args, args.output_hash[slot0], sum, y, alpha, beta);
-  } else if (lane < group_rows) {
-    Acc<V> sum = 0;
-    std::int64_t j = begin + lane;
-    int step = 0;
-    do {
-      const std::uint32_t word = arch::load_streaming(args.col_add_sign + j);
-      sum += Traits::to_acc(arch::load_streaming(args.data + j)) *
-             Traits::to_acc(segment[word & 0xffffu]);
-      step = static_cast<std::int16_t>(static_cast<std::uint16_t>(word >> 16));
-      j += step;
-    } while (step > 0);
-    write_slot(args, args.output_hash[slot0 + lane], sum, y, alpha, beta);
+    return;
   }
+  // a lane a slot; lanes past the group's slots (last = -1) only take part in the ballots
+  const int last = lane < group_rows
+                       ? static_cast<int>(arch::load_read_only(args.slot_last_round + slot0 + lane))
+                       : -1;
+  const int rounds =
+      static_cast<int>(__reduce_max_sync(arch::kFullMask, static_cast<unsigned>(last + 1)));
+  const std::uint32_t lanes_below = (1u << lane) - 1u;
+  // offsets inside the group: at most 32 slots x 65536 nonzeros, 2^21
+  const std::uint32_t* words = args.col_add_sign + begin;
+  const V* values = args.data + begin;
+  std::int32_t offset = 0;  // offset(t): nonzeros of the rounds before t
+  Acc<V> sum = 0;
+  for (int t = 0; t < rounds; t += kUnroll) {  // warp-uniform
+    std::int32_t position[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const bool alive = last >= t + u;
+      const std::uint32_t alive_lanes = __ballot_sync(arch::kFullMask, alive);
+      position[u] = alive ? offset + __popc(alive_lanes & lanes_below) : -1;
+      offset += __popc(alive_lanes);
+    }
+    std::uint32_t word[kUnroll];
+    V value[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (position[u] >= 0) {
+        word[u] = arch::load_streaming(words + position[u]);
+        value[u] = arch::load_streaming(values + position[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (position[u] >= 0)
+        sum += Traits::to_acc(value[u]) * Traits::to_acc(segment[word[u] & 0xffffu]);
+  }
+  if (lane < group_rows) write_slot(args, args.output_hash[slot0 + lane], sum, y, alpha, beta);
 }
 
+/// Registers a thread of the SpMV kernel may use (replaces __launch_bounds__(1024): both hold
+/// 1024-thread blocks). 40 for kUnroll <= 4: three 16-warp thread blocks an SM (3 x 512 x 40 =
+/// 61440 of 65536 registers; the 64 KiB x segment allows three), the occupancy of the add_sign
+/// walk (32 registers); ptxas (CUDA 13.0, sm_90) fits every value type in 40 without spilling,
+/// where fp64 kUnroll = 4 took 51 uncapped (two blocks an SM). kUnroll = 8: 64 (fp64 spills at 40;
+/// 53-63 used, two blocks an SM). Whether the capped schedule keeps the loads in flight is for
+/// the walk_unroll sweep to show (README).
+template <int kUnroll>
+inline constexpr int kSpmvMaxRegisters = kUnroll <= 4 ? 40 : 64;
+
 /// The SpMV part. Dynamic shared memory: the x segment, min(block_cols, cols) values of V,
-/// rounded up to 16 bytes. Launched with a grid of at most task_count blocks of whole warps.
-template <typename V>
-__global__ void __launch_bounds__(1024) spmv_kernel(SpmvArguments<V> args, const V* __restrict__ x,
-                                                    V* __restrict__ y, Acc<V> alpha, Acc<V> beta) {
+/// rounded up to 16 bytes. Launched with a grid of at most task_count blocks of whole warps
+/// (at most 1024 threads). kUnroll: rounds of a lane group loaded at once (walk_unroll;
+/// spmv_group).
+template <typename V, int kUnroll>
+__global__ void __maxnreg__(kSpmvMaxRegisters<kUnroll>)
+    spmv_kernel(SpmvArguments<V> args, const V* __restrict__ x,
+                V* __restrict__ y, Acc<V> alpha, Acc<V> beta) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   V* segment = reinterpret_cast<V*>(shared_bytes);
   __shared__ std::int32_t task_shared;
@@ -180,7 +233,7 @@ __global__ void __launch_bounds__(1024) spmv_kernel(SpmvArguments<V> args, const
       if (lane == 0) k = atomicAdd(&next_group_shared, 1);
       k = __shfl_sync(arch::kFullMask, k, 0);
       if (k >= group_count) break;  // warp-uniform
-      spmv_group(args, first_group + k, task_x, y, alpha, beta, lane);
+      spmv_group<kUnroll>(args, first_group + k, task_x, y, alpha, beta, lane);
     }
     __syncthreads();  // the segment and the shared task are reused
   }

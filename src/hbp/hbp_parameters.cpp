@@ -35,6 +35,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"fixed_share", Type::number, "0.5", 0.0, 1.0, {},
        "share of the tasks handed out in the fixed part; the rest is taken by ticket (paper "
        "III.C; not stated there)"},
+      {"walk_unroll", Type::choice, "4", 0, 0, {"1", "2", "4", "8"},
+       "rounds of a lane group a lane loads at once (independent loads in flight; y does not "
+       "depend on it)"},
       {"blocks_per_sm", Type::integer, "auto", 1, 64, {"auto"},
        "resident thread blocks an SM (auto: as many as fit)"},
   };
@@ -102,6 +105,7 @@ HbpParameters hbp_parameters(const detail::ParameterValues& values) {
                           ? 0
                           : static_cast<std::int32_t>(values.integer("blocks_per_task"));
   p.fixed_share = values.number("fixed_share");
+  p.walk_unroll = static_cast<int>(values.integer("walk_unroll"));
   p.blocks_per_sm =
       values.is_auto("blocks_per_sm") ? 0 : static_cast<int>(values.integer("blocks_per_sm"));
   return p;

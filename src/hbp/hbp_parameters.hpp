@@ -72,6 +72,15 @@ inline constexpr std::int64_t kSectorBytes = 32;
 /// thread blocks of a 64 KiB segment fit an SM: 48 warps).
 inline constexpr int kDefaultWarpsPerBlock = 16;
 
+/// Rounds of a lane group that a lane loads at once (the kernel's walk, hbp_kernels.cuh): the
+/// positions of U rounds come from the slot lengths and ballots alone, so a lane has U loads of
+/// (column word, value) in flight before its U gathers from x, where the add_sign walk had one
+/// (each position came from the word just loaded: a group of slots of length L cost L dependent
+/// memory latencies). The result does not depend on U (each lane adds its products in round
+/// order). 4: a guess (8-byte values: 48 bytes of loads a lane in flight, registers stay low);
+/// walk_unroll=1/2/4/8 to be measured (README).
+inline constexpr int kDefaultWalkUnroll = 4;
+
 /// Share of the tasks given out in the fixed part (paper III.C: each warp an equal number of
 /// blocks of the same column; the rest is taken by ticket). Not stated in the paper; to be
 /// measured.
@@ -101,6 +110,9 @@ struct HbpParameters {
   /// 0: auto (resolved_blocks_per_task).
   std::int32_t blocks_per_task = 0;
   double fixed_share = kDefaultFixedShare;
+  /// Rounds a lane loads at once in a lane group (kDefaultWalkUnroll): 1, 2, 4 or 8, each a
+  /// kernel instantiation.
+  int walk_unroll = kDefaultWalkUnroll;
   /// 0: auto (as many as fit the SMs).
   int blocks_per_sm = 0;
 

@@ -87,6 +87,7 @@ void expect_same_layout(const Matrix& matrix64, std::vector<std::string> paramet
   expect_same_array(host.col_add_sign, device.col_add_sign, "col_add_sign", context);
   expect_same_array(host.data, device.data, "data", context);
   expect_same_array(host.output_hash, device.output_hash, "output_hash", context);
+  expect_same_array(host.slot_last_round, device.slot_last_round, "slot_last_round", context);
   expect_same_array(host.combine_rows, device.combine_rows, "combine_rows", context);
   expect_same_array(host.combine_begin, device.combine_begin, "combine_begin", context);
   expect_same_array(host.task_block_begin, device.task_block_begin, "task_block_begin", context);
@@ -163,6 +164,10 @@ TEST_F(HbpGpuBuild, EdgeShapesGiveTheHostBuildsArrays) {
     for (const auto& shape : kBlockShapes)
       expect_same_layout_every_reorder(matrix, "edge " + std::to_string(matrix.rows) + "x" +
                                                    std::to_string(matrix.cols), shape);
+  // a slot as wide as the widest block: slot_last_round = 65535, the largest 16 bits hold
+  const Matrix widest = test::with_row_lengths(65536, {3, 65536, 1, 0, 7}, 4);
+  expect_same_layout_every_reorder(widest, "65536-wide slot",
+                                   {"block_cols=65536", "warp_row_length=off"});
 }
 
 TEST_F(HbpGpuBuild, LargeGeneratedMatricesGiveTheHostBuildsArrays) {

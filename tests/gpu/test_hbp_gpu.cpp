@@ -5,7 +5,9 @@
 // one row, columns not a multiple of the block width, hash collisions by equal row lengths, more
 // warps than blocks and the reverse, the three reorder modes giving the same y); the launch's
 // schedule equal to the host model's; bitwise repeats (the ticket reset inside apply, no float
-// atomics); graph capture of memset + SpMV + combine; SpMV and combine timed apart. Written before
+// atomics); graph capture of memset + SpMV + combine; SpMV and combine timed apart; walk_unroll
+// 1 / 2 / 4 / 8 giving bitwise the same y; lane groups with holes (slots of 1 to 63 mixed) and a
+// 65536-nonzero slot against the reference. Written before
 // a GPU could run them (issue 10): run with --gtest_filter='*Hbp*'.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -183,6 +185,53 @@ TEST_F(HbpGpu, AllThreeReorderModesGiveTheSameY) {
   }
   EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(double)), 0);
   EXPECT_EQ(std::memcmp(results[0].data(), results[2].data(), results[0].size() * sizeof(double)), 0);
+}
+
+TEST_F(HbpGpu, WalkUnrollDoesNotChangeY) {
+  // each lane adds its products in round order whatever the rounds loaded at once: bitwise equal
+  std::vector<std::int64_t> holes;  // lanes dying between living ones, lengths 1 to 63 mixed
+  const std::int64_t pattern[] = {5, 0, 1, 9, 1, 63, 1, 63, 2, 1, 0, 1, 17, 63, 1, 3, 1, 63};
+  for (int r = 0; r < 3000; ++r) holes.push_back(pattern[r % 18]);
+  const Matrix cases[] = {
+      test::with_row_lengths(64, holes, 16),
+      generate_rmat(14, 8, 17),
+      generate_random_rows(20000, 20000, RowLengthDistribution::power_law, 1, 2000, 18),
+  };
+  for (const Matrix& a64 : cases) {
+    const auto x = test::make_x<double>(a64);
+    const auto y0 = test::make_y<double>(a64);
+    const auto a = test::with_values<double>(a64);
+    for (const char* warp : {"warp_row_length=64", "warp_row_length=off", "warp_row_length=2"}) {
+      std::vector<std::vector<double>> results;
+      for (const char* unroll : {"walk_unroll=1", "walk_unroll=2", "walk_unroll=4", "walk_unroll=8"}) {
+        const SpmvPlan<double> plan(a, Method("hbp"),
+                                    options_of({unroll, warp, "block_rows=128", "block_cols=64"}));
+        results.push_back(run_spmv(plan, x, y0, {1.5, -0.5}));
+      }
+      for (std::size_t k = 1; k < results.size(); ++k)
+        EXPECT_EQ(std::memcmp(results[0].data(), results[k].data(),
+                              results[0].size() * sizeof(double)), 0)
+            << warp << " unroll case " << k;
+    }
+  }
+}
+
+TEST_F(HbpGpu, LaneGroupsWithHolesMatchReference) {
+  std::vector<std::int64_t> holes;
+  const std::int64_t pattern[] = {5, 0, 1, 9, 1, 63, 1, 63, 2, 1, 0, 1, 17, 63, 1, 3, 1, 63};
+  for (int r = 0; r < 3000; ++r) holes.push_back(pattern[r % 18]);
+  const Matrix a = test::with_row_lengths(64, holes, 19);
+  for (const char* unroll : {"walk_unroll=1", "walk_unroll=4", "walk_unroll=8"})
+    for (const char* reorder : {"reorder=none", "reorder=hash"}) {
+      expect_every_precision(a, {unroll, reorder, "block_rows=128", "block_cols=64",
+                                 "warp_row_length=off"});
+      expect_matches_reference<double>(a, {unroll, reorder});
+    }
+  // a lane walking a slot of 65536 nonzeros (fp16: the 128 KiB segment fits shared memory)
+  const Matrix widest = test::with_row_lengths(65536, {3, 65536, 1, 0, 7}, 20);
+  expect_matches_reference<half>(widest, {"block_cols=65536", "warp_row_length=off"});
+  expect_matches_reference<bfloat16>(widest, {"block_cols=65536", "warp_row_length=off",
+                                              "walk_unroll=8"});
 }
 
 TEST_F(HbpGpu, LaunchScheduleIsTheHostModelsAndTheHostModelMatches) {

@@ -4,9 +4,12 @@
 // collisions), and the host apply against the reference on the shared catalogue and on the
 // issue's cases: zero rows, all-zero blocks, a row longer than a block, one block, a block row of
 // one row, columns not a multiple of the block width, collisions forced by equal row lengths, more
-// warps than blocks and the reverse, all three reorder modes giving the same y.
+// warps than blocks and the reverse, all three reorder modes giving the same y. The kernel's walk
+// (positions from slot_last_round, walk_rounds) against the paper's add_sign chains, on the
+// catalogue and on groups with holes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -230,6 +233,124 @@ TEST_P(HbpHostApplyOnCatalogue, DeviceBuildRulesGiveTheHostBuildersGroupsAndTask
 INSTANTIATE_TEST_SUITE_P(Catalogue, HbpHostApplyOnCatalogue,
                          ::testing::ValuesIn(test::all_synthetic_matrices()),
                          test::NamedMatrixName());
+
+// ---- the kernel's walk (positions from slot_last_round) against the paper's (add_sign) --------
+
+/// The contract between the two walks: for every group, each lane's positions from the slot
+/// lengths (walk_rounds, what the kernel and host_apply do) are its add_sign chain, in order, and
+/// slot_last_round is each chain's length - 1.
+template <typename Value>
+void expect_round_walk_is_add_sign_walk(const HbpLayout<Value>& layout, const std::string& context) {
+  ASSERT_EQ(layout.slot_last_round.size(), layout.output_hash.size()) << context;
+  for (std::int64_t g = 0; g < layout.groups(); ++g) {
+    const auto ug = static_cast<std::size_t>(g);
+    const std::int32_t slot0 = layout.group_slot_begin[ug];
+    const std::int32_t count = layout.group_slot_begin[ug + 1] - slot0;
+    const std::int64_t begin = layout.begin_nnz[ug];
+    std::vector<std::vector<std::int64_t>> chain(static_cast<std::size_t>(count)), walked = chain;
+    for (std::int32_t l = 0; l < count; ++l) {
+      std::int64_t j = begin + l;
+      for (;;) {
+        chain[static_cast<std::size_t>(l)].push_back(j);
+        const std::int32_t step = add_sign(layout.col_add_sign[static_cast<std::size_t>(j)]);
+        if (step < 0) break;
+        j += step;
+      }
+      ASSERT_EQ(static_cast<std::size_t>(layout.slot_last_round[static_cast<std::size_t>(slot0 + l)]) + 1,
+                chain[static_cast<std::size_t>(l)].size())
+          << context << ": group " << g << " lane " << l;
+    }
+    std::int32_t previous_round = 0;
+    walk_rounds(std::span<const std::uint16_t>(layout.slot_last_round)
+                    .subspan(static_cast<std::size_t>(slot0), static_cast<std::size_t>(count)),
+                begin, [&](std::int32_t l, std::int32_t t, std::int64_t j) {
+                  EXPECT_GE(t, previous_round);  // round by round
+                  previous_round = t;
+                  EXPECT_EQ(walked[static_cast<std::size_t>(l)].size(), static_cast<std::size_t>(t));
+                  walked[static_cast<std::size_t>(l)].push_back(j);
+                });
+    ASSERT_EQ(walked, chain) << context << ": group " << g;
+  }
+}
+
+class HbpRoundWalkOnCatalogue : public ::testing::TestWithParam<NamedMatrix> {};
+
+TEST_P(HbpRoundWalkOnCatalogue, PositionsFromSlotLengthsAreTheAddSignWalk) {
+  const Matrix& matrix = GetParam().matrix;
+  if (matrix.nnz() > 400000) GTEST_SKIP() << "large: the smaller ones cover the walk";
+  for (const auto& parameters : kStressParameters) {
+    std::string text = GetParam().name + ":";
+    for (const auto& s : parameters) text += " " + s;
+    const HbpParameters p = parse_parameters(parameters);
+    expect_round_walk_is_add_sign_walk(build_layout(matrix, p, p.resolved_block_cols(sizeof(double))),
+                                       text);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, HbpRoundWalkOnCatalogue,
+                         ::testing::ValuesIn(test::all_synthetic_matrices()),
+                         test::NamedMatrixName());
+
+TEST(HbpRoundWalk, PositionsOfAHandWrittenGroup) {
+  // lengths 2, 1, 3: round 0 = lanes 0 1 2 at 10 11 12; round 1 = lanes 0 2 at 13 14; round 2 =
+  // lane 2 at 15 (lane 1 dead from round 1: a hole the popcount closes)
+  const std::vector<std::uint16_t> last_round = {1, 0, 2};
+  std::vector<std::vector<std::int64_t>> positions(3);
+  walk_rounds(std::span<const std::uint16_t>(last_round), 10,
+              [&](std::int32_t l, std::int32_t, std::int64_t j) {
+                positions[static_cast<std::size_t>(l)].push_back(j);
+              });
+  EXPECT_EQ(positions, (std::vector<std::vector<std::int64_t>>{{10, 13}, {11}, {12, 14, 15}}));
+}
+
+TEST(HbpRoundWalk, GroupsWithHolesMixingShortAndLongSlots) {
+  // one block (reorder=none keeps the matrix order, warp groups off keeps the 63s in lane groups):
+  // slots of 5, 1, 9, 1, 63, 1, 63, 2, ... so that lanes die between living ones in every round
+  // (empty rows get no slot)
+  const std::vector<std::int64_t> pattern = {5, 0, 1, 9, 1, 63, 1, 63, 2, 1, 0, 1, 17, 63, 1, 3, 1, 63};
+  std::vector<std::int64_t> lengths, slot_lengths;
+  for (int r = 0; r < 80; ++r) {
+    lengths.push_back(pattern[static_cast<std::size_t>(r) % pattern.size()]);
+    if (lengths.back() > 0) slot_lengths.push_back(lengths.back());
+  }
+  const Matrix matrix = matrix_with_lengths(64, lengths, 21);
+  for (const std::vector<std::string>& parameters :
+       {std::vector<std::string>{"block_rows=128", "block_cols=64", "reorder=none",
+                                 "warp_row_length=off"},
+        std::vector<std::string>{"block_rows=128", "block_cols=64", "reorder=hash",
+                                 "warp_row_length=off"},
+        std::vector<std::string>{"block_rows=128", "block_cols=64", "reorder=none",
+                                 "warp_row_length=63"}}) {
+    const HbpParameters p = parse_parameters(parameters);
+    const HbpLayout<double> layout = build_layout(matrix, p, 64);
+    std::string text;
+    for (const auto& s : parameters) text += s + " ";
+    expect_round_walk_is_add_sign_walk(layout, text);
+    if (p.reorder == Reorder::none && p.warp_row_length == 0) {
+      ASSERT_EQ(slot_lengths.size(), 71u);
+      ASSERT_EQ(layout.groups(), 3);  // 32 + 32 + 7 slots
+      ASSERT_EQ(layout.slots(), 71);
+      for (std::size_t i = 0; i < slot_lengths.size(); ++i)
+        EXPECT_EQ(layout.slot_last_round[i] + 1, slot_lengths[i]) << i;
+    }
+    EXPECT_LT(worst_error<double>(matrix, parameters), 1e-12) << text;
+    EXPECT_LT(worst_error<half>(matrix, parameters), 1e-2) << text;
+  }
+}
+
+TEST(HbpRoundWalk, SlotOfAWholeBlockWidthFitsSixteenBits) {
+  // a row of 65536 nonzeros in one block of 65536 columns: slot_last_round = 65535, the largest
+  std::vector<std::int64_t> lengths = {3, 65536, 1, 0, 7};
+  const Matrix matrix = matrix_with_lengths(65536, lengths, 22);
+  const std::vector<std::string> parameters = {"block_cols=65536", "warp_row_length=off",
+                                               "block_rows=32"};
+  const HbpParameters p = parse_parameters(parameters);
+  const HbpLayout<double> layout = build_layout(matrix, p, 65536);
+  ASSERT_EQ(layout.slots(), 4);
+  EXPECT_EQ(*std::max_element(layout.slot_last_round.begin(), layout.slot_last_round.end()), 65535);
+  expect_round_walk_is_add_sign_walk(layout, "65536");
+  EXPECT_LT(worst_error<double>(matrix, parameters), 1e-12);
+}
 
 TEST(HbpHostApplyOnRealMatrices, MatchesReferenceWithDefaultsAndSmallBlocks) {
   const auto files = test::real_matrix_files(16);
@@ -548,6 +669,11 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_THROW(parse_parameters({"block_cols=131072"}), ParameterError);
   EXPECT_THROW(parse_parameters({"reorder=random"}), ParameterError);
   EXPECT_THROW(parse_parameters({"fixed_share=1.5"}), ParameterError);
+  EXPECT_EQ(p.walk_unroll, kDefaultWalkUnroll);
+  EXPECT_EQ(parse_parameters({"walk_unroll=8"}).walk_unroll, 8);
+  EXPECT_EQ(parse_parameters({"walk_unroll=1"}).walk_unroll, 1);
+  EXPECT_THROW(parse_parameters({"walk_unroll=3"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"walk_unroll=16"}), ParameterError);
 }
 
 }  // namespace
