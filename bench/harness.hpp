@@ -120,6 +120,9 @@ struct BenchRecord {
   double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;
   int runs = 0;
   int applies_per_run = 1;  ///< > 1 when each timed run is a batch of applies (tiny matrices)
+  /// Per apply: the host's time to enqueue the timed runs (held behind a StreamGate, so it is not
+  /// in median_ms; above median_ms, a plain loop of applies would be bound by the host).
+  double host_enqueue_ms = 0.0;
   double gflops = 0.0, gbps = 0.0, copy_gbps = 0.0, bandwidth_share = 0.0;
   /// SpMM: useful TFLOP/s, 2 nnz n / median (written for spmm records).
   double tflops = 0.0;
