@@ -61,6 +61,9 @@ int resolve_max_medium_row_length(const CsrMatrix<Value, int32_t>& matrix,
   // the first candidate whose layout fits the byte budget; failing that, the first whose
   // long-row padding is small
   int little_padding = 0;
+  // kDaspSmallMatrixMaxLongRowPadding is for 64-value groups; longer groups pad more
+  const double padding_budget =
+      kDaspSmallMatrixMaxLongRowPadding * static_cast<double>(group) / (2.0 * 8 * 4);
   for (const int candidate : kDaspSmallMatrixMaxMediumRowLengths) {
     int64_t padding = 0;  // zeros that long rows (> candidate) get to whole groups
     const int64_t rows = matrix.rows;
@@ -71,8 +74,7 @@ int resolve_max_medium_row_length(const CsrMatrix<Value, int32_t>& matrix,
       if (len > candidate) padding += ceil_div(len, group) * group - len;
     }
     if ((nnz + padding) * bytes_per_value <= kDaspLatencyBoundLayoutBytes) return candidate;
-    if (!little_padding && static_cast<double>(padding) <=
-                               kDaspSmallMatrixMaxLongRowPadding * static_cast<double>(nnz))
+    if (!little_padding && static_cast<double>(padding) <= padding_budget * static_cast<double>(nnz))
       little_padding = candidate;
   }
   if (little_padding) return little_padding;

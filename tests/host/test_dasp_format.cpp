@@ -420,6 +420,16 @@ TEST(DaspLayout, SmallMatricesBeyondTheBudgetTakeAShortMaxLenWhenItPadsLittle) {
             kDaspSmallMatrixMaxMediumRowLengths[1]);
 }
 
+TEST(DaspLayout, SixteenRowBlocksAllowLongRowPaddingInProportionToTheirLongerGroups) {
+  // 6 000 rows of 100: long rows with 16 or 32 are padded to 128 values, 0.28 of the nonzeros:
+  // beyond the budget of 64-value groups (fp64), within that of 128-value groups (fp16 / bf16)
+  const Matrix rows_of_100 = matrix_with_lengths(4000, std::vector<int>(6000, 100));
+  ASSERT_GT(6000 * 128 * 12, kDaspLatencyBoundLayoutBytes);
+  EXPECT_EQ(resolve_max_medium_row_length(rows_of_100, {}, kFp64Shape), kDaspMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(rows_of_100, {}, kFp16Shape),
+            kDaspSmallMatrixMaxMediumRowLengths[0]);
+}
+
 TEST(DaspLayout, TailWidthIsTheLongestRowsValuesInTheLastRegularBlock) {
   // blocks kept regular from half full: sorted, the row-blocks are 8 x 28 (7 full blocks),
   // 8 x 27 (the 7th block 3/4 full), 27 over 7 x 26 (7th block 17/32 full, 3 values of the
