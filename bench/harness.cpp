@@ -80,6 +80,9 @@ struct Timing {
 
 /// The longest a StreamGate holds the timed runs (see time_applies).
 constexpr double kGateTimeoutMs = 50.0;
+/// Applies enqueued behind one gate: within the launch queue for one-launch applies (on an H100,
+/// one gate in front of 1000 applies filled the queue and was opened by its timeout).
+constexpr int kAppliesPerGate = 128;
 
 using ApplyOnce = std::function<void(cudaStream_t)>;
 
@@ -114,10 +117,11 @@ double median_of_sorted(const std::vector<double>& sorted) {
   return sorted.size() % 2 ? sorted[middle] : 0.5 * (sorted[middle - 1] + sorted[middle]);
 }
 
-/// Warm-up, then `runs` timed runs back to back, each between two CUDA events (one event ends
-/// a run and starts the next). The runs are enqueued behind a closed StreamGate, opened once
-/// they are all enqueued (or after kGateTimeoutMs), so the GPU never waits for the host between
-/// them; the host's own enqueue time per apply is reported apart (host_enqueue_ms).
+/// Warm-up, then `runs` timed runs, each between its own two CUDA events. The runs are enqueued
+/// in batches of about kAppliesPerGate applies, each behind a closed StreamGate that is opened
+/// once the batch is enqueued, so the GPU never waits for the host inside a run: a gate's wait
+/// falls between two runs, outside both. The host's own enqueue time per apply is reported apart
+/// (host_enqueue_ms).
 Timing time_applies(const ApplyOnce& apply, cudaStream_t stream, const HarnessOptions& options) {
   const double per_apply_ms = warm_up(apply, stream, options.warmup_ms);
   Timing timing;
@@ -127,25 +131,33 @@ Timing time_applies(const ApplyOnce& apply, cudaStream_t stream, const HarnessOp
   const int runs_in_budget = static_cast<int>(options.max_timing_ms / run_ms);
   timing.runs = std::max(1, std::min(options.runs, std::max(options.min_runs, runs_in_budget)));
 
-  std::vector<CudaEvent> boundaries(static_cast<std::size_t>(timing.runs) + 1);
+  const auto runs = static_cast<std::size_t>(timing.runs);
+  std::vector<CudaEvent> starts(runs), stops(runs);
   StreamGate gate;
-  gate.close(stream, kGateTimeoutMs);
-  const detail::Stopwatch enqueue;
-  boundaries[0].record(stream);
-  for (int run = 0; run < timing.runs; ++run) {
-    for (int i = 0; i < timing.applies_per_run; ++i) apply(stream);
-    boundaries[run + 1].record(stream);
+  double enqueue_ms = 0.0;
+  for (std::size_t run = 0; run < runs;) {
+    gate.close(stream, kGateTimeoutMs);
+    const detail::Stopwatch enqueue;
+    int applies = 0;
+    do {
+      starts[run].record(stream);
+      for (int i = 0; i < timing.applies_per_run; ++i) apply(stream);
+      stops[run].record(stream);
+      applies += timing.applies_per_run;
+      ++run;
+    } while (run < runs && applies + timing.applies_per_run <= kAppliesPerGate);
+    enqueue_ms += enqueue.elapsed_ms();
+    gate.open();
   }
-  timing.host_enqueue_ms =
-      enqueue.elapsed_ms() / (static_cast<double>(timing.runs) * timing.applies_per_run);
-  gate.open();
-  boundaries.back().synchronize();
+  stops.back().synchronize();
   TCSPARSE_CUDA_CHECK(cudaGetLastError());
+  timing.host_enqueue_ms =
+      enqueue_ms / (static_cast<double>(timing.runs) * timing.applies_per_run);
 
-  std::vector<double> per_apply(static_cast<std::size_t>(timing.runs));
-  for (std::size_t run = 0; run < per_apply.size(); ++run)
-    per_apply[run] = boundaries[run + 1].elapsed_ms_since(boundaries[run]) /
-                     static_cast<double>(timing.applies_per_run);
+  std::vector<double> per_apply(runs);
+  for (std::size_t run = 0; run < runs; ++run)
+    per_apply[run] =
+        stops[run].elapsed_ms_since(starts[run]) / static_cast<double>(timing.applies_per_run);
   std::sort(per_apply.begin(), per_apply.end());
   timing.median_ms = median_of_sorted(per_apply);
   timing.min_ms = per_apply.front();

@@ -14,22 +14,24 @@ __device__ std::uint64_t global_timer_ns() {
   return now;
 }
 
-/// Spins (sleeping 1 us between reads of host memory) until *open != 0 or timeout_ns passed.
-__global__ void wait_until_open(const volatile unsigned* open, std::uint64_t timeout_ns) {
+/// Spins (sleeping 1 us between reads of host memory) until *opened >= count or timeout_ns passed.
+__global__ void wait_until_opened(const volatile unsigned* opened, unsigned count,
+                                  std::uint64_t timeout_ns) {
   const std::uint64_t start = global_timer_ns();
-  while (*open == 0 && global_timer_ns() - start < timeout_ns) __nanosleep(1000);
+  while (*opened < count && global_timer_ns() - start < timeout_ns) __nanosleep(1000);
 }
 
 }  // namespace
 
-StreamGate::StreamGate() : flag_(1) { flag_.data()[0] = 1; }
+StreamGate::StreamGate() : opened_(1) { opened_.data()[0] = 0; }
 
 void StreamGate::close(cudaStream_t stream, double timeout_ms) {
-  *static_cast<volatile unsigned*>(flag_.data()) = 0;
-  wait_until_open<<<1, 1, 0, stream>>>(flag_.data(), static_cast<std::uint64_t>(timeout_ms * 1e6));
+  ++closed_;
+  wait_until_opened<<<1, 1, 0, stream>>>(opened_.data(), closed_,
+                                         static_cast<std::uint64_t>(timeout_ms * 1e6));
   TCSPARSE_CUDA_CHECK_LAUNCH();
 }
 
-void StreamGate::open() { *static_cast<volatile unsigned*>(flag_.data()) = 1; }
+void StreamGate::open() { *static_cast<volatile unsigned*>(opened_.data()) = closed_; }
 
 }  // namespace tcsparse::bench

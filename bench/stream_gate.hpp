@@ -8,8 +8,10 @@
 
 namespace tcsparse::bench {
 
-/// A flag in pinned host memory and a one-thread kernel that spins on it: close() puts the kernel
-/// on the stream, open() lets it end. Without it, a host slowed by other work (the bench's own
+/// A counter in pinned host memory and a one-thread kernel that spins on it: close() puts a kernel
+/// waiting for the next count on the stream, open() writes that count. A gate can be closed again
+/// at once: each close waits for its own count, so a kernel still spinning for an earlier one is
+/// not held back. Without it, a host slowed by other work (the bench's own
 /// CPU reference threads, another process) leaves the GPU idle between applies, and the events
 /// time the host: a 4 us apply of a tiny matrix read 33 us in some runs. The kernel gives up after
 /// `timeout_ms` (the host may block while enqueueing when the launch queue is full, before it can
@@ -23,7 +25,8 @@ class StreamGate {
   void open();
 
  private:
-  detail::PinnedHostBuffer<unsigned> flag_;
+  detail::PinnedHostBuffer<unsigned> opened_;  ///< the last count opened
+  unsigned closed_ = 0;                         ///< the last count a kernel waits for
 };
 
 }  // namespace tcsparse::bench
