@@ -83,6 +83,8 @@ def newest_records(files):
         for r in read_records(path):
             if r.get("variant") or r.get("parameters") or r.get("method") == "auto":
                 continue
+            if r.get("build"):  # an experimental build of the library (its results' README)
+                continue
             # the rule is for the default SpMM layout and output (row-major, the input type);
             # other plan options, and plans built from device CSR, are other experiments
             if r.get("layout", "row_major") != "row_major" or r.get("output", "input") != "input":

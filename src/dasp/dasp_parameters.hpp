@@ -154,6 +154,8 @@ inline constexpr std::int64_t kDaspShortTilesByRowMin = 4096;
 /// an H100 (ncu, fp64, 4 M x 4 M, rows of 4-12 random columns): globally sorted 544 us, 1.21 GB
 /// read and 108 MB written; y in the sorted order (row_order=plan) 416 us, 0.94 GB and 33 MB;
 /// cuSPARSE 404 us.
+/// Not where medium row-blocks may be split over warps (medium_blocks_per_warp, the dense-long-
+/// rows rule), whose split row-blocks must lead the sorted order.
 inline constexpr std::int64_t kDaspMediumRowWindow = 4096;
 inline constexpr std::int64_t kDaspWindowedMinRows = std::int64_t{1} << 20;
 
