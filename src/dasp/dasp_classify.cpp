@@ -252,14 +252,13 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   plan.medium_rows_per_warp =
       resolve_medium_rows_per_warp(parameters, c.rows_medium, block_rows, c.row_blocks,
                                    blocks.regular_blocks, blocks.largest_row_block);
-  // Sorted within windows of caller rows (kDaspMediumRowWindow) unless row-blocks may be split
-  // over warps (medium_blocks_per_warp, dense long rows): the split ones must be a prefix, which
-  // only the whole-matrix sort gives.
+  // Sorted within windows of caller rows (kDaspMediumRowWindow) when warps take several
+  // row-blocks. One row-block a warp (heavy tails, dense long rows) keeps the whole-matrix sort:
+  // its row-blocks may be split over warps, and the split ones must lead the order; and windows
+  // measured slower there (kDaspMediumRowWindow).
   const int64_t window = resolve_medium_row_window(parameters, rows);
-  const bool row_blocks_may_split =
-      (plan.medium_rows_per_warp == block_rows && parameters.medium_blocks_per_warp) ||
-      is_dense_long_rows_layout(parameters, max_medium);
-  if (window > 0 && window < rows && !row_blocks_may_split && c.rows_medium > block_rows) {
+  if (window > 0 && window < rows && plan.medium_rows_per_warp > block_rows &&
+      !is_dense_long_rows_layout(parameters, max_medium) && c.rows_medium > block_rows) {
     window_medium_rows(plan.order, rows, window, block_rows, length);
     blocks = count_regular_blocks(plan.order, c.rows_medium, shape, min_fill, length,
                                   plan.regular_chunks);

@@ -154,8 +154,10 @@ inline constexpr std::int64_t kDaspShortTilesByRowMin = 4096;
 /// an H100 (ncu, fp64, 4 M x 4 M, rows of 4-12 random columns): globally sorted 544 us, 1.21 GB
 /// read and 108 MB written; y in the sorted order (row_order=plan) 416 us, 0.94 GB and 33 MB;
 /// cuSPARSE 404 us.
-/// Not where medium row-blocks may be split over warps (medium_blocks_per_warp, the dense-long-
-/// rows rule), whose split row-blocks must lead the sorted order.
+/// Only where a warp takes several row-blocks: one row-block a warp (heavy-tailed lengths, dense
+/// long rows) may split row-blocks over warps, and the split ones must lead the sorted order; and
+/// there windows measured slower (H100 fp64: R-MAT 20 1.13x -> 0.99x cuSPARSE, power-law rows
+/// 2 M 0.95x -> 0.86x: row-blocks of a window mix lengths a heavy tail spreads apart).
 inline constexpr std::int64_t kDaspMediumRowWindow = 4096;
 inline constexpr std::int64_t kDaspWindowedMinRows = std::int64_t{1} << 20;
 

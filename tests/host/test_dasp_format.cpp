@@ -100,8 +100,6 @@ TEST_P(DaspHostApplyOnCatalogue, NonDefaultParametersStillMatchReference) {
   p.medium_min_row_length = 4;  // rows of 4 values as medium rows
   EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, p, 1.0, 0.5), 1e-12);
   EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp16Shape, p), 1e-12);
-  p.medium_rows_per_warp = 8;  // one row-block a warp, within windows
-  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, p, 1.0, 0.5), 1e-12);
 }
 
 TEST_P(DaspHostApplyOnCatalogue, MediumRowBlocksSplitOverWarpsMatchReference) {
@@ -634,13 +632,10 @@ TEST(DaspLayout, MediumRowWindowIsAutoFromAMillionRowsAndOffAsked) {
   DaspParameters off;
   off.medium_row_window = -1;
   EXPECT_EQ(resolve_medium_row_window(off, kDaspWindowedMinRows * 8), 0);
-  // one row-block a warp takes windows too, unless row-blocks may be split over warps (the split
-  // ones must lead the order, which only the whole-matrix sort gives)
+  // one row-block a warp keeps the whole-matrix sort (its split row-blocks lead the order)
   DaspParameters one_block;
   one_block.medium_rows_per_warp = 8;
   one_block.medium_row_window = 64;
-  EXPECT_EQ(count_dasp_layout(small, one_block, kFp64Shape).medium_row_window, 64);
-  one_block.medium_blocks_per_warp = 2;
   EXPECT_EQ(count_dasp_layout(small, one_block, kFp64Shape).medium_row_window, 0);
 }
 
