@@ -210,23 +210,39 @@ def build_cases(records, features, sources, table):
 
 
 def cost_matrix(cases, methods):
-    """log(time / best) per case and method; a method not timed on a case: the case's worst."""
+    """log(time / best) per case and method; NaN where the method was not timed on the case
+    (another GPU's records, a method added later): unknown, not counted against the method."""
     c = np.full((len(cases), len(methods)), np.nan)
     for i, case in enumerate(cases):
         for j, m in enumerate(methods):
             if m in case.times:
                 c[i, j] = math.log(case.times[m] / case.best)
-        worst = np.nanmax(c[i])
-        c[i, np.isnan(c[i])] = worst
     return c
 
 
 # ---- the tree -------------------------------------------------------------------------------
 
+# A method timed on fewer than this share of a node's cases is ranked after those timed on more:
+# its mean regret over a handful of cases says little.
+MIN_COVERAGE = 0.5
+
+
+def node_regret(cost_sum, timed, cases):
+    """Regret of each method over a node's cases: its mean regret where it was timed, scaled to
+    the node's case count; infinite where it was timed on too few of them."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = cost_sum / timed
+    return np.where(timed >= MIN_COVERAGE * cases, mean * cases, np.inf)
+
+
 def leaf(cost, methods):
-    totals = cost.sum(axis=0)
-    order = np.argsort(totals, kind="stable")
-    return {"methods": [methods[j] for j in order], "cases": int(cost.shape[0]),
+    cases = cost.shape[0]
+    timed = (~np.isnan(cost)).sum(axis=0)
+    totals = node_regret(np.nansum(cost, axis=0), timed, cases)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fallback_order = np.nan_to_num(np.nansum(cost, axis=0) / timed, nan=np.inf)
+    order = sorted(range(len(methods)), key=lambda j: (totals[j], fallback_order[j]))
+    return {"methods": [methods[j] for j in order], "cases": int(cases),
             "regret": float(totals[order[0]])}
 
 
@@ -234,11 +250,14 @@ def best_split(x, cost, min_leaf, max_thresholds=64):
     """(regret, feature, threshold) of the split with the least summed regret, or None."""
     best = None
     count = x.shape[0]
+    timed = ~np.isnan(cost)
+    known = np.nan_to_num(cost, nan=0.0)
     for f in range(x.shape[1]):
         order = np.argsort(x[:, f], kind="stable")
         values = x[order, f]
-        prefix = np.cumsum(cost[order], axis=0)
-        total = prefix[-1]
+        prefix = np.cumsum(known[order], axis=0)
+        prefix_timed = np.cumsum(timed[order], axis=0)
+        total, total_timed = prefix[-1], prefix_timed[-1]
         # a split after position k (k cases below) where the value changes
         positions = np.nonzero(values[1:] > values[:-1])[0] + 1
         positions = positions[(positions >= min_leaf) & (positions <= count - min_leaf)]
@@ -246,10 +265,14 @@ def best_split(x, cost, min_leaf, max_thresholds=64):
             continue
         if positions.size > max_thresholds:
             positions = positions[np.linspace(0, positions.size - 1, max_thresholds).astype(int)]
-        below = prefix[positions - 1].min(axis=1)
-        above = (total - prefix[positions - 1]).min(axis=1)
+        cases_below = positions[:, None]
+        below = node_regret(prefix[positions - 1], prefix_timed[positions - 1], cases_below).min(axis=1)
+        above = node_regret(total - prefix[positions - 1], total_timed - prefix_timed[positions - 1],
+                            count - cases_below).min(axis=1)
         k = int(np.argmin(below + above))
         regret = float(below[k] + above[k])
+        if not math.isfinite(regret):
+            continue
         p = positions[k]
         threshold = float((values[p - 1] + values[p]) / 2)
         if best is None or regret < best[0]:
