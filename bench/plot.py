@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
 """Figures and a summary table from `tcsparse bench` result files (JSON lines).
 
-For every (GPU, operation, n, precision) found in the results it writes
-  speedup-<gpu>-<op>-<precision>.png    speedup of each method over cuSPARSE (default algorithm,
-                                        same precision) per matrix: bars, log scale, geometric
-                                        means in the title
+For every (GPU, operation, n, precision) found in the results it writes one picture per
+question, speedups over cuSPARSE (default algorithm, same precision), log scale:
+  profile-<gpu>-<op>-<precision>.png    how often and by how much each method wins: its speedups
+                                        sorted, against the share of matrices (a line at 1x and
+                                        at 0.95x; geometric means and the count below 0.95x in
+                                        the legend)
+  speedup-vs-nnz-<gpu>-<op>-<precision>.png
+                                        where it wins: speedup against nonzeros, one point a
+                                        matrix, one colour a method
+  speedup-<gpu>-<op>-<precision>.png    (only for at most MAX_NAMED_MATRICES matrices) bars per
+                                        named matrix
   bandwidth-<gpu>-<op>-<precision>.png  achieved GB/s against nnz, one colour per method, a line
                                         at the measured copy bandwidth
 and prints a markdown table to stdout: geometric-mean speedup per method x precision, min, max.
@@ -33,8 +40,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 BASELINE = "cusparse"
-MAX_FIGURE_WIDTH = 40  # inches
-MAX_LABELLED_MATRICES = 80  # above this the bars are too thin for names
+MAX_NAMED_MATRICES = 24  # bars with names only up to this; above, the profile and the scatter
 
 
 def read_records(paths):
@@ -116,40 +122,87 @@ class Group:
         return statistics.median(values) if values else None
 
 
-def plot_speedups(group, out_dir):
-    methods = [m for m in group.methods if m != BASELINE]
-    speedups = {m: group.speedups(m) for m in methods}
-    if not any(speedups.values()):
-        return None
-    matrices = [m for m in group.matrices if any(m in s for s in speedups.values())]
-    width = 0.8 / max(1, len(methods))
-    bars = len(matrices) * max(1, len(methods))
-    fig, ax = plt.subplots(figsize=(min(MAX_FIGURE_WIDTH, max(8, 0.12 * bars)), 5))
-    for i, method in enumerate(methods):
-        xs = [j + i * width for j, m in enumerate(matrices) if m in speedups[method]]
-        ys = [speedups[method][m] for m in matrices if m in speedups[method]]
-        ax.bar(xs, ys, width=width, label=method)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
+def speedup_axis(ax, axis="y"):
+    """Log scale with ticks written as 0.5x, 1x, 2x."""
     times = FuncFormatter(lambda value, _: f"{value:g}x")
-    ax.yaxis.set_major_formatter(times)
-    ax.yaxis.set_minor_formatter(times)
-    ax.tick_params(axis="y", which="minor", labelsize=7)
-    ax.set_ylabel(f"speedup over {BASELINE} (log)")
-    if len(matrices) <= MAX_LABELLED_MATRICES:
-        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(matrices))])
-        ax.set_xticklabels(matrices, rotation=60, ha="right", fontsize=7)
-    else:
-        ax.set_xlabel(f"{len(matrices)} matrices, by number of nonzeros")
-    means = ", ".join(f"{m} {geomean(list(speedups[m].values())):.2f}x"
-                      for m in methods if speedups[m])
-    ax.set_title(f"{group_label(group.key)}: geomean {means}", fontsize=9)
-    ax.legend(fontsize=8)
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    target.set_major_formatter(times)
+    target.set_minor_formatter(times)
+    ax.tick_params(axis=axis, which="minor", labelsize=7)
+
+
+def method_legend(method, values):
+    below = sum(v < 0.95 for v in values)
+    return f"{method}: geomean {geomean(values):.2f}x, {below} of {len(values)} below 0.95x"
+
+
+def save(fig, out_dir, name, key):
     fig.tight_layout()
-    path = os.path.join(out_dir, f"speedup-{file_stem(group.key)}.png")
+    path = os.path.join(out_dir, f"{name}-{file_stem(key)}.png")
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def plot_speedups(group, out_dir):
+    """The sorted profile and the scatter against nonzeros; bars for a few named matrices."""
+    methods = [m for m in group.methods if m != BASELINE]
+    speedups = {m: group.speedups(m) for m in methods}
+    if not any(speedups.values()):
+        return []
+    paths = []
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for method in methods:
+        values = sorted(speedups[method].values())
+        if values:
+            shares = [100.0 * (k + 0.5) / len(values) for k in range(len(values))]
+            ax.plot(shares, values, marker="." if len(values) <= 60 else None,
+                    label=method_legend(method, values))
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.axhline(0.95, color="grey", linewidth=0.8, linestyle=":")
+    speedup_axis(ax)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of matrices (%), each method's speedups sorted")
+    ax.set_ylabel(f"speedup over {BASELINE} (log)")
+    ax.set_title(f"{group_label(group.key)}: how often and by how much", fontsize=9)
+    ax.legend(fontsize=8)
+    paths.append(save(fig, out_dir, "profile", group.key))
+
+    nnz = {r["matrix"]: r["nnz"] for r in group.records}
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for method in methods:
+        if speedups[method]:
+            ax.scatter([nnz[m] for m in speedups[method]], list(speedups[method].values()), s=12,
+                       alpha=0.7, label=method_legend(method, list(speedups[method].values())))
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.axhline(0.95, color="grey", linewidth=0.8, linestyle=":")
+    speedup_axis(ax)
+    ax.set_xscale("log")
+    ax.set_xlabel("nonzeros (log)")
+    ax.set_ylabel(f"speedup over {BASELINE} (log)")
+    ax.set_title(f"{group_label(group.key)}: speedup against matrix size", fontsize=9)
+    ax.legend(fontsize=8)
+    paths.append(save(fig, out_dir, "speedup-vs-nnz", group.key))
+
+    matrices = [m for m in group.matrices if any(m in s for s in speedups.values())]
+    if len(matrices) <= MAX_NAMED_MATRICES:
+        width = 0.8 / max(1, len(methods))
+        fig, ax = plt.subplots(figsize=(max(8, 0.5 * len(matrices) * max(1, len(methods)) ** 0.5), 5))
+        for i, method in enumerate(methods):
+            xs = [j + i * width for j, m in enumerate(matrices) if m in speedups[method]]
+            ys = [speedups[method][m] for m in matrices if m in speedups[method]]
+            ax.bar(xs, ys, width=width, label=method_legend(method, ys))
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        speedup_axis(ax)
+        ax.set_ylabel(f"speedup over {BASELINE} (log)")
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(matrices))])
+        ax.set_xticklabels(matrices, rotation=60, ha="right", fontsize=7)
+        ax.set_title(f"{group_label(group.key)}: per matrix, by nonzeros", fontsize=9)
+        ax.legend(fontsize=8)
+        paths.append(save(fig, out_dir, "speedup", group.key))
+    return paths
 
 
 def plot_bandwidth(group, out_dir):
@@ -171,11 +224,7 @@ def plot_bandwidth(group, out_dir):
     ax.set_ylabel("achieved GB/s (minimum bytes / median time)")
     ax.set_title(f"{group_label(group.key)}: bandwidth", fontsize=9)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(out_dir, f"bandwidth-{file_stem(group.key)}.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save(fig, out_dir, "bandwidth", group.key)
 
 
 def summary_table(groups):
@@ -216,8 +265,7 @@ def main():
     if not args.no_plots:
         os.makedirs(args.output_dir, exist_ok=True)
         for group in groups:
-            for path in (plot_speedups(group, args.output_dir),
-                         plot_bandwidth(group, args.output_dir)):
+            for path in plot_speedups(group, args.output_dir) + [plot_bandwidth(group, args.output_dir)]:
                 if path:
                     print(f"wrote {path}", file=sys.stderr)
 
