@@ -65,7 +65,12 @@ struct LayoutPlan {
 /// padded long or regular values would not fit 32-bit offsets.
 template <typename Value>
 LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParameters& parameters,
-                       DaspBlockShape shape);
+                       DaspBlockShape shape, detail::PhaseTimes* phases = nullptr);
+
+/// phases->lap(name) where phases is given.
+inline void lap(detail::PhaseTimes* phases, const char* name) {
+  if (phases) phases->lap(name);
+}
 
 }  // namespace tcsparse::dasp::internal
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -24,6 +25,7 @@
 #include "dasp/dasp_testing.hpp"
 #include "gpu/gpu_test.hpp"
 #include "runtime/device_buffer.hpp"
+#include "runtime/host_upload.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/plan.hpp"
@@ -286,6 +288,65 @@ TEST_F(DaspGpu, DenseLongRowsTakenAsMediumRowsInPiecesMatchReference) {
   EXPECT_LT(dasp_error<half>(a, {1.0, 0.0}), 1e-2);
   EXPECT_LT(dasp_error<bfloat16>(a, {1.0, 0.5}), 1e-2);
   expect_device_fill_equals_host_fill<double>(a, {});
+}
+
+TEST_F(DaspGpu, LayoutIsTheSameWithTheUploadOverlappedOrAfterUnderEveryPolicy) {
+  // 5.8 M nonzeros (70 MB of fp64 CSR): above kDaspOverlappedUploadMinBytes, so "overlapped"
+  // uploads on a worker thread while fewer threads build the index arrays
+  const Matrix a = generate_stencil_3d_27pt(60, 60, 60, 1);
+  for (const HostUpload policy : {HostUpload::automatic, HostUpload::staged,
+                                  HostUpload::registered, HostUpload::direct}) {
+    const detail::HostUploadScope scope(policy);
+    for (const char* upload : {"upload=overlapped", "upload=after"}) {
+      SCOPED_TRACE(std::string(upload) + ", " + std::string(to_string(policy)));
+      expect_device_fill_equals_host_fill<double>(a, {upload});
+      expect_device_fill_equals_host_fill<half>(a, {upload});
+    }
+  }
+  PlanOptions options;
+  options.parameters = {"upload=overlapped"};
+  const SpmvPlan<double> plan(a, Method("dasp"), options);
+  EXPECT_EQ(plan.stats().details.value("upload", ""), "overlapped");
+  EXPECT_GT(plan.stats().upload_ms, 0.0);
+  EXPECT_TRUE(plan.stats().details.contains("plan_phases_ms"));
+  EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}, options), 1e-12);
+}
+
+TEST_F(DaspGpu, BuildThatRunsOutOfDeviceMemoryThrowsAndLeaksNothing) {
+  const Matrix a = generate_stencil_3d_27pt(60, 60, 60, 3);  // ~70 MB CSR + ~75 MB layout (fp64)
+  for (const char* upload : {"upload=overlapped", "upload=after"}) {
+    PlanOptions options;
+    options.parameters = {upload};
+    {  // kernels loaded and the staging pool filled before free memory is measured
+      const SpmvPlan<double> warm(a, Method("dasp"), options);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::size_t free_before = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+    // leave 16 MiB (every large allocation fails) or 100 MiB (the CSR fits, the layout does not)
+    for (const std::size_t left : {std::size_t{16} << 20, std::size_t{100} << 20}) {
+      std::optional<DeviceBuffer<std::byte>> hog;
+      try {
+        hog.emplace(free_before - left);
+      } catch (const DeviceMemoryError&) {
+        GTEST_SKIP() << "cannot take all but " << (left >> 20) << " MiB of the GPU";
+      }
+      try {
+        const SpmvPlan<double> plan(a, Method("dasp"), options);
+        ADD_FAILURE() << upload << ": built with " << (left >> 20) << " MiB free";
+      } catch (const DeviceMemoryError& error) {
+        EXPECT_NE(std::string(error.what()).find("cannot allocate"), std::string::npos)
+            << error.what();
+      }
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    std::size_t free_after = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+    EXPECT_GE(free_after + (std::size_t{4} << 20), free_before)
+        << upload << ": " << (free_before - free_after) / 1024 << " KiB not given back";
+    EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}, options), 1e-12) << "a plan builds again";
+  }
 }
 
 TEST_F(DaspGpu, DeviceFillEqualsHostFillOnLargeMatrices) {
