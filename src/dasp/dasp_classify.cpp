@@ -94,7 +94,7 @@ void window_medium_rows(RowOrder& order, int64_t rows, int64_t window, int block
   const int team = std::max(1, std::min<int>(threads_for(count, 0),
                                              static_cast<int>((int64_t{1} << 24) / windows)));
   std::vector<int64_t> offsets(sz(team) * sz(windows), 0);
-  std::vector<int32_t> windowed(sz(count));
+  detail::UninitializedVector<int32_t> windowed(sz(count));  // every entry written below
 #pragma omp parallel num_threads(team) if (team > 1)
   {
     const int t = omp_get_thread_num();
@@ -124,7 +124,8 @@ void window_medium_rows(RowOrder& order, int64_t rows, int64_t window, int block
     const auto last = windowed.begin() + std::min(count, (rb + 1) * block_rows);
     if (!std::is_sorted(first, last, longer)) std::stable_sort(first, last, longer);
   }
-  std::copy(windowed.begin(), windowed.end(), medium);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+  for (int64_t m = 0; m < count; ++m) medium[m] = windowed[sz(m)];
 }
 
 /// What the regular blocks of the medium row-blocks add up to (count_regular_blocks).

@@ -45,7 +45,7 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "rows; off: over the whole matrix, the paper's)"},
       {"medium_min_row_length", Type::choice, "auto", 0, 0, {"auto", "4", "5"},
        "shortest medium row (auto: 4 where windows apply and medium rows dominate; paper: 5)"},
-      {"upload", Type::choice, "overlapped", 0, 0, {"overlapped", "after"},
+      {"upload", Type::choice, "after", 0, 0, {"after", "overlapped"},
        "the CSR's upload beside the host index build (overlapped, on a worker thread) or after "
        "it"},
   };

@@ -219,10 +219,11 @@ struct DaspParameters {
   /// The shortest medium row: 0 = auto (4 by kDaspFourValueRowsMediumRatio, else 5), 4 or 5
   /// (the paper's: rows of 4 are short rows).
   int medium_min_row_length = 0;
-  /// With the device fill, the CSR is uploaded on a worker thread while the host builds the
-  /// index arrays ("upload=overlapped", from kDaspOverlappedUploadMinBytes of CSR), or after
-  /// them ("upload=after"). Either way the layout is the same.
-  bool overlapped_upload = true;
+  /// With the device fill, the CSR is uploaded after the host builds the index arrays
+  /// ("upload=after", the default: measured faster on 4 of 10 large matrices by 10-20 ms and
+  /// slower on 6 by 2-5 ms, src/dasp/README.md), or on a worker thread while they are built
+  /// ("upload=overlapped", from kDaspOverlappedUploadMinBytes of CSR). The same layout either way.
+  bool overlapped_upload = false;
 
   /// "key=value,key=value" with every key, for reports.
   std::string to_string() const;
