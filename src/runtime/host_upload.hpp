@@ -18,8 +18,22 @@
 //     array registered before);
 //   - `direct`: one cudaMemcpyAsync from wherever the array is;
 //   - `automatic`: staged from kStagedUploadMinimumBytes on, direct below.
-// Measured on the H100 host (16 cores): bench/results/2026-11-25-*-h100-plan-build/README.md and
-// the "upload path" section of src/runtime/README.md (tcsparse_upload_probe).
+//
+// Measured on the H100 machine (16 cores, Xeon; 1 GiB from pageable memory, tcsparse_upload_probe,
+// bench/results/2026-11-25-0318-h100-plan-build/upload-probe.jsonl):
+//   from pinned memory (reference)          55.0 GB/s
+//   direct from pageable memory              6.8 GB/s
+//   registered: register 88 ms + copy 20 ms + unregister 28 ms = 7.9 GB/s (the pinning dominates)
+//   staged, 16 threads, 8 MiB x 4 chunks    52.7 GB/s (the ring before: 12.2 GB/s in the plans of
+//                                           2026-11-24-2240-h100-sweeps, its 24 MiB allocated
+//                                           anew each upload and a parallel region per chunk)
+//   staged, first upload of a process       28.2 GB/s (cudaHostAlloc of the ring: 17 ms for 32 MiB)
+//   chunk size x depth at 16 threads: 1 MiB 12-13, 2 MiB 21-22, 4 MiB x 2 29 / x 4 52, 8 MiB x 2 33
+//   / x 4 53, 16 MiB x 3 54, 32 MiB x 2-3 51-53, 64 MiB 40-47 GB/s; copy threads at 8 MiB x 4:
+//   1: 7.7, 2: 15.4, 4: 23.5, 6: 36.6, 8: 45.1, 10: 53.3, 12-16: 53 GB/s; a plain parallel
+//   memcpy pageable -> pinned (no DMA) 10 GB/s a thread, 41-43 GB/s from 6 threads on.
+// Hence the defaults: staged (automatic from 4 MiB), 8 MiB x 4 chunks, all threads, pooled ring.
+// Reproduce: tcsparse_upload_probe 1024 (build/.../bench/tcsparse_upload_probe).
 #pragma once
 
 #include <cuda_runtime_api.h>
