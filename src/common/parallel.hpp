@@ -28,6 +28,22 @@ inline int resolve_threads(int requested) {
   return requested > 0 ? requested : std::max(1, omp_get_max_threads());
 }
 
+/// Sets omp_get_max_threads() of the calling thread (its OpenMP nthreads ICV; other threads keep
+/// theirs) for the scope's lifetime; 0 or less changes nothing. Lets a plan split the cores
+/// between its host loops and an upload running on another thread.
+class OmpThreadLimitScope {
+ public:
+  explicit OmpThreadLimitScope(int threads) : previous_(omp_get_max_threads()) {
+    if (threads > 0) omp_set_num_threads(threads);
+  }
+  ~OmpThreadLimitScope() { omp_set_num_threads(previous_); }
+  OmpThreadLimitScope(const OmpThreadLimitScope&) = delete;
+  OmpThreadLimitScope& operator=(const OmpThreadLimitScope&) = delete;
+
+ private:
+  int previous_;
+};
+
 /// Threads worth using for `items` items of work: one per kItemsPerThread items, at least one,
 /// at most resolve_threads(requested).
 inline int threads_for(std::int64_t items, int requested) {
@@ -37,10 +53,14 @@ inline int threads_for(std::int64_t items, int requested) {
 
 /// The smallest i in [0, count) with failing(i), or -1 when there is none. Parallel for large
 /// counts; the answer does not depend on the number of threads.
+/// `work`: the items of work all `count` predicates take together (e.g. the nonzeros of the
+/// rows checked), which sets the team (threads_for); by default `count`.
 template <typename Predicate>
-std::int64_t first_failing(std::int64_t count, int threads, Predicate failing) {
+std::int64_t first_failing(std::int64_t count, int threads, Predicate failing,
+                           std::int64_t work = -1) {
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
-  const int team = threads_for(count, threads);
+  const int team = static_cast<int>(std::min<std::int64_t>(
+      std::max<std::int64_t>(1, count), threads_for(std::max(work, count), threads)));
 #pragma omp parallel for num_threads(team) schedule(static) reduction(min : first) if (team > 1)
   for (std::int64_t i = 0; i < count; ++i)
     if (i < first && failing(i)) first = i;

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tcsparse::detail {
 
@@ -31,6 +34,23 @@ class Stopwatch {
 
  private:
   SteadyTime start_ = std::chrono::steady_clock::now();
+};
+
+/// Named laps of one piece of work (e.g. the phases of a host layout build): lap(name) records
+/// the milliseconds since the previous lap (or the construction) under `name`.
+class PhaseTimes {
+ public:
+  void lap(std::string name) {
+    laps_.emplace_back(std::move(name), since_.elapsed_ms());
+    since_.restart();
+  }
+  /// Starts the next lap from now (time since the last lap is not recorded).
+  void skip() { since_.restart(); }
+  const std::vector<std::pair<std::string, double>>& laps() const { return laps_; }
+
+ private:
+  Stopwatch since_;
+  std::vector<std::pair<std::string, double>> laps_;
 };
 
 }  // namespace tcsparse::detail

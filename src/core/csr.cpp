@@ -189,11 +189,14 @@ void validate_structure(const CsrMatrix<Value, Index>& m, int threads) {
 /// The first row with a column out of [0, cols), or -1.
 template <typename Value, typename Index>
 std::int64_t first_row_with_column_out_of_range(const CsrMatrix<Value, Index>& m, int threads) {
-  return first_failing(m.rows, threads, [&](std::int64_t row) {
-    for (auto k = m.row_ptr[to_size(row)]; k < m.row_ptr[to_size(row) + 1]; ++k)
-      if (m.col_idx[to_size(k)] < 0 || m.col_idx[to_size(k)] >= m.cols) return true;
-    return false;
-  });
+  return first_failing(
+      m.rows, threads,
+      [&](std::int64_t row) {
+        for (auto k = m.row_ptr[to_size(row)]; k < m.row_ptr[to_size(row) + 1]; ++k)
+          if (m.col_idx[to_size(k)] < 0 || m.col_idx[to_size(k)] >= m.cols) return true;
+        return false;
+      },
+      m.rows + static_cast<std::int64_t>(m.col_idx.size()));
 }
 
 template <typename Value, typename Index>
@@ -214,16 +217,22 @@ template <typename Value, typename Index>
 void CsrMatrix<Value, Index>::validate() const {
   const int threads = 0;
   validate_structure(*this, threads);
-  const std::int64_t bad_row = first_failing(rows, threads, [&](std::int64_t row) {
-    const auto begin = row_ptr[to_size(row)];
-    const auto end = row_ptr[to_size(row) + 1];
-    for (auto k = begin; k < end; ++k) {
-      const Index column = col_idx[to_size(k)];
-      if (column < 0 || column >= cols) return true;
-      if (k > begin && column <= col_idx[to_size(k) - 1]) return true;
-    }
-    return false;
-  });
+  // the team follows the nonzeros: a matrix of few long rows (20 k rows x 1000) is checked by
+  // every thread, not by one (its team was sized by rows; 20 M nonzeros now take 7 ms on the
+  // 16-core H100 host, bench/results/2026-11-25-0318-h100-plan-build)
+  const std::int64_t bad_row = first_failing(
+      rows, threads,
+      [&](std::int64_t row) {
+        const auto begin = row_ptr[to_size(row)];
+        const auto end = row_ptr[to_size(row) + 1];
+        for (auto k = begin; k < end; ++k) {
+          const Index column = col_idx[to_size(k)];
+          if (column < 0 || column >= cols) return true;
+          if (k > begin && column <= col_idx[to_size(k) - 1]) return true;
+        }
+        return false;
+      },
+      static_cast<std::int64_t>(rows) + static_cast<std::int64_t>(col_idx.size()));
   if (bad_row < 0) return;
   const auto begin = row_ptr[to_size(bad_row)];
   const auto end = row_ptr[to_size(bad_row) + 1];

@@ -9,12 +9,15 @@
 // the same time (the same rule as a cuSPARSE external buffer).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
 
 #include "arch/types.cuh"
+#include "common/parallel.hpp"
 #include "common/stopwatch.hpp"
 #include "dasp/dasp.hpp"
 #include "dasp/dasp_device_layout.cuh"
@@ -23,6 +26,8 @@
 #include "dasp/dasp_testing.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
+#include "runtime/device_csr.hpp"
+#include "runtime/host_upload.hpp"
 #include "runtime/scale.hpp"
 #include "tcsparse/error.hpp"
 
@@ -36,7 +41,9 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
 
  public:
   DaspSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const DaspParameters& parameters)
-      : DaspSpmv(matrix, parameters, build_timed(matrix, parameters)) {}
+      : rows_(matrix.rows), nnz_(matrix.nnz()) {
+    build(matrix, parameters);
+  }
 
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
@@ -64,35 +71,88 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   const DeviceLayout<Value>* device_layout() const { return device_layout_.get(); }
 
  private:
-  /// The host layout (index-only when the device fills the values), with "row_order=plan" its
-  /// row order (plan position -> caller row; empty otherwise), and the time both took.
-  struct TimedLayout {
+  /// The host layout (index-only when the device fills the values) and, with
+  /// "row_order=plan", its row order (plan position -> caller row; empty otherwise).
+  struct HostLayout {
     DaspLayout<Value> layout;
     std::vector<std::int32_t> plan_order;
-    double milliseconds;
   };
-  static TimedLayout build_timed(const CsrMatrix<Value, std::int32_t>& matrix,
-                                 const DaspParameters& parameters) {
-    const detail::Stopwatch stopwatch;
-    DaspLayout<Value> layout =
-        build_dasp_layout(matrix, parameters, std::nullopt,
-                          parameters.fill_on_device ? DaspFill::index_only : DaspFill::values);
+  static HostLayout build_host_layout(const CsrMatrix<Value, std::int32_t>& matrix,
+                                      const DaspParameters& parameters,
+                                      detail::PhaseTimes& phases) {
+    DaspLayout<Value> layout = build_dasp_layout(
+        matrix, parameters, std::nullopt,
+        parameters.fill_on_device ? DaspFill::index_only : DaspFill::values, &phases);
     // a matrix without nonzeros has only empty rows, in the caller's order: nothing to reorder
     std::vector<std::int32_t> plan_order;
-    if (parameters.plan_row_order && matrix.nnz() > 0) plan_order = dasp_plan_row_order(layout);
-    return {std::move(layout), std::move(plan_order), stopwatch.elapsed_ms()};
+    if (parameters.plan_row_order && matrix.nnz() > 0) {
+      plan_order = dasp_plan_row_order(layout);
+      phases.lap("plan_row_order");
+    }
+    return {std::move(layout), std::move(plan_order)};
   }
 
-  DaspSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const DaspParameters& parameters,
-           const TimedLayout& built)
-      : rows_(matrix.rows), nnz_(matrix.nnz()) {
+  /// The CSR's bytes on the host (what the device fill needs uploaded).
+  static std::size_t csr_bytes(const CsrMatrix<Value, std::int32_t>& matrix) {
+    return matrix.row_ptr.size() * sizeof(std::int32_t) +
+           matrix.col_idx.size() * sizeof(std::int32_t) + matrix.values.size() * sizeof(Value);
+  }
+
+  // The build: with the device fill and "upload=overlapped", the CSR goes up on a worker thread
+  // (BackgroundCsrUpload, kDaspOverlappedUploadCopyShare of the threads copying into the staging
+  // ring) while the other threads build the index arrays, which need only row_ptr; then the index
+  // arrays go up, the CSR is waited for, and the GPU fills the values. PlanStats: host_preprocess_ms
+  // the index build, upload_ms the CSR upload (the worker's own time, overlapped or not) plus the
+  // index arrays', device_preprocess_ms the fill; details.plan_phases_ms the parts.
+  void build(const CsrMatrix<Value, std::int32_t>& matrix, const DaspParameters& parameters) {
+    detail::PhaseTimes phases;
+    const bool overlap = nnz_ > 0 && parameters.fill_on_device && parameters.overlapped_upload &&
+                         csr_bytes(matrix) >= kDaspOverlappedUploadMinBytes;
+    std::optional<detail::BackgroundCsrUpload<Value>> csr_upload;
+    int build_threads = 0;  // all
+    if (overlap) {
+      const int threads = detail::resolve_threads(0);
+      const int copy_threads = std::clamp(
+          static_cast<int>(std::lround(threads * kDaspOverlappedUploadCopyShare)), 1,
+          std::max(1, threads - 1));
+      build_threads = std::max(1, threads - copy_threads);
+      csr_upload.emplace(matrix, detail::current_host_upload(),
+                         detail::StagingConfig{detail::kStagingChunkBytes, detail::kStagingChunks,
+                                               copy_threads});
+      stats_.details["upload_copy_threads"] = copy_threads;
+      stats_.details["build_threads"] = build_threads;
+    }
+    const detail::Stopwatch host_time;
+    HostLayout built = [&] {
+      const detail::OmpThreadLimitScope limit(build_threads);
+      return build_host_layout(matrix, parameters, phases);
+    }();
     const DaspLayout<Value>& layout = built.layout;
-    stats_.host_preprocess_ms = built.milliseconds;
+    stats_.host_preprocess_ms = host_time.elapsed_ms();
+    phases.skip();
     if (nnz_ > 0) {
       const detail::Stopwatch upload;
       device_layout_ = std::make_unique<DeviceLayout<Value>>(layout);
       stats_.upload_ms = upload.elapsed_ms();
-      if (parameters.fill_on_device) device_layout_->fill_values(layout, matrix, stats_);
+      phases.lap("index_upload");
+      if (parameters.fill_on_device) {
+        std::optional<detail::DeviceCsr<Value>> csr;
+        if (csr_upload) {
+          double upload_ms = 0.0, waited_ms = 0.0;
+          csr.emplace(csr_upload->get(upload_ms, waited_ms));
+          stats_.upload_ms += upload_ms;
+          stats_.details["csr_upload_ms"] = upload_ms;
+          stats_.details["csr_upload_waited_ms"] = waited_ms;
+          phases.lap("csr_upload_wait");
+        } else {
+          const double before = stats_.upload_ms;
+          csr.emplace(detail::upload_csr(matrix, stats_));
+          stats_.details["csr_upload_ms"] = stats_.upload_ms - before;
+          phases.lap("csr_upload");
+        }
+        device_layout_->fill_values(layout, *csr, stats_);
+        phases.lap("device_fill");
+      }
       stats_.device_bytes = device_layout_->bytes();
     }
     if (!built.plan_order.empty()) {
@@ -100,12 +160,19 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
       const std::vector<std::int32_t> caller_to_plan = inverse_row_order(built.plan_order);
       stats_.host_preprocess_ms += stopwatch.elapsed_ms();
       const detail::Stopwatch upload;
-      plan_to_caller_ = detail::DeviceBuffer<std::int32_t>(std::span<const std::int32_t>(built.plan_order));
-      caller_to_plan_ = detail::DeviceBuffer<std::int32_t>(std::span<const std::int32_t>(caller_to_plan));
+      plan_to_caller_ = detail::DeviceBuffer<std::int32_t>(built.plan_order.size());
+      caller_to_plan_ = detail::DeviceBuffer<std::int32_t>(caller_to_plan.size());
+      {
+        detail::HostUploader uploader(detail::current_host_upload());
+        uploader.copy(plan_to_caller_.data(), built.plan_order.data(), plan_to_caller_.bytes());
+        uploader.copy(caller_to_plan_.data(), caller_to_plan.data(), caller_to_plan_.bytes());
+        uploader.finish();
+      }
       stats_.upload_ms += upload.elapsed_ms();
       stats_.device_bytes += plan_to_caller_.bytes() + caller_to_plan_.bytes();
       // P A P^T for a square matrix; a rectangular one keeps x (its columns) in the caller's order
       device_layout_->to_plan_order(caller_to_plan_.data(), matrix.rows == matrix.cols, stats_);
+      phases.lap("plan_order_upload");
     }
 
     const DaspLoopShape loop = resolve_loop_shape(
@@ -122,9 +189,12 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     const DaspCounts& c = layout.counts;
     stats_.stored_values = c.stored_values();
     stats_.padding_ratio = c.padding_ratio();
+    Json extra = std::move(stats_.details);
     stats_.details = layout_statistics(c, layout.shape, parameters);
+    for (auto& [key, value] : extra.items()) stats_.details[key] = value;
     stats_.details["fill"] = parameters.fill_on_device ? "device" : "host";
     stats_.details["row_order"] = plan_to_caller_.size() > 0 ? "plan" : "caller";
+    stats_.details["upload"] = overlap ? "overlapped" : "after";
     stats_.details["host_preprocess_nnz_per_s"] =
         stats_.host_preprocess_ms > 0
             ? static_cast<double>(matrix.nnz()) / (stats_.host_preprocess_ms * 1e-3)
@@ -132,6 +202,9 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["threads_per_block"] = device::kThreadsPerBlock;
     stats_.details["blocks_in_flight"] = loop.blocks_in_flight;
     stats_.details["pipelined_loads"] = loop.pipelined_loads ? 1 : 0;
+    Json laps = Json::object();
+    for (const auto& [name, ms] : phases.laps()) laps[name] = ms;
+    stats_.details["plan_phases_ms"] = std::move(laps);
   }
 
   std::int64_t rows_ = 0, nnz_ = 0;

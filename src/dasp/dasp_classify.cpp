@@ -94,7 +94,7 @@ void window_medium_rows(RowOrder& order, int64_t rows, int64_t window, int block
   const int team = std::max(1, std::min<int>(threads_for(count, 0),
                                              static_cast<int>((int64_t{1} << 24) / windows)));
   std::vector<int64_t> offsets(sz(team) * sz(windows), 0);
-  std::vector<int32_t> windowed(sz(count));
+  detail::UninitializedVector<int32_t> windowed(sz(count));  // every entry written below
 #pragma omp parallel num_threads(team) if (team > 1)
   {
     const int t = omp_get_thread_num();
@@ -124,7 +124,8 @@ void window_medium_rows(RowOrder& order, int64_t rows, int64_t window, int block
     const auto last = windowed.begin() + std::min(count, (rb + 1) * block_rows);
     if (!std::is_sorted(first, last, longer)) std::stable_sort(first, last, longer);
   }
-  std::copy(windowed.begin(), windowed.end(), medium);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+  for (int64_t m = 0; m < count; ++m) medium[m] = windowed[sz(m)];
 }
 
 /// What the regular blocks of the medium row-blocks add up to (count_regular_blocks).
@@ -193,7 +194,8 @@ bool resolve_fp64_column_major(const DaspParameters& parameters, DaspBlockShape 
 
 template <typename Value>
 LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
-                                 const DaspParameters& parameters, DaspBlockShape shape) {
+                                 const DaspParameters& parameters, DaspBlockShape shape,
+                                 detail::PhaseTimes* phases) {
   if (shape.width != kDaspBlockWidth || (shape.rows != 8 && shape.rows != 16))
     throw UnsupportedError("DASP layout: block shape " + std::to_string(shape.rows) + "x" +
                            std::to_string(shape.width) + " is not 8x4 or 16x4");
@@ -204,6 +206,7 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   const auto& row_ptr = matrix.row_ptr;
   auto length = [&](int32_t r) { return int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)]; };
   const int max_medium = resolve_max_medium_row_length(matrix, parameters, shape);
+  lap(phases, "max_len");
   int64_t rows_1_to_3 = 0, rows_5_up = 0;  // only the automatic choice of rows of 4 needs them
   if (!parameters.medium_min_row_length && resolve_medium_row_window(parameters, rows) > 0) {
     const int team = threads_for(rows, 0);
@@ -218,6 +221,7 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   const int shortest_medium =
       resolve_medium_min_row_length(parameters, rows, rows_1_to_3, rows_5_up);
   plan.order = sort_rows_by_length(row_ptr, rows, max_medium, shortest_medium);
+  lap(phases, "row_sort");
   plan.counts.medium_min_row_length = shortest_medium;
   const RowOrder& order = plan.order;  // its medium rows may be regrouped below
   DaspCounts& c = plan.counts;
@@ -249,6 +253,7 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   const int min_fill = min_regular_fill(parameters, shape);
   RegularBlockCounts blocks = count_regular_blocks(plan.order, c.rows_medium, shape, min_fill,
                                                    length, plan.regular_chunks);
+  lap(phases, "regular_blocks");
   plan.medium_rows_per_warp =
       resolve_medium_rows_per_warp(parameters, c.rows_medium, block_rows, c.row_blocks,
                                    blocks.regular_blocks, blocks.largest_row_block);
@@ -264,6 +269,7 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
                                   plan.regular_chunks);
     c.medium_row_window = window;
   }
+  lap(phases, "windows");
   c.regular_blocks = blocks.regular_blocks;
   c.padded_tail_blocks = blocks.padded_tail_blocks;
   plan.shape.column_major = resolve_fp64_column_major(parameters, shape, c);
@@ -342,6 +348,7 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
 
   c.rows_empty = rows - order.empty_begin;
   c.empty_tiles = ceil_div(c.rows_empty, kWarpSize);
+  lap(phases, "work_split");
   return plan;
 }
 
@@ -353,7 +360,8 @@ DaspCounts count_dasp_layout(const CsrMatrix<Value, int32_t>& matrix,
 
 #define TCSPARSE_DASP_INSTANTIATE(Value)                                                           \
   template LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>&,                      \
-                                            const DaspParameters&, DaspBlockShape);                \
+                                            const DaspParameters&, DaspBlockShape,                 \
+                                            detail::PhaseTimes*);                                  \
   template DaspCounts count_dasp_layout(const CsrMatrix<Value, int32_t>&, const DaspParameters&,   \
                                         DaspBlockShape);
 TCSPARSE_DASP_FOR_EACH_VALUE(TCSPARSE_DASP_INSTANTIATE)

@@ -17,6 +17,7 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
+#include "runtime/host_upload.hpp"
 #include "runtime/permute.hpp"
 
 namespace tcsparse::dasp {
@@ -29,9 +30,11 @@ class DeviceLayout {
   using DeviceBuffer = detail::DeviceBuffer<T>;
 
  public:
-  /// Uploads every array of `L`; an index-only layout (DaspFill::index_only) gets uninitialised
-  /// space for its values and columns, for fill_values.
+  /// Uploads every array of `L` through one HostUploader (the library's upload path, by the
+  /// plan's PlanOptions::host_upload, on the legacy stream); an index-only layout
+  /// (DaspFill::index_only) gets uninitialised space for its values and columns, for fill_values.
   explicit DeviceLayout(const DaspLayout<Value>& L) {
+    uploader_ = std::make_unique<detail::HostUploader>(detail::current_host_upload());
     device::Arguments<V>& a = arguments_;
     const DaspCounts& c = L.counts;
     sizes_ = {static_cast<std::size_t>(c.stored_long),
@@ -90,8 +93,10 @@ class DeviceLayout {
     }
     a.short_tile_order = L.short_tile_order.empty() ? nullptr : keep(upload(L.short_tile_order));
     a.empty_row_ids = keep(upload(L.empty_row_ids));
-    // the tickets' memset runs on the legacy stream: finish it before any apply's stream
-    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    // the copies and the tickets' memset run on the legacy stream: finish them before any
+    // apply's stream
+    uploader_->finish();
+    uploader_.reset();
 
     const std::int64_t warps[] = {c.long_tasks,     c.medium_units,   c.short_tiles[0],
                                   c.short_tiles[1], c.short_tiles[2], c.short_tiles[3],
@@ -104,11 +109,10 @@ class DeviceLayout {
   }
 
   /// Fills the value and column arrays of an index-only layout on the GPU (dasp_fill.cuh) from
-  /// the CSR, uploaded for the purpose (its copies add to stats.upload_ms); the fill kernels'
-  /// time is stats.device_preprocess_ms.
-  void fill_values(const DaspLayout<Value>& L, const CsrMatrix<Value, std::int32_t>& A,
+  /// the CSR, uploaded for the purpose (detail::upload_csr or BackgroundCsrUpload); the fill
+  /// kernels' time is stats.device_preprocess_ms.
+  void fill_values(const DaspLayout<Value>& L, const detail::DeviceCsr<Value>& uploaded,
                    PlanStats& stats) {
-    const detail::DeviceCsr<Value> uploaded = detail::upload_csr(A, stats);
     const device::CsrArrays<V> csr{uploaded.row_ptr.data(), uploaded.col_idx.data(),
                                    reinterpret_cast<const V*>(uploaded.values.data())};
     auto warps_grid = [](std::int64_t warps) {
@@ -198,13 +202,20 @@ class DeviceLayout {
   }
 
  private:
+  /// A device copy of `host`, enqueued on uploader_ (the host array must live until finish()).
   template <typename T>
-  static DeviceBuffer<T> upload(const std::vector<T>& host) {
-    return DeviceBuffer<T>(std::span<const T>(host));
+  DeviceBuffer<T> upload(std::span<const T> host) {
+    DeviceBuffer<T> device(host.size());
+    uploader_->copy(device.data(), host.data(), host.size_bytes());
+    return device;
   }
   template <typename T>
-  static DeviceBuffer<T> upload(const HostArray<T>& host) {
-    return DeviceBuffer<T>(host.span());
+  DeviceBuffer<T> upload(const std::vector<T>& host) {
+    return upload(std::span<const T>(host));
+  }
+  template <typename T>
+  DeviceBuffer<T> upload(const HostArray<T>& host) {
+    return upload(host.span());
   }
 
   template <typename T>
@@ -236,6 +247,9 @@ class DeviceLayout {
   std::array<std::size_t, 4> index_counts_{};  // long tasks, medium, short, empty row ids
   std::size_t bytes_ = 0;
   std::vector<std::shared_ptr<void>> buffers_;  // the device arrays arguments_ points into
+  // during the constructor only; last, so that it is destroyed first: where the constructor
+  // throws, it waits for the copies in flight before the buffers they write are freed
+  std::unique_ptr<detail::HostUploader> uploader_;
 };
 
 }  // namespace tcsparse::dasp

@@ -346,9 +346,11 @@ void fill_short(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan,
 template <typename Value>
 DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, int32_t>& matrix,
                                     const DaspParameters& parameters,
-                                    std::optional<DaspBlockShape> shape, DaspFill fill) {
+                                    std::optional<DaspBlockShape> shape, DaspFill fill,
+                                    detail::PhaseTimes* phases) {
+  if (phases) phases->skip();
   LayoutPlan plan =
-      plan_layout(matrix, parameters, shape.value_or(default_block_shape<Value>()));
+      plan_layout(matrix, parameters, shape.value_or(default_block_shape<Value>()), phases);
   plan.fill_values = fill == DaspFill::values;
   DaspLayout<Value> layout;
   layout.rows = matrix.rows;
@@ -360,8 +362,11 @@ DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, int32_t>& matrix,
   layout.split = plan.split;
   layout.counts = plan.counts;
   fill_long(matrix, plan, layout);
+  lap(phases, "fill_long");
   fill_medium(matrix, plan, layout);
+  lap(phases, "fill_medium");
   fill_short(matrix, plan, layout);
+  lap(phases, "fill_short");
   const int64_t empty_rows = plan.counts.rows_empty;
   const int64_t empty_ids = plan.counts.empty_tiles * kWarpSize;
   layout.empty_row_ids.resize(sz(empty_ids));
@@ -369,13 +374,15 @@ DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, int32_t>& matrix,
   const int team = threads_for(empty_ids, 0);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
   for (int64_t i = 0; i < empty_ids; ++i) layout.empty_row_ids[sz(i)] = i < empty_rows ? empty[i] : -1;
+  lap(phases, "empty_rows");
   return layout;
 }
 
 #define TCSPARSE_DASP_INSTANTIATE(Value)                                                           \
   template DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, int32_t>&,                   \
                                                const DaspParameters&,                              \
-                                               std::optional<DaspBlockShape>, DaspFill);
+                                               std::optional<DaspBlockShape>, DaspFill,        \
+                                               detail::PhaseTimes*);
 TCSPARSE_DASP_FOR_EACH_VALUE(TCSPARSE_DASP_INSTANTIATE)
 #undef TCSPARSE_DASP_INSTANTIATE
 

@@ -43,6 +43,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/stopwatch.hpp"
 #include "common/uninitialized_vector.hpp"
 #include "dasp/dasp_parameters.hpp"
 #include "tcsparse/csr.hpp"
@@ -237,12 +238,15 @@ struct DaspLayout {
 enum class DaspFill { values, index_only };
 
 /// Builds the layout (OpenMP; linear time). `shape` defaults to default_block_shape<Value>().
-/// Throws IndexOverflowError when a padded array would not fit 32-bit offsets.
+/// Throws IndexOverflowError when a padded array would not fit 32-bit offsets. With `phases`,
+/// the time of each phase is recorded there (max_len, row_sort, regular_blocks, windows,
+/// work_split, fill_long, fill_medium, fill_short, empty_rows; PlanStats details).
 template <typename Value>
 DaspLayout<Value> build_dasp_layout(const CsrMatrix<Value, std::int32_t>& matrix,
                                     const DaspParameters& parameters = {},
                                     std::optional<DaspBlockShape> shape = std::nullopt,
-                                    DaspFill fill = DaspFill::values);
+                                    DaspFill fill = DaspFill::values,
+                                    detail::PhaseTimes* phases = nullptr);
 
 /// Whether 8-row (fp64) blocks are stored column-major: the explicit fp64_block_order, else when
 /// counts.padded_tail_blocks reach kDaspColumnMajorMinTailBlockShare of the regular blocks.

@@ -37,7 +37,7 @@ inline int64_t tail_width(int64_t longest_row, int64_t blocks, int width) {
 
 /// All rows in category order (see the top of this file) and where each category starts.
 struct RowOrder {
-  std::vector<int32_t> rows;
+  detail::UninitializedVector<int32_t> rows;  ///< every entry written by the (parallel) sort
   int64_t medium_begin = 0, short_begin = 0, empty_begin = 0;
   /// short rows of length k are [short_begin_of[k], short_begin_of[k] + count)
   std::array<int64_t, 5> short_begin_of{};
@@ -65,7 +65,12 @@ struct LayoutPlan {
 /// padded long or regular values would not fit 32-bit offsets.
 template <typename Value>
 LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParameters& parameters,
-                       DaspBlockShape shape);
+                       DaspBlockShape shape, detail::PhaseTimes* phases = nullptr);
+
+/// phases->lap(name) where phases is given.
+inline void lap(detail::PhaseTimes* phases, const char* name) {
+  if (phases) phases->lap(name);
+}
 
 }  // namespace tcsparse::dasp::internal
 

@@ -45,6 +45,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "rows; off: over the whole matrix, the paper's)"},
       {"medium_min_row_length", Type::choice, "auto", 0, 0, {"auto", "4", "5"},
        "shortest medium row (auto: 4 where windows apply and medium rows dominate; paper: 5)"},
+      {"upload", Type::choice, "after", 0, 0, {"after", "overlapped"},
+       "the CSR's upload beside the host index build (overlapped, on a worker thread) or after "
+       "it"},
   };
 }
 
@@ -83,7 +86,8 @@ std::string DaspParameters::to_string() const {
           : medium_row_window < 0 ? std::string("off")
                                   : std::string("auto"))
       << ",medium_min_row_length="
-      << (medium_min_row_length ? std::to_string(medium_min_row_length) : std::string("auto"));
+      << (medium_min_row_length ? std::to_string(medium_min_row_length) : std::string("auto"))
+      << ",upload=" << (overlapped_upload ? "overlapped" : "after");
   return out.str();
 }
 
@@ -106,6 +110,7 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
                        : values.is("fp64_block_order", "column") ? 2
                                                                  : 0;
   p.plan_row_order = values.is("row_order", "plan");
+  p.overlapped_upload = values.is("upload", "overlapped");
   p.medium_row_window = values.is_auto("medium_row_window")      ? 0
                         : values.is("medium_row_window", "off") ? -1
                                                                 : values.integer("medium_row_window");

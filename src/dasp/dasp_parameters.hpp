@@ -3,6 +3,7 @@
 // experiments.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -169,6 +170,13 @@ inline constexpr std::int64_t kDaspWindowedMinRows = std::int64_t{1} << 20;
 /// Matrices of mostly short rows keep them in the short tiles, which are ordered by row.
 inline constexpr double kDaspFourValueRowsMediumRatio = 4.0;
 
+/// The CSR (columns, values, row offsets) is uploaded beside the host index build from this size
+/// on (below it a worker thread costs more than it hides).
+inline constexpr std::size_t kDaspOverlappedUploadMinBytes = std::size_t{4} << 20;
+/// Of the host's OpenMP threads, this share copies into the staging ring while the rest build
+/// the index arrays (at least one each). Chosen with tcsparse_upload_probe (src/dasp/README.md).
+inline constexpr double kDaspOverlappedUploadCopyShare = 0.5;
+
 /// Settings of one DASP layout and its kernels. Defaults are the paper's.
 struct DaspParameters {
   /// 0 = by size: below kDaspSmallMatrixNnz nonzeros one of kDaspSmallMatrixMaxMediumRowLengths
@@ -211,6 +219,11 @@ struct DaspParameters {
   /// The shortest medium row: 0 = auto (4 by kDaspFourValueRowsMediumRatio, else 5), 4 or 5
   /// (the paper's: rows of 4 are short rows).
   int medium_min_row_length = 0;
+  /// With the device fill, the CSR is uploaded after the host builds the index arrays
+  /// ("upload=after", the default: measured faster on 4 of 10 large matrices by 10-20 ms and
+  /// slower on 6 by 2-5 ms, src/dasp/README.md), or on a worker thread while they are built
+  /// ("upload=overlapped", from kDaspOverlappedUploadMinBytes of CSR). The same layout either way.
+  bool overlapped_upload = false;
 
   /// "key=value,key=value" with every key, for reports.
   std::string to_string() const;

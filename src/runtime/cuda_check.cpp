@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -74,10 +76,39 @@ void throw_cublas_error(cublasStatus_t status, const char* call, const char* fil
                                                   std::to_string(static_cast<int>(status)) + ")");
 }
 
+namespace {
+std::atomic<std::int64_t> live_allocations{0};
+std::atomic<bool> budget_active{false};
+std::atomic<std::size_t> budget_bytes{0}, budget_spent{0};
+}  // namespace
+
+std::int64_t live_device_allocations() { return live_allocations.load(); }
+
+DeviceAllocationBudget::DeviceAllocationBudget(std::size_t budget) {
+  budget_bytes = budget;
+  budget_spent = 0;
+  budget_active = true;
+}
+
+DeviceAllocationBudget::~DeviceAllocationBudget() { budget_active = false; }
+
 void* device_allocate(std::size_t bytes) {
+  if (budget_active.load()) {
+    const std::size_t spent = budget_spent.fetch_add(bytes) + bytes;
+    if (spent > budget_bytes.load()) {
+      budget_spent.fetch_sub(bytes);
+      throw DeviceMemoryError(static_cast<int>(cudaErrorMemoryAllocation), bytes, 0,
+                              "cannot allocate " + format_bytes(bytes) +
+                                  " on the GPU: the test budget of " +
+                                  format_bytes(budget_bytes.load()) + " is spent");
+    }
+  }
   void* pointer = nullptr;
   const cudaError_t status = cudaMalloc(&pointer, bytes);
-  if (status == cudaSuccess) return pointer;
+  if (status == cudaSuccess) {
+    ++live_allocations;
+    return pointer;
+  }
   if (status != cudaErrorMemoryAllocation)
     throw_cuda_error(status, "cudaMalloc", __FILE__, __LINE__);
 
@@ -96,7 +127,9 @@ void* device_allocate(std::size_t bytes) {
 }
 
 void device_free(void* pointer) noexcept {
-  if (pointer && cudaFree(pointer) != cudaSuccess) cudaGetLastError();
+  if (!pointer) return;
+  --live_allocations;
+  if (cudaFree(pointer) != cudaSuccess) cudaGetLastError();
 }
 
 }  // namespace tcsparse::detail

@@ -6,6 +6,7 @@
 #include <cusparse.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <utility>
 #include <vector>
@@ -18,6 +19,22 @@ namespace tcsparse::detail {
 /// when the device is out of memory.
 void* device_allocate(std::size_t bytes);
 void device_free(void* pointer) noexcept;
+
+/// Allocations of device_allocate not freed yet, over every thread (tests: a failed build
+/// leaks nothing).
+std::int64_t live_device_allocations();
+
+/// For tests of out-of-memory paths without taking the GPU's memory from other processes: while
+/// alive, device_allocate refuses, as cudaMalloc's out of memory would (DeviceMemoryError), an
+/// allocation that would take the bytes allocated since the scope began beyond `budget`. One at
+/// a time.
+class DeviceAllocationBudget {
+ public:
+  explicit DeviceAllocationBudget(std::size_t budget);
+  ~DeviceAllocationBudget();
+  DeviceAllocationBudget(const DeviceAllocationBudget&) = delete;
+  DeviceAllocationBudget& operator=(const DeviceAllocationBudget&) = delete;
+};
 
 /// A typed array in device memory.
 template <typename T>

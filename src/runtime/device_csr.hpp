@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <thread>
 
 #include "runtime/device_buffer.hpp"
 #include "runtime/host_upload.hpp"
@@ -35,7 +37,35 @@ struct DeviceCsr {
 template <typename Value>
 DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanStats& stats,
                             std::size_t nonzero_multiple = 1,
-                            HostUpload policy = current_host_upload());
+                            HostUpload policy = current_host_upload(),
+                            StagingConfig staging = {});
+
+/// upload_csr (nonzero_multiple 1) on a worker thread, so that a plan's host work runs beside
+/// the upload: the CSR needs nothing the method builds. The worker takes the caller's CUDA
+/// device, copies with `staging.copy_threads` OpenMP threads (the caller gives its own loops the
+/// rest, OmpThreadLimitScope) and enqueues on the legacy stream. get() waits for the worker and
+/// returns the CSR, or rethrows what the worker threw (e.g. DeviceMemoryError); the destructor
+/// waits for it too, so nothing it allocated outlives an exception of the caller.
+template <typename Value>
+class BackgroundCsrUpload {
+ public:
+  BackgroundCsrUpload(const CsrMatrix<Value, std::int32_t>& matrix, HostUpload policy,
+                      StagingConfig staging);
+  ~BackgroundCsrUpload();
+  BackgroundCsrUpload(const BackgroundCsrUpload&) = delete;
+  BackgroundCsrUpload& operator=(const BackgroundCsrUpload&) = delete;
+
+  /// Waits for the upload. upload_ms: the worker's time for the allocations and copies (as
+  /// upload_csr measures them); waited_ms: how long this call blocked.
+  DeviceCsr<Value> get(double& upload_ms, double& waited_ms);
+
+ private:
+  void join() noexcept;
+  DeviceCsr<Value> result_;
+  PlanStats stats_;
+  std::exception_ptr failure_;
+  std::thread worker_;  // last: started once the members it writes exist
+};
 
 /// Replaces the first nnz values of `csr` by `values` (device pointer, the CSR order of the matrix
 /// it was made from), asynchronously on `stream`; the pattern and the zeros past nnz stay. What

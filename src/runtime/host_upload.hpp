@@ -4,22 +4,41 @@
 //   uploader.copy(device_pointer, host_pointer, bytes);   // enqueued (may block while staging)
 //   uploader.finish();                               // every copy has landed
 //
-// A copy from pageable memory runs at 9.5 GB/s on an H200, one from pinned memory at 55 GB/s
-// (issue 8). The uploader copies
+// A copy from pageable memory runs at 8-9.5 GB/s on an H100 / H200, one from pinned memory at
+// ~55 GB/s (issue 8). The uploader copies
 //   - pinned or registered sources (cudaMallocHost, cudaHostRegister) directly;
-//   - `staged`: through a ring of kStagingChunks pinned chunks of kStagingChunkBytes: the host
-//     copy into chunk k (parallel for big chunks) runs while the DMA out of chunk k - 1 does; an
-//     event a chunk says when its DMA has finished and the chunk may be refilled;
+//   - `staged`: through a ring of kStagingChunks pinned chunks of kStagingChunkBytes. One OpenMP
+//     team copies chunk k from the caller's memory (each thread a slice), then the calling thread
+//     enqueues its DMA and the team goes on with chunk k + 1 while the DMA runs; an event a chunk
+//     says when its DMA has read it and it may be refilled (stage_through_ring). The chunks come
+//     from a process-wide pool (StagingPool), so only the first staged upload of a process pays
+//     for their cudaHostAlloc;
 //   - `registered`: cudaHostRegister of the caller's array for the copy, unregistered after it
 //     (falls back to staged where the range cannot be registered, e.g. a page shared with an
 //     array registered before);
 //   - `direct`: one cudaMemcpyAsync from wherever the array is;
-//   - `automatic`: staged from kStagedUploadMinimumBytes on, direct below (the ring costs a
-//     cudaMallocHost).
+//   - `automatic`: staged from kStagedUploadMinimumBytes on, direct below.
+//
+// Measured on the H100 machine (16 cores, Xeon; 1 GiB from pageable memory, tcsparse_upload_probe,
+// bench/results/2026-11-25-0318-h100-plan-build/upload-probe.jsonl):
+//   from pinned memory (reference)          55.0 GB/s
+//   direct from pageable memory              6.8 GB/s
+//   registered: register 88 ms + copy 20 ms + unregister 28 ms = 7.9 GB/s (the pinning dominates)
+//   staged, 16 threads, 8 MiB x 4 chunks    52.7 GB/s (the ring before: 12.2 GB/s in the plans of
+//                                           2026-11-24-2240-h100-sweeps, its 24 MiB allocated
+//                                           anew each upload and a parallel region per chunk)
+//   staged, first upload of a process       28.2 GB/s (cudaHostAlloc of the ring: 17 ms for 32 MiB)
+//   chunk size x depth at 16 threads: 1 MiB 12-13, 2 MiB 21-22, 4 MiB x 2 29 / x 4 52, 8 MiB x 2 33
+//   / x 4 53, 16 MiB x 3 54, 32 MiB x 2-3 51-53, 64 MiB 40-47 GB/s; copy threads at 8 MiB x 4:
+//   1: 7.7, 2: 15.4, 4: 23.5, 6: 36.6, 8: 45.1, 10: 53.3, 12-16: 53 GB/s; a plain parallel
+//   memcpy pageable -> pinned (no DMA) 10 GB/s a thread, 41-43 GB/s from 6 threads on.
+// Hence the defaults: staged (automatic from 4 MiB), 8 MiB x 4 chunks, all threads, pooled ring.
+// Reproduce: tcsparse_upload_probe 1024 (build/.../bench/tcsparse_upload_probe).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -33,24 +52,49 @@
 namespace tcsparse::detail {
 
 /// Bytes of one pinned staging chunk: large enough that a cudaMemcpyAsync runs at the pinned
-/// copy bandwidth (per-copy overhead ~10 us = 0.5 MB at 55 GB/s), small enough that the first
-/// chunk's host copy (not overlapped) is short. Not measured yet.
+/// copy bandwidth (per-copy overhead ~10 us = 0.5 MB at 55 GB/s) and that the team's barriers
+/// (two a chunk) are noise, small enough that the first chunk's host copy (not overlapped) is
+/// short. Chosen by tcsparse_upload_probe on the H100 host (src/runtime/README.md).
 inline constexpr std::size_t kStagingChunkBytes = std::size_t{8} << 20;
-/// Chunks of the staging ring: two overlap one host copy with one DMA; a third absorbs jitter.
-inline constexpr int kStagingChunks = 3;
-/// `automatic` stages pageable arrays from this size on; smaller ones are copied directly (the
-/// staging ring's cudaMallocHost costs about as much as copying a few MiB from pageable memory).
+/// Chunks of the staging ring: two overlap one host copy with one DMA; more absorb jitter.
+inline constexpr int kStagingChunks = 4;
+/// `automatic` stages pageable arrays from this size on; smaller ones are copied directly.
 inline constexpr std::size_t kStagedUploadMinimumBytes = std::size_t{4} << 20;
-/// Host copies into a staging chunk use one thread per this many bytes (at most all of OpenMP's).
-inline constexpr std::size_t kHostCopyBytesPerThread = std::size_t{1} << 20;
+/// How a staged copy runs; the defaults are the named constants above. tcsparse_upload_probe
+/// sweeps them; a plan whose host work runs beside its upload gives the copy fewer threads.
+struct StagingConfig {
+  std::size_t chunk_bytes = kStagingChunkBytes;
+  int chunks = kStagingChunks;
+  int copy_threads = 0;  ///< 0: all of OpenMP's (resolve_threads; one a kHostCopyBytesPerThread)
+};
 
 /// Whether `pointer` lies in page-locked host memory the GPU can copy from directly (allocated
 /// by cudaMallocHost / cudaHostAlloc or registered by cudaHostRegister). False for pageable and
 /// device memory and for nullptr.
 bool is_pinned_host_memory(const void* pointer);
 
-/// memcpy in parallel (one OpenMP thread per kHostCopyBytesPerThread bytes).
-void copy_host_in_parallel(void* destination, const void* source, std::size_t bytes);
+/// memcpy in parallel (one OpenMP thread per kHostCopyBytesPerThread bytes, staging_ring.hpp; at
+/// most `threads`, 0: all of OpenMP's).
+void copy_host_in_parallel(void* destination, const void* source, std::size_t bytes,
+                           int threads = 0);
+
+/// A process-wide pool of pinned staging chunks (cudaHostAlloc, portable to every device), so
+/// that a plan does not pay their allocation (~0.3 ms a MiB) again. At most kMaxPooledChunks
+/// chunks are kept; more are freed when returned. Thread-safe.
+class StagingPool {
+ public:
+  static constexpr std::size_t kMaxPooledChunks = 2 * kStagingChunks;
+  /// `count` chunks of `chunk_bytes`, pooled ones first.
+  static std::vector<std::unique_ptr<std::byte, void (*)(std::byte*)>> acquire(
+      std::size_t chunk_bytes, int count);
+  /// Gives chunks back (they must no longer be read by a DMA).
+  static void release(std::vector<std::unique_ptr<std::byte, void (*)(std::byte*)>> chunks,
+                      std::size_t chunk_bytes);
+  /// Frees every pooled chunk (tests, the probe's cold measurements).
+  static void clear();
+  /// Chunks held by the pool now.
+  static std::size_t pooled_chunks();
+};
 
 /// cudaMallocHost'd page-locked host memory of `count` T. Move-only.
 template <typename T>
@@ -130,7 +174,8 @@ class HostRegistration {
 /// registered copy may still read the source until finish(). Not thread-safe.
 class HostUploader {
  public:
-  explicit HostUploader(HostUpload policy, cudaStream_t stream = nullptr);
+  explicit HostUploader(HostUpload policy, cudaStream_t stream = nullptr,
+                        StagingConfig staging = {});
   ~HostUploader();
   HostUploader(const HostUploader&) = delete;
   HostUploader& operator=(const HostUploader&) = delete;
@@ -146,15 +191,14 @@ class HostUploader {
  private:
   void copy_staged(void* destination, const void* source, std::size_t bytes);
 
-  struct StagingChunk {
-    PinnedHostBuffer<std::byte> memory;
-    CudaEvent drained{cudaEventDisableTiming};  ///< recorded after the chunk's DMA
-    bool in_flight = false;
-  };
+  using PooledChunk = std::unique_ptr<std::byte, void (*)(std::byte*)>;
   HostUpload policy_;
   cudaStream_t stream_;
-  std::vector<StagingChunk> ring_;  ///< allocated at the first staged copy
-  int next_chunk_ = 0;
+  StagingConfig staging_;
+  std::vector<PooledChunk> ring_;  ///< from StagingPool at the first staged copy
+  std::vector<CudaEvent> drained_;  ///< per chunk: recorded after its DMA
+  std::vector<bool> in_flight_;
+  int next_chunk_ = 0;  ///< the ring chunk the next staged piece uses
   std::vector<HostRegistration> registrations_;
 };
 

@@ -101,6 +101,57 @@ TEST_F(HostUploadTest, AlreadyRegisteredSourceArrivesExactlyUnderEveryPolicy) {
   }
 }
 
+TEST_F(HostUploadTest, StagedCopiesThroughASmallRingLandExactlyOneAfterAnother) {
+  // chunks of 4 KiB, rings of 1-3, 1 and 4 copy threads: the ring goes on from copy to copy, so
+  // every size lands across chunk boundaries at a different place of the ring
+  constexpr std::size_t chunk = 4096;
+  const std::vector<std::size_t> sizes = {0, 1, chunk - 1, chunk, chunk + 1, 5 * chunk + 123};
+  for (const int chunks : {1, 2, 3})
+    for (const int threads : {1, 4})
+      for (const char* source_kind : {"pageable", "pinned", "registered"}) {
+        std::vector<std::vector<std::byte>> sources;
+        std::vector<detail::PinnedHostBuffer<std::byte>> pinned;
+        std::vector<detail::HostRegistration> registrations;
+        std::vector<DeviceBuffer<std::byte>> devices;
+        detail::HostUploader uploader(HostUpload::staged, nullptr, {chunk, chunks, threads});
+        for (const std::size_t bytes : sizes) {
+          sources.push_back(pattern(bytes + 7));  // a different pattern a copy
+          const std::byte* from = sources.back().data() + 7;
+          if (std::string(source_kind) == "pinned") {
+            pinned.emplace_back(bytes);
+            if (bytes) std::memcpy(pinned.back().data(), from, bytes);
+            from = pinned.back().data();
+          } else if (std::string(source_kind) == "registered" && bytes) {
+            registrations.push_back(detail::HostRegistration::try_register(from, bytes));
+          }
+          devices.emplace_back(bytes + 1);
+          devices.back().fill_bytes(0xEE);
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          uploader.copy(devices.back().data(), from, bytes);
+        }
+        uploader.finish();
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+          const std::vector<std::byte> back = devices[i].download();
+          EXPECT_EQ(std::memcmp(back.data(), sources[i].data() + 7, sizes[i]), 0)
+              << source_kind << ", " << sizes[i] << " bytes, ring of " << chunks << ", "
+              << threads << " threads";
+          EXPECT_EQ(back[sizes[i]], std::byte{0xEE}) << "wrote past the end";
+        }
+      }
+}
+
+TEST_F(HostUploadTest, StagingChunksArePooledAndReused) {
+  detail::StagingPool::clear();
+  EXPECT_EQ(detail::StagingPool::pooled_chunks(), 0u);
+  const std::vector<std::byte> source = pattern(detail::kStagingChunkBytes * 2 + 5);
+  expect_upload_exact(source.data(), source.size(), HostUpload::staged, "pageable");
+  EXPECT_EQ(detail::StagingPool::pooled_chunks(), static_cast<std::size_t>(detail::kStagingChunks));
+  expect_upload_exact(source.data(), source.size(), HostUpload::staged, "pageable, pooled ring");
+  EXPECT_EQ(detail::StagingPool::pooled_chunks(), static_cast<std::size_t>(detail::kStagingChunks));
+  detail::StagingPool::clear();
+  EXPECT_EQ(detail::StagingPool::pooled_chunks(), 0u);
+}
+
 TEST_F(HostUploadTest, RegistrationEndsWithItsOwner) {
   const std::vector<std::byte> source = pattern(1 << 20);
   {

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -24,6 +25,7 @@
 #include "dasp/dasp_testing.hpp"
 #include "gpu/gpu_test.hpp"
 #include "runtime/device_buffer.hpp"
+#include "runtime/host_upload.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/plan.hpp"
@@ -286,6 +288,58 @@ TEST_F(DaspGpu, DenseLongRowsTakenAsMediumRowsInPiecesMatchReference) {
   EXPECT_LT(dasp_error<half>(a, {1.0, 0.0}), 1e-2);
   EXPECT_LT(dasp_error<bfloat16>(a, {1.0, 0.5}), 1e-2);
   expect_device_fill_equals_host_fill<double>(a, {});
+}
+
+TEST_F(DaspGpu, LayoutIsTheSameWithTheUploadOverlappedOrAfterUnderEveryPolicy) {
+  // 5.8 M nonzeros (70 MB of fp64 CSR): above kDaspOverlappedUploadMinBytes, so "overlapped"
+  // uploads on a worker thread while fewer threads build the index arrays
+  const Matrix a = generate_stencil_3d_27pt(60, 60, 60, 1);
+  for (const HostUpload policy : {HostUpload::automatic, HostUpload::staged,
+                                  HostUpload::registered, HostUpload::direct}) {
+    const detail::HostUploadScope scope(policy);
+    for (const char* upload : {"upload=overlapped", "upload=after"}) {
+      SCOPED_TRACE(std::string(upload) + ", " + std::string(to_string(policy)));
+      expect_device_fill_equals_host_fill<double>(a, {upload});
+      expect_device_fill_equals_host_fill<half>(a, {upload});
+    }
+  }
+  PlanOptions options;
+  options.parameters = {"upload=overlapped"};
+  const SpmvPlan<double> plan(a, Method("dasp"), options);
+  EXPECT_EQ(plan.stats().details.value("upload", ""), "overlapped");
+  EXPECT_GT(plan.stats().upload_ms, 0.0);
+  EXPECT_TRUE(plan.stats().details.contains("plan_phases_ms"));
+  EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}, options), 1e-12);
+}
+
+TEST_F(DaspGpu, BuildThatRunsOutOfDeviceMemoryThrowsAndLeaksNothing) {
+  // The build needs ~145 MB (fp64: ~70 MB CSR, ~75 MB layout). Budgets below that make one of its
+  // allocations fail (DeviceAllocationBudget: as cudaMalloc's out of memory, without taking the
+  // GPU from other processes): the first one, one of the worker's CSR arrays, one of the layout's.
+  const Matrix a = generate_stencil_3d_27pt(60, 60, 60, 3);
+  for (const char* upload : {"upload=overlapped", "upload=after"}) {
+    PlanOptions options;
+    options.parameters = {upload};
+    { const SpmvPlan<double> warm(a, Method("dasp"), options); }  // kernels loaded
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::int64_t live_before = detail::live_device_allocations();
+    for (const std::size_t budget_mib : {0, 1, 30, 60, 100, 130}) {
+      {
+        const detail::DeviceAllocationBudget budget(budget_mib << 20);
+        try {
+          const SpmvPlan<double> plan(a, Method("dasp"), options);
+          ADD_FAILURE() << upload << ": built within " << budget_mib << " MiB";
+        } catch (const DeviceMemoryError& error) {
+          EXPECT_NE(std::string(error.what()).find("cannot allocate"), std::string::npos)
+              << error.what();
+        }
+      }
+      EXPECT_EQ(detail::live_device_allocations(), live_before)
+          << upload << ", " << budget_mib << " MiB: device allocations left behind";
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    }
+    EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}, options), 1e-12) << "a plan builds again";
+  }
 }
 
 TEST_F(DaspGpu, DeviceFillEqualsHostFillOnLargeMatrices) {

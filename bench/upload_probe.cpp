@@ -1,0 +1,175 @@
+// tcsparse_upload_probe: what a plan's upload and checks cost on this host (issue 8). Prints one
+// JSON object a line:
+//   pinned_copy        a cudaMemcpy from cudaHostAlloc'd memory (the reference, ~55 GB/s)
+//   pageable_direct    a cudaMemcpy from pageable memory (the driver's own staging)
+//   registered         cudaHostRegister + copy + cudaHostUnregister of the pageable array, each timed
+//   staged_cold        HostUploader staged with an empty staging pool (pays cudaHostAlloc)
+//   staged             HostUploader staged by chunk size x ring depth x copy threads (pool warm)
+//   host_copy          copy_host_in_parallel pageable -> pinned, by threads (no DMA)
+//   host_alloc         cudaHostAlloc of one staging ring, cold
+//   validate           CsrMatrix::validate() of each generator spec given (gen:... or kind:...)
+// Usage: tcsparse_upload_probe [MiB] [generator specs...]   (default 1024 MiB)
+#include <cuda_runtime_api.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/stopwatch.hpp"
+#include "common/uninitialized_vector.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/device_buffer.hpp"
+#include "runtime/host_upload.hpp"
+#include "tcsparse/generate.hpp"
+#include "tcsparse/json.hpp"
+
+namespace {
+
+using namespace tcsparse;
+using detail::Stopwatch;
+
+constexpr int kRepeats = 3;
+
+void print(Json record) { std::printf("%s\n", record.dump().c_str()); std::fflush(stdout); }
+
+/// Best and median of kRepeats runs of `run` (milliseconds).
+template <typename Run>
+std::pair<double, double> time_runs(Run run) {
+  std::vector<double> ms;
+  for (int r = 0; r < kRepeats; ++r) {
+    const Stopwatch watch;
+    run();
+    ms.push_back(watch.elapsed_ms());
+  }
+  std::sort(ms.begin(), ms.end());
+  return {ms.front(), ms[ms.size() / 2]};
+}
+
+Json record(const char* what, std::size_t bytes, std::pair<double, double> ms) {
+  Json j;
+  j["what"] = what;
+  j["bytes"] = bytes;
+  j["best_ms"] = ms.first;
+  j["median_ms"] = ms.second;
+  j["best_gbps"] = static_cast<double>(bytes) / (ms.first * 1e6);
+  j["median_gbps"] = static_cast<double>(bytes) / (ms.second * 1e6);
+  return j;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t mib = argc > 1 ? std::stoul(argv[1]) : 1024;
+  const std::size_t bytes = mib << 20;
+  const int all_threads = omp_get_max_threads();
+  {
+    Json j;
+    j["what"] = "host";
+    j["omp_threads"] = all_threads;
+    print(j);
+  }
+  TCSPARSE_CUDA_CHECK(cudaFree(nullptr));  // the context, outside every timing
+  detail::UninitializedVector<std::byte> source(bytes);
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < bytes; ++i) source[i] = static_cast<std::byte>(i * 131 + 7);
+  detail::DeviceBuffer<std::byte> device(bytes);
+
+  {  // the reference: from pinned memory
+    detail::PinnedHostBuffer<std::byte> pinned(bytes);
+    detail::copy_host_in_parallel(pinned.data(), source.data(), bytes);
+    print(record("pinned_copy", bytes, time_runs([&] {
+      TCSPARSE_CUDA_CHECK(cudaMemcpy(device.data(), pinned.data(), bytes, cudaMemcpyHostToDevice));
+    })));
+    for (const int threads : {1, 2, 4, 6, 8, 12, 16, 24, 32}) {
+      if (threads > all_threads) break;
+      Json j = record("host_copy", bytes, time_runs([&] {
+        detail::copy_host_in_parallel(pinned.data(), source.data(), bytes, threads);
+      }));
+      j["threads"] = threads;
+      print(j);
+    }
+  }
+  print(record("pageable_direct", bytes, time_runs([&] {
+    TCSPARSE_CUDA_CHECK(cudaMemcpy(device.data(), source.data(), bytes, cudaMemcpyHostToDevice));
+  })));
+  {
+    double register_ms = 0, copy_ms = 0, unregister_ms = 0;
+    const auto total = time_runs([&] {
+      Stopwatch watch;
+      TCSPARSE_CUDA_CHECK(cudaHostRegister(source.data(), bytes, cudaHostRegisterDefault));
+      register_ms = watch.elapsed_ms();
+      watch.restart();
+      TCSPARSE_CUDA_CHECK(cudaMemcpy(device.data(), source.data(), bytes, cudaMemcpyHostToDevice));
+      copy_ms = watch.elapsed_ms();
+      watch.restart();
+      TCSPARSE_CUDA_CHECK(cudaHostUnregister(source.data()));
+      unregister_ms = watch.elapsed_ms();
+    });
+    Json j = record("registered", bytes, total);
+    j["last_register_ms"] = register_ms;
+    j["last_copy_ms"] = copy_ms;
+    j["last_unregister_ms"] = unregister_ms;
+    print(j);
+  }
+  {
+    detail::StagingPool::clear();
+    const Stopwatch watch;
+    detail::PinnedHostBuffer<std::byte> ring(detail::kStagingChunkBytes * detail::kStagingChunks);
+    Json j;
+    j["what"] = "host_alloc";
+    j["bytes"] = ring.bytes();
+    j["ms"] = watch.elapsed_ms();
+    print(j);
+  }
+  auto staged = [&](detail::StagingConfig config) {
+    detail::HostUploader uploader(HostUpload::staged, nullptr, config);
+    uploader.copy(device.data(), source.data(), bytes);
+    uploader.finish();
+  };
+  {
+    detail::StagingPool::clear();
+    const Stopwatch watch;
+    staged({});
+    Json j = record("staged_cold", bytes, {watch.elapsed_ms(), watch.elapsed_ms()});
+    print(j);
+  }
+  auto staged_record = [&](detail::StagingConfig config) {
+    staged(config);  // the pool holds this chunk size from now on
+    Json j = record("staged", bytes, time_runs([&] { staged(config); }));
+    j["chunk_mib"] = static_cast<double>(config.chunk_bytes) / (1 << 20);
+    j["chunks"] = config.chunks;
+    j["copy_threads"] = config.copy_threads ? config.copy_threads : all_threads;
+    print(j);
+  };
+  for (const std::size_t chunk_mib : {1, 2, 4, 8, 16, 32, 64})
+    for (const int chunks : {2, 3, 4, 6})
+      staged_record({chunk_mib << 20, chunks, 0});
+  for (const int threads : {1, 2, 4, 6, 8, 10, 12, 16})
+    if (threads <= all_threads)
+      for (const std::size_t chunk_mib : {4, 8, 16})
+        staged_record({chunk_mib << 20, detail::kStagingChunks, threads});
+  // a check of the bytes that arrived (the last staged copy)
+  {
+    const std::vector<std::byte> back = device.download();
+    Json j;
+    j["what"] = "staged_bytes_exact";
+    j["ok"] = std::memcmp(back.data(), source.data(), bytes) == 0;
+    print(j);
+  }
+  for (int a = 2; a < argc; ++a) {
+    std::string spec = argv[a];
+    if (spec.rfind("gen:", 0) == 0) spec = spec.substr(4);
+    const GeneratedMatrix matrix = generate(parse_generator_spec(spec));
+    Json j = record("validate", matrix.col_idx.size() * 12 + matrix.row_ptr.size() * 4,
+                    time_runs([&] { matrix.validate(); }));
+    j["matrix"] = argv[a];
+    j["rows"] = matrix.rows;
+    j["nnz"] = matrix.nnz();
+    print(j);
+  }
+  return 0;
+}
