@@ -153,12 +153,12 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
 
   /// The values array is the caller's CSR order, so new values are one copy into it (the tail
   /// past nnz stays zero); the table depends on the row offsets only.
+  std::string values_fixed_because() const override {
+    return "the plan borrows the caller's device CSR (device_csr=borrow, or auto on 16-byte "
+           "aligned arrays) and reads its values array at every apply: write the new values into "
+           "that array, or build the plan with device_csr=copy to use update_values";
+  }
   void update_values(const Value* values, Stream stream) override {
-    if (borrowed_)
-      throw UnsupportedError(
-          "csr_overlap: this plan borrows the caller's device CSR (device_csr=borrow, or auto on "
-          "aligned arrays) and reads its values array at every apply: write the new values into "
-          "that array, or build the plan with device_csr=copy to use update_values");
     detail::replace_values_async(csr_, values, stream);
   }
 
