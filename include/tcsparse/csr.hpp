@@ -49,7 +49,11 @@ struct CsrMatrix {
 ///
 /// A plan built from a view (SpmvPlan / SpmmPlan) checks on the GPU the invariants that
 /// CsrMatrix::validate() checks on the host, with the same ValidationError messages, and that every
-/// pointer is device or managed memory of the plan's device.
+/// pointer is device or managed memory of the plan's device. Most methods then keep their own
+/// copy or layout; csr_overlap borrows the arrays (parameter device_csr, default auto: when
+/// col_idx and values are 16-byte aligned) and reads them at every apply, as a cuSPARSE
+/// descriptor does: they must then outlive the plan, and values written into them in place are
+/// what the next apply multiplies by (the plan's stats say details.device_csr = "borrowed").
 template <typename Value>
 struct DeviceCsrView {
   static_assert(is_value_type_v<Value>, "Value must be double, float, half or bfloat16");

@@ -396,6 +396,9 @@ class _Plan:
             self._operation, csr.precision, csr.rows, csr.cols, csr.nnz, n,
             csr.views[0].address, csr.views[1].address, csr.views[2].address,
             self._device, csr.on_device, ordinal, registry_method, parameter_list)
+        # A plan from device CSR may read the arrays at every call (csr_overlap borrows them,
+        # device_csr=auto): they live as long as the plan, the int32/dtype copies made above too.
+        self._device_matrix = csr if csr.on_device else None
         self.method: str = self._plan.method()
         # The operands of a call: (x, y) for SpMV, (B, C) for SpMM.
         self._names = ("x", "y") if self._operation == "spmv" else ("B", "C")
@@ -523,7 +526,10 @@ class SpmvPlan(_Plan):
 
     A: a SciPy sparse matrix/array, a cupyx.scipy.sparse matrix, a torch sparse CSR/COO tensor or
     an (indptr, indices, data, shape) tuple. GPU-resident A is checked and prepared on the GPU
-    (no host round trip; dasp alone downloads it once to build its layout).
+    (no host round trip; dasp alone downloads it once to build its layout). csr_overlap borrows
+    GPU-resident A's arrays (parameter device_csr, default auto): the plan keeps them alive and
+    reads them at every call, so values written into A.data in place take effect at the next
+    call (device_csr="copy" keeps a copy instead, and allows update_values).
     method: a name from tcsparse.methods(); "auto" lets the library choose (plan.method says
     what it chose). precision: None (from A's dtype), "fp64", "fp32", "fp16", "bf16" or a dtype;
     A is converted if it differs. device: "cuda", "cuda:N" or "cpu" (the CPU reference, double

@@ -182,6 +182,40 @@ def test_torch_csr_matrix_builds_on_the_gpu(torch):
     assert relative_error(plan(x).cpu().numpy(), A @ x.cpu().numpy()) < 1e-12
 
 
+def test_csr_overlap_borrows_a_cupy_matrix_and_reads_its_values_in_place(cp):
+    cupyx_sparse = pytest.importorskip("cupyx.scipy.sparse")
+    A = matrix()
+    D = cupyx_sparse.csr_matrix(A)
+    plan = tcsparse.SpmvPlan(D, method="csr_overlap")
+    assert plan.stats["details"]["device_csr"] == "borrowed"
+    assert plan.stats["upload_ms"] == 0
+    x = random_values(A.shape[1], 13)
+    D.data *= -2.0  # on the current stream, as the plan's call below
+    assert relative_error(cp.asnumpy(plan(cp.asarray(x))), -2.0 * (A @ x)) < 1e-12
+    with pytest.raises(tcsparse.UnsupportedError, match="device_csr=copy"):
+        plan.update_values(D.data)
+    copied = tcsparse.SpmvPlan(D, method="csr_overlap", parameters={"device_csr": "copy"})
+    assert copied.stats["details"]["device_csr"] == "owned"
+    D.data[:] = cp.nan
+    assert relative_error(cp.asnumpy(copied(cp.asarray(x))), -2.0 * (A @ x)) < 1e-12
+
+
+def test_a_borrowing_plan_keeps_the_arrays_it_reads_alive(torch):
+    # torch's int64 offsets and columns become int32 copies that only the plan holds
+    A = matrix()
+    T = torch.sparse_csr_tensor(torch.from_numpy(A.indptr.astype(np.int64)),
+                                torch.from_numpy(A.indices.astype(np.int64)),
+                                torch.from_numpy(A.data), size=A.shape).cuda()
+    plan = tcsparse.SpmvPlan(T, method="csr_overlap")
+    assert plan.stats["details"]["device_csr"] == "borrowed"
+    del T
+    torch.cuda.empty_cache()
+    clobber = [torch.full((A.nnz,), -1, dtype=torch.int32, device="cuda") for _ in range(4)]
+    x = torch.from_numpy(random_values(A.shape[1], 14)).cuda()
+    assert relative_error(plan(x).cpu().numpy(), A @ x.cpu().numpy()) < 1e-12
+    del clobber
+
+
 def test_update_values_from_the_device(cp):
     A = matrix()
     plan = tcsparse.SpmvPlan(A, method="csr_overlap")

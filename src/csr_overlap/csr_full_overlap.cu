@@ -268,6 +268,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       a.row_ptr = row_ptr;
       a.col_idx = col_idx;
       a.values = values;
+      a.copy_limit = device::kPaddedArrays;  // each big batch's pieces are padded in its slot
       a.batches = batches_.data() + offsets.batches;
       a.stage_capacity =
           static_cast<std::int32_t>(stage_capacity(parameters_.batch.max_batch_size));

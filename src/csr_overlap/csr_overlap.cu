@@ -1,5 +1,6 @@
 // CSR-Partial-Overlap (Electronics 2023) behind the SpmvMethod interface: the caller's CSR
-// uploaded as it is (or copied device to device from a DeviceCsrView), the batch table built on the GPU (csr_overlap_kernels.cuh, the same table
+// uploaded as it is, or from a DeviceCsrView borrowed (read in place at every apply) or copied
+// device to device (device_csr), the batch table built on the GPU (csr_overlap_kernels.cuh, the same table
 // csr_overlap_format.cpp builds on the host), then per apply the batch kernel and, when the matrix
 // has rows longer than max_batch_size, the long-row kernel (and the combine kernel when a long row
 // spans several pieces), all on the caller's stream.
@@ -42,6 +43,12 @@ constexpr int kTableThreads = 256;
 constexpr std::int64_t kTableMaxBlocks = 1 << 15;
 constexpr int kCombineThreads = 256;
 
+/// Whether a device array may be borrowed by the cp.async copies: their 16-byte pieces start at
+/// multiples of kCopyAlignElements elements from the array's start.
+bool copy_aligned(const void* array) {
+  return reinterpret_cast<std::uintptr_t>(array) % arch::kAsyncCopyChunkBytes == 0;
+}
+
 unsigned table_grid(std::int64_t items) {
   return static_cast<unsigned>(
       std::clamp<std::int64_t>((items + kTableThreads - 1) / kTableThreads, 1, kTableMaxBlocks));
@@ -58,8 +65,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
  public:
   /// Checks what needs no matrix data (row count, shared memory); upload or copy_from_device,
   /// then build, make the plan.
-  CsrOverlapSpmv(std::int64_t rows, const CsrOverlapParameters& p)
-      : parameters_(p), rule_(p.partition_rule()) {
+  CsrOverlapSpmv(std::int64_t rows, std::int64_t nnz, const CsrOverlapParameters& p)
+      : parameters_(p), rule_(p.partition_rule()), nnz_(nnz) {
     if (rows > std::numeric_limits<std::int32_t>::max() - 2048)
       throw IndexOverflowError("csr_overlap: " + std::to_string(rows) +
                                " rows do not fit the kernels' 32-bit row loops");
@@ -74,13 +81,19 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// kCopyAlignElements (at least one), zeros after nnz, so that the rounded-up copies stay inside.
   void upload(const CsrMatrix<Value, std::int32_t>& matrix) {
     csr_ = detail::upload_csr(matrix, stats_, kCopyAlignElements);
-    stats_.device_bytes += csr_.bytes();
+    read_owned_csr();
   }
 
-  /// The same arrays copied device to device from a checked view (no host round trip).
-  void copy_from_device(const DeviceCsrView<Value>& view) {
+  /// From a checked view (no host round trip): its arrays themselves, or a device-to-device
+  /// copy of them (device_csr, csr_overlap_parameters.hpp).
+  void take_from_device(const DeviceCsrView<Value>& view) {
+    if (borrows(view)) {
+      matrix_ = {view.row_ptr, view.col_idx, reinterpret_cast<const V*>(view.values), view.nnz};
+      borrowed_ = true;
+      return;
+    }
     csr_ = detail::copy_device_csr(view, stats_, kCopyAlignElements);
-    stats_.device_bytes += csr_.bytes();
+    read_owned_csr();
   }
 
   /// Builds the batch table on the GPU and chooses the launch. With the host's row offsets the
@@ -90,7 +103,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     build_table_on_device();
     const detail::Stopwatch host_work;
     choose_launch();
-    stats_.stored_values = csr_.nnz;
+    stats_.stored_values = nnz_;
     stats_.padding_ratio = 0.0;
     if (host_row_ptr.empty())
       statistics_deferred_ = true;
@@ -130,15 +143,21 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
 
   const PlanStats& stats() const override {
     std::call_once(details_once_, [this] {
-      if (statistics_deferred_) fill_details(csr_.row_ptr.download());
+      if (statistics_deferred_) fill_details(download_row_ptr());
     });
     return stats_;
   }
 
-  bool can_update_values() const override { return true; }
+  /// Not for a plan that borrows the caller's arrays: their owner changes the values in place.
+  bool can_update_values() const override { return !borrowed_; }
 
   /// The values array is the caller's CSR order, so new values are one copy into it (the tail
   /// past nnz stays zero); the table depends on the row offsets only.
+  std::string values_fixed_because() const override {
+    return "the plan borrows the caller's device CSR (device_csr=borrow, or auto on 16-byte "
+           "aligned arrays) and reads its values array at every apply: write the new values into "
+           "that array, or build the plan with device_csr=copy to use update_values";
+  }
   void update_values(const Value* values, Stream stream) override {
     detail::replace_values_async(csr_, values, stream);
   }
@@ -172,22 +191,55 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["pipeline_stages"] = parameters_.pipeline_stages;
     stats_.details["long_row_blocks"] = shape_.long_row_blocks;
     stats_.details["parameters"] = parameters_json_;
+    stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
   }
 
-  /// Marks, scans and scatters on the legacy stream (csr_overlap_kernels.cuh); the scan's
-  /// temporary storage lives only here, at plan time.
+  /// Where the kernels read the matrix: the plan's own arrays (padded).
+  void read_owned_csr() {
+    stats_.device_bytes += csr_.bytes();
+    matrix_ = {csr_.row_ptr.data(), csr_.col_idx.data(), reinterpret_cast<const V*>(csr_.values.data()),
+               static_cast<std::int64_t>(csr_.col_idx.size())};
+  }
+
+  /// device_csr: borrow `view`'s arrays, or copy them.
+  bool borrows(const DeviceCsrView<Value>& view) const {
+    const char* obstacle =
+        parameters_.copy != CopyMechanism::cp_async ? "copy=bulk copies whole 16-byte pieces"
+        : !copy_aligned(view.col_idx)               ? "DeviceCsrView::col_idx is not 16-byte aligned"
+        : !copy_aligned(view.values)                ? "DeviceCsrView::values is not 16-byte aligned"
+                                                    : nullptr;
+    switch (parameters_.device_csr) {
+      case DeviceCsrUse::copy: return false;
+      case DeviceCsrUse::automatic: return obstacle == nullptr;
+      case DeviceCsrUse::borrow: break;
+    }
+    if (obstacle)
+      throw ParameterError(std::string("method 'csr_overlap': parameter device_csr=borrow is not "
+                                       "accepted: ") + obstacle + " (use device_csr=copy or auto)");
+    return true;
+  }
+
+  /// The row offsets, wherever the kernels read them (synchronous; statistics only).
+  std::vector<std::int32_t> download_row_ptr() const {
+    std::vector<std::int32_t> row_ptr(static_cast<std::size_t>(rows_) + 1);
+    TCSPARSE_CUDA_CHECK(cudaMemcpy(row_ptr.data(), matrix_.row_ptr,
+                                   row_ptr.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+    return row_ptr;
+  }
+
+  /// Marks, scans (in place) and scatters on the legacy stream (csr_overlap_kernels.cuh); the
+  /// scan's temporary storage lives only here, at plan time.
   void build_table_on_device() {
     const cudaStream_t stream = nullptr;
     CudaEvent start, stop;
     start.record(stream);
     const std::int64_t positions = rows_ + 1;
-    DeviceBuffer<unsigned long long> flags(static_cast<std::size_t>(positions));
     DeviceBuffer<unsigned long long> scanned(static_cast<std::size_t>(positions));
     device::mark_rows_kernel<<<table_grid(positions), kTableThreads, 0, stream>>>(
-        csr_.row_ptr.data(), rows_, rule_, flags.data());
+        matrix_.row_ptr, rows_, rule_, scanned.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
     detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
-      return cub::DeviceScan::ExclusiveSum(storage, bytes, flags.data(), scanned.data(),
+      return cub::DeviceScan::ExclusiveSum(storage, bytes, scanned.data(), scanned.data(),
                                            positions, stream);
     });
     const unsigned long long totals = download_one(scanned.data() + rows_);
@@ -197,7 +249,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     batches_ = DeviceBuffer<int2>(static_cast<std::size_t>(batch_count));
     long_rows_ = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(long_count));
     device::scatter_batches_kernel<<<table_grid(positions), kTableThreads, 0, stream>>>(
-        csr_.row_ptr.data(), rows_, rule_, scanned.data(), batches_.data(), long_rows_.data());
+        matrix_.row_ptr, rows_, rule_, scanned.data(), batches_.data(), long_rows_.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
 
     std::int64_t task_count = 0;
@@ -205,7 +257,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
       DeviceBuffer<std::int32_t> pieces(static_cast<std::size_t>(long_count + 1));
       long_task_ptr_ = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(long_count + 1));
       device::long_row_pieces_kernel<<<table_grid(long_count + 1), kTableThreads, 0, stream>>>(
-          csr_.row_ptr.data(), long_rows_.data(), long_count, shape_.long_row_piece, pieces.data());
+          matrix_.row_ptr, long_rows_.data(), long_count, shape_.long_row_piece, pieces.data());
       TCSPARSE_CUDA_CHECK_LAUNCH();
       detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
         return cub::DeviceScan::ExclusiveSum(storage, bytes, pieces.data(), long_task_ptr_.data(),
@@ -221,9 +273,10 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.device_bytes += batches_.bytes() + long_rows_.bytes() + long_task_ptr_.bytes() +
                            long_partials_.bytes();
 
-    batch_arguments_.row_ptr = csr_.row_ptr.data();
-    batch_arguments_.col_idx = csr_.col_idx.data();
-    batch_arguments_.values = reinterpret_cast<const V*>(csr_.values.data());
+    batch_arguments_.row_ptr = matrix_.row_ptr;
+    batch_arguments_.col_idx = matrix_.col_idx;
+    batch_arguments_.values = matrix_.values;
+    batch_arguments_.copy_limit = matrix_.copy_limit;
     batch_arguments_.batches = batches_.data();
     batch_arguments_.batch_count = static_cast<std::int32_t>(batch_count);
     batch_arguments_.stage_capacity = static_cast<std::int32_t>(stage_capacity(rule_.max_batch_size));
@@ -232,9 +285,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
         warp_row_capacity(rule_.max_batch_size, parameters_.warp_row_factor);
     batch_arguments_.vector_sizes = shape_.vector_sizes;
 
-    long_arguments_.row_ptr = csr_.row_ptr.data();
-    long_arguments_.col_idx = csr_.col_idx.data();
-    long_arguments_.values = reinterpret_cast<const V*>(csr_.values.data());
+    long_arguments_.row_ptr = matrix_.row_ptr;
+    long_arguments_.col_idx = matrix_.col_idx;
+    long_arguments_.values = matrix_.values;
     long_arguments_.long_rows = long_rows_.data();
     long_arguments_.long_task_ptr = long_task_ptr_.data();
     long_arguments_.long_count = static_cast<std::int32_t>(long_count);
@@ -256,7 +309,17 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   KernelShape shape_;
   std::int64_t rows_ = 0;
   BatchKernelLaunch<V> kernel_;
-  detail::DeviceCsr<Value> csr_;
+  /// The arrays the kernels read: csr_'s, or the caller's (borrowed_).
+  struct MatrixArrays {
+    const std::int32_t* row_ptr = nullptr;
+    const std::int32_t* col_idx = nullptr;
+    const V* values = nullptr;
+    std::int64_t copy_limit = 0;  ///< BatchArguments::copy_limit
+  };
+  std::int64_t nnz_ = 0;
+  detail::DeviceCsr<Value> csr_;  ///< empty when borrowed_
+  MatrixArrays matrix_;
+  bool borrowed_ = false;
   DeviceBuffer<int2> batches_;
   DeviceBuffer<std::int32_t> long_rows_, long_task_ptr_;
   DeviceBuffer<Acc> long_partials_;
@@ -274,7 +337,7 @@ template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      const detail::ParameterValues& parameters) {
   auto method =
-      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, csr_overlap_parameters(parameters));
+      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, matrix.nnz(), csr_overlap_parameters(parameters));
   method->set_parameters_json(parameters.to_json());
   method->upload(matrix);
   method->build(matrix.row_ptr);
@@ -285,9 +348,9 @@ template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
     const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters) {
   auto method =
-      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, csr_overlap_parameters(parameters));
+      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, matrix.nnz, csr_overlap_parameters(parameters));
   method->set_parameters_json(parameters.to_json());
-  method->copy_from_device(matrix);
+  method->take_from_device(matrix);
   method->build({});
   return method;
 }

@@ -2,11 +2,13 @@
 // csr_overlap_rules.hpp), the two-stage batch kernel (§4.1.2, §4.1.3) and the long-row kernels
 // (§4.3). Included by csr_overlap.cu only.
 //
-// The matrix is the caller's CSR, uploaded as it is; the value and column arrays are allocated
-// to a multiple of kCopyAlignElements (zeros after nnz) so that a copy rounded up never reads
-// past them:
+// The matrix is the caller's CSR as it is: uploaded, with the value and column arrays allocated
+// to a multiple of kCopyAlignElements (zeros after nnz), or borrowed from a DeviceCsrView
+// (device_csr=borrow: exactly nnz elements). A copy rounded up to 16 elements stops at
+// copy_limit (nnz for borrowed arrays; the cp.async path copies the last piece's tail with
+// plain loads and zero-fills it), so that it never reads past the arrays:
 //
-//   row_ptr  [rows + 1]            col_idx / values [round_up(nnz, 16)]
+//   row_ptr  [rows + 1]            col_idx / values [round_up(nnz, 16)] or [nnz] borrowed
 //   batches  [B] int2 {begin_row, end_row}
 //   long_rows [L], long_task_ptr [L + 1], long_partials [long tasks] (Acc)
 //
@@ -130,11 +132,18 @@ __device__ __forceinline__ Acc<V> dot_from_stage(const V* __restrict__ values,
   return sum;
 }
 
+/// BatchArguments::copy_limit of arrays padded wherever a copy may end.
+inline constexpr std::int64_t kPaddedArrays = INT64_MAX;
+
 template <typename V>
 struct BatchArguments {
   const std::int32_t* row_ptr;
-  const std::int32_t* col_idx;  ///< allocated to a multiple of kCopyAlignElements
-  const V* values;              ///< allocated to a multiple of kCopyAlignElements
+  const std::int32_t* col_idx;  ///< copy_limit elements readable
+  const V* values;              ///< copy_limit elements readable
+  /// Elements of col_idx and values a copy may read: round_up(nnz, 16) where the plan allocated
+  /// them (kPaddedArrays where each piece is padded, as csr_full_overlap's slots), nnz where it
+  /// borrows the caller's (cp_async copies only).
+  std::int64_t copy_limit;
   const int2* batches;
   std::int32_t batch_count;
   std::int32_t batches_per_block;
@@ -268,7 +277,8 @@ __device__ __forceinline__ void fetch_batch_cp_async(const BatchArguments<V>& a,
   if (index < count) {
     const int2 batch = a.batches[first_batch + index];
     const std::int64_t begin = copy_begin(arch::load_read_only(a.row_ptr + batch.x));
-    const std::int64_t elements = copy_end(arch::load_read_only(a.row_ptr + batch.y)) - begin;
+    const std::int64_t end = copy_end(arch::load_read_only(a.row_ptr + batch.y));
+    const std::int64_t elements = (end < a.copy_limit ? end : a.copy_limit) - begin;
     if (elements > a.stage_capacity) __trap();  // a partition bug: never overrun the stage
     const std::size_t offset = static_cast<std::size_t>(stage) * a.stage_capacity;
     const int thread = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
@@ -303,8 +313,10 @@ __device__ __forceinline__ void fetch_batch_bulk(const BatchArguments<V>& a,
   if (threadIdx.x != 0 || index >= count) return;
   const int2 batch = a.batches[first_batch + index];
   const std::int64_t begin = copy_begin(arch::load_read_only(a.row_ptr + batch.x));
-  const std::int64_t elements = copy_end(arch::load_read_only(a.row_ptr + batch.y)) - begin;
+  const std::int64_t end = copy_end(arch::load_read_only(a.row_ptr + batch.y));
+  const std::int64_t elements = end - begin;
   if (elements > a.stage_capacity) __trap();  // a partition bug: never overrun the stage
+  if (end > a.copy_limit) __trap();  // borrowed arrays are never bulk-copied (device_csr)
   const std::size_t offset = static_cast<std::size_t>(stage) * a.stage_capacity;
   const auto value_bytes = static_cast<unsigned>(elements * static_cast<std::int64_t>(sizeof(V)));
   const auto col_bytes =

@@ -54,6 +54,10 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "a row longer than this times its batch's vector size (< 32) is taken by a whole warp "
        "(off: by its vector, as the paper; not in the paper)"},
       copy_parameter_spec(),
+      {"device_csr", Type::choice, "auto", 0, 0, {"auto", "borrow", "copy"},
+       "a plan from a DeviceCsrView: borrow reads the caller's arrays at every apply (no copy; "
+       "they must outlive the plan; update_values refused), copy keeps its own; auto: borrow "
+       "where the batch copies allow it (copy=cp_async, 16-byte aligned arrays)"},
   };
 }
 
@@ -122,6 +126,9 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
                           ? 0
                           : static_cast<std::int32_t>(values.integer("warp_row_factor"));
   p.copy = copy_mechanism(values);
+  p.device_csr = values.is("device_csr", "borrow") ? DeviceCsrUse::borrow
+                 : values.is("device_csr", "copy") ? DeviceCsrUse::copy
+                                                   : DeviceCsrUse::automatic;
   return p;
 }
 

@@ -88,6 +88,15 @@ enum class CopyMechanism { cp_async, bulk };
 /// (README: `tcsparse bench ... --variant bulk:copy=bulk`).
 inline constexpr CopyMechanism kDefaultCopy = CopyMechanism::cp_async;
 
+/// What a plan built from a DeviceCsrView does with the caller's arrays (device_csr=...):
+///  - borrow: reads them at every apply, as cuSPARSE's descriptors do: no copy and no allocation
+///    for the matrix, so the plan builds in a few SpMV-times; the arrays must outlive the plan,
+///    and new values are written into them in place (update_values is refused);
+///  - copy: keeps its own copy (padded to kCopyAlignElements), independent of the caller's;
+///  - automatic: borrow where the batch copies allow it (copy=cp_async, col_idx and values
+///    16-byte aligned, as cudaMalloc and the Python libraries' allocators give), else copy.
+enum class DeviceCsrUse { automatic, borrow, copy };
+
 struct CsrOverlapParameters {
   std::int32_t max_batch_size = kDefaultMaxBatchSize;
   /// 0: auto (= max_batch_size).
@@ -111,6 +120,8 @@ struct CsrOverlapParameters {
   std::int32_t warp_row_factor = kDefaultWarpRowFactor;
   /// Global-to-shared copies of the batch kernel (bulk: sm_90 and later).
   CopyMechanism copy = kDefaultCopy;
+  /// Plans from a DeviceCsrView only (a plan from host CSR always owns its upload).
+  DeviceCsrUse device_csr = DeviceCsrUse::automatic;
 
   PartitionRule partition_rule() const {
     return {max_batch_size, max_batch_rows > 0 ? max_batch_rows : max_batch_size};

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <span>
 #include <vector>
 
@@ -46,8 +47,12 @@ class SpmvMethod {
   virtual std::optional<DeviceRowOrder> row_order() const { return std::nullopt; }
 
   /// Whether update_values works; false (the default): the plan throws UnsupportedError naming the
-  /// method.
+  /// method and values_fixed_because().
   virtual bool can_update_values() const { return false; }
+  /// Why update_values does not work, and what to do instead (for the plan's message).
+  virtual std::string values_fixed_because() const {
+    return "its layout holds the values in its own order: build a new plan for new values";
+  }
   /// Replaces the nnz values (device pointer, the CSR order of the matrix the plan was built from)
   /// keeping the sparsity pattern. Asynchronous on `stream`, costing no more than copying the
   /// values; same rules as apply (no sync, no allocation). Called only when can_update_values().
@@ -65,8 +70,11 @@ class SpmmMethod {
                      Stream stream) const = 0;
   virtual const PlanStats& stats() const = 0;
 
-  /// As SpmvMethod::can_update_values / update_values.
+  /// As SpmvMethod::can_update_values / values_fixed_because / update_values.
   virtual bool can_update_values() const { return false; }
+  virtual std::string values_fixed_because() const {
+    return "its layout holds the values in its own order: build a new plan for new values";
+  }
   virtual void update_values(const Value* /*values*/, Stream /*stream*/) {}
 };
 

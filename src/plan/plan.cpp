@@ -111,8 +111,8 @@ Impl& updatable(const std::unique_ptr<Impl>& impl, Method method, const char* pl
   Impl& object = mutable_impl(impl, plan);
   if (!object.can_update_values())
     throw UnsupportedError("method '" + std::string(method.name()) +
-                           "' does not support update_values (its layout holds the values in its "
-                           "own order): build a new plan for new values");
+                           "' does not support update_values here: " +
+                           object.values_fixed_because());
   return object;
 }
 

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <span>
@@ -466,6 +467,149 @@ TEST_F(CsrOverlapGpu, StatsDescribeTheTableAndTheLaunch) {
   EXPECT_GE(s.details["shared_memory_bytes"].get<std::int64_t>(),
             std::stoll(s.details["parameters"]["max_batch_size"].get<std::string>()) * (8 + 4));
   EXPECT_TRUE(s.details["parameters"].is_object());
+}
+
+// ---- plans from a DeviceCsrView: borrowed or copied (device_csr) ------------------------------
+
+/// The caller's CSR on the device in arrays of exactly nnz elements (no padding: a copy that
+/// rounds up to 16 elements would read past them, which compute-sanitizer memcheck reports),
+/// placed `offset` elements into their allocations (1: not 16-byte aligned).
+template <typename Value>
+struct CallerDeviceCsr {
+  std::int64_t rows, cols, nnz, offset;
+  DeviceBuffer<std::int32_t> row_ptr, col_idx;
+  DeviceBuffer<Value> values;
+
+  CallerDeviceCsr(const CsrMatrix<Value, std::int32_t>& a, std::int64_t offset_elements = 0)
+      : rows(a.rows), cols(a.cols), nnz(a.nnz()), offset(offset_elements), row_ptr(a.row_ptr),
+        col_idx(static_cast<std::size_t>(nnz + offset)),
+        values(static_cast<std::size_t>(nnz + offset)) {
+    EXPECT_EQ(cudaMemcpy(col_idx.data() + offset, a.col_idx.data(),
+                         a.col_idx.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    write_values(a.values);
+  }
+  /// The caller changes its values in place (synchronous).
+  void write_values(const std::vector<Value>& new_values) {
+    EXPECT_EQ(cudaMemcpy(values.data() + offset, new_values.data(),
+                         new_values.size() * sizeof(Value), cudaMemcpyHostToDevice),
+              cudaSuccess);
+  }
+  DeviceCsrView<Value> view() const {
+    return {rows, cols, nnz, row_ptr.data(), col_idx.data() + offset, values.data() + offset};
+  }
+};
+
+/// y of one apply (alpha 1.5, beta -0.5) against the reference of `a`, below the tolerance.
+template <typename Value>
+void expect_plan_computes(const SpmvPlan<Value>& plan, const CsrMatrix<Value, std::int32_t>& a,
+                          const Matrix& scaled, const std::string& what) {
+  const Scalars s{1.5, -0.5};
+  const auto x = test::make_x<Value>(scaled);
+  const auto y0 = test::make_y<Value>(scaled);
+  std::vector<double> reference = test::to_double_vector(y0);
+  spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), s.alpha, s.beta);
+  const auto y = run_spmv(plan, x, y0, s);
+  EXPECT_LT(relative_error(std::span<const Value>(y), std::span<const double>(reference)),
+            test::tolerance<Value>())
+      << what;
+}
+
+/// Rows whose nonzeros add up to no multiple of 16 (the last batch ends inside a 16-element
+/// piece), with a long row, short rows, empty rows.
+Matrix unpadded_matrix() {
+  const Matrix a = test::with_row_lengths(3000, {1, 0, 7, 2500, 3, 33, 0, 5, 17, 1, 1, 2}, 5);
+  EXPECT_NE(a.nnz() % 16, 0);
+  return a;
+}
+
+template <typename Value>
+void expect_borrowed_plan_reads_the_callers_arrays(const std::vector<std::string>& parameters) {
+  const Matrix scaled = std::is_same_v<Value, double> ? unpadded_matrix()
+                                                      : test::scaled_for_16_bit(unpadded_matrix());
+  const auto a = test::with_values<Value>(scaled);
+  CallerDeviceCsr<Value> caller(a);
+  const SpmvPlan<Value> plan(caller.view(), Method("csr_overlap"), options_of(parameters));
+  const std::string what = "borrowed, " + describe(options_of(parameters));
+  EXPECT_EQ(plan.stats().details["device_csr"], "borrowed") << what;
+  EXPECT_EQ(plan.stats().upload_ms, 0.0) << what;
+  EXPECT_LT(plan.stats().device_bytes, a.nnz() * (sizeof(Value) + sizeof(std::int32_t))) << what;
+  expect_plan_computes(plan, a, scaled, what);
+  // the caller writes new values in place: the next apply multiplies by them
+  Matrix rescaled = scaled;
+  for (double& v : rescaled.values) v = -0.5 * v;
+  const auto b = test::with_values<Value>(rescaled);
+  caller.write_values(b.values);
+  expect_plan_computes(plan, b, rescaled, what + ", values changed in place");
+}
+
+TEST_F(CsrOverlapGpu, APlanFromDeviceCsrBorrowsTheCallersArraysInEveryPrecision) {
+  expect_borrowed_plan_reads_the_callers_arrays<double>({});
+  expect_borrowed_plan_reads_the_callers_arrays<float>({});
+  expect_borrowed_plan_reads_the_callers_arrays<half>({});
+  expect_borrowed_plan_reads_the_callers_arrays<bfloat16>({});
+}
+
+TEST_F(CsrOverlapGpu, BorrowedArraysWithEveryStressParameterSetMatchReference) {
+  for (const auto& parameters : kStressParameters) {
+    std::vector<std::string> borrowing = parameters;
+    borrowing.push_back("device_csr=borrow");
+    expect_borrowed_plan_reads_the_callers_arrays<double>(borrowing);
+    expect_borrowed_plan_reads_the_callers_arrays<half>(borrowing);
+  }
+}
+
+TEST_F(CsrOverlapGpu, ABorrowingPlanRefusesUpdateValuesNamingTheWayOut) {
+  const auto a = test::with_values<double>(unpadded_matrix());
+  const CallerDeviceCsr<double> caller(a);
+  SpmvPlan<double> plan(caller.view(), Method("csr_overlap"));
+  EXPECT_FALSE(plan.can_update_values());
+  try {
+    plan.update_values(caller.values.data(), nullptr);
+    ADD_FAILURE() << "update_values did not throw";
+  } catch (const UnsupportedError& error) {
+    EXPECT_NE(std::string(error.what()).find("device_csr=copy"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(CsrOverlapGpu, ACopyingPlanIsIndependentOfTheCallersArrays) {
+  const Matrix scaled = unpadded_matrix();
+  const auto a = test::with_values<double>(scaled);
+  CallerDeviceCsr<double> caller(a);
+  SpmvPlan<double> plan(caller.view(), Method("csr_overlap"), options_of({"device_csr=copy"}));
+  EXPECT_EQ(plan.stats().details["device_csr"], "owned");
+  EXPECT_TRUE(plan.can_update_values());
+  caller.write_values(std::vector<double>(a.values.size(), std::nan("")));
+  expect_plan_computes(plan, a, scaled, "copied, the caller's values overwritten with NaN");
+}
+
+TEST_F(CsrOverlapGpu, MisalignedDeviceArraysAreCopiedOrRefusedToBorrow) {
+  const Matrix scaled = unpadded_matrix();
+  const auto a = test::with_values<double>(scaled);
+  const CallerDeviceCsr<double> caller(a, 1);  // 8 bytes past a 256-byte boundary
+  const SpmvPlan<double> automatic(caller.view(), Method("csr_overlap"));
+  EXPECT_EQ(automatic.stats().details["device_csr"], "owned");
+  expect_plan_computes(automatic, a, scaled, "misaligned arrays, device_csr=auto");
+  try {
+    const SpmvPlan<double> borrowing(caller.view(), Method("csr_overlap"),
+                                     options_of({"device_csr=borrow"}));
+    ADD_FAILURE() << "device_csr=borrow of misaligned arrays did not throw";
+  } catch (const ParameterError& error) {
+    EXPECT_NE(std::string(error.what()).find("16-byte aligned"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(CsrOverlapGpu, BulkCopyPlansFromDeviceCsrCopyTheArrays) {
+  SKIP_WITHOUT_BULK_COPY();
+  const Matrix scaled = unpadded_matrix();
+  const auto a = test::with_values<double>(scaled);
+  const CallerDeviceCsr<double> caller(a);
+  const SpmvPlan<double> plan(caller.view(), Method("csr_overlap"), options_of({"copy=bulk"}));
+  EXPECT_EQ(plan.stats().details["device_csr"], "owned");
+  expect_plan_computes(plan, a, scaled, "copy=bulk from device CSR");
+  EXPECT_THROW(SpmvPlan<double>(caller.view(), Method("csr_overlap"),
+                                options_of({"copy=bulk", "device_csr=borrow"})),
+               ParameterError);
 }
 
 }  // namespace
