@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/omp_thread_limit.hpp"
 #include "common/uninitialized_vector.hpp"
 #include "tcsparse/error.hpp"
 
@@ -23,26 +24,6 @@ namespace tcsparse::detail {
 /// so below twice this it runs on one thread (starting a team costs more than it saves).
 inline constexpr std::int64_t kItemsPerThread = 1 << 15;
 
-/// `requested` threads, or all of OpenMP's when it is 0 or negative.
-inline int resolve_threads(int requested) {
-  return requested > 0 ? requested : std::max(1, omp_get_max_threads());
-}
-
-/// Sets omp_get_max_threads() of the calling thread (its OpenMP nthreads ICV; other threads keep
-/// theirs) for the scope's lifetime; 0 or less changes nothing. Lets a plan split the cores
-/// between its host loops and an upload running on another thread.
-class OmpThreadLimitScope {
- public:
-  explicit OmpThreadLimitScope(int threads) : previous_(omp_get_max_threads()) {
-    if (threads > 0) omp_set_num_threads(threads);
-  }
-  ~OmpThreadLimitScope() { omp_set_num_threads(previous_); }
-  OmpThreadLimitScope(const OmpThreadLimitScope&) = delete;
-  OmpThreadLimitScope& operator=(const OmpThreadLimitScope&) = delete;
-
- private:
-  int previous_;
-};
 
 /// Threads worth using for `items` items of work: one per kItemsPerThread items, at least one,
 /// at most resolve_threads(requested).

@@ -17,7 +17,7 @@
 #include <type_traits>
 
 #include "arch/types.cuh"
-#include "common/parallel.hpp"
+#include "common/omp_thread_limit.hpp"
 #include "common/stopwatch.hpp"
 #include "dasp/dasp.hpp"
 #include "dasp/dasp_device_layout.cuh"
