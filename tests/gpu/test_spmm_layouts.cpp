@@ -146,25 +146,27 @@ TEST_F(SpmmLayouts, TcaPaperAndRowsKernelsMatchTheReferenceWithBothIndexWidths) 
   check_every_tca_kernel<bfloat16>();
 }
 
-TEST_F(SpmmLayouts, TcaKernelAutoTakesRowsForDecodeWidthsWith16BitIndices) {
+TEST_F(SpmmLayouts, TcaStatsNameTheKernelAndTheIndexWidth) {
   const auto A = test::with_values<half>(layout_matrices().front().matrix);
-  const SpmmPlan<half> decode(A, 16, Method("tca"));
-  EXPECT_EQ(decode.stats().details["kernel"], "rows");
-  EXPECT_EQ(decode.stats().details["column_index_bits"], 16);
-  const SpmmPlan<half> prefill(A, 256, Method("tca"));
-  EXPECT_EQ(prefill.stats().details["kernel"], "paper");
-  EXPECT_EQ(prefill.stats().details["column_index_bits"], 32);
+  for (const std::int64_t n : {16, 256}) {
+    const SpmmPlan<half> plan(A, n, Method("tca"));
+    EXPECT_EQ(plan.stats().details["kernel"], "rows");
+    EXPECT_EQ(plan.stats().details["column_index_bits"], 32);
+  }
+  PlanOptions sixteen;
+  sixteen.parameters = {"column_index_bits=16"};
+  const SpmmPlan<half> narrow(A, 16, Method("tca"), sixteen);
+  EXPECT_EQ(narrow.stats().details["column_index_bits"], 16);
+  EXPECT_LT(narrow.stats().device_bytes, SpmmPlan<half>(A, 16, Method("tca")).stats().device_bytes);
 }
 
-TEST_F(SpmmLayouts, TcaKeeps32BitIndicesBeyond65536Columns) {
+TEST_F(SpmmLayouts, TcaRefuses16BitIndicesBeyond65536Columns) {
   const Matrix wide = test::scaled_for_16_bit(test::with_row_lengths(70000, {3, 0, 40, 1}, 4));
   const test::NamedMatrix named{"wide_70000", wide};
   PlanOptions sixteen;
   sixteen.parameters = {"column_index_bits=16"};
   EXPECT_THROW(SpmmPlan<half>(test::with_values<half>(wide), 16, Method("tca"), sixteen),
                ParameterError);
-  const SpmmPlan<half> automatic(test::with_values<half>(wide), 16, Method("tca"));
-  EXPECT_EQ(automatic.stats().details["column_index_bits"], 32);
   for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
     EXPECT_TRUE((check<half, half>(Method("tca"), named, 16, dense, {1.5, -0.5})));
 }

@@ -162,18 +162,17 @@ detail::ParameterValues tca_values(const std::vector<std::string>& key_values) {
   return detail::check_parameter_values("tca", parameter_specs(), key_values);
 }
 
-TEST(TcaParameters, AutoTakesTheRowsKernelForDecodeWidthsAndThePaperAbove) {
-  EXPECT_EQ(tca_parameters(tca_values({}), 4096, 1).kernel, TcaKernel::rows);
-  EXPECT_EQ(tca_parameters(tca_values({}), 4096, kRowsKernelMaxN).kernel, TcaKernel::rows);
-  EXPECT_EQ(tca_parameters(tca_values({}), 4096, kRowsKernelMaxN + 1).kernel, TcaKernel::paper);
+TEST(TcaParameters, AutoTakesTheRowsKernelAtEveryWidth) {
+  for (const std::int64_t n : {1, 16, 64, 65, 1024})
+    EXPECT_EQ(tca_parameters(tca_values({}), 4096, n).kernel, TcaKernel::rows) << n;
   EXPECT_EQ(tca_parameters(tca_values({"kernel=paper"}), 4096, 16).kernel, TcaKernel::paper);
   EXPECT_EQ(tca_parameters(tca_values({"kernel=rows"}), 4096, 1024).kernel, TcaKernel::rows);
 }
 
-TEST(TcaParameters, SixteenBitColumnIndicesWhereEveryColumnFitsAndTheRowsKernelRuns) {
-  EXPECT_EQ(tca_parameters(tca_values({}), 65536, 16).column_index_bits, 16);
-  EXPECT_EQ(tca_parameters(tca_values({}), 65537, 16).column_index_bits, 32);
-  EXPECT_EQ(tca_parameters(tca_values({}), 4096, 256).column_index_bits, 32);  // paper kernel
+TEST(TcaParameters, SixteenBitColumnIndicesOnlyWhenAskedAndEveryColumnFits) {
+  EXPECT_EQ(tca_parameters(tca_values({}), 4096, 16).column_index_bits, kDefaultColumnIndexBits);
+  EXPECT_EQ(tca_parameters(tca_values({"column_index_bits=16"}), 65536, 16).column_index_bits, 16);
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=paper"}), 4096, 16).column_index_bits, 32);
   EXPECT_EQ(tca_parameters(tca_values({"column_index_bits=32"}), 4096, 16).column_index_bits, 32);
   EXPECT_THROW(tca_parameters(tca_values({"column_index_bits=16"}), 65537, 16), ParameterError);
   EXPECT_THROW(tca_parameters(tca_values({"column_index_bits=16", "kernel=paper"}), 4096, 16),
