@@ -13,7 +13,7 @@ std::span<const ParameterSpec> parameter_specs() {
   static const std::vector<ParameterSpec> specs = {
       {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows"},
        "paper: m16n8k8 on matricised rows (the paper); rows: a warp a row, 16 columns of C at a "
-       "time; auto: rows (measured 30-90x faster at n = 8-64)"},
+       "time; auto: rows (measured 29-90x faster at n = 8-64)"},
       {"column_index_bits", Type::choice, "auto", 0, 0, {"auto", "16", "32"},
        "width of the column indices the rows kernel streams (16: cols <= 65536 only); auto: 32 "
        "(16 measured no faster)"},

@@ -18,7 +18,7 @@ namespace tcsparse::tca {
 enum class TcaKernel { paper, rows };
 
 /// kernel=auto takes rows for every n: measured on an H100 (16 LLM weights, n = 8-64,
-/// src/tca/README.md) 30-90x faster than paper; the paper kernel stays as a variant.
+/// src/tca/README.md) 29-90x faster than paper; the paper kernel stays as a variant.
 inline constexpr TcaKernel kDefaultKernel = TcaKernel::rows;
 
 /// column_index_bits=16 stores 16-bit column indices, which needs every column to fit: cols <=
