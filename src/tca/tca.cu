@@ -1,5 +1,8 @@
-// TCA-SpMM kernel: C = alpha * A * B + beta * C, A in CSR as given, fp16 / bf16, fp32 accumulate.
+// TCA-SpMM kernels: C = alpha * A * B + beta * C, A in CSR as given, fp16 / bf16, fp32 accumulate.
+// kernel=paper (below, the paper's design) or kernel=rows (tca_rows_kernel.cuh, decode widths);
+// tca_parameters.hpp chooses.
 //
+// kernel=paper:
 // One thread block = 8 warps = 8 / W row groups of W warps (tca_format.hpp). Per output tile of
 // kTileWidth columns and per chunk of 8 * W nonzeros of its row, a row group stages in shared
 // memory (Algorithm 2 lines 16-20, Section 4.2.1):
@@ -40,6 +43,8 @@
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
 #include "tca/tca_format.hpp"
+#include "tca/tca_parameters.hpp"
+#include "tca/tca_rows_kernel.cuh"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::tca {
@@ -176,35 +181,45 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 
 template <typename Value>
 class TcaSpmm final : public detail::SpmmMethod<Value> {
+  using V = arch::device_value_t<Value>;
+
  public:
-  TcaSpmm(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n, const SpmmLayout& layout)
-      : n_(n), layout_(layout) {
+  TcaSpmm(const CsrMatrix<Value, std::int32_t>& matrix, std::int64_t n, const SpmmLayout& layout,
+          const TcaParameters& parameters)
+      : n_(n), layout_(layout), parameters_(parameters) {
     const auto start = std::chrono::steady_clock::now();
-    TcaLayout work = build_tca_layout(matrix, n);
+    TcaLayout work;
+    if (parameters_.kernel == TcaKernel::paper) work = build_tca_layout(matrix, n);
     stats_.host_preprocess_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     matrix_ = detail::upload_csr(matrix, stats_);
-    block_count_ = static_cast<std::int64_t>(work.blocks.size());
-    if (block_count_ > 0) {
-      blocks_ = detail::DeviceBuffer<TcaBlock>(std::span<const TcaBlock>(work.blocks));
-      rows_of_slot_ = detail::DeviceBuffer<std::int32_t>(work.rows_of_slot);
+    if (parameters_.kernel == TcaKernel::paper) {
+      block_count_ = static_cast<std::int64_t>(work.blocks.size());
+      if (block_count_ > 0) {
+        blocks_ = detail::DeviceBuffer<TcaBlock>(std::span<const TcaBlock>(work.blocks));
+        rows_of_slot_ = detail::DeviceBuffer<std::int32_t>(work.rows_of_slot);
+      }
+      stats_.details = layout_details(work);
+    } else if (parameters_.column_index_bits == 16) {
+      narrow_column_indices();
     }
     stats_.stored_values = matrix_.nnz;
     stats_.padding_ratio = 0.0;
-    stats_.device_bytes = matrix_.bytes() + blocks_.bytes() + rows_of_slot_.bytes();
-    stats_.details = layout_details(work);
+    stats_.device_bytes =
+        matrix_.bytes() + narrow_columns_.bytes() + blocks_.bytes() + rows_of_slot_.bytes();
+    stats_.details["kernel"] = kernel_name(parameters_.kernel);
+    stats_.details["column_index_bits"] = parameters_.column_index_bits;
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
   }
 
   void apply(const Value* B, void* C, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
-    if (block_count_ == 0) return;  // no rows or no columns of C
-    using V = arch::device_value_t<Value>;
+    if (matrix_.rows == 0 || n_ == 0) return;  // no C
     if (layout_.output == SpmmOutput::fp32)
-      launch<V>(B, static_cast<float*>(C), alpha, beta, stream);
+      launch(B, static_cast<float*>(C), alpha, beta, stream);
     else
-      launch<V>(B, static_cast<V*>(C), alpha, beta, stream);
+      launch(B, static_cast<V*>(C), alpha, beta, stream);
   }
 
   const PlanStats& stats() const override { return stats_; }
@@ -214,8 +229,58 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   }
 
  private:
-  template <typename V, typename Out>
+  /// The rows kernel's 16-bit column indices, made on the GPU from the uploaded 32-bit ones,
+  /// which are then freed.
+  void narrow_column_indices() {
+    narrow_columns_ = detail::DeviceBuffer<std::uint16_t>(matrix_.col_idx.size());
+    if (matrix_.nnz > 0) {
+      device::narrow_column_indices_kernel<<<256, 256>>>(matrix_.col_idx.data(),
+                                                         narrow_columns_.data(), matrix_.nnz);
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+      TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    matrix_.col_idx = detail::DeviceBuffer<std::int32_t>();
+  }
+
+  template <typename Out>
   void launch(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
+    if (parameters_.kernel == TcaKernel::paper) {
+      launch_paper(B, C, alpha, beta, stream);
+      return;
+    }
+    const auto* dense_b = reinterpret_cast<const V*>(B);
+    const bool vector_b = layout_.dense == DenseLayout::row_major && n_ % 8 == 0 &&
+                          reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
+    if (parameters_.column_index_bits == 16)
+      launch_rows(narrow_columns_.data(), dense_b, C, vector_b, alpha, beta, stream);
+    else
+      launch_rows(matrix_.col_idx.data(), dense_b, C, vector_b, alpha, beta, stream);
+  }
+
+  template <typename Column, typename Out>
+  void launch_rows(const Column* columns, const V* B, Out* C, bool vector_b, float alpha,
+                   float beta, Stream stream) const {
+    using device::BAccess;
+    const auto blocks = static_cast<unsigned>(
+        (matrix_.rows + device::kRowsWarpsPerBlock - 1) / device::kRowsWarpsPerBlock);
+    const auto* values = reinterpret_cast<const V*>(matrix_.values.data());
+    const auto run = [&](auto kernel) {
+      kernel<<<blocks, device::kRowsThreadsPerBlock, 0, stream>>>(
+          matrix_.row_ptr.data(), columns, values, B, C, matrix_.rows, matrix_.cols, n_, alpha,
+          beta);
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+    };
+    if (layout_.dense == DenseLayout::column_major)
+      run(device::tca_rows_kernel<V, Out, Column, BAccess::column_major>);
+    else if (vector_b)
+      run(device::tca_rows_kernel<V, Out, Column, BAccess::row_major_vector>);
+    else
+      run(device::tca_rows_kernel<V, Out, Column, BAccess::row_major>);
+  }
+
+  template <typename Out>
+  void launch_paper(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
+    if (block_count_ == 0) return;  // no rows or no columns of C
     const auto* values = reinterpret_cast<const std::uint16_t*>(matrix_.values.data());
     const auto* dense_b = reinterpret_cast<const std::uint16_t*>(B);
     const dim3 grid(static_cast<unsigned>(block_count_)), threads(kThreadsPerBlock);
@@ -232,10 +297,12 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
 
   std::int64_t n_ = 0;
   SpmmLayout layout_;
+  TcaParameters parameters_;
   PlanStats stats_;
   detail::DeviceCsr<Value> matrix_;
-  detail::DeviceBuffer<TcaBlock> blocks_;
-  detail::DeviceBuffer<std::int32_t> rows_of_slot_;
+  detail::DeviceBuffer<std::uint16_t> narrow_columns_;  ///< rows kernel, 16-bit indices
+  detail::DeviceBuffer<TcaBlock> blocks_;               ///< paper kernel
+  detail::DeviceBuffer<std::int32_t> rows_of_slot_;     ///< paper kernel
   std::int64_t block_count_ = 0;
 };
 
@@ -244,10 +311,11 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
 template <typename Value>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      std::int64_t n, const SpmmLayout& layout,
-                                                     const detail::ParameterValues& /*none*/) {
+                                                     const detail::ParameterValues& parameters) {
   static_assert(sizeof(Value) == 2, "tca runs fp16 and bf16 only");
   if (n < 0) throw ValidationError("tca: n must not be negative, got " + std::to_string(n));
-  return std::make_unique<TcaSpmm<Value>>(matrix, n, layout);
+  return std::make_unique<TcaSpmm<Value>>(matrix, n, layout,
+                                          tca_parameters(parameters, matrix.cols, n));
 }
 
 template std::unique_ptr<detail::SpmmMethod<half>> make_spmm<half>(

@@ -2,6 +2,7 @@
 // (null factories: a plan asking for them is an UnsupportedError listing what tca supports).
 #include "tca/tca.hpp"
 #include "tca/tca_format.hpp"
+#include "tca/tca_parameters.hpp"
 
 namespace tcsparse::detail {
 namespace {
@@ -22,8 +23,10 @@ extern const MethodDescriptor tca_method;
 const MethodDescriptor tca_method = {
     .name = "tca",
     .description = "TCA-SpMM (Electronics 2024, doi:10.3390/electronics13203981): CSR SpMM on "
-                   "mma.m16n8k8, rows matricised, 1/2/4/8 warps per row class",
+                   "mma.m16n8k8, rows matricised, 1/2/4/8 warps per row class; a warp-per-row kernel for "
+                   "decode widths",
     .is_baseline = false,
+    .parameters = &tca::parameter_specs,
     .spmv = {},
     .spmm = {.fp16 = &tca::make_spmm<half>, .bf16 = &tca::make_spmm<bfloat16>},
     .spmv_from_device = {},

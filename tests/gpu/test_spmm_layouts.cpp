@@ -48,7 +48,7 @@ std::vector<T> transposed(const std::vector<T>& row_major, std::int64_t rows, st
 /// Runs one product; Output is Value or float. Returns false when the method refused the layout.
 template <typename Value, typename Output>
 bool check(Method method, const test::NamedMatrix& named, std::int64_t n, DenseLayout dense,
-           test::Scalars scalars) {
+           test::Scalars scalars, const PlanOptions& options = {}) {
   const auto A = test::with_values<Value>(named.matrix);
   const std::int64_t rows = A.rows, cols = A.cols;
   SpmmLayout layout;
@@ -56,7 +56,7 @@ bool check(Method method, const test::NamedMatrix& named, std::int64_t n, DenseL
   layout.output = std::is_same_v<Output, Value> ? SpmmOutput::input_type : SpmmOutput::fp32;
   std::unique_ptr<SpmmPlan<Value>> plan;
   try {
-    plan = std::make_unique<SpmmPlan<Value>>(A, n, method, PlanOptions{}, layout);
+    plan = std::make_unique<SpmmPlan<Value>>(A, n, method, options, layout);
   } catch (const UnsupportedError& error) {
     const std::string message = error.what();
     EXPECT_FALSE(message.empty());
@@ -83,7 +83,8 @@ bool check(Method method, const test::NamedMatrix& named, std::int64_t n, DenseL
   if (column_major) C = transposed(C, n, rows);
   const double error = relative_error(std::span<const Output>(C), std::span<const double>(expected));
   EXPECT_LT(error, tolerance(plan->method(), precision_of<Value>()))  // auto: what it chose
-      << method.name() << " (" << plan->method().name() << ") " << named.name << " n=" << n << " " << describe(layout, precision_of<Value>())
+      << method.name() << " (" << plan->method().name() << ") " << named.name << " "
+      << plan->stats().details.value("kernel", std::string()) << " " << " n=" << n << " " << describe(layout, precision_of<Value>())
       << " alpha=" << scalars.alpha << " beta=" << scalars.beta;
   return true;
 }
@@ -104,6 +105,26 @@ void check_every_method() {
 
 class SpmmLayouts : public testing::GpuTest {};
 
+/// tca's two kernels with both index widths, every layout and output, the decode widths
+/// around the rows kernel's 16-column tiles and its 8-column vector loads.
+template <typename Value>
+void check_every_tca_kernel() {
+  for (const char* kernel : {"paper", "rows"})
+    for (const char* bits : {"16", "32"}) {
+      if (std::string(kernel) == "paper" && std::string(bits) == "16") continue;  // refused
+      PlanOptions options;
+      options.parameters = {std::string("kernel=") + kernel,
+                            std::string("column_index_bits=") + bits};
+      for (const test::NamedMatrix& named : layout_matrices())
+        for (const std::int64_t n : {1, 7, 8, 16, 24, 65})
+          for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
+            for (const test::Scalars scalars : test::kScalarCases) {
+              EXPECT_TRUE((check<Value, Value>(Method("tca"), named, n, dense, scalars, options)));
+              EXPECT_TRUE((check<Value, float>(Method("tca"), named, n, dense, scalars, options)));
+            }
+    }
+}
+
 TEST_F(SpmmLayouts, Fp16MatchesTheReferenceInEveryLayoutAndOutputType) { check_every_method<half>(); }
 TEST_F(SpmmLayouts, Bf16MatchesTheReferenceInEveryLayoutAndOutputType) {
   check_every_method<bfloat16>();
@@ -118,6 +139,36 @@ TEST_F(SpmmLayouts, CusparseCublasDenseAndTcaDoBothLayoutsAndFp32Output) {
       EXPECT_TRUE((check<half, half>(Method(name), named, 65, dense, {1.0, 0.0}))) << name;
       EXPECT_TRUE((check<half, float>(Method(name), named, 65, dense, {1.5, -0.5}))) << name;
     }
+}
+
+TEST_F(SpmmLayouts, TcaPaperAndRowsKernelsMatchTheReferenceWithBothIndexWidths) {
+  check_every_tca_kernel<half>();
+  check_every_tca_kernel<bfloat16>();
+}
+
+TEST_F(SpmmLayouts, TcaStatsNameTheKernelAndTheIndexWidth) {
+  const auto A = test::with_values<half>(layout_matrices().front().matrix);
+  for (const std::int64_t n : {16, 256}) {
+    const SpmmPlan<half> plan(A, n, Method("tca"));
+    EXPECT_EQ(plan.stats().details["kernel"], "rows");
+    EXPECT_EQ(plan.stats().details["column_index_bits"], 32);
+  }
+  PlanOptions sixteen;
+  sixteen.parameters = {"column_index_bits=16"};
+  const SpmmPlan<half> narrow(A, 16, Method("tca"), sixteen);
+  EXPECT_EQ(narrow.stats().details["column_index_bits"], 16);
+  EXPECT_LT(narrow.stats().device_bytes, SpmmPlan<half>(A, 16, Method("tca")).stats().device_bytes);
+}
+
+TEST_F(SpmmLayouts, TcaRefuses16BitIndicesBeyond65536Columns) {
+  const Matrix wide = test::scaled_for_16_bit(test::with_row_lengths(70000, {3, 0, 40, 1}, 4));
+  const test::NamedMatrix named{"wide_70000", wide};
+  PlanOptions sixteen;
+  sixteen.parameters = {"column_index_bits=16"};
+  EXPECT_THROW(SpmmPlan<half>(test::with_values<half>(wide), 16, Method("tca"), sixteen),
+               ParameterError);
+  for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
+    EXPECT_TRUE((check<half, half>(Method("tca"), named, 16, dense, {1.5, -0.5})));
 }
 
 TEST_F(SpmmLayouts, TcaRefusesFp32AndFp64) {

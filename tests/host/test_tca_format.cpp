@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "common/test_matrices.hpp"
 #include "tca/tca_format.hpp"
+#include "tca/tca_parameters.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/reference.hpp"
@@ -154,6 +156,28 @@ TEST(TcaHostModel, IsExactInFloatForSmallIntegers) {
   spmm_reference(A, std::span<const float>(B), n, std::span<double>(expected), 1.0, 0.0);
   host_apply(build_tca_layout(A, n), A, B, C, DenseLayout::row_major, 1.0f, 0.0f);
   for (std::size_t i = 0; i < C.size(); ++i) ASSERT_EQ(C[i], expected[i]) << i;
+}
+
+detail::ParameterValues tca_values(const std::vector<std::string>& key_values) {
+  return detail::check_parameter_values("tca", parameter_specs(), key_values);
+}
+
+TEST(TcaParameters, AutoTakesTheRowsKernelAtEveryWidth) {
+  for (const std::int64_t n : {1, 16, 64, 65, 1024})
+    EXPECT_EQ(tca_parameters(tca_values({}), 4096, n).kernel, TcaKernel::rows) << n;
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=paper"}), 4096, 16).kernel, TcaKernel::paper);
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=rows"}), 4096, 1024).kernel, TcaKernel::rows);
+}
+
+TEST(TcaParameters, SixteenBitColumnIndicesOnlyWhenAskedAndEveryColumnFits) {
+  EXPECT_EQ(tca_parameters(tca_values({}), 4096, 16).column_index_bits, kDefaultColumnIndexBits);
+  EXPECT_EQ(tca_parameters(tca_values({"column_index_bits=16"}), 65536, 16).column_index_bits, 16);
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=paper"}), 4096, 16).column_index_bits, 32);
+  EXPECT_EQ(tca_parameters(tca_values({"column_index_bits=32"}), 4096, 16).column_index_bits, 32);
+  EXPECT_THROW(tca_parameters(tca_values({"column_index_bits=16"}), 65537, 16), ParameterError);
+  EXPECT_THROW(tca_parameters(tca_values({"column_index_bits=16", "kernel=paper"}), 4096, 16),
+               ParameterError);
+  EXPECT_THROW(tca_values({"kernel=fast"}), ParameterError);
 }
 
 }  // namespace
