@@ -6,8 +6,9 @@
 //   plan.stats();                                           // times, bytes, padding, details
 //
 //   tcsparse::DeviceCsrView<double> view{rows, cols, nnz, d_row_ptr, d_col_idx, d_values};
-//   auto plan2 = tcsparse::SpmvPlan<double>(view, "csr_overlap"); // from CSR already on the GPU
-//   plan2.update_values(d_new_values, stream);              // same pattern, new values, async
+//   auto plan2 = tcsparse::SpmvPlan<double>(view, "csr_overlap"); // reads the view's arrays
+//   auto plan3 = tcsparse::SpmvPlan<double>(A, "csr_overlap");
+//   plan3.update_values(d_new_values, stream);              // same pattern, new values, async
 //
 // Every method implements the same interface (src/plan/method.hpp) and is listed by
 // tcsparse::methods() (method.hpp): the CLI, the benchmarks and the tests treat them alike.
@@ -110,13 +111,17 @@ struct PlanOptions {
 /// Plans from device CSR. `SpmvPlan(DeviceCsrView, method, options)` (and SpmmPlan's) take a CSR
 /// whose arrays are already on the plan's GPU. The view is checked on the GPU first (the invariants
 /// of CsrMatrix::validate, with the same ValidationError messages naming the first bad row or
-/// entry; a null, host or other-device pointer is a ValidationError too). The plan copies what it
-/// keeps: the caller's arrays may be freed or changed once the constructor returns. The arrays
-/// must be complete when it is called: it reads them on the legacy default stream, so work that
-/// writes them on another stream must be synchronised first. Building may synchronise.
-///   - Methods with a device factory (csr_overlap, the cuSPARSE baselines) build from the device
-///     arrays directly: a device-to-device copy and their device preprocessing, no host round
-///     trip (PlanStats::upload_ms is then the device-to-device copy).
+/// entry; a null, host or other-device pointer is a ValidationError too). The arrays must be
+/// complete when it is called: it reads them on the legacy default stream, so work that writes
+/// them on another stream must be synchronised first. Building may synchronise.
+///   - csr_overlap borrows the arrays (parameter device_csr, default auto: when col_idx and values
+///     are 16-byte aligned): nothing is copied, the arrays must outlive the plan, and values the
+///     caller writes into them are what later applies multiply by (stats().details.device_csr =
+///     "borrowed"); device_csr=copy keeps a device-to-device copy instead.
+///   - Every other method keeps its own copy or layout: the caller's arrays may be freed or
+///     changed once the constructor returns. The cuSPARSE baselines build from the device arrays
+///     directly: a device-to-device copy and their device preprocessing, no host round trip
+///     (PlanStats::upload_ms is then the device-to-device copy).
 ///   - The others (dasp: its layout is built on the host) download the CSR to the host once
 ///     (rows + 1 offsets, nnz columns and values; counted in the build time, not in upload_ms)
 ///     and build as from a CsrMatrix, uploading their layout.
@@ -128,7 +133,8 @@ struct PlanOptions {
 /// ones (order applies on other streams yourself, e.g. with events). The device array may be
 /// freed once the copy ran. `update_values(host_values, stream)` uploads them first and returns
 /// when the values are in place (it waits for `stream`). Methods whose layout reorders or pads the
-/// values at plan time (dasp) throw UnsupportedError naming the method: build a new plan.
+/// values at plan time (dasp), and a csr_overlap plan that borrows a DeviceCsrView's arrays,
+/// throw UnsupportedError naming the method and what to do instead.
 /// host_values.size() != nnz is a ValidationError.
 
 /// y = alpha * A * x + beta * y on the GPU. fp16 and bf16 accumulate in fp32.
