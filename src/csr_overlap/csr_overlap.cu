@@ -1,9 +1,9 @@
 // CSR-Partial-Overlap (Electronics 2023) behind the SpmvMethod interface: the caller's CSR
 // uploaded as it is, or from a DeviceCsrView borrowed (read in place at every apply) or copied
-// device to device (device_csr), the batch table built on the GPU (csr_overlap_kernels.cuh, the same table
-// csr_overlap_format.cpp builds on the host), then per apply the batch kernel and, when the matrix
-// has rows longer than max_batch_size, the long-row kernel (and the combine kernel when a long row
-// spans several pieces), all on the caller's stream.
+// device to device (device_csr), the batch table built on the GPU (csr_overlap_kernels.cuh, the
+// same table csr_overlap_format.cpp builds on the host), then per apply the batch kernel and,
+// when the matrix has rows longer than max_batch_size, the long-row kernel (and the combine
+// kernel when a long row spans several pieces), all on the caller's stream.
 //
 // Apply is asynchronous, allocates nothing and synchronises nothing. The long-row partial sums
 // belong to the plan: one plan must not be applied on two streams at the same time.
@@ -63,7 +63,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   static_assert(std::is_same_v<Acc, scalar_t<Value>>);
 
  public:
-  /// Checks what needs no matrix data (row count, shared memory); upload or copy_from_device,
+  /// Checks what needs no matrix data (row count, shared memory); upload or take_from_device,
   /// then build, make the plan.
   CsrOverlapSpmv(std::int64_t rows, std::int64_t nnz, const CsrOverlapParameters& p)
       : parameters_(p), rule_(p.partition_rule()), nnz_(nnz) {
@@ -151,13 +151,13 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// Not for a plan that borrows the caller's arrays: their owner changes the values in place.
   bool can_update_values() const override { return !borrowed_; }
 
-  /// The values array is the caller's CSR order, so new values are one copy into it (the tail
-  /// past nnz stays zero); the table depends on the row offsets only.
   std::string values_fixed_because() const override {
     return "the plan borrows the caller's device CSR (device_csr=borrow, or auto on 16-byte "
            "aligned arrays) and reads its values array at every apply: write the new values into "
            "that array, or build the plan with device_csr=copy to use update_values";
   }
+  /// The values array is the caller's CSR order, so new values are one copy into it (the tail
+  /// past nnz stays zero); the table depends on the row offsets only.
   void update_values(const Value* values, Stream stream) override {
     detail::replace_values_async(csr_, values, stream);
   }
@@ -197,17 +197,20 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// Where the kernels read the matrix: the plan's own arrays (padded).
   void read_owned_csr() {
     stats_.device_bytes += csr_.bytes();
-    matrix_ = {csr_.row_ptr.data(), csr_.col_idx.data(), reinterpret_cast<const V*>(csr_.values.data()),
+    matrix_ = {csr_.row_ptr.data(), csr_.col_idx.data(),
+               reinterpret_cast<const V*>(csr_.values.data()),
                static_cast<std::int64_t>(csr_.col_idx.size())};
   }
 
   /// device_csr: borrow `view`'s arrays, or copy them.
   bool borrows(const DeviceCsrView<Value>& view) const {
-    const char* obstacle =
-        parameters_.copy != CopyMechanism::cp_async ? "copy=bulk copies whole 16-byte pieces"
-        : !copy_aligned(view.col_idx)               ? "DeviceCsrView::col_idx is not 16-byte aligned"
-        : !copy_aligned(view.values)                ? "DeviceCsrView::values is not 16-byte aligned"
-                                                    : nullptr;
+    const char* obstacle = nullptr;
+    if (parameters_.copy != CopyMechanism::cp_async)
+      obstacle = "copy=bulk copies whole 16-byte pieces";
+    else if (!copy_aligned(view.col_idx))
+      obstacle = "DeviceCsrView::col_idx is not 16-byte aligned";
+    else if (!copy_aligned(view.values))
+      obstacle = "DeviceCsrView::values is not 16-byte aligned";
     switch (parameters_.device_csr) {
       case DeviceCsrUse::copy: return false;
       case DeviceCsrUse::automatic: return obstacle == nullptr;
@@ -337,7 +340,8 @@ template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      const detail::ParameterValues& parameters) {
   auto method =
-      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, matrix.nnz(), csr_overlap_parameters(parameters));
+      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, matrix.nnz(),
+                                              csr_overlap_parameters(parameters));
   method->set_parameters_json(parameters.to_json());
   method->upload(matrix);
   method->build(matrix.row_ptr);
@@ -348,7 +352,8 @@ template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
     const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters) {
   auto method =
-      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, matrix.nnz, csr_overlap_parameters(parameters));
+      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, matrix.nnz,
+                                              csr_overlap_parameters(parameters));
   method->set_parameters_json(parameters.to_json());
   method->take_from_device(matrix);
   method->build({});

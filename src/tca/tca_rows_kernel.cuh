@@ -77,8 +77,9 @@ __device__ __forceinline__ void accumulate_b_row(float (&acc)[kRowsTileColumns],
 #pragma unroll
     for (int j = 0; j < kRowsTileColumns; ++j) {
       if (tile + j < n) {
-        const V b = kAccess == BAccess::row_major ? arch::load_read_only(B + column * n + tile + j)
-                                                  : arch::load_read_only(B + (tile + j) * cols + column);
+        const V* address = kAccess == BAccess::row_major ? B + column * n + tile + j
+                                                         : B + (tile + j) * cols + column;
+        const V b = arch::load_read_only(address);
         acc[j] += a * to_float(b);
       }
     }

@@ -5,7 +5,9 @@
 // block sizes and chunks of many batches a block, the warp pass and the row groups at their
 // thresholds (deviations of this library), deeper pipelines, the sm_90 bulk copy (copy=bulk:
 // every stress set, bitwise equal to cp.async; refused before sm_90), empty shapes, large generated matrices, bitwise
-// repeats and graph capture of all three kernels. The default parameters on the catalogue and on
+// repeats and graph capture of all three kernels, plans from a DeviceCsrView that borrow the
+// caller's arrays (exactly nnz elements: no copy reads past them; values changed in place are
+// used) or copy them (device_csr). The default parameters on the catalogue and on
 // real matrices, stream order and graph capture are also the conformance suite's.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
