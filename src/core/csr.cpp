@@ -11,11 +11,32 @@
 #include <vector>
 
 #include "core/csr_assembly.hpp"
+#include "core/csr_validation.hpp"
 #include "core/csr_validation_messages.hpp"
 #include "common/parallel.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse {
+
+namespace detail {
+
+template <typename Value, typename Index>
+void validate_csr_shape(const CsrMatrix<Value, Index>& m) {
+  const auto str = [](std::int64_t v) { return std::to_string(v); };
+  if (m.rows < 0) throw ValidationError(csr_message::negative_rows(m.rows));
+  if (m.cols < 0) throw ValidationError(csr_message::negative_cols(m.cols));
+  if (m.row_ptr.size() != static_cast<std::size_t>(m.rows) + 1)
+    throw ValidationError("row_ptr has " + str(static_cast<std::int64_t>(m.row_ptr.size())) +
+                          " entries, expected rows + 1 = " + str(std::int64_t{m.rows} + 1));
+  if (m.values.size() != m.col_idx.size())
+    throw ValidationError("values has " + str(static_cast<std::int64_t>(m.values.size())) +
+                          " entries but col_idx has " +
+                          str(static_cast<std::int64_t>(m.col_idx.size())) +
+                          " (one value per column index)");
+  if (m.row_ptr[0] != 0) throw ValidationError(csr_message::first_row_offset(m.row_ptr[0]));
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -162,18 +183,7 @@ Value negated(Value value) {
 /// Checks the row_ptr invariants (everything validate() checks but the columns).
 template <typename Value, typename Index>
 void validate_structure(const CsrMatrix<Value, Index>& m, int threads) {
-  if (m.rows < 0) throw ValidationError(detail::csr_message::negative_rows(m.rows));
-  if (m.cols < 0) throw ValidationError(detail::csr_message::negative_cols(m.cols));
-  if (m.row_ptr.size() != to_size(m.rows) + 1)
-    throw ValidationError("row_ptr has " + str(static_cast<std::int64_t>(m.row_ptr.size())) +
-                          " entries, expected rows + 1 = " + str(std::int64_t{m.rows} + 1));
-  if (m.values.size() != m.col_idx.size())
-    throw ValidationError("values has " + str(static_cast<std::int64_t>(m.values.size())) +
-                          " entries but col_idx has " +
-                          str(static_cast<std::int64_t>(m.col_idx.size())) +
-                          " (one value per column index)");
-  if (m.row_ptr[0] != 0)
-    throw ValidationError(detail::csr_message::first_row_offset(m.row_ptr[0]));
+  detail::validate_csr_shape(m);
   const std::int64_t decreasing_row = first_failing(m.rows, threads, [&](std::int64_t row) {
     return m.row_ptr[to_size(row) + 1] < m.row_ptr[to_size(row)];
   });
@@ -482,6 +492,7 @@ RowLengthStats row_length_stats(const CsrMatrix<Value, Index>& matrix) {
   template struct CsrMatrix<Value, Index>;                                                       \
   template CsrMatrix<Value, Index> csr_from_coo(const CooMatrix<Value, Index>&, DuplicatePolicy); \
   template void canonicalize(CsrMatrix<Value, Index>&);                                          \
+  template void detail::validate_csr_shape(const CsrMatrix<Value, Index>&);                      \
   template RowLengthStats row_length_stats(const CsrMatrix<Value, Index>&);                      \
   template CsrMatrix<Value, std::int32_t> convert_indices<std::int32_t>(                         \
       const CsrMatrix<Value, Index>&);                                                           \

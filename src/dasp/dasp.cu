@@ -1,8 +1,10 @@
-// DASP (SC'23) behind the SpmvMethod interface: the host layout (dasp_format.hpp) built once and
-// uploaded (dasp_device_layout.cuh), then one kernel launch per apply (dasp_kernels.cuh, chosen
-// in dasp_kernel_table.cuh); a matrix without nonzeros costs one y = beta * y (or nothing).
-// With "row_order=plan" the uploaded layout is rewritten to the plan's row order
-// (dasp_plan_row_order) and the plan keeps that order for SpmvPlan::permute / unpermute.
+// DASP (SC'23) behind the SpmvMethod interface: the layout built once, on the GPU from the
+// uploaded CSR (build=device, dasp_device_build.hpp) or on the host and uploaded (build=host,
+// dasp_format.hpp), its values filled on the GPU (dasp_device_layout.cuh); then one kernel launch
+// per apply (dasp_kernels.cuh, chosen in dasp_kernel_table.cuh); a matrix without nonzeros costs
+// one y = beta * y (or nothing). With "row_order=plan" the layout is rewritten to the plan's row
+// order (plan_row_order_on_device) and the plan keeps that order for SpmvPlan::permute /
+// unpermute.
 //
 // Apply is asynchronous on the caller's stream and synchronises nothing. The long-row workspace
 // (partial sums, tickets) belongs to the plan: one plan must not be applied on two streams at
@@ -20,6 +22,7 @@
 #include "common/omp_thread_limit.hpp"
 #include "common/stopwatch.hpp"
 #include "dasp/dasp.hpp"
+#include "dasp/dasp_device_build.hpp"
 #include "dasp/dasp_device_layout.cuh"
 #include "dasp/dasp_format.hpp"
 #include "dasp/dasp_kernel_table.cuh"
@@ -27,6 +30,7 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
+#include "runtime/device_csr_view.hpp"
 #include "runtime/host_upload.hpp"
 #include "runtime/scale.hpp"
 #include "tcsparse/error.hpp"
@@ -40,9 +44,67 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   using Acc = device::Acc<V>;
 
  public:
+  /// From a host CSR of a checked shape (SpmvPlan: checks_csr_on_device). build=device uploads
+  /// it, checks its rows and columns on the GPU and builds the layout there: the row offsets go
+  /// first, and the index arrays are built from them while the columns and values are copied
+  /// (from kDaspOverlappedUploadMinBytes of CSR on). build=host checks it on the host and builds
+  /// the index arrays there.
   DaspSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const DaspParameters& parameters)
       : rows_(matrix.rows), nnz_(matrix.nnz()) {
-    build(matrix, parameters);
+    if (nnz_ == 0 || !parameters.build_on_device) {
+      matrix.validate();
+      build_on_host(matrix, parameters);
+      return;
+    }
+    const detail::CudaStream build_stream;
+    if (csr_bytes(matrix) < kDaspOverlappedUploadMinBytes) {  // a thread costs more than it hides
+      const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
+      phases_.lap("csr_upload");
+      const DeviceCsrView<Value> view = view_of(csr);
+      detail::validate_device_csr(view);
+      phases_.lap("csr_check");
+      fill_values_on_device(build_index(view, parameters, build_stream.get()), view,
+                            parameters);
+      return;
+    }
+    // on another thread while this one stages the CSR (upload_csr_beside): the row offsets are
+    // checked and the index arrays built as soon as row_ptr has landed, the columns checked and
+    // the value arrays allocated as soon as col_idx has, while the values are on their way
+    detail::UploadBesideTimes times;
+    const detail::DeviceCsr<Value> csr = detail::upload_csr_beside<Value>(
+        matrix, detail::current_host_upload(),
+        [&](const detail::DeviceCsr<Value>& uploading, const detail::UploadLanded& landed) {
+          const DeviceCsrView<Value> view = view_of(uploading);
+          phases_.skip();
+          landed.row_ptr(build_stream.get());
+          detail::validate_device_row_offsets(view, build_stream.get());
+          phases_.lap("row_ptr_check");
+          DaspDeviceIndex index = build_index(view, parameters, build_stream.get());
+          landed.col_idx(build_stream.get());
+          detail::validate_device_columns(view, build_stream.get());
+          phases_.lap("columns_check");
+          device_layout_ = std::make_unique<DeviceLayout<Value>>(std::move(index));
+          phases_.lap("allocate_values");
+        },
+        times);
+    phases_.lap("csr_upload_wait");
+    stats_.upload_ms = times.upload_ms;
+    stats_.details["csr_upload_ms"] = times.upload_ms;
+    stats_.details["index_build_ms"] = times.work_ms;
+    stats_.details["upload_waited_for_build_ms"] = times.waited_ms;
+    fill_values_on_device(view_of(csr), parameters);
+  }
+
+  /// From a CSR on the GPU, checked there by the plan. build=device reads the caller's arrays
+  /// during the build only; build=host downloads them once.
+  DaspSpmv(const DeviceCsrView<Value>& view, const DaspParameters& parameters)
+      : rows_(view.rows), nnz_(view.nnz) {
+    if (nnz_ == 0 || !parameters.build_on_device) {
+      build_on_host(detail::download_device_csr(view), parameters);
+      return;
+    }
+    const detail::CudaStream build_stream;
+    fill_values_on_device(build_index(view, parameters, build_stream.get()), view, parameters);
   }
 
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
@@ -71,41 +133,58 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   const DeviceLayout<Value>* device_layout() const { return device_layout_.get(); }
 
  private:
-  /// The host layout (index-only when the device fills the values) and, with
-  /// "row_order=plan", its row order (plan position -> caller row; empty otherwise).
-  struct HostLayout {
-    DaspLayout<Value> layout;
-    std::vector<std::int32_t> plan_order;
-  };
-  static HostLayout build_host_layout(const CsrMatrix<Value, std::int32_t>& matrix,
-                                      const DaspParameters& parameters,
-                                      detail::PhaseTimes& phases) {
-    DaspLayout<Value> layout = build_dasp_layout(
-        matrix, parameters, std::nullopt,
-        parameters.fill_on_device ? DaspFill::index_only : DaspFill::values, &phases);
-    // a matrix without nonzeros has only empty rows, in the caller's order: nothing to reorder
-    std::vector<std::int32_t> plan_order;
-    if (parameters.plan_row_order && matrix.nnz() > 0) {
-      plan_order = dasp_plan_row_order(layout);
-      phases.lap("plan_row_order");
-    }
-    return {std::move(layout), std::move(plan_order)};
-  }
-
   /// The CSR's bytes on the host (what the device fill needs uploaded).
   static std::size_t csr_bytes(const CsrMatrix<Value, std::int32_t>& matrix) {
     return matrix.row_ptr.size() * sizeof(std::int32_t) +
            matrix.col_idx.size() * sizeof(std::int32_t) + matrix.values.size() * sizeof(Value);
   }
 
-  // The build: with the device fill and "upload=overlapped", the CSR goes up on a worker thread
+  static DeviceCsrView<Value> view_of(const detail::DeviceCsr<Value>& csr) {
+    return {csr.rows, csr.cols, csr.nnz, csr.row_ptr.data(), csr.col_idx.data(),
+            csr.values.data()};
+  }
+
+  /// build=device: the index arrays built on the GPU from the view's row offsets on `stream`
+  /// (dasp_device_build.hpp).
+  DaspDeviceIndex build_index(const DeviceCsrView<Value>& view, const DaspParameters& parameters,
+                              cudaStream_t stream) {
+    return build_index_on_device(view.row_ptr, view.rows, view.cols, view.nnz, parameters,
+                                 default_block_shape<Value>(), static_cast<int>(sizeof(Value)),
+                                 &phases_, stream);
+  }
+
+  /// build=device: the layout of `index` allocated, then filled (fill_values_on_device).
+  void fill_values_on_device(DaspDeviceIndex index, const DeviceCsrView<Value>& view,
+                             const DaspParameters& parameters) {
+    device_layout_ = std::make_unique<DeviceLayout<Value>>(std::move(index));
+    phases_.lap("allocate_values");
+    fill_values_on_device(view, parameters);
+  }
+
+  /// build=device: the values filled from the view's columns and values into the allocated
+  /// layout. PlanStats: device_preprocess_ms the checks, the index build, the allocation and the
+  /// fill (GPU work and the few downloads between the steps, wall clock, in part beside the
+  /// upload), upload_ms the CSR's upload; details.plan_phases_ms the parts.
+  void fill_values_on_device(const DeviceCsrView<Value>& view, const DaspParameters& parameters) {
+    device_layout_->fill_values(
+        {view.row_ptr, view.col_idx, reinterpret_cast<const V*>(view.values)}, stats_);
+    phases_.lap("device_fill");
+    stats_.device_preprocess_ms = 0.0;
+    for (const auto& [name, ms] : phases_.laps())
+      if (!name.ends_with("upload") && !name.ends_with("upload_wait"))
+        stats_.device_preprocess_ms += ms;
+    finish(parameters, view.cols, device_layout_->index().info);
+  }
+
+  // build=host: with the device fill and "upload=overlapped", the CSR goes up on a worker thread
   // (BackgroundCsrUpload, kDaspOverlappedUploadCopyShare of the threads copying into the staging
   // ring) while the other threads build the index arrays, which need only row_ptr; then the index
-  // arrays go up, the CSR is waited for, and the GPU fills the values. PlanStats: host_preprocess_ms
-  // the index build, upload_ms the CSR upload (the worker's own time, overlapped or not) plus the
-  // index arrays', device_preprocess_ms the fill; details.plan_phases_ms the parts.
-  void build(const CsrMatrix<Value, std::int32_t>& matrix, const DaspParameters& parameters) {
-    detail::PhaseTimes phases;
+  // arrays go up, the CSR is waited for, and the GPU fills the values. PlanStats:
+  // host_preprocess_ms the index build, upload_ms the CSR upload (the worker's own time,
+  // overlapped or not) plus the index arrays', device_preprocess_ms the fill;
+  // details.plan_phases_ms the parts.
+  void build_on_host(const CsrMatrix<Value, std::int32_t>& matrix,
+                     const DaspParameters& parameters) {
     const bool overlap = nnz_ > 0 && parameters.fill_on_device && parameters.overlapped_upload &&
                          csr_bytes(matrix) >= kDaspOverlappedUploadMinBytes;
     std::optional<detail::BackgroundCsrUpload<Value>> csr_upload;
@@ -123,18 +202,21 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
       stats_.details["build_threads"] = build_threads;
     }
     const detail::Stopwatch host_time;
-    HostLayout built = [&] {
+    overlapped_ = overlap;
+    const DaspLayout<Value> layout = [&] {
       const detail::OmpThreadLimitScope limit(build_threads);
-      return build_host_layout(matrix, parameters, phases);
+      return build_dasp_layout(
+          matrix, parameters, std::nullopt,
+          parameters.fill_on_device ? DaspFill::index_only : DaspFill::values, &phases_);
     }();
-    const DaspLayout<Value>& layout = built.layout;
     stats_.host_preprocess_ms = host_time.elapsed_ms();
-    phases.skip();
+    phases_.skip();
     if (nnz_ > 0) {
       const detail::Stopwatch upload;
-      device_layout_ = std::make_unique<DeviceLayout<Value>>(layout);
+      device_layout_ = std::make_unique<DeviceLayout<Value>>(
+          upload_index(layout), parameters.fill_on_device ? nullptr : &layout);
       stats_.upload_ms = upload.elapsed_ms();
-      phases.lap("index_upload");
+      phases_.lap("index_upload");
       if (parameters.fill_on_device) {
         std::optional<detail::DeviceCsr<Value>> csr;
         if (csr_upload) {
@@ -143,71 +225,74 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
           stats_.upload_ms += upload_ms;
           stats_.details["csr_upload_ms"] = upload_ms;
           stats_.details["csr_upload_waited_ms"] = waited_ms;
-          phases.lap("csr_upload_wait");
+          phases_.lap("csr_upload_wait");
         } else {
           const double before = stats_.upload_ms;
           csr.emplace(detail::upload_csr(matrix, stats_));
           stats_.details["csr_upload_ms"] = stats_.upload_ms - before;
-          phases.lap("csr_upload");
+          phases_.lap("csr_upload");
         }
-        device_layout_->fill_values(layout, *csr, stats_);
-        phases.lap("device_fill");
+        device_layout_->fill_values({csr->row_ptr.data(), csr->col_idx.data(),
+                                     reinterpret_cast<const V*>(csr->values.data())},
+                                    stats_);
+        phases_.lap("device_fill");
       }
-      stats_.device_bytes = device_layout_->bytes();
     }
-    if (!built.plan_order.empty()) {
+    finish(parameters, matrix.cols, layout);
+  }
+
+  /// The plan's row order (row_order=plan), the kernel and the statistics, from the built layout.
+  void finish(const DaspParameters& parameters, std::int64_t cols, const DaspLayoutInfo& info) {
+    // a matrix without nonzeros has only empty rows, in the caller's order: nothing to reorder
+    if (device_layout_ && parameters.plan_row_order) {
       const detail::Stopwatch stopwatch;
-      const std::vector<std::int32_t> caller_to_plan = inverse_row_order(built.plan_order);
-      stats_.host_preprocess_ms += stopwatch.elapsed_ms();
-      const detail::Stopwatch upload;
-      plan_to_caller_ = detail::DeviceBuffer<std::int32_t>(built.plan_order.size());
-      caller_to_plan_ = detail::DeviceBuffer<std::int32_t>(caller_to_plan.size());
-      {
-        detail::HostUploader uploader(detail::current_host_upload());
-        uploader.copy(plan_to_caller_.data(), built.plan_order.data(), plan_to_caller_.bytes());
-        uploader.copy(caller_to_plan_.data(), caller_to_plan.data(), caller_to_plan_.bytes());
-        uploader.finish();
-      }
-      stats_.upload_ms += upload.elapsed_ms();
-      stats_.device_bytes += plan_to_caller_.bytes() + caller_to_plan_.bytes();
+      plan_to_caller_ = detail::DeviceBuffer<std::int32_t>(static_cast<std::size_t>(rows_));
+      caller_to_plan_ = detail::DeviceBuffer<std::int32_t>(static_cast<std::size_t>(rows_));
+      plan_row_order_on_device(device_layout_->index(), plan_to_caller_.data(),
+                               caller_to_plan_.data(), nullptr);
       // P A P^T for a square matrix; a rectangular one keeps x (its columns) in the caller's order
-      device_layout_->to_plan_order(caller_to_plan_.data(), matrix.rows == matrix.cols, stats_);
-      phases.lap("plan_order_upload");
+      device_layout_->to_plan_order(caller_to_plan_.data(), rows_ == cols, stats_);
+      stats_.device_preprocess_ms += stopwatch.elapsed_ms();
+      stats_.device_bytes += plan_to_caller_.bytes() + caller_to_plan_.bytes();
+      phases_.lap("plan_row_order");
     }
+    if (device_layout_) stats_.device_bytes += device_layout_->bytes();
 
     const DaspLoopShape loop = resolve_loop_shape(
-        parameters, matrix.nnz(),
-        static_cast<std::int64_t>(matrix.cols) * static_cast<std::int64_t>(sizeof(Value)),
+        parameters, nnz_, cols * static_cast<std::int64_t>(sizeof(Value)),
         std::is_same_v<Value, double>,
-        is_dense_long_rows_layout(parameters, layout.counts.max_medium_row_length));
-    kernel_ = pick_kernel<V>(layout.rowblocks_per_unit(), loop.blocks_in_flight,
-                             loop.pipelined_loads, layout.shape.column_major);
-    warps_ = layout.counts.warps();
+        is_dense_long_rows_layout(parameters, info.counts.max_medium_row_length));
+    kernel_ = pick_kernel<V>(info.rowblocks_per_unit(), loop.blocks_in_flight,
+                             loop.pipelined_loads, info.shape.column_major);
+    warps_ = info.counts.warps();
     if (warps_ > std::int64_t{0x7fffffff} - device::kWarpsPerBlock)
       throw IndexOverflowError("DASP: " + std::to_string(warps_) +
                                " warps do not fit one launch's 32-bit warp index");
-    const DaspCounts& c = layout.counts;
+    const DaspCounts& c = info.counts;
     stats_.stored_values = c.stored_values();
     stats_.padding_ratio = c.padding_ratio();
     Json extra = std::move(stats_.details);
-    stats_.details = layout_statistics(c, layout.shape, parameters);
+    stats_.details = layout_statistics(c, info.shape, parameters);
     for (auto& [key, value] : extra.items()) stats_.details[key] = value;
+    stats_.details["build"] = parameters.build_on_device && nnz_ > 0 ? "device" : "host";
     stats_.details["fill"] = parameters.fill_on_device ? "device" : "host";
     stats_.details["row_order"] = plan_to_caller_.size() > 0 ? "plan" : "caller";
-    stats_.details["upload"] = overlap ? "overlapped" : "after";
-    stats_.details["host_preprocess_nnz_per_s"] =
-        stats_.host_preprocess_ms > 0
-            ? static_cast<double>(matrix.nnz()) / (stats_.host_preprocess_ms * 1e-3)
-            : 0.0;
+    if (!parameters.build_on_device)
+      stats_.details["upload"] = overlapped_ ? "overlapped" : "after";
+    const double preprocess_ms = stats_.host_preprocess_ms + stats_.device_preprocess_ms;
+    stats_.details["preprocess_nnz_per_s"] =
+        preprocess_ms > 0 ? static_cast<double>(nnz_) / (preprocess_ms * 1e-3) : 0.0;
     stats_.details["threads_per_block"] = device::kThreadsPerBlock;
     stats_.details["blocks_in_flight"] = loop.blocks_in_flight;
     stats_.details["pipelined_loads"] = loop.pipelined_loads ? 1 : 0;
     Json laps = Json::object();
-    for (const auto& [name, ms] : phases.laps()) laps[name] = ms;
+    for (const auto& [name, ms] : phases_.laps()) laps[name] = ms;
     stats_.details["plan_phases_ms"] = std::move(laps);
   }
 
   std::int64_t rows_ = 0, nnz_ = 0;
+  bool overlapped_ = false;  // build=host: the CSR went up beside the index build
+  detail::PhaseTimes phases_;
   std::unique_ptr<DeviceLayout<Value>> device_layout_;  // null when nnz_ == 0
   detail::DeviceBuffer<std::int32_t> plan_to_caller_, caller_to_plan_;  // "row_order=plan"
   DaspKernel<V> kernel_ = nullptr;
@@ -223,27 +308,53 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std:
   return std::make_unique<DaspSpmv<Value>>(matrix, dasp_parameters(parameters));
 }
 
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
+    const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters) {
+  return std::make_unique<DaspSpmv<Value>>(matrix, dasp_parameters(parameters));
+}
+
 namespace testing {
 
 template <typename Value>
-DaspValueArrays<Value> download_value_arrays(const detail::SpmvMethod<Value>& method) {
+const DaspSpmv<Value>& dasp_method_of(const detail::SpmvMethod<Value>& method) {
   const auto* dasp = dynamic_cast<const DaspSpmv<Value>*>(&method);
-  if (!dasp) throw Error("download_value_arrays: not a DASP method");
-  if (!dasp->device_layout()) return {};  // no nonzeros, nothing uploaded
-  return dasp->device_layout()->download_values();
+  if (!dasp) throw Error("DASP testing access: not a DASP method");
+  return *dasp;
 }
 
-template DaspValueArrays<double> download_value_arrays(const detail::SpmvMethod<double>&);
-template DaspValueArrays<half> download_value_arrays(const detail::SpmvMethod<half>&);
-template DaspValueArrays<bfloat16> download_value_arrays(const detail::SpmvMethod<bfloat16>&);
+template <typename Value>
+DaspValueArrays<Value> download_value_arrays(const detail::SpmvMethod<Value>& method) {
+  const DaspSpmv<Value>& dasp = dasp_method_of(method);
+  if (!dasp.device_layout()) return {};  // no nonzeros, nothing uploaded
+  return dasp.device_layout()->download_values();
+}
+
+template <typename Value>
+DaspLayout<Value> download_index_arrays(const detail::SpmvMethod<Value>& method) {
+  const DaspSpmv<Value>& dasp = dasp_method_of(method);
+  if (!dasp.device_layout()) return {};
+  return download_index<Value>(dasp.device_layout()->index());
+}
+
+#define TCSPARSE_DASP_TESTING_INSTANTIATE(Value)                                                   \
+  template DaspValueArrays<Value> download_value_arrays(const detail::SpmvMethod<Value>&);        \
+  template DaspLayout<Value> download_index_arrays(const detail::SpmvMethod<Value>&);
+TCSPARSE_DASP_TESTING_INSTANTIATE(double)
+TCSPARSE_DASP_TESTING_INSTANTIATE(half)
+TCSPARSE_DASP_TESTING_INSTANTIATE(bfloat16)
+#undef TCSPARSE_DASP_TESTING_INSTANTIATE
 
 }  // namespace testing
 
-template std::unique_ptr<detail::SpmvMethod<double>> make_spmv(
-    const CsrMatrix<double, std::int32_t>&, const detail::ParameterValues&);
-template std::unique_ptr<detail::SpmvMethod<half>> make_spmv(const CsrMatrix<half, std::int32_t>&,
-                                                             const detail::ParameterValues&);
-template std::unique_ptr<detail::SpmvMethod<bfloat16>> make_spmv(
-    const CsrMatrix<bfloat16, std::int32_t>&, const detail::ParameterValues&);
+#define TCSPARSE_DASP_INSTANTIATE(Value)                                                           \
+  template std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(                                  \
+      const CsrMatrix<Value, std::int32_t>&, const detail::ParameterValues&);                     \
+  template std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(                      \
+      const DeviceCsrView<Value>&, const detail::ParameterValues&);
+TCSPARSE_DASP_INSTANTIATE(double)
+TCSPARSE_DASP_INSTANTIATE(half)
+TCSPARSE_DASP_INSTANTIATE(bfloat16)
+#undef TCSPARSE_DASP_INSTANTIATE
 
 }  // namespace tcsparse::dasp

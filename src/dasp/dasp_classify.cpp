@@ -35,7 +35,7 @@ RowOrder sort_rows_by_length(const std::vector<int32_t>& row_ptr, int64_t rows, 
   order.rows.resize(sz(rows));
   const int team = threads_for(rows, 0);
   std::vector<int64_t> offsets(sz(team) * sz(key_count), 0);
-  std::vector<int64_t> bucket_begin(sz(key_count) + 1, 0);
+  std::vector<int64_t> bucket_begin;
 #pragma omp parallel num_threads(team) if (team > 1)
   {
     const int t = omp_get_thread_num();
@@ -46,9 +46,13 @@ RowOrder sort_rows_by_length(const std::vector<int32_t>& row_ptr, int64_t rows, 
 #pragma omp barrier
 #pragma omp single
     {
-      int64_t position = 0;
-      for (int key = key_count - 1; key >= 0; --key) {
-        bucket_begin[sz(key)] = position;
+      std::vector<int64_t> rows_of_key(sz(key_count), 0);
+      for (int u = 0; u < nt; ++u)
+        for (int key = 0; key < key_count; ++key)
+          rows_of_key[sz(key)] += offsets[sz(u) * sz(key_count) + sz(key)];
+      bucket_begin = descending_bucket_starts(rows_of_key);
+      for (int key = 0; key < key_count; ++key) {
+        int64_t position = bucket_begin[sz(key)];
         for (int u = 0; u < nt; ++u) {
           int64_t& slot = offsets[sz(u) * sz(key_count) + sz(key)];
           const int64_t count = slot;
@@ -59,24 +63,8 @@ RowOrder sort_rows_by_length(const std::vector<int32_t>& row_ptr, int64_t rows, 
     }
     for (int64_t r = b; r < e; ++r) order.rows[sz(mine[key_of(r)]++)] = static_cast<int32_t>(r);
   }
-  order.medium_begin = bucket_begin[sz(max_medium)];
-  const int longest_short = shortest_medium - 1;
-  order.short_begin = bucket_begin[sz(longest_short)];
-  order.empty_begin = bucket_begin[0];
-  for (int k = 1; k <= kDaspMaxShortRowLength; ++k) {
-    order.short_begin_of[sz(k)] = bucket_begin[sz(k)];
-    // keys descend, so the bucket of length k ends where the bucket of k - 1 begins
-    order.short_count_of[sz(k)] =
-        k <= longest_short ? bucket_begin[sz(k - 1)] - bucket_begin[sz(k)] : 0;
-  }
+  static_cast<CategoryBounds&>(order) = category_bounds(bucket_begin, max_medium, shortest_medium);
   return order;
-}
-
-/// The fewest values a medium block must hold to be kept as a regular block (§3.2 threshold),
-/// at least 1 (an empty chunk is never a block).
-int min_regular_fill(const DaspParameters& parameters, DaspBlockShape shape) {
-  const double needed = parameters.regular_block_min_fill * shape.values();
-  return std::max(1, static_cast<int>(std::ceil(needed - 1e-9)));
 }
 
 /// Regroups the medium rows, sorted by length (descending, stable), by windows of `window`
@@ -127,12 +115,6 @@ void window_medium_rows(RowOrder& order, int64_t rows, int64_t window, int block
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
   for (int64_t m = 0; m < count; ++m) medium[m] = windowed[sz(m)];
 }
-
-/// What the regular blocks of the medium row-blocks add up to (count_regular_blocks).
-struct RegularBlockCounts {
-  int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tail_blocks = 0;
-  int64_t largest_row_block = 0;  ///< regular blocks of the largest row-block
-};
 
 /// Per medium row-block of shape.rows consecutive rows of the order, its regular blocks: the
 /// leading chunks of 4 columns that hold at least min_fill values (a prefix, since each
@@ -192,6 +174,141 @@ bool resolve_fp64_column_major(const DaspParameters& parameters, DaspBlockShape 
          counts.padded_tail_blocks > 0;
 }
 
+// ---- decisions shared with the device build -----------------------------------------------
+
+std::vector<int64_t> internal::descending_bucket_starts(std::span<const int64_t> rows_of_key) {
+  std::vector<int64_t> begin(rows_of_key.size(), 0);
+  int64_t position = 0;
+  for (auto key = static_cast<int64_t>(rows_of_key.size()) - 1; key >= 0; --key) {
+    begin[sz(key)] = position;
+    position += rows_of_key[sz(key)];
+  }
+  return begin;
+}
+
+CategoryBounds internal::category_bounds(std::span<const int64_t> bucket_begin, int max_medium,
+                                         int shortest_medium) {
+  CategoryBounds b;
+  b.medium_begin = bucket_begin[sz(max_medium)];
+  const int longest_short = shortest_medium - 1;
+  b.short_begin = bucket_begin[sz(longest_short)];
+  b.empty_begin = bucket_begin[0];
+  for (int k = 1; k <= kDaspMaxShortRowLength; ++k) {
+    b.short_begin_of[sz(k)] = bucket_begin[sz(k)];
+    // keys descend, so the bucket of length k ends where the bucket of k - 1 begins
+    b.short_count_of[sz(k)] =
+        k <= longest_short ? bucket_begin[sz(k - 1)] - bucket_begin[sz(k)] : 0;
+  }
+  return b;
+}
+
+int internal::min_regular_fill(const DaspParameters& parameters, DaspBlockShape shape) {
+  const double needed = parameters.regular_block_min_fill * shape.values();
+  return std::max(1, static_cast<int>(std::ceil(needed - 1e-9)));
+}
+
+bool internal::windows_apply(int64_t window, int64_t rows, int medium_rows_per_warp,
+                             int block_rows, const DaspParameters& parameters, int max_medium,
+                             int64_t rows_medium) {
+  // One row-block a warp (heavy tails, dense long rows) keeps the whole-matrix sort unless the
+  // window is asked for: its row-blocks may be split over warps, and the split ones must lead
+  // the order; and windows measured slower there (kDaspMediumRowWindow). An explicit window
+  // applies there too, where no row-block is split (medium_blocks_per_warp not given).
+  const bool unit_of_several_row_blocks = medium_rows_per_warp > block_rows;
+  const bool asked_without_splits =
+      parameters.medium_row_window > 0 && parameters.medium_blocks_per_warp == 0;
+  return window > 0 && window < rows && (unit_of_several_row_blocks || asked_without_splits) &&
+         !is_dense_long_rows_layout(parameters, max_medium) && rows_medium > block_rows;
+}
+
+void internal::set_medium_counts(DaspCounts& c, DaspBlockShape& shape,
+                                 const DaspParameters& parameters,
+                                 const RegularBlockCounts& blocks) {
+  c.regular_blocks = blocks.regular_blocks;
+  c.padded_tail_blocks = blocks.padded_tail_blocks;
+  shape.column_major = resolve_fp64_column_major(parameters, shape, c);
+  c.column_major_blocks = shape.column_major;
+  c.nnz_medium_regular = blocks.regular_nnz;
+  c.nnz_medium_irregular = blocks.medium_nnz - blocks.regular_nnz;
+  c.stored_medium_regular = blocks.regular_blocks * shape.values();
+  detail::require_offsets_fit<int32_t>(c.stored_medium_regular,
+                                       "DASP layout: the regular medium-row values");
+}
+
+void internal::set_long_counts(DaspCounts& c, int64_t nnz_long, int64_t long_groups,
+                               int64_t group_values) {
+  c.nnz_long = nnz_long;
+  c.long_groups = long_groups;
+  c.stored_long = long_groups * group_values;
+  detail::require_offsets_fit<int32_t>(c.stored_long, "DASP layout: the long-row values");
+}
+
+DaspWorkSplit internal::resolve_layout_work(const DaspParameters& parameters, int64_t nnz,
+                                            int64_t rows, int64_t longest_long_row,
+                                            int max_medium, int block_rows,
+                                            int& medium_rows_per_warp) {
+  DaspWorkSplit split = resolve_work_split(parameters);
+  if (!parameters.long_groups_per_warp && nnz < kDaspSmallMatrixNnz && rows > 0 &&
+      static_cast<double>(longest_long_row) >
+          kDaspVeryLongRowRatio * static_cast<double>(nnz) / static_cast<double>(rows))
+    split.long_groups_per_warp = kDaspSmallMatrixLongGroupsPerWarp;  // few, very long rows
+  if (is_dense_long_rows_layout(parameters, max_medium)) {
+    // dense long rows: one row-block a warp, in pieces (kDaspDenseRowsBlocksPerPiece)
+    if (!parameters.medium_rows_per_warp) medium_rows_per_warp = block_rows;
+    if (!parameters.medium_blocks_per_warp)
+      split.medium_blocks_per_warp = kDaspDenseRowsBlocksPerPiece;
+  }
+  return split;
+}
+
+void internal::piece_short_and_empty_rows(DaspCounts& c, const CategoryBounds& bounds,
+                                          int64_t rows, const DaspParameters& parameters) {
+  // 1+3 pairs, rows of 4 (with the 3s left over and an odd 2 padded), 2+2 pairs, and the 1s
+  // left over one value a row (§3.2)
+  for (int k = 1; k <= kDaspMaxShortRowLength; ++k) {
+    c.short_rows_of_length[sz(k)] = bounds.short_count_of[sz(k)];
+    c.rows_short += bounds.short_count_of[sz(k)];
+    c.nnz_short += k * bounds.short_count_of[sz(k)];
+  }
+  const auto& n = c.short_rows_of_length;
+  c.pairs_1_3 = std::min(n[1], n[3]);
+  c.padded_3 = n[3] - c.pairs_1_3;
+  c.single_1 = n[1] - c.pairs_1_3;
+  c.pairs_2_2 = n[2] / 2;
+  c.padded_2 = n[2] % 2;
+  c.rows_4 = n[4] + c.padded_3 + c.padded_2;
+  c.short_tiles[0] = ceil_div(c.pairs_1_3, kShortPairsPerTile);
+  c.short_tiles[1] = ceil_div(c.rows_4, kWarpSize);
+  c.short_tiles[2] = ceil_div(c.pairs_2_2, kShortPairsPerTile);
+  c.short_tiles[3] = ceil_div(c.single_1, kWarpSize);
+  int64_t short_tiles = 0;
+  for (int kind = 0; kind < kDaspShortKinds; ++kind) {
+    c.stored_short += c.short_tiles[sz(kind)] * kDaspShortTileValues[sz(kind)];
+    short_tiles += c.short_tiles[sz(kind)];
+  }
+  c.short_tiles_by_row =
+      parameters.short_tile_order == 2 ||
+      (parameters.short_tile_order == 0 && short_tiles >= kDaspShortTilesByRowMin);
+  c.rows_empty = rows - bounds.empty_begin;
+  c.empty_tiles = ceil_div(c.rows_empty, kWarpSize);
+}
+
+std::array<DaspShortPart, kDaspShortKinds> internal::short_parts_of(const DaspCounts& c) {
+  std::array<DaspShortPart, kDaspShortKinds> parts{};
+  int64_t values = 0, row_ids = 0;
+  for (int kind = 0; kind < kDaspShortKinds; ++kind) {
+    DaspShortPart& part = parts[sz(kind)];
+    part.tiles = c.short_tiles[sz(kind)];
+    part.value_offset = values;
+    part.row_offset = row_ids;
+    values += part.tiles * kDaspShortTileValues[sz(kind)];
+    row_ids += part.tiles * kWarpSize;
+  }
+  return parts;
+}
+
+// ---- the host plan ----------------------------------------------------------------------------
+
 template <typename Value>
 LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
                                  const DaspParameters& parameters, DaspBlockShape shape,
@@ -226,25 +343,22 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   const RowOrder& order = plan.order;  // its medium rows may be regrouped below
   DaspCounts& c = plan.counts;
 
-  // Long rows: groups of 2 blocks (§3.2); warp tasks of long_groups_per_warp groups.
+  // Long rows: groups of 2 blocks (§3.2).
   c.rows_long = plan.long_rows();
-  int64_t longest_row = 0, nnz_long = 0, long_groups = 0;
+  int64_t longest_long_row = 0, nnz_long = 0, long_groups = 0;
+  const int64_t group_values = plan.group_values();
   {
-    const int64_t group_values = plan.group_values();
     const int long_team = threads_for(c.rows_long, 0);
 #pragma omp parallel for num_threads(long_team) if (long_team > 1) schedule(static)           \
-    reduction(+ : nnz_long, long_groups) reduction(max : longest_row)
+    reduction(+ : nnz_long, long_groups) reduction(max : longest_long_row)
     for (int64_t l = 0; l < c.rows_long; ++l) {
       const int64_t len = length(order.rows[sz(l)]);
       nnz_long += len;
       long_groups += ceil_div(len, group_values);
-      longest_row = std::max(longest_row, len);
+      longest_long_row = std::max(longest_long_row, len);
     }
   }
-  c.nnz_long = nnz_long;
-  c.long_groups = long_groups;
-  c.stored_long = c.long_groups * plan.group_values();
-  detail::require_offsets_fit<int32_t>(c.stored_long, "DASP layout: the long-row values");
+  set_long_counts(c, nnz_long, long_groups, group_values);
 
   // Medium rows: row-blocks of shape.rows sorted rows and their regular blocks (§3.2).
   c.rows_medium = plan.medium_rows();
@@ -258,48 +372,29 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
       resolve_medium_rows_per_warp(parameters, c.rows_medium, block_rows, c.row_blocks,
                                    blocks.regular_blocks, blocks.largest_row_block);
   // Sorted within windows of caller rows (kDaspMediumRowWindow) when warps take several
-  // row-blocks. One row-block a warp (heavy tails, dense long rows) keeps the whole-matrix sort:
-  // its row-blocks may be split over warps, and the split ones must lead the order; and windows
-  // measured slower there (kDaspMediumRowWindow).
+  // row-blocks.
   const int64_t window = resolve_medium_row_window(parameters, rows);
-  if (window > 0 && window < rows && plan.medium_rows_per_warp > block_rows &&
-      !is_dense_long_rows_layout(parameters, max_medium) && c.rows_medium > block_rows) {
+  if (windows_apply(window, rows, plan.medium_rows_per_warp, block_rows, parameters, max_medium,
+                    c.rows_medium)) {
     window_medium_rows(plan.order, rows, window, block_rows, length);
     blocks = count_regular_blocks(plan.order, c.rows_medium, shape, min_fill, length,
                                   plan.regular_chunks);
     c.medium_row_window = window;
   }
   lap(phases, "windows");
-  c.regular_blocks = blocks.regular_blocks;
-  c.padded_tail_blocks = blocks.padded_tail_blocks;
-  plan.shape.column_major = resolve_fp64_column_major(parameters, shape, c);
-  c.column_major_blocks = plan.shape.column_major;
-  c.nnz_medium_regular = blocks.regular_nnz;
-  c.nnz_medium_irregular = blocks.medium_nnz - blocks.regular_nnz;
-  c.stored_medium_regular = blocks.regular_blocks * shape.values();
-  detail::require_offsets_fit<int32_t>(c.stored_medium_regular,
-                                       "DASP layout: the regular medium-row values");
+  set_medium_counts(c, plan.shape, parameters, blocks);
 
   // Warps: long tasks of split.long_groups_per_warp groups; medium units of rowblocks_per_unit
   // row-blocks, or, one row-block a warp, pieces of split.medium_blocks_per_warp blocks.
-  plan.split = resolve_work_split(parameters);
-  if (!parameters.long_groups_per_warp && matrix.nnz() < kDaspSmallMatrixNnz && rows > 0 &&
-      static_cast<double>(longest_row) >
-          kDaspVeryLongRowRatio * static_cast<double>(matrix.nnz()) / static_cast<double>(rows))
-    plan.split.long_groups_per_warp = kDaspSmallMatrixLongGroupsPerWarp;  // few, very long rows
-  if (is_dense_long_rows_layout(parameters, max_medium)) {
-    // dense long rows: one row-block a warp, in pieces (kDaspDenseRowsBlocksPerPiece)
-    if (!parameters.medium_rows_per_warp) plan.medium_rows_per_warp = block_rows;
-    if (!parameters.medium_blocks_per_warp)
-      plan.split.medium_blocks_per_warp = kDaspDenseRowsBlocksPerPiece;
-  }
+  plan.split = resolve_layout_work(parameters, matrix.nnz(), rows, longest_long_row, max_medium,
+                                   block_rows, plan.medium_rows_per_warp);
   const int64_t rowblocks_per_unit = plan.medium_rows_per_warp / block_rows;
   c.split = plan.split;
   c.max_medium_row_length = max_medium;
   c.medium_rows_per_warp = plan.medium_rows_per_warp;
   {
     int64_t long_tasks = 0;
-    const int64_t group_values = plan.group_values(), per_task = plan.split.long_groups_per_warp;
+    const int64_t per_task = plan.split.long_groups_per_warp;
     const int long_team = threads_for(c.rows_long, 0);
 #pragma omp parallel for num_threads(long_team) if (long_team > 1) schedule(static)           \
     reduction(+ : long_tasks)
@@ -318,36 +413,7 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   } else {
     c.medium_units = ceil_div(c.row_blocks, rowblocks_per_unit);
   }
-
-  // Short rows (§3.2): 1+3 pairs, rows of 4 (with the 3s left over and an odd 2 padded),
-  // 2+2 pairs, and the 1s left over one value a row.
-  for (int k = 1; k <= kDaspMaxShortRowLength; ++k) {
-    c.short_rows_of_length[sz(k)] = order.short_count_of[sz(k)];
-    c.rows_short += order.short_count_of[sz(k)];
-    c.nnz_short += k * order.short_count_of[sz(k)];
-  }
-  const auto& n = c.short_rows_of_length;
-  c.pairs_1_3 = std::min(n[1], n[3]);
-  c.padded_3 = n[3] - c.pairs_1_3;
-  c.single_1 = n[1] - c.pairs_1_3;
-  c.pairs_2_2 = n[2] / 2;
-  c.padded_2 = n[2] % 2;
-  c.rows_4 = n[4] + c.padded_3 + c.padded_2;
-  constexpr int kPairsPerTile = kWarpSize / 2;
-  c.short_tiles[0] = ceil_div(c.pairs_1_3, kPairsPerTile);
-  c.short_tiles[1] = ceil_div(c.rows_4, kWarpSize);
-  c.short_tiles[2] = ceil_div(c.pairs_2_2, kPairsPerTile);
-  c.short_tiles[3] = ceil_div(c.single_1, kWarpSize);
-  std::int64_t short_tiles = 0;
-  for (int kind = 0; kind < kDaspShortKinds; ++kind) {
-    c.stored_short += c.short_tiles[sz(kind)] * kDaspShortTileValues[sz(kind)];
-    short_tiles += c.short_tiles[sz(kind)];
-  }
-  c.short_tiles_by_row = parameters.short_tile_order == 2 ||
-                         (parameters.short_tile_order == 0 && short_tiles >= kDaspShortTilesByRowMin);
-
-  c.rows_empty = rows - order.empty_begin;
-  c.empty_tiles = ceil_div(c.rows_empty, kWarpSize);
+  piece_short_and_empty_rows(c, order, rows, parameters);
   lap(phases, "work_split");
   return plan;
 }

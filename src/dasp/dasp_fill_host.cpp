@@ -182,14 +182,6 @@ void fill_medium(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan
   }
 }
 
-/// Output index inside a pair tile of the first (part 0) or second (part 1) row of pair `k`
-/// (0..15): the tile's mma m = 2 * block + part computes block rows 0..R-1 into outputs
-/// m * R + slot.
-int pair_output(int k, int part, int block_rows) {
-  const int block = k / block_rows, slot = k % block_rows;
-  return (2 * block + part) * block_rows + slot;
-}
-
 template <typename Value>
 void fill_short(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan,
                 DaspLayout<Value>& layout) {
@@ -204,15 +196,10 @@ void fill_short(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan,
   const int32_t* threes = rows_of(3);
   const int32_t* fours = rows_of(4);
 
-  int64_t values = 0, row_ids = 0;
-  for (int kind = 0; kind < kDaspShortKinds; ++kind) {
-    DaspShortPart& part = layout.short_parts[sz(kind)];
-    part.tiles = c.short_tiles[sz(kind)];
-    part.value_offset = values;
-    part.row_offset = row_ids;
-    values += part.tiles * kDaspShortTileValues[sz(kind)];
-    row_ids += part.tiles * kWarpSize;
-  }
+  layout.short_parts = short_parts_of(c);
+  int64_t values = c.stored_short;
+  const int64_t row_ids = kWarpSize * (c.short_tiles[0] + c.short_tiles[1] + c.short_tiles[2] +
+                                       c.short_tiles[3]);
   const bool fill_values = plan.fill_values;
   if (!fill_values) values = 0;
   layout.short_values = HostArray<Value>(sz(values));
@@ -267,8 +254,8 @@ void fill_short(const CsrMatrix<Value, int32_t>& matrix, const LayoutPlan& plan,
       const int64_t first_stride = p.kind == DaspShortKind::pairs_2_2 ? 2 : 1;
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
       for (int64_t pair = 0; pair < p.pairs; ++pair) {
-        const int64_t tile = pair / (kWarpSize / 2);
-        const int k = static_cast<int>(pair % (kWarpSize / 2));
+        const int64_t tile = pair / kShortPairsPerTile;
+        const int k = static_cast<int>(pair % kShortPairsPerTile);
         const int block = k / block_rows, slot = k % block_rows;
         const int64_t block_start = part.value_offset + tile * 64 + int64_t{block} * block_values;
         const int32_t a = p.first[pair * first_stride], b = p.second[pair * p.second_stride];

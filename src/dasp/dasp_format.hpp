@@ -94,6 +94,7 @@ struct DaspLongTask {
   std::int32_t block_begin = 0;
   std::int32_t block_end = 0;
   std::int32_t long_row = 0;     ///< index among the long rows (tickets, task pointers)
+  friend bool operator==(const DaspLongTask&, const DaspLongTask&) = default;
 };
 static_assert(sizeof(DaspLongTask) == 16);
 
@@ -105,6 +106,7 @@ static_assert(sizeof(DaspLongTask) == 16);
 struct DaspMediumPiece {
   std::int32_t row_block = 0;
   std::int32_t piece = 0;
+  friend bool operator==(const DaspMediumPiece&, const DaspMediumPiece&) = default;
 };
 static_assert(sizeof(DaspMediumPiece) == 8);
 
@@ -120,6 +122,7 @@ struct DaspShortPart {
   std::int64_t tiles = 0;         ///< warp tiles of 32 outputs
   std::int64_t value_offset = 0;  ///< first value in short_values / short_cols
   std::int64_t row_offset = 0;    ///< first entry in short_row_ids (= 32 * tiles before it)
+  friend bool operator==(const DaspShortPart&, const DaspShortPart&) = default;
 };
 
 /// What the layout holds, for statistics and tests. "stored" counts padding.
@@ -167,11 +170,14 @@ struct DaspCounts {
     for (auto t : short_tiles) w += t;
     return w;
   }
+  friend bool operator==(const DaspCounts&, const DaspCounts&) = default;
 };
 
-/// The DASP layout of one matrix.
-template <typename Value>
-struct DaspLayout {
+/// The scalars of a DASP layout: its size, the decisions it was built with, what it holds and
+/// where its parts start. The host layout (DaspLayout) and the device-built one
+/// (dasp_device_build.hpp) share them, so that the kernels' arguments, the statistics and the
+/// tests read one struct whichever side built the arrays.
+struct DaspLayoutInfo {
   std::int32_t rows = 0, cols = 0;
   std::int64_t nnz = 0;
   DaspBlockShape shape;
@@ -180,6 +186,33 @@ struct DaspLayout {
   DaspWorkSplit split;           ///< resolved long groups / medium blocks a warp
   DaspCounts counts;
 
+  /// With one row-block a warp (rowblocks_per_unit() == 1), a row-block of more than
+  /// medium_blocks_per_piece regular blocks is split into pieces: warp rb takes piece 0 of
+  /// row-block rb (and its irregular part), warp row_blocks + e takes medium_extra_pieces[e].
+  /// Split row-blocks are a prefix (block counts do not grow along the sorted row-blocks), so
+  /// their partial sums fit [split row-blocks][medium_max_pieces][shape.rows].
+  std::int32_t medium_blocks_per_piece = 1 << 30;
+  std::int32_t medium_max_pieces = 1;
+  std::int64_t medium_split_row_blocks = 0;
+  /// The leading medium warp units (row-blocks when one a warp) without irregular values:
+  /// their warps skip reading irregular_ptr. Rows are sorted by length, so they are a prefix.
+  std::int64_t medium_plain_units = 0;
+
+  /// Where each short kind lives in the short arrays.
+  std::array<DaspShortPart, kDaspShortKinds> short_parts{};
+
+  int rowblocks_per_unit() const { return medium_rows_per_warp / shape.rows; }
+  std::int64_t medium_units() const { return counts.medium_units; }
+  /// Medium row-blocks padded to whole warp units (medium_row_ids holds their rows).
+  std::int64_t padded_row_blocks() const {
+    const std::int64_t per_unit = rowblocks_per_unit();
+    return (counts.row_blocks + per_unit - 1) / per_unit * per_unit;
+  }
+};
+
+/// The DASP layout of one matrix, built on the host: its scalars and every array.
+template <typename Value>
+struct DaspLayout : DaspLayoutInfo {
   // Long rows (§3.2 longVal, longCid, groupPtr). Row l holds groups
   // [long_group_ptr[l], long_group_ptr[l+1]) of 2 blocks; its values in order, then zeros.
   std::vector<std::int32_t> long_row_ids;
@@ -193,15 +226,8 @@ struct DaspLayout {
   // order, padded with empty rows / row-blocks to whole warp units (row id -1).
   std::vector<std::int32_t> medium_row_ids;  ///< [padded row-blocks * shape.rows]
   std::vector<std::int32_t> rowblock_ptr;    ///< value offsets, [padded row-blocks + 1]
-  /// With one row-block a warp (rowblocks_per_unit() == 1), a row-block of more than
-  /// medium_blocks_per_piece regular blocks is split into pieces: warp rb takes piece 0 of
-  /// row-block rb (and its irregular part), warp row_blocks + e takes medium_extra_pieces[e].
-  /// Split row-blocks are a prefix (block counts do not grow along the sorted row-blocks), so
-  /// their partial sums fit [split row-blocks][medium_max_pieces][shape.rows].
+  /// The further pieces of split row-blocks (DaspLayoutInfo::medium_blocks_per_piece).
   std::vector<DaspMediumPiece> medium_extra_pieces;
-  std::int32_t medium_blocks_per_piece = 1 << 30;
-  std::int32_t medium_max_pieces = 1;
-  std::int64_t medium_split_row_blocks = 0;
   HostArray<Value> regular_values;
   HostArray<std::int32_t> regular_cols;
   /// [padded row-blocks]: values of its longest row (its first) in the row-block's last regular
@@ -209,15 +235,11 @@ struct DaspLayout {
   /// are padding in every row, which the fp64 kernel does not load from column-major blocks.
   std::vector<std::uint8_t> medium_tail_widths;
   std::vector<std::int32_t> irregular_ptr;   ///< [padded row-blocks * shape.rows + 1]
-  /// The leading medium warp units (row-blocks when one a warp) without irregular values:
-  /// their warps skip reading irregular_ptr. Rows are sorted by length, so they are a prefix.
-  std::int64_t medium_plain_units = 0;
   HostArray<Value> irregular_values;
   HostArray<std::int32_t> irregular_cols;
 
-  // Short rows (§3.2 shortVal, shortCid): the four kinds one after another in warp tiles; row
-  // ids in output order (tile * 32 + lane), -1 where a tile is not full.
-  std::array<DaspShortPart, kDaspShortKinds> short_parts{};
+  // Short rows (§3.2 shortVal, shortCid): the four kinds one after another in warp tiles
+  // (short_parts); row ids in output order (tile * 32 + lane), -1 where a tile is not full.
   HostArray<Value> short_values;
   HostArray<std::int32_t> short_cols;
   std::vector<std::int32_t> short_row_ids;
@@ -227,9 +249,6 @@ struct DaspLayout {
 
   // Empty rows, padded with -1 to whole tiles of 32.
   std::vector<std::int32_t> empty_row_ids;
-
-  int rowblocks_per_unit() const { return medium_rows_per_warp / shape.rows; }
-  std::int64_t medium_units() const { return counts.medium_units; }
 };
 
 /// What build_dasp_layout fills: every array, or the index arrays only (row ids, offsets, tasks,

@@ -1,5 +1,5 @@
-// What the DASP host-layout files share and nobody else includes (dasp_format.hpp is the public
-// face). The build runs in two phases that share one plan:
+// What the DASP layout builders share and nobody outside src/dasp includes (dasp_format.hpp is
+// the public face). The host build runs in two phases that share one plan:
 //   plan  row lengths -> one stable counting sort of all rows by category key (long rows keep
 //         their order, medium rows by length descending, short rows 4, 3, 2, 1, then empty
 //         rows); regular chunk count of every medium row-block; long groups; short piecing counts.
@@ -7,42 +7,34 @@
 //   fill  prefix sums for the offsets, then every array filled in parallel (each thread writes
 //         its own rows / groups / row-blocks; no synchronisation). dasp_fill_host.cpp.
 // count_dasp_layout stops after the plan. dasp_host_apply.cpp walks a built layout;
-// dasp_stats.cpp writes the counts as JSON.
+// dasp_stats.cpp writes the counts as JSON. The device build (dasp_device_build.cu) computes the
+// same counts on the GPU; both take every decision through dasp_layout_decisions.hpp.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <span>
 #include <vector>
 
 #include "common/parallel.hpp"
 #include "dasp/dasp_format.hpp"
+#include "dasp/dasp_layout_decisions.hpp"
 
 namespace tcsparse::dasp::internal {
 
-using std::int32_t;
-using std::int64_t;
 using detail::threads_for;
 
-inline std::size_t sz(int64_t v) { return static_cast<std::size_t>(v); }
-
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/// Values of a row-block's longest row (its first: rows are sorted by length) in the last of its
-/// `blocks` regular blocks, 1..width; no other row of the row-block has more there.
-inline int64_t tail_width(int64_t longest_row, int64_t blocks, int width) {
-  return std::clamp<int64_t>(longest_row - (blocks - 1) * width, 1, width);
-}
-
 /// All rows in category order (see the top of this file) and where each category starts.
-struct RowOrder {
+struct RowOrder : CategoryBounds {
   detail::UninitializedVector<int32_t> rows;  ///< every entry written by the (parallel) sort
-  int64_t medium_begin = 0, short_begin = 0, empty_begin = 0;
-  /// short rows of length k are [short_begin_of[k], short_begin_of[k] + count)
-  std::array<int64_t, 5> short_begin_of{};
-  std::array<int64_t, 5> short_count_of{};
 };
+
+/// The summary of the row lengths of row_ptr (host, OpenMP).
+RowLengthSummary summarize_row_lengths(std::span<const int32_t> row_ptr, int64_t cols,
+                                       DaspBlockShape shape);
 
 /// The decisions of the layout, shared by count_dasp_layout and build_dasp_layout.
 struct LayoutPlan {
@@ -57,7 +49,7 @@ struct LayoutPlan {
 
   int64_t long_rows() const { return order.medium_begin; }
   int64_t medium_rows() const { return order.short_begin - order.medium_begin; }
-  int64_t group_values() const { return int64_t{kDaspBlocksPerLongGroup} * shape.values(); }
+  int64_t group_values() const { return long_row_group_values(shape); }
 };
 
 /// The plan of a layout (classification, row sort, counts, work split): dasp_classify.cpp.
@@ -66,11 +58,6 @@ struct LayoutPlan {
 template <typename Value>
 LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParameters& parameters,
                        DaspBlockShape shape, detail::PhaseTimes* phases = nullptr);
-
-/// phases->lap(name) where phases is given.
-inline void lap(detail::PhaseTimes* phases, const char* name) {
-  if (phases) phases->lap(name);
-}
 
 }  // namespace tcsparse::dasp::internal
 

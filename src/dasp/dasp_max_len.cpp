@@ -1,5 +1,7 @@
 // DASP's MAX_LEN policy: the longest medium row (resolve_max_medium_row_length), with the
 // small-matrix candidates and the dense-long-rows rule (dasp_parameters.hpp names the constants).
+// The decision reads a summary of the row lengths (RowLengthSummary), which the host computes here
+// from row_ptr and the device build on the GPU, so that both take the same MAX_LEN.
 #include "dasp/dasp_format_internal.hpp"
 
 #include <algorithm>
@@ -19,66 +21,89 @@ constexpr int64_t kLargestDenseRowLength = 1 << 16;
 
 /// The longest row of a matrix of dense long rows (kDaspDenseRowsMinDensity, every row longer
 /// than kDaspMaxMediumRowLength), else 0.
-template <typename Value>
-int dense_long_rows_length(const CsrMatrix<Value, int32_t>& matrix) {
-  const int64_t rows = matrix.rows;
-  if (rows == 0 || matrix.cols == 0) return 0;
-  const double density = static_cast<double>(matrix.nnz()) /
-                         (static_cast<double>(rows) * static_cast<double>(matrix.cols));
+int dense_long_rows_length(const RowLengthSummary& s) {
+  if (s.rows == 0 || s.cols == 0) return 0;
+  const double density =
+      static_cast<double>(s.nnz) / (static_cast<double>(s.rows) * static_cast<double>(s.cols));
   if (density < kDaspDenseRowsMinDensity) return 0;
-  int64_t shortest = std::numeric_limits<int64_t>::max(), longest = 0;
-  const auto& row_ptr = matrix.row_ptr;
-  const int team = threads_for(rows, 0);
-#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)                        \
-    reduction(min : shortest) reduction(max : longest)
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
-    shortest = std::min(shortest, len);
-    longest = std::max(longest, len);
-  }
-  if (shortest <= kDaspMaxMediumRowLength || longest > kLargestDenseRowLength) return 0;
-  return static_cast<int>(longest);
+  if (s.shortest <= kDaspMaxMediumRowLength || s.longest > kLargestDenseRowLength) return 0;
+  return static_cast<int>(s.longest);
 }
 
 }  // namespace
+
+int64_t internal::long_row_group_values(DaspBlockShape shape) {
+  return int64_t{kDaspBlocksPerLongGroup} * shape.values();
+}
+
+RowLengthSummary internal::summarize_row_lengths(std::span<const int32_t> row_ptr, int64_t cols,
+                                                 DaspBlockShape shape) {
+  RowLengthSummary s;
+  s.rows = static_cast<int64_t>(row_ptr.size()) - 1;
+  s.cols = cols;
+  s.nnz = s.rows > 0 ? row_ptr[sz(s.rows)] : 0;
+  const int64_t group = long_row_group_values(shape);
+  int64_t shortest = std::numeric_limits<int64_t>::max(), longest = 0;
+  int64_t padding_0 = 0, padding_1 = 0;  // one per kDaspSmallMatrixMaxMediumRowLengths
+  static_assert(std::size(kDaspSmallMatrixMaxMediumRowLengths) == 2);
+  const int64_t candidate_0 = kDaspSmallMatrixMaxMediumRowLengths[0];
+  const int64_t candidate_1 = kDaspSmallMatrixMaxMediumRowLengths[1];
+  const int team = threads_for(s.rows, 0);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)                        \
+    reduction(min : shortest) reduction(max : longest) reduction(+ : padding_0, padding_1)
+  for (int64_t r = 0; r < s.rows; ++r) {
+    const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
+    shortest = std::min(shortest, len);
+    longest = std::max(longest, len);
+    const int64_t pad = ceil_div(len, group) * group - len;
+    if (len > candidate_0) padding_0 += pad;
+    if (len > candidate_1) padding_1 += pad;
+  }
+  s.shortest = s.rows > 0 ? shortest : 0;
+  s.longest = longest;
+  s.candidate_padding = {padding_0, padding_1};
+  return s;
+}
 
 bool is_dense_long_rows_layout(const DaspParameters& parameters, int max_medium_row_length) {
   return !parameters.max_medium_row_length && max_medium_row_length > kDaspMaxMediumRowLength;
 }
 
-template <typename Value>
-int resolve_max_medium_row_length(const CsrMatrix<Value, int32_t>& matrix,
-                                  const DaspParameters& parameters, DaspBlockShape shape) {
+int internal::choose_max_medium_row_length(const RowLengthSummary& s,
+                                           const DaspParameters& parameters, DaspBlockShape shape,
+                                           int value_bytes) {
   if (parameters.max_medium_row_length) return parameters.max_medium_row_length;
-  const int64_t nnz = matrix.nnz();
-  if (nnz >= kDaspSmallMatrixNnz) {
-    const int dense = shape.rows == 8 ? dense_long_rows_length(matrix) : 0;  // fp64 blocks
+  if (s.nnz >= kDaspSmallMatrixNnz) {
+    const int dense = shape.rows == 8 ? dense_long_rows_length(s) : 0;  // fp64 blocks
     return dense ? dense : kDaspMaxMediumRowLength;
   }
-  const int64_t group = int64_t{kDaspBlocksPerLongGroup} * shape.values();
-  const int64_t bytes_per_value = static_cast<int64_t>(sizeof(Value)) + 4;
-  const auto& row_ptr = matrix.row_ptr;
+  const int64_t group = long_row_group_values(shape);
+  const int64_t bytes_per_value = value_bytes + 4;
   // the first candidate whose layout fits the byte budget; failing that, the first whose
   // long-row padding is small
   int little_padding = 0;
   // kDaspSmallMatrixMaxLongRowPadding is for 64-value groups; longer groups pad more
   const double padding_budget =
       kDaspSmallMatrixMaxLongRowPadding * static_cast<double>(group) / (2.0 * 8 * 4);
-  for (const int candidate : kDaspSmallMatrixMaxMediumRowLengths) {
-    int64_t padding = 0;  // zeros that long rows (> candidate) get to whole groups
-    const int64_t rows = matrix.rows;
-    const int team = threads_for(rows, 0);
-#pragma omp parallel for num_threads(team) if (team > 1) schedule(static) reduction(+ : padding)
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
-      if (len > candidate) padding += ceil_div(len, group) * group - len;
-    }
-    if ((nnz + padding) * bytes_per_value <= kDaspLatencyBoundLayoutBytes) return candidate;
-    if (!little_padding && static_cast<double>(padding) <= padding_budget * static_cast<double>(nnz))
+  for (std::size_t k = 0; k < std::size(kDaspSmallMatrixMaxMediumRowLengths); ++k) {
+    const int candidate = kDaspSmallMatrixMaxMediumRowLengths[k];
+    const int64_t padding = s.candidate_padding[k];  // zeros long rows (> candidate) get
+    if ((s.nnz + padding) * bytes_per_value <= kDaspLatencyBoundLayoutBytes) return candidate;
+    if (!little_padding &&
+        static_cast<double>(padding) <= padding_budget * static_cast<double>(s.nnz))
       little_padding = candidate;
   }
   if (little_padding) return little_padding;
   return kDaspMaxMediumRowLength;
+}
+
+template <typename Value>
+int resolve_max_medium_row_length(const CsrMatrix<Value, int32_t>& matrix,
+                                  const DaspParameters& parameters, DaspBlockShape shape) {
+  if (parameters.max_medium_row_length) return parameters.max_medium_row_length;
+  return choose_max_medium_row_length(
+      summarize_row_lengths(matrix.row_ptr, matrix.cols, shape), parameters, shape,
+      static_cast<int>(sizeof(Value)));
 }
 
 #define TCSPARSE_DASP_INSTANTIATE(Value)                                                           \

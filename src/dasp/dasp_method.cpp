@@ -20,13 +20,17 @@ extern const MethodDescriptor dasp_method;
 const MethodDescriptor dasp_method = {
     .name = "dasp",
     .description = "DASP tensor-core SpMV (SC'23): long / medium / short row parts",
+    // build=device checks the uploaded CSR on the GPU; build=host checks it on the host
+    .checks_csr_on_device = true,
     .parameters = &dasp::parameter_specs,
     .spmv = {.fp64 = &dasp::make_spmv<double>,
              .fp16 = &dasp::make_spmv<half>,
              .bf16 = &dasp::make_spmv<bfloat16>},
     .spmm = {},  // SpMV only
-    // The layout is classified and built on the host: a plan from device CSR downloads it once.
-    .spmv_from_device = {},
+    // The layout is built on the GPU from the CSR's arrays there (build=device).
+    .spmv_from_device = {.fp64 = &dasp::make_spmv_from_device<double>,
+                         .fp16 = &dasp::make_spmv_from_device<half>,
+                         .bf16 = &dasp::make_spmv_from_device<bfloat16>},
     .spmm_from_device = {},
     .layout_statistics = &dasp_layout_statistics,
 };

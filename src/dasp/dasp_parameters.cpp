@@ -5,6 +5,8 @@
 #include <sstream>
 #include <string>
 
+#include "tcsparse/error.hpp"
+
 namespace tcsparse::dasp {
 namespace {
 
@@ -35,7 +37,7 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"short_tile_order", Type::choice, "auto", 0, 0, {"auto", "kind", "row"},
        "order of the short-row tiles among warps (auto: by row from 4096 tiles)"},
       {"fill", Type::choice, "device", 0, 0, {"device", "host"},
-       "where the value and column arrays are filled from the CSR"},
+       "where the value and column arrays are filled from the CSR (host: with build=host)"},
       {"fp64_block_order", Type::choice, "auto", 0, 0, {"auto", "row", "column"},
        "storage order of fp64 8x4 blocks (auto: column-major when row-blocks end in padding)"},
       {"row_order", Type::choice, "caller", 0, 0, {"caller", "plan"},
@@ -45,9 +47,12 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "rows; off: over the whole matrix, the paper's)"},
       {"medium_min_row_length", Type::choice, "auto", 0, 0, {"auto", "4", "5"},
        "shortest medium row (auto: 4 where windows apply and medium rows dominate; paper: 5)"},
+      {"build", Type::choice, "device", 0, 0, {"device", "host"},
+       "where the layout's index arrays are built: on the GPU from the uploaded CSR (checked "
+       "there too), or on the host (then uploaded)"},
       {"upload", Type::choice, "after", 0, 0, {"after", "overlapped"},
-       "the CSR's upload beside the host index build (overlapped, on a worker thread) or after "
-       "it"},
+       "build=host: the CSR's upload beside the host index build (overlapped, on a worker "
+       "thread) or after it"},
   };
 }
 
@@ -87,6 +92,7 @@ std::string DaspParameters::to_string() const {
                                   : std::string("auto"))
       << ",medium_min_row_length="
       << (medium_min_row_length ? std::to_string(medium_min_row_length) : std::string("auto"))
+      << ",build=" << (build_on_device ? "device" : "host")
       << ",upload=" << (overlapped_upload ? "overlapped" : "after");
   return out.str();
 }
@@ -115,6 +121,12 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
                         : values.is("medium_row_window", "off") ? -1
                                                                 : values.integer("medium_row_window");
   p.medium_min_row_length = integer_or_zero(values, "medium_min_row_length");
+  p.build_on_device = values.is("build", "device");
+  if (p.build_on_device && (!p.fill_on_device || p.overlapped_upload))
+    throw ParameterError(std::string("method 'dasp': ") +
+                         (p.fill_on_device ? "upload=overlapped" : "fill=host") +
+                         " needs build=host (the device build uploads the CSR first and fills "
+                         "the values on the GPU)");
   return p;
 }
 

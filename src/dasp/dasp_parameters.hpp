@@ -224,6 +224,10 @@ struct DaspParameters {
   /// slower on 6 by 2-5 ms, src/dasp/README.md), or on a worker thread while they are built
   /// ("upload=overlapped", from kDaspOverlappedUploadMinBytes of CSR). The same layout either way.
   bool overlapped_upload = false;
+  /// Where the index arrays are built: on the GPU from the uploaded CSR, which is checked there
+  /// ("build=device", the default: dasp_device_build.hpp), or on the host ("build=host", the
+  /// model the device build reproduces; fill and upload choose how its values reach the GPU).
+  bool build_on_device = true;
 
   /// "key=value,key=value" with every key, for reports.
   std::string to_string() const;
@@ -233,6 +237,7 @@ struct DaspParameters {
 struct DaspWorkSplit {
   int long_groups_per_warp = kDaspLongGroupsPerWarp;
   int medium_blocks_per_warp = 1 << 30;  ///< "never split"
+  friend bool operator==(const DaspWorkSplit&, const DaspWorkSplit&) = default;
 };
 
 /// The split: explicit parameters, else kDaspLongGroupsPerWarp and no medium pieces.

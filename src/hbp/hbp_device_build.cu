@@ -5,10 +5,6 @@
 // synchronised at the end.
 #include "hbp/hbp_device_build.hpp"
 
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_scan.cuh>
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -17,7 +13,7 @@
 
 #include "arch/types.cuh"
 #include "hbp/hbp_build_kernels.cuh"
-#include "runtime/cub_storage.cuh"
+#include "runtime/device_algorithms.cuh"
 #include "runtime/cuda_check.hpp"
 #include "tcsparse/error.hpp"
 
@@ -26,6 +22,11 @@ namespace {
 
 using detail::DeviceBuffer;
 using detail::download_one;
+using detail::DeviceScratch;
+using detail::exclusive_sum;
+using detail::inclusive_sum;
+using detail::key_bits;
+using detail::stable_sort_pairs;
 
 /// Threads of the thread-a-row / thread-a-slot kernels.
 constexpr int kBuildThreads = 256;
@@ -45,73 +46,10 @@ unsigned grid_for_warps(std::int64_t rows) {
   return static_cast<unsigned>((rows + warps - 1) / warps);
 }
 
-/// The count cub takes (int): refuses more, naming the array.
-int cub_items(std::int64_t n, const char* what) {
-  if (n > std::numeric_limits<int>::max())
-    throw IndexOverflowError(std::string("hbp device build: more than 2^31 - 1 ") + what);
-  return static_cast<int>(n);
-}
-
 template <typename T>
 void upload_one(T* device, T value, cudaStream_t stream) {
   TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(device, &value, sizeof(T), cudaMemcpyHostToDevice, stream));
   TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `value` dies on return
-}
-
-template <typename T>
-void exclusive_sum(const T* in, T* out, std::int64_t n, cudaStream_t stream, const char* what) {
-  if (n == 0) return;
-  const int items = cub_items(n, what);
-  detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
-    return cub::DeviceScan::ExclusiveSum(storage, bytes, in, out, items, stream);
-  });
-}
-
-template <typename T>
-void inclusive_sum(const T* in, T* out, std::int64_t n, cudaStream_t stream, const char* what) {
-  if (n == 0) return;
-  const int items = cub_items(n, what);
-  detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
-    return cub::DeviceScan::InclusiveSum(storage, bytes, in, out, items, stream);
-  });
-}
-
-/// out[i] = max(in[0..i]): every index gets the latest run anchor at or before it.
-void inclusive_max(const std::int32_t* in, std::int32_t* out, std::int64_t n, cudaStream_t stream,
-                   const char* what) {
-  if (n == 0) return;
-  const int items = cub_items(n, what);
-  detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
-    return cub::DeviceScan::InclusiveScan(storage, bytes, in, out, build::MaxOf{}, items, stream);
-  });
-}
-
-std::int32_t max_of(const std::int32_t* in, std::int64_t n, cudaStream_t stream, const char* what) {
-  const int items = cub_items(n, what);
-  DeviceBuffer<std::int32_t> result(1);
-  detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
-    return cub::DeviceReduce::Max(storage, bytes, in, result.data(), items, stream);
-  });
-  return download_one(result.data(), stream);
-}
-
-/// Stable radix sort of (key, value) pairs over the key's low `key_bits` bits (cub's
-/// DeviceRadixSort is stable: equal keys keep their order).
-void stable_sort_pairs(const unsigned long long* keys_in, unsigned long long* keys_out,
-                       const std::int32_t* values_in, std::int32_t* values_out, std::int64_t n,
-                       int key_bits, cudaStream_t stream, const char* what) {
-  if (n == 0) return;
-  const int items = cub_items(n, what);
-  const int end_bit = std::max(1, key_bits);
-  detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
-    return cub::DeviceRadixSort::SortPairs(storage, bytes, keys_in, keys_out, values_in,
-                                           values_out, items, 0, end_bit, stream);
-  });
-}
-
-/// Bits of the largest key `largest` (>= 1 bit).
-int key_bits(unsigned long long largest) {
-  return std::max(1, static_cast<int>(std::bit_width(largest)));
 }
 
 /// One block's sizes, for the hash table's shared memory.
@@ -125,12 +63,13 @@ __global__ void block_sizes_kernel(const std::int32_t* block_slot_begin, std::in
 void hash_order(const DeviceBuffer<std::int32_t>& block_slot_begin, std::int64_t blocks,
                 const DeviceBuffer<std::int32_t>& slot_segment,
                 const DeviceBuffer<std::int32_t>& seg_length, const NonlinearHash& hash,
-                std::int64_t slots, DeviceBuffer<std::int32_t>& ordered, cudaStream_t stream) {
+                std::int64_t slots, DeviceBuffer<std::int32_t>& ordered, DeviceScratch& scratch) {
+  const cudaStream_t stream = scratch.stream();
   DeviceBuffer<std::int32_t> sizes(static_cast<std::size_t>(blocks));
   block_sizes_kernel<<<grid_for(blocks), kBuildThreads, 0, stream>>>(block_slot_begin.data(),
                                                                      blocks, sizes.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
-  const std::int32_t largest_block = max_of(sizes.data(), blocks, stream, "blocks");
+  const std::int32_t largest_block = detail::reduce_max(scratch, sizes.data(), blocks, "blocks");
   const std::int64_t table = std::max<std::int64_t>(hash.table_size, largest_block);
   const std::size_t shared_bytes = 2 * static_cast<std::size_t>((table + 31) / 32) * sizeof(std::uint32_t);
   const auto optin = static_cast<std::size_t>(
@@ -237,6 +176,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   const std::int64_t row_blocks = (rows + d.block_rows - 1) / d.block_rows;
   const std::int32_t* row_ptr = csr.row_ptr.data();
   const std::int32_t* col_idx = csr.col_idx.data();
+  DeviceScratch scratch(stream);
 
   // 1. A warp a row: its segments; the combine rows and their partial sums (scans over rows + 1).
   const auto row_entries = static_cast<std::size_t>(rows + 1);
@@ -247,9 +187,9 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
       row_ptr, col_idx, rows, block_cols, row_segments.data(), combine_flag.data(),
       row_partials.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
-  exclusive_sum(row_segments.data(), segment_begin.data(), rows + 1, stream, "rows");
-  exclusive_sum(combine_flag.data(), combine_index.data(), rows + 1, stream, "rows");
-  exclusive_sum(row_partials.data(), partial_begin.data(), rows + 1, stream, "rows");
+  exclusive_sum(scratch, row_segments.data(), segment_begin.data(), rows + 1, "rows");
+  exclusive_sum(scratch, combine_flag.data(), combine_index.data(), rows + 1, "rows");
+  exclusive_sum(scratch, row_partials.data(), partial_begin.data(), rows + 1, "rows");
   const std::int64_t slots = download_one(segment_begin.data() + rows, stream);
   d.combine_row_count = download_one(combine_index.data() + rows, stream);
   d.partials = download_one(partial_begin.data() + rows, stream);
@@ -299,8 +239,9 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   //    layout's order, rows in order inside each block.
   const auto largest_key = static_cast<unsigned long long>(std::max<std::int64_t>(
       0, column_blocks * row_blocks - 1));
-  stable_sort_pairs(seg_key.data(), sorted_key.data(), seg_index.data(), slot_segment.data(),
-                    slots, key_bits(largest_key), stream, "segments");
+  stable_sort_pairs(scratch, seg_key.data(), sorted_key.data(), seg_index.data(),
+                    slot_segment.data(), slots, key_bits(largest_key), "segments");
+  scratch.synchronize();  // the sort's inputs die here
   seg_key = {};
   seg_index = {};
 
@@ -309,7 +250,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     build::mark_block_starts_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
         sorted_key.data(), slots, block_start.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
-    inclusive_sum(block_start.data(), block_of_slot.data(), slots, stream, "segments");
+    inclusive_sum(scratch, block_start.data(), block_of_slot.data(), slots, "segments");
     d.blocks = download_one(block_of_slot.data() + (slots - 1), stream);
   }
   DeviceBuffer<std::int32_t> block_slot_begin(static_cast<std::size_t>(d.blocks + 1));
@@ -332,16 +273,16 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   if (slots > 0) {
     if (p.reorder == Reorder::hash) {
       hash_order(block_slot_begin, d.blocks, slot_segment, seg_length, d.hash, slots, ordered,
-                 stream);
+                 scratch);
     } else if (p.reorder == Reorder::sort) {
       DeviceBuffer<unsigned long long> length_key(slot_entries), sorted_length_key(slot_entries);
       build::length_keys_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
           block_of_slot.data(), slot_segment.data(), seg_length.data(), slots, length_key.data());
       TCSPARSE_CUDA_CHECK_LAUNCH();
-      stable_sort_pairs(length_key.data(), sorted_length_key.data(), slot_segment.data(),
-                        ordered.data(), slots,
-                        32 + key_bits(static_cast<unsigned long long>(d.blocks - 1)), stream,
-                        "segments");  // synchronises: the keys die here
+      stable_sort_pairs(scratch, length_key.data(), sorted_length_key.data(),
+                        slot_segment.data(), ordered.data(), slots,
+                        32 + key_bits(static_cast<unsigned long long>(d.blocks - 1)), "segments");
+      scratch.synchronize();  // the keys die here
     } else {
       TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(ordered.data(), slot_segment.data(),
                                           slot_segment.bytes(), cudaMemcpyDeviceToDevice, stream));
@@ -357,13 +298,14 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
       ordered.data(), seg_length.data(), block_of_slot.data(), block_slot_begin.data(), slots,
       p.warp_row_length, slot_nnz.data(), run_anchor.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
-  inclusive_max(run_anchor.data(), run_start.data(), slots, stream, "segments");
+  detail::inclusive_scan(scratch, run_anchor.data(), run_start.data(), build::MaxOf{}, slots,
+                         "segments");
   build::mark_groups_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
       ordered.data(), seg_length.data(), run_start.data(), slots, p.warp_row_length,
       group_start.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
-  exclusive_sum(group_start.data(), group_index.data(), slots + 1, stream, "segments");
-  exclusive_sum(slot_nnz.data(), slot_nnz_begin.data(), slots + 1, stream, "segments");
+  exclusive_sum(scratch, group_start.data(), group_index.data(), slots + 1, "segments");
+  exclusive_sum(scratch, slot_nnz.data(), slot_nnz_begin.data(), slots + 1, "segments");
   d.groups = download_one(group_index.data() + slots, stream);
   const std::int64_t laid_out = download_one(slot_nnz_begin.data() + slots, stream);
   if (laid_out != d.nnz)
@@ -408,12 +350,13 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     build::mark_column_runs_kernel<<<grid_for(d.blocks), kBuildThreads, 0, stream>>>(
         d.block_col.data(), d.blocks, column_anchor.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
-    inclusive_max(column_anchor.data(), column_run_start.data(), d.blocks, stream, "blocks");
+    detail::inclusive_scan(scratch, column_anchor.data(), column_run_start.data(), build::MaxOf{},
+                           d.blocks, "blocks");
   }
   build::mark_tasks_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
       column_run_start.data(), d.blocks, per_task, task_start.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
-  exclusive_sum(task_start.data(), task_index.data(), d.blocks + 1, stream, "blocks");
+  exclusive_sum(scratch, task_start.data(), task_index.data(), d.blocks + 1, "blocks");
   d.tasks = download_one(task_index.data() + d.blocks, stream);
   d.task_block_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks + 1));
   d.task_col = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks));

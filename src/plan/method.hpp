@@ -78,8 +78,9 @@ class SpmmMethod {
   virtual void update_values(const Value* /*values*/, Stream /*stream*/) {}
 };
 
-/// Builds a method object; the matrix is valid and the parameters are checked against the
-/// method's schema. Throws UnsupportedError for a matrix the method cannot take, and for an SpMM
+/// Builds a method object; the matrix is valid (or, for a method whose descriptor says
+/// checks_csr_on_device, of a valid shape: the factory checks the rest) and the parameters are
+/// checked against the method's schema. Throws UnsupportedError for a matrix the method cannot take, and for an SpMM
 /// layout it cannot do (naming it: describe(layout, precision)). The plan hands SpMM factories a
 /// normalised layout: SpmmOutput::fp32 only with fp16 / bf16 inputs.
 template <typename Value>
@@ -156,6 +157,13 @@ struct MethodDescriptor {
   /// The method keeps the matrix in host memory and streams it to the GPU on every apply
   /// (csr_full_overlap): never chosen by "auto", only when the caller names it.
   bool matrix_stays_on_host = false;
+
+  /// The method's host factories check the CSR themselves, on the GPU after uploading it
+  /// (runtime/device_csr_view.hpp validate_device_csr: the host's rules and words) or, where
+  /// they build on the host, with CsrMatrix::validate(): a plan from a host CSR then checks only
+  /// its shape (core/csr_validation.hpp) before calling them, instead of reading every row and
+  /// column on the host.
+  bool checks_csr_on_device = false;
 
   /// The parameter schema; nullptr: the method takes no parameters.
   std::span<const ParameterSpec> (*parameters)() = nullptr;

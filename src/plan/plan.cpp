@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/csr_validation.hpp"
 #include "plan/auto_choice.hpp"
 #include "plan/method.hpp"
 #include "runtime/cuda_check.hpp"
@@ -197,7 +198,9 @@ template <typename Value>
 SpmvPlan<Value>::SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method method,
                           const PlanOptions& options)
     : method_(method), rows_(matrix.rows), cols_(matrix.cols), nnz_(matrix.nnz()) {
-  matrix.validate();  // every method relies on valid CSR: refuse anything else up front
+  // every method relies on valid CSR: the shape is checked here, the rows and columns here too
+  // unless the method checks them on the GPU once it has uploaded them (checks_csr_on_device)
+  detail::validate_csr_shape(matrix);
   std::optional<detail::ParameterValues> named = check_named_method(
       method, method.descriptor().spmv.template of<Value>(), options, Operation::spmv,
       precision_of<Value>());
@@ -207,6 +210,7 @@ SpmvPlan<Value>::SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method m
       [&] { return std::span<const std::int32_t>(matrix.row_ptr); }, matrix.cols,
       Operation::spmv, precision_of<Value>(), 1);
   method_ = resolved.method;
+  if (!resolved.method.descriptor().checks_csr_on_device) matrix.validate();
   const detail::HostUploadScope upload(options.host_upload);
   impl_ = reporting_choice(
       resolved.method.descriptor().spmv.template of<Value>()(matrix, resolved.parameters),

@@ -92,26 +92,25 @@ DeviceAllocationBudget::DeviceAllocationBudget(std::size_t budget) {
 
 DeviceAllocationBudget::~DeviceAllocationBudget() { budget_active = false; }
 
-void* device_allocate(std::size_t bytes) {
-  if (budget_active.load()) {
-    const std::size_t spent = budget_spent.fetch_add(bytes) + bytes;
-    if (spent > budget_bytes.load()) {
-      budget_spent.fetch_sub(bytes);
-      throw DeviceMemoryError(static_cast<int>(cudaErrorMemoryAllocation), bytes, 0,
-                              "cannot allocate " + format_bytes(bytes) +
-                                  " on the GPU: the test budget of " +
-                                  format_bytes(budget_bytes.load()) + " is spent");
-    }
-  }
-  void* pointer = nullptr;
-  const cudaError_t status = cudaMalloc(&pointer, bytes);
-  if (status == cudaSuccess) {
-    ++live_allocations;
-    return pointer;
-  }
-  if (status != cudaErrorMemoryAllocation)
-    throw_cuda_error(status, "cudaMalloc", __FILE__, __LINE__);
+namespace {
 
+/// Refuses `bytes` where a DeviceAllocationBudget is active and would be exceeded.
+void charge_budget(std::size_t bytes) {
+  if (!budget_active.load()) return;
+  const std::size_t spent = budget_spent.fetch_add(bytes) + bytes;
+  if (spent > budget_bytes.load()) {
+    budget_spent.fetch_sub(bytes);
+    throw DeviceMemoryError(static_cast<int>(cudaErrorMemoryAllocation), bytes, 0,
+                            "cannot allocate " + format_bytes(bytes) +
+                                " on the GPU: the test budget of " +
+                                format_bytes(budget_bytes.load()) + " is spent");
+  }
+}
+
+/// Throws the error of a failed allocation of `bytes` (DeviceMemoryError when out of memory).
+[[noreturn]] void throw_allocation_failure(cudaError_t status, std::size_t bytes,
+                                           const char* call) {
+  if (status != cudaErrorMemoryAllocation) throw_cuda_error(status, call, __FILE__, __LINE__);
   cudaGetLastError();  // out of memory is not sticky: clear it so the context stays usable
   std::size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
@@ -124,6 +123,32 @@ void* device_allocate(std::size_t bytes) {
   else
     message += "free memory unknown";
   throw DeviceMemoryError(static_cast<int>(status), bytes, free_bytes, message);
+}
+
+}  // namespace
+
+void* device_allocate(std::size_t bytes) {
+  charge_budget(bytes);
+  void* pointer = nullptr;
+  const cudaError_t status = cudaMalloc(&pointer, bytes);
+  if (status != cudaSuccess) throw_allocation_failure(status, bytes, "cudaMalloc");
+  ++live_allocations;
+  return pointer;
+}
+
+void* device_allocate_on_stream(std::size_t bytes, cudaStream_t stream) {
+  charge_budget(bytes);
+  void* pointer = nullptr;
+  const cudaError_t status = cudaMallocAsync(&pointer, bytes, stream);
+  if (status != cudaSuccess) throw_allocation_failure(status, bytes, "cudaMallocAsync");
+  ++live_allocations;
+  return pointer;
+}
+
+void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept {
+  if (!pointer) return;
+  --live_allocations;
+  if (cudaFreeAsync(pointer, stream) != cudaSuccess) cudaGetLastError();
 }
 
 void device_free(void* pointer) noexcept {

@@ -19,6 +19,11 @@ namespace tcsparse::detail {
 /// when the device is out of memory.
 void* device_allocate(std::size_t bytes);
 void device_free(void* pointer) noexcept;
+/// The same from the stream-ordered allocator (cudaMallocAsync / cudaFreeAsync on `stream`):
+/// neither waits for work on other streams, so plan-time temporaries can come and go while a copy
+/// or a kernel runs elsewhere.
+void* device_allocate_on_stream(std::size_t bytes, cudaStream_t stream);
+void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept;
 
 /// Allocations of device_allocate not freed yet, over every thread (tests: a failed build
 /// leaks nothing).
@@ -48,19 +53,36 @@ class DeviceBuffer {
   explicit DeviceBuffer(std::span<const T> host) : DeviceBuffer(host.size()) { upload(host); }
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(std::span<const T>(host)) {}
 
+  /// `count` elements from the stream-ordered allocator on `stream`: usable there at once (on
+  /// other streams once `stream` has reached the allocation) and released on `stream` when the
+  /// buffer dies, which `stream` must outlive. For plan-time temporaries beside a copy or kernel
+  /// on another stream (cudaMalloc and cudaFree may wait for those).
+  static DeviceBuffer on_stream(std::size_t count, cudaStream_t stream) {
+    DeviceBuffer buffer;
+    buffer.stream_ordered_ = true;
+    buffer.stream_ = stream;
+    if (count)
+      buffer.data_ = static_cast<T*>(device_allocate_on_stream(count * sizeof(T), stream));
+    buffer.size_ = count;
+    return buffer;
+  }
+
   DeviceBuffer(DeviceBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+        stream_ordered_(other.stream_ordered_), stream_(other.stream_) {}
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     if (this != &other) {
-      device_free(data_);
+      release();
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
+      stream_ordered_ = other.stream_ordered_;
+      stream_ = other.stream_;
     }
     return *this;
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { device_free(data_); }
+  ~DeviceBuffer() { release(); }
 
   T* data() { return data_; }
   const T* data() const { return data_; }
@@ -91,8 +113,15 @@ class DeviceBuffer {
   }
 
  private:
+  void release() noexcept {
+    if (stream_ordered_) device_free_on_stream(data_, stream_);
+    else device_free(data_);
+  }
+
   T* data_ = nullptr;
   std::size_t size_ = 0;
+  bool stream_ordered_ = false;
+  cudaStream_t stream_ = nullptr;
 };
 
 /// A non-blocking CUDA stream.

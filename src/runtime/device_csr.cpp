@@ -6,6 +6,7 @@
 #include <span>
 #include <utility>
 
+#include "common/omp_thread_limit.hpp"
 #include "common/stopwatch.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/host_upload.hpp"
@@ -89,6 +90,63 @@ DeviceCsr<Value> BackgroundCsrUpload<Value>::get(double& upload_ms, double& wait
 }
 
 template <typename Value>
+DeviceCsr<Value> upload_csr_beside(
+    const CsrMatrix<Value, std::int32_t>& matrix, HostUpload policy,
+    const std::function<void(const DeviceCsr<Value>& csr, UploadLanded landed)>& work,
+    UploadBesideTimes& times) {
+  DeviceCsr<Value> csr;
+  csr.rows = matrix.rows;
+  csr.cols = matrix.cols;
+  csr.nnz = matrix.nnz();
+  csr.row_ptr = DeviceBuffer<std::int32_t>(matrix.row_ptr.size());
+  csr.col_idx = DeviceBuffer<std::int32_t>(matrix.col_idx.size());
+  csr.values = DeviceBuffer<Value>(matrix.values.size());
+  int device = 0;
+  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
+  const CudaStream stream;
+  CudaEvent row_ptr_landed(cudaEventDisableTiming), col_idx_landed(cudaEventDisableTiming);
+  std::latch col_idx_recorded(1);
+  std::exception_ptr failure;
+  const Stopwatch upload;
+  {
+    // one core for `work`'s thread (it spins in its waits for the GPU): a staging team that
+    // shares a core with it waits for that thread at every chunk's barrier
+    const StagingConfig staging{kStagingChunkBytes, kStagingChunks,
+                                std::max(1, resolve_threads(0) - 1)};
+    HostUploader uploader(policy, stream.get(), staging);
+    uploader.copy(csr.row_ptr.data(), matrix.row_ptr.data(), csr.row_ptr.bytes());
+    row_ptr_landed.record(stream.get());
+    // declared after the uploader, so destroyed (joined) first when a copy throws
+    std::jthread worker([&] {
+      try {
+        TCSPARSE_CUDA_CHECK(cudaSetDevice(device));
+        const Stopwatch on_its_thread;
+        work(csr, UploadLanded(row_ptr_landed.get(), col_idx_landed.get(), col_idx_recorded));
+        times.work_ms = on_its_thread.elapsed_ms();
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    });
+    try {
+      uploader.copy(csr.col_idx.data(), matrix.col_idx.data(), csr.col_idx.bytes());
+      col_idx_landed.record(stream.get());
+    } catch (...) {
+      col_idx_recorded.count_down();  // `work` must not wait for it forever
+      throw;
+    }
+    col_idx_recorded.count_down();
+    uploader.copy(csr.values.data(), matrix.values.data(), csr.values.bytes());
+    uploader.finish();
+    times.upload_ms = upload.elapsed_ms();
+    const Stopwatch waited;
+    worker.join();
+    times.waited_ms = waited.elapsed_ms();
+  }
+  if (failure) std::rethrow_exception(failure);
+  return csr;
+}
+
+template <typename Value>
 void replace_values_async(DeviceCsr<Value>& csr, const Value* values, Stream stream) {
   if (csr.nnz == 0) return;
   TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(csr.values.data(), values,
@@ -96,6 +154,15 @@ void replace_values_async(DeviceCsr<Value>& csr, const Value* values, Stream str
                                       cudaMemcpyDeviceToDevice, stream));
 }
 
+#define TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(Value)                                              \
+  template DeviceCsr<Value> upload_csr_beside(                                                 \
+      const CsrMatrix<Value, std::int32_t>&, HostUpload,                                       \
+      const std::function<void(const DeviceCsr<Value>&, UploadLanded)>&, UploadBesideTimes&);
+TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(double)
+TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(float)
+TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(half)
+TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(bfloat16)
+#undef TCSPARSE_INSTANTIATE_UPLOAD_BESIDE
 template class BackgroundCsrUpload<double>;
 template class BackgroundCsrUpload<float>;
 template class BackgroundCsrUpload<half>;

@@ -6,8 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
+#include <latch>
 #include <thread>
 
+#include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/host_upload.hpp"
 #include "tcsparse/csr.hpp"
@@ -66,6 +69,49 @@ class BackgroundCsrUpload {
   std::exception_ptr failure_;
   std::thread worker_;  // last: started once the members it writes exist
 };
+
+/// What upload_csr_beside measured (milliseconds, wall clock).
+struct UploadBesideTimes {
+  double upload_ms = 0.0;  ///< the calling thread's copies, from the first to the last landing
+  double work_ms = 0.0;    ///< `work` on its thread
+  double waited_ms = 0.0;  ///< how long the upload waited for `work` at the end (0: it did not)
+};
+
+/// What upload_csr_beside's `work` waits for: the copies of row_ptr and of col_idx.
+class UploadLanded {
+ public:
+  UploadLanded(cudaEvent_t row_ptr, cudaEvent_t col_idx, const std::latch& col_idx_recorded)
+      : row_ptr_(row_ptr), col_idx_(col_idx), col_idx_recorded_(&col_idx_recorded) {}
+  /// Makes `stream` wait for row_ptr's copy (no host wait).
+  void row_ptr(cudaStream_t stream) const {
+    TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(stream, row_ptr_));
+  }
+  /// Makes `stream` wait for col_idx's copy (the host waits only until that copy is enqueued).
+  void col_idx(cudaStream_t stream) const {
+    col_idx_recorded_->wait();
+    TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(stream, col_idx_));
+  }
+
+ private:
+  cudaEvent_t row_ptr_, col_idx_;
+  const std::latch* col_idx_recorded_;
+};
+
+/// Uploads `matrix` (allocating its device arrays, as upload_csr) while `work(csr, landed)` runs
+/// on another thread, on the caller's CUDA device: plan work that needs only the row offsets
+/// (DASP's device build), then the column indices, overlaps the copies. The calling thread
+/// stages the copies (row_ptr, col_idx, values, in that order; its OpenMP team but one thread,
+/// the upload path by `policy`) on a stream of its own: `work` makes its stream wait for a copy
+/// (landed.row_ptr(stream), landed.col_idx(stream)) before reading that array, and never reads
+/// values. `work` should run on
+/// a non-blocking stream with stream-ordered temporaries (DeviceBuffer::on_stream), so that
+/// neither waits for the other. Returns once both are done, with every copy landed; rethrows what
+/// `work` threw.
+template <typename Value>
+DeviceCsr<Value> upload_csr_beside(
+    const CsrMatrix<Value, std::int32_t>& matrix, HostUpload policy,
+    const std::function<void(const DeviceCsr<Value>& csr, UploadLanded landed)>& work,
+    UploadBesideTimes& times);
 
 /// Replaces the first nnz values of `csr` by `values` (device pointer, the CSR order of the matrix
 /// it was made from), asynchronously on `stream`; the pattern and the zeros past nnz stay. What

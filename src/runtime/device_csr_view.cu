@@ -1,13 +1,15 @@
 // The GPU check of a DeviceCsrView and its copies (device_csr_view.hpp).
 //
-// The check is two grid-stride kernels over the caller's arrays, both writing into one CsrCheck:
+// The check is two grid-stride kernels over the caller's arrays, each writing into a CsrCheck (the
+// row offsets' check and the columns' may run apart: a plan checks the offsets while the columns
+// are still on their way):
 //   check_row_offsets_kernel  one thread per row r: row_ptr[r + 1] < row_ptr[r] -> atomicMin of r;
 //                             thread 0 also copies row_ptr[0] and row_ptr[rows]
+//   mark_row_starts_kernel    one thread per row: the bit of its first entry in a bitmap of the
+//                             entries (after the row offsets passed)
 //   check_columns_kernel      one thread per entry k: column out of [0, cols) -> code 2k, column
 //                             <= the previous column while k is not the first entry of its row
-//                             -> code 2k + 1; atomicMin of the code. The row of k is looked up
-//                             (binary search of row_ptr) only where a column does not increase,
-//                             which in a valid matrix happens only at the start of a row.
+//                             (its bit is clear) -> code 2k + 1; atomicMin of the code.
 // The smallest code is the first bad entry in storage order, which is the host's first bad row
 // and, inside it, the host's first bad entry (a range failure precedes an order failure at the
 // same entry, as on the host). Column results are read only when the row offsets passed.
@@ -79,9 +81,20 @@ __global__ void check_row_offsets_kernel(const std::int32_t* row_ptr, std::int64
       atomicMin(&check->first_decreasing_row, static_cast<unsigned long long>(row));
 }
 
-__global__ void check_columns_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
-                                     std::int64_t rows, std::int64_t cols, std::int64_t nnz,
-                                     CsrCheck* check) {
+/// One thread per row: the bit of the row's first entry set in `row_starts` (a bit per entry,
+/// zeroed first). Needs checked row offsets.
+__global__ void mark_row_starts_kernel(const std::int32_t* row_ptr, std::int64_t rows,
+                                       unsigned* row_starts) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       row < rows; row += stride) {
+    const std::int64_t first = row_ptr[row];
+    if (first < row_ptr[row + 1]) atomicOr(&row_starts[first / 32], 1u << (first % 32));
+  }
+}
+
+__global__ void check_columns_kernel(const std::int32_t* col_idx, const unsigned* row_starts,
+                                     std::int64_t cols, std::int64_t nnz, CsrCheck* check) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < nnz;
        k += stride) {
@@ -91,7 +104,7 @@ __global__ void check_columns_kernel(const std::int32_t* row_ptr, const std::int
       continue;
     }
     if (k == 0 || column > col_idx[k - 1]) continue;
-    if (row_ptr[row_of_entry(row_ptr, rows, k)] != k)  // not the first entry of its row
+    if (!((row_starts[k / 32] >> (k % 32)) & 1u))  // not the first entry of its row
       atomicMin(&check->first_bad_entry_code, static_cast<unsigned long long>(2 * k + 1));
   }
 }
@@ -175,49 +188,64 @@ std::size_t bytes_of(std::int64_t count) {
 }  // namespace
 
 template <typename Value>
-void validate_device_csr(const DeviceCsrView<Value>& view) {
+void validate_device_row_offsets(const DeviceCsrView<Value>& view, cudaStream_t stream) {
   namespace message = csr_message;
   check_shape_and_pointers(view);
-  const cudaStream_t stream = nullptr;
-  DeviceBuffer<CsrCheck> check(1);
+  auto check = DeviceBuffer<CsrCheck>::on_stream(1, stream);
   TCSPARSE_CUDA_CHECK(cudaMemsetAsync(check.data(), 0xFF, sizeof(CsrCheck), stream));
   check_row_offsets_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
       view.row_ptr, view.rows, check.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
-  if (view.nnz > 0) {
-    check_columns_kernel<<<check_grid(view.nnz), kCheckThreads, 0, stream>>>(
-        view.row_ptr, view.col_idx, view.rows, view.cols, view.nnz, check.data());
-    TCSPARSE_CUDA_CHECK_LAUNCH();
-  }
-  CsrCheck found{};
-  TCSPARSE_CUDA_CHECK(cudaMemcpy(&found, check.data(), sizeof(CsrCheck), cudaMemcpyDeviceToHost));
-
+  const CsrCheck found = download_one(check.data(), stream);
   if (found.first_offset != 0) throw ValidationError(message::first_row_offset(found.first_offset));
   if (found.first_decreasing_row != kNothingFound) {
     const auto row = static_cast<std::int64_t>(found.first_decreasing_row);
     std::int32_t offsets[2] = {0, 0};
-    TCSPARSE_CUDA_CHECK(cudaMemcpy(offsets, view.row_ptr + row, sizeof(offsets),
-                                   cudaMemcpyDeviceToHost));
+    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(offsets, view.row_ptr + row, sizeof(offsets),
+                                        cudaMemcpyDeviceToHost, stream));
+    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
     throw ValidationError(message::decreasing_row_offsets(row, offsets[0], offsets[1]));
   }
   if (found.last_offset != view.nnz)
     throw ValidationError(message::last_row_offset(found.last_offset, view.nnz));
+}
+
+template <typename Value>
+void validate_device_columns(const DeviceCsrView<Value>& view, cudaStream_t stream) {
+  namespace message = csr_message;
+  if (view.nnz == 0) return;
+  auto check = DeviceBuffer<CsrCheck>::on_stream(1, stream);
+  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(check.data(), 0xFF, sizeof(CsrCheck), stream));
+  auto row_starts = DeviceBuffer<unsigned>::on_stream(static_cast<std::size_t>(view.nnz / 32 + 1),
+                                                      stream);
+  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(row_starts.data(), 0, row_starts.bytes(), stream));
+  mark_row_starts_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
+      view.row_ptr, view.rows, row_starts.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  check_columns_kernel<<<check_grid(view.nnz), kCheckThreads, 0, stream>>>(
+      view.col_idx, row_starts.data(), view.cols, view.nnz, check.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  const CsrCheck found = download_one(check.data(), stream);
   if (found.first_bad_entry_code == kNothingFound) return;
 
   const auto k = static_cast<std::int64_t>(found.first_bad_entry_code / 2);
   const bool out_of_range = found.first_bad_entry_code % 2 == 0;
-  DeviceBuffer<BadEntry> described(1);
+  auto described = DeviceBuffer<BadEntry>::on_stream(1, stream);
   describe_entry_kernel<<<1, 1, 0, stream>>>(view.row_ptr, view.col_idx, view.rows, k,
                                              described.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
-  BadEntry entry{};
-  TCSPARSE_CUDA_CHECK(
-      cudaMemcpy(&entry, described.data(), sizeof(BadEntry), cudaMemcpyDeviceToHost));
+  const BadEntry entry = download_one(described.data(), stream);
   if (out_of_range)
     throw ValidationError(message::column_out_of_range(entry.row, entry.column, view.cols));
   if (entry.column == entry.previous_column)
     throw ValidationError(message::duplicate_column(entry.row, entry.column));
   throw ValidationError(message::unsorted_column(entry.row, entry.column, entry.previous_column));
+}
+
+template <typename Value>
+void validate_device_csr(const DeviceCsrView<Value>& view) {
+  validate_device_row_offsets(view, nullptr);
+  validate_device_columns(view, nullptr);
 }
 
 template <typename Value>
@@ -283,6 +311,8 @@ CsrMatrix<Value, std::int32_t> download_device_csr(const DeviceCsrView<Value>& v
 
 #define TCSPARSE_INSTANTIATE_DEVICE_CSR_VIEW(Value)                                           \
   template void validate_device_csr(const DeviceCsrView<Value>&);                            \
+  template void validate_device_row_offsets(const DeviceCsrView<Value>&, cudaStream_t);      \
+  template void validate_device_columns(const DeviceCsrView<Value>&, cudaStream_t);          \
   template DeviceCsr<Value> copy_device_csr(const DeviceCsrView<Value>&, PlanStats&,          \
                                             std::size_t);                                     \
   template CsrMatrix<Value, std::int32_t> download_device_csr(const DeviceCsrView<Value>&);

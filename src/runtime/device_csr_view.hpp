@@ -3,6 +3,8 @@
 // layout on the host. The host-to-device upload stays in device_csr.hpp.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -23,6 +25,15 @@ namespace tcsparse::detail {
 /// stream must be synchronised first). Costs about one read of row_ptr and col_idx.
 template <typename Value>
 void validate_device_csr(const DeviceCsrView<Value>& view);
+
+/// validate_device_csr in two parts, on `stream` (each waits for it; its temporaries are
+/// stream-ordered, so either may run while a copy on another stream goes on): the shape, the
+/// pointers and the row offsets, which a plan can check before the columns have arrived; then
+/// the columns, once the row offsets have passed.
+template <typename Value>
+void validate_device_row_offsets(const DeviceCsrView<Value>& view, cudaStream_t stream);
+template <typename Value>
+void validate_device_columns(const DeviceCsrView<Value>& view, cudaStream_t stream);
 
 /// Copies a checked `view` into new device arrays (device to device, on the legacy stream), the
 /// column and value arrays rounded up to a whole multiple of `nonzero_multiple` elements (at least

@@ -19,7 +19,8 @@
 //   ApplyPromises.UpdateValuesThenApplyMatchesTheReference   new values (device and host
 //                            overloads, plans from host and device CSR) give the product of the
 //                            new matrix; methods without update_values throw UnsupportedError
-//   DeviceCsrViewValidation.*  a broken device CSR is refused with the host's ValidationError
+//   DeviceCsrViewValidation.*  a broken device CSR is refused with the host's ValidationError,
+//                            and so is a broken host CSR that a method checks on the GPU
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -34,6 +35,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/test_matrices.hpp"
@@ -675,6 +677,21 @@ class DeviceCsrViewValidation : public testing::GpuTest {
         ADD_FAILURE() << method << ": the plan accepted the broken matrix (" << host_message << ")";
       } catch (const ValidationError& error) {
         EXPECT_EQ(std::string(error.what()), host_message) << method;
+      }
+    }
+    // from the host CSR: dasp checks it on the GPU after the upload (checks_csr_on_device), or
+    // on the host with build=host; the others on the host
+    for (const auto& [method, parameter] :
+         {std::pair{"dasp", "build=device"}, std::pair{"dasp", "build=host"},
+          std::pair{"cusparse", ""}}) {
+      PlanOptions options;
+      if (*parameter) options.parameters = {parameter};
+      try {
+        const SpmvPlan<double> plan(broken, method, options);
+        ADD_FAILURE() << method << " " << parameter << ": the plan from host CSR accepted the "
+                      << "broken matrix (" << host_message << ")";
+      } catch (const ValidationError& error) {
+        EXPECT_EQ(std::string(error.what()), host_message) << method << " " << parameter;
       }
     }
   }

@@ -110,11 +110,12 @@ std::vector<PlanOptions> kernel_shape_options(std::initializer_list<const char*>
   return all;
 }
 
-std::string describe(const PlanOptions& options) {
+std::string describe_parameters(const std::vector<std::string>& parameters) {
   std::string text;
-  for (const auto& p : options.parameters) text += p + " ";
+  for (const auto& p : parameters) text += p + " ";
   return text;
 }
+std::string describe(const PlanOptions& options) { return describe_parameters(options.parameters); }
 
 TEST_P(DaspGpuOnCatalogue, Fp64WithEveryKernelShapeMatchesReference) {
   for (PlanOptions options : kernel_shape_options({"8", "16", "32"})) {
@@ -165,6 +166,100 @@ void expect_device_fill_equals_host_fill(const Matrix& matrix64,
   EXPECT_TRUE(same_cols(device.short_cols, host.short_cols));
 }
 
+/// The index arrays and scalars of the plan's layout (built on the GPU: build=device, the
+/// default) are exactly the host build's (build_dasp_layout, the model the host apply checks
+/// against the reference).
+template <typename Value>
+void expect_device_build_equals_host_build(const Matrix& matrix64,
+                                           const std::vector<std::string>& parameters) {
+  SCOPED_TRACE(describe_parameters(parameters));
+  const auto a = test::with_values<Value>(matrix64);
+  const auto method = dasp::make_spmv<Value>(
+      a, detail::check_parameter_values("dasp", dasp::parameter_specs(), parameters));
+  if (a.nnz() == 0) return;  // nothing built: one y = beta * y
+  const dasp::DaspLayout<Value> device = dasp::testing::download_index_arrays<Value>(*method);
+  const dasp::DaspLayout<Value> host = dasp::build_dasp_layout(
+      a, dasp::parse_parameters(parameters), std::nullopt, dasp::DaspFill::index_only);
+  EXPECT_EQ(device.counts, host.counts);
+  EXPECT_EQ(device.shape, host.shape);
+  EXPECT_EQ(device.split, host.split);
+  EXPECT_EQ(device.medium_rows_per_warp, host.medium_rows_per_warp);
+  EXPECT_EQ(device.short_parts, host.short_parts);
+  EXPECT_EQ(device.medium_blocks_per_piece, host.medium_blocks_per_piece);
+  EXPECT_EQ(device.medium_max_pieces, host.medium_max_pieces);
+  EXPECT_EQ(device.medium_split_row_blocks, host.medium_split_row_blocks);
+  EXPECT_EQ(device.medium_plain_units, host.medium_plain_units);
+  EXPECT_EQ(device.long_row_ids, host.long_row_ids);
+  EXPECT_EQ(device.long_group_ptr, host.long_group_ptr);
+  EXPECT_EQ(device.long_task_ptr, host.long_task_ptr);
+  EXPECT_EQ(device.long_tasks, host.long_tasks);
+  EXPECT_EQ(device.medium_row_ids, host.medium_row_ids);
+  EXPECT_EQ(device.rowblock_ptr, host.rowblock_ptr);
+  EXPECT_EQ(device.irregular_ptr, host.irregular_ptr);
+  EXPECT_EQ(device.medium_tail_widths, host.medium_tail_widths);
+  EXPECT_EQ(device.medium_extra_pieces, host.medium_extra_pieces);
+  EXPECT_EQ(device.short_row_ids, host.short_row_ids);
+  EXPECT_EQ(device.short_tile_order, host.short_tile_order);
+  EXPECT_EQ(device.empty_row_ids, host.empty_row_ids);
+}
+
+/// Parameter sets that take every branch of the build: block orders, both short tile orders,
+/// split row-blocks (one row-block a warp) and split long rows, windows with rows of four as
+/// medium rows, every LOOP_NUM, other fills and MAX_LENs.
+const std::vector<std::vector<std::string>> kBuildParameterSets = {
+    {},
+    {"fp64_block_order=row"},
+    {"fp64_block_order=column", "regular_block_min_fill=0.5"},
+    {"max_medium_row_length=256", "short_tile_order=row"},
+    {"short_tile_order=kind", "medium_rows_per_warp=32"},
+    {"medium_rows_per_warp=8", "medium_blocks_per_warp=1", "long_groups_per_warp=1"},
+    {"medium_rows_per_warp=8", "medium_blocks_per_warp=3", "max_medium_row_length=64"},
+    {"medium_rows_per_warp=16", "medium_row_window=24", "medium_min_row_length=4"},
+    {"medium_rows_per_warp=32", "medium_row_window=8", "short_tile_order=row"},
+    {"medium_rows_per_warp=8", "medium_row_window=24"},  // windows with one row-block a warp
+    {"max_medium_row_length=40", "regular_block_min_fill=0.3"},
+    {"max_medium_row_length=4", "medium_min_row_length=5"},
+};
+
+/// The plan's row order (row_order=plan, computed on the GPU) is dasp_plan_row_order of the host
+/// layout (fp64): permuting 0, 1, 2, ... gives plan_to_caller.
+void expect_plan_row_order_is_the_host_models(const Matrix& a,
+                                              std::vector<std::string> parameters) {
+  const auto host_layout = dasp::build_dasp_layout(a, dasp::parse_parameters(parameters),
+                                                   std::nullopt, dasp::DaspFill::index_only);
+  const std::vector<std::int32_t> expected =
+      a.nnz() > 0 ? dasp::dasp_plan_row_order(host_layout) : std::vector<std::int32_t>{};
+  parameters.push_back("row_order=plan");
+  PlanOptions options;
+  options.parameters = parameters;
+  const SpmvPlan<double> plan(a, Method("dasp"), options);
+  if (a.nnz() == 0) {
+    EXPECT_FALSE(plan.plan_row_order());
+    return;
+  }
+  std::vector<double> rows(static_cast<std::size_t>(a.rows));
+  for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = static_cast<double>(r);
+  const DeviceBuffer<double> caller(rows);
+  DeviceBuffer<double> permuted(rows.size());
+  plan.permute(caller.data(), permuted.data());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<double> order = permuted.download();
+  ASSERT_EQ(order.size(), expected.size());
+  for (std::size_t p = 0; p < order.size(); ++p)
+    ASSERT_EQ(static_cast<std::int32_t>(order[p]), expected[p]) << "plan position " << p;
+}
+
+TEST_P(DaspGpuOnCatalogue, DeviceBuildEqualsHostBuild) {
+  for (const auto& parameters : kBuildParameterSets) {
+    expect_device_build_equals_host_build<double>(GetParam().matrix, parameters);
+    expect_device_build_equals_host_build<half>(GetParam().matrix, parameters);
+  }
+  expect_device_build_equals_host_build<bfloat16>(GetParam().matrix, {});
+  expect_plan_row_order_is_the_host_models(GetParam().matrix, {});
+  expect_plan_row_order_is_the_host_models(GetParam().matrix,
+                                                   {"short_tile_order=row", "build=host"});
+}
+
 TEST_P(DaspGpuOnCatalogue, DeviceFillEqualsHostFill) {
   expect_device_fill_equals_host_fill<double>(GetParam().matrix, {});
   expect_device_fill_equals_host_fill<double>(GetParam().matrix, {"fp64_block_order=row"});
@@ -180,9 +275,12 @@ TEST_P(DaspGpuOnCatalogue, PaperLayoutWithShortTilesByRowMatchesReference) {
   EXPECT_LT(dasp_error<half>(GetParam().matrix, {-1.0, 0.0}, options), 1e-2);
   EXPECT_LT(dasp_error<bfloat16>(GetParam().matrix, {1.0, 0.0}, options), 1e-2);
 }
-TEST_P(DaspGpuOnCatalogue, HostFillMatchesReference) {
+TEST_P(DaspGpuOnCatalogue, HostBuildMatchesReference) {
   PlanOptions options;
-  options.parameters = {"fill=host"};
+  options.parameters = {"build=host"};
+  EXPECT_LT(dasp_error<double>(GetParam().matrix, {1.0, 0.5}, options), 1e-12);
+  EXPECT_LT(dasp_error<half>(GetParam().matrix, {1.0, 0.0}, options), 1e-2);
+  options.parameters = {"build=host", "fill=host"};
   EXPECT_LT(dasp_error<double>(GetParam().matrix, {1.0, 0.5}, options), 1e-12);
   EXPECT_LT(dasp_error<half>(GetParam().matrix, {1.0, 0.0}, options), 1e-2);
 }
@@ -290,52 +388,66 @@ TEST_F(DaspGpu, DenseLongRowsTakenAsMediumRowsInPiecesMatchReference) {
   expect_device_fill_equals_host_fill<double>(a, {});
 }
 
-TEST_F(DaspGpu, LayoutIsTheSameWithTheUploadOverlappedOrAfterUnderEveryPolicy) {
+TEST_F(DaspGpu, LayoutIsTheSameWhereverItIsBuiltUnderEveryUploadPolicy) {
   // 5.8 M nonzeros (70 MB of fp64 CSR): above kDaspOverlappedUploadMinBytes, so "overlapped"
   // uploads on a worker thread while fewer threads build the index arrays
   const Matrix a = generate_stencil_3d_27pt(60, 60, 60, 1);
+  const std::vector<std::vector<std::string>> builds = {
+      {"build=device"}, {"build=host", "upload=overlapped"}, {"build=host", "upload=after"}};
   for (const HostUpload policy : {HostUpload::automatic, HostUpload::staged,
                                   HostUpload::registered, HostUpload::direct}) {
     const detail::HostUploadScope scope(policy);
-    for (const char* upload : {"upload=overlapped", "upload=after"}) {
-      SCOPED_TRACE(std::string(upload) + ", " + std::string(to_string(policy)));
-      expect_device_fill_equals_host_fill<double>(a, {upload});
-      expect_device_fill_equals_host_fill<half>(a, {upload});
+    for (const auto& build : builds) {
+      SCOPED_TRACE(describe_parameters(build) + ", " + std::string(to_string(policy)));
+      expect_device_fill_equals_host_fill<double>(a, build);
+      expect_device_fill_equals_host_fill<half>(a, build);
     }
   }
   PlanOptions options;
-  options.parameters = {"upload=overlapped"};
+  options.parameters = {"build=host", "upload=overlapped"};
   const SpmvPlan<double> plan(a, Method("dasp"), options);
   EXPECT_EQ(plan.stats().details.value("upload", ""), "overlapped");
+  EXPECT_EQ(plan.stats().details.value("build", ""), "host");
   EXPECT_GT(plan.stats().upload_ms, 0.0);
   EXPECT_TRUE(plan.stats().details.contains("plan_phases_ms"));
   EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}, options), 1e-12);
+  const SpmvPlan<double> on_device(a, Method("dasp"));
+  EXPECT_EQ(on_device.stats().details.value("build", ""), "device");
+  EXPECT_GT(on_device.stats().upload_ms, 0.0);
+  EXPECT_GT(on_device.stats().device_preprocess_ms, 0.0);
+  const Json& phases = on_device.stats().details["plan_phases_ms"];
+  EXPECT_TRUE(phases.contains("row_ptr_check") && phases.contains("columns_check"))
+      << phases.dump();  // the CSR is checked on the GPU, its row offsets beside the upload
 }
 
 TEST_F(DaspGpu, BuildThatRunsOutOfDeviceMemoryThrowsAndLeaksNothing) {
-  // The build needs ~145 MB (fp64: ~70 MB CSR, ~75 MB layout). Budgets below that make one of its
-  // allocations fail (DeviceAllocationBudget: as cudaMalloc's out of memory, without taking the
-  // GPU from other processes): the first one, one of the worker's CSR arrays, one of the layout's.
+  // The build needs ~145 MB (fp64: ~70 MB CSR, ~75 MB layout) and, on the GPU, its temporaries.
+  // Budgets below that make one of its allocations fail (DeviceAllocationBudget: as cudaMalloc's
+  // out of memory, without taking the GPU from other processes): the first one, one of the CSR
+  // arrays, one of the device build's temporaries, one of the layout's.
   const Matrix a = generate_stencil_3d_27pt(60, 60, 60, 3);
-  for (const char* upload : {"upload=overlapped", "upload=after"}) {
+  const std::vector<std::vector<std::string>> builds = {
+      {"build=device"}, {"build=host", "upload=overlapped"}, {"build=host", "upload=after"}};
+  for (const auto& build : builds) {
     PlanOptions options;
-    options.parameters = {upload};
+    options.parameters = build;
+    const std::string label = describe_parameters(build);
     { const SpmvPlan<double> warm(a, Method("dasp"), options); }  // kernels loaded
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const std::int64_t live_before = detail::live_device_allocations();
-    for (const std::size_t budget_mib : {0, 1, 30, 60, 100, 130}) {
+    for (const std::size_t budget_mib : {0, 1, 30, 60, 75, 90, 100, 130}) {
       {
         const detail::DeviceAllocationBudget budget(budget_mib << 20);
         try {
           const SpmvPlan<double> plan(a, Method("dasp"), options);
-          ADD_FAILURE() << upload << ": built within " << budget_mib << " MiB";
+          ADD_FAILURE() << label << ": built within " << budget_mib << " MiB";
         } catch (const DeviceMemoryError& error) {
           EXPECT_NE(std::string(error.what()).find("cannot allocate"), std::string::npos)
               << error.what();
         }
       }
       EXPECT_EQ(detail::live_device_allocations(), live_before)
-          << upload << ", " << budget_mib << " MiB: device allocations left behind";
+          << label << ", " << budget_mib << " MiB: device allocations left behind";
       ASSERT_EQ(cudaGetLastError(), cudaSuccess);
     }
     EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}, options), 1e-12) << "a plan builds again";
@@ -349,6 +461,28 @@ TEST_F(DaspGpu, DeviceFillEqualsHostFillOnLargeMatrices) {
   for (const Matrix& a : cases) {
     expect_device_fill_equals_host_fill<double>(a, {});
     expect_device_fill_equals_host_fill<half>(a, {});
+  }
+}
+
+TEST_F(DaspGpu, DeviceBuildEqualsHostBuildOnLargeMatrices) {
+  // the rules the catalogue is too small for: windows of caller rows and rows of four as medium
+  // rows (>= 1 M rows), short tiles by row (>= 4096 tiles), dense long rows (fp64, >= 1 M
+  // nonzeros of density >= 1/32), the small-matrix MAX_LEN and long-group rules
+  const Matrix cases[] = {
+      generate_rmat(16, 16, 3),
+      generate_stencil_3d_27pt(40, 40, 40, 1),
+      generate_short_rows(200000, 100000, 7),
+      generate_long_rows(100, 100000, 5000, 8),
+      generate_random_rows((1 << 20) + 4099, 1 << 20, RowLengthDistribution::uniform, 4, 12, 9),
+      generate_random_rows(300000, 300000, RowLengthDistribution::power_law, 1, 20000, 5),
+      generate_pruned_weights(4096, 4096, 0.9, 10),
+      matrix_with_lengths(2000000, {1500000, 3, 0, 700, 1, 1, 2}, 5)};
+  for (const Matrix& a : cases) {
+    SCOPED_TRACE(std::to_string(a.rows) + " x " + std::to_string(a.cols) + ", " +
+                 std::to_string(a.nnz()) + " nonzeros");
+    expect_device_build_equals_host_build<double>(a, {});
+    expect_device_build_equals_host_build<half>(a, {});
+    expect_plan_row_order_is_the_host_models(a, {});
   }
 }
 
@@ -403,7 +537,7 @@ TEST_F(DaspGpu, StatsDescribeTheLayout) {
       << stats.details.dump();
   const Json host = layout_statistics(Method("dasp"), a);
   for (const auto& [key, value] : host.items()) EXPECT_EQ(stats.details[key], value) << key;
-  EXPECT_GT(stats.details["host_preprocess_nnz_per_s"].get<double>(), 0.0);
+  EXPECT_GT(stats.details["preprocess_nnz_per_s"].get<double>(), 0.0);
 }
 
 // ---- a matrix without nonzeros: one y = beta * y ---------------------------------------------
@@ -550,7 +684,8 @@ TEST_P(DaspGpuOnCatalogue, PlanRowOrderRoundTripsToTheCallerOrderResult) {
       {"short_tile_order=row", "max_medium_row_length=256"},
       {"medium_rows_per_warp=8", "medium_blocks_per_warp=1", "long_groups_per_warp=1"},
       {"medium_rows_per_warp=16", "medium_row_window=24", "medium_min_row_length=4"},
-      {"fill=host"}};
+      {"build=host"},
+      {"build=host", "fill=host"}};
   for (const auto& parameters : parameter_sets) {
     expect_plan_order_round_trips<double>(GetParam().matrix, parameters);
     expect_plan_order_round_trips<half>(GetParam().matrix, parameters);

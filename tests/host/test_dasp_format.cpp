@@ -100,6 +100,9 @@ TEST_P(DaspHostApplyOnCatalogue, NonDefaultParametersStillMatchReference) {
   p.medium_min_row_length = 4;  // rows of 4 values as medium rows
   EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, p, 1.0, 0.5), 1e-12);
   EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp16Shape, p), 1e-12);
+  p.medium_rows_per_warp = 8;  // one row-block a warp: an explicit window applies there too
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp64Shape, p, -1.0, 0.5), 1e-12);
+  EXPECT_LT(host_apply_error<double>(GetParam().matrix, kFp16Shape, p), 1e-12);
 }
 
 TEST_P(DaspHostApplyOnCatalogue, MediumRowBlocksSplitOverWarpsMatchReference) {
@@ -632,10 +635,13 @@ TEST(DaspLayout, MediumRowWindowIsAutoFromAMillionRowsAndOffAsked) {
   DaspParameters off;
   off.medium_row_window = -1;
   EXPECT_EQ(resolve_medium_row_window(off, kDaspWindowedMinRows * 8), 0);
-  // one row-block a warp keeps the whole-matrix sort (its split row-blocks lead the order)
+  // one row-block a warp takes a window only when asked and no row-block is split (split
+  // row-blocks must lead the order)
   DaspParameters one_block;
   one_block.medium_rows_per_warp = 8;
   one_block.medium_row_window = 64;
+  EXPECT_EQ(count_dasp_layout(small, one_block, kFp64Shape).medium_row_window, 64);
+  one_block.medium_blocks_per_warp = 2;
   EXPECT_EQ(count_dasp_layout(small, one_block, kFp64Shape).medium_row_window, 0);
 }
 
@@ -977,7 +983,8 @@ TEST(DaspParameters, ParsesEveryKey) {
   const DaspParameters p = parse_parameters(
       {"max_medium_row_length=128", "regular_block_min_fill=0.5", "medium_rows_per_warp=16",
        "long_groups_per_warp=3", "medium_blocks_per_warp=5", "blocks_in_flight=2",
-       "pipelined_loads=0", "short_tile_order=row", "fill=host", "fp64_block_order=column"});
+       "pipelined_loads=0", "short_tile_order=row", "fill=host", "fp64_block_order=column",
+       "build=host", "upload=overlapped"});
   EXPECT_EQ(p.max_medium_row_length, 128);
   EXPECT_DOUBLE_EQ(p.regular_block_min_fill, 0.5);
   EXPECT_EQ(p.medium_rows_per_warp, 16);
@@ -986,6 +993,9 @@ TEST(DaspParameters, ParsesEveryKey) {
   EXPECT_EQ(p.blocks_in_flight, 2);
   EXPECT_EQ(p.pipelined_loads, 0);
   EXPECT_EQ(p.fp64_block_order, 2);
+  EXPECT_FALSE(p.fill_on_device);
+  EXPECT_FALSE(p.build_on_device);
+  EXPECT_TRUE(p.overlapped_upload);
   EXPECT_EQ(parse_parameters({"fp64_block_order=row"}).fp64_block_order, 1);
   EXPECT_EQ(parse_parameters({"medium_rows_per_warp=auto"}).medium_rows_per_warp, 0);
   EXPECT_EQ(parse_parameters({"medium_row_window=4096"}).medium_row_window, 4096);
@@ -993,6 +1003,27 @@ TEST(DaspParameters, ParsesEveryKey) {
   EXPECT_EQ(parse_parameters({"medium_row_window=auto"}).medium_row_window, 0);
   EXPECT_EQ(parse_parameters({"medium_min_row_length=4"}).medium_min_row_length, 4);
   EXPECT_EQ(parse_parameters({"medium_min_row_length=auto"}).medium_min_row_length, 0);
+}
+
+TEST(DaspParameters, TheLayoutIsBuiltOnTheGpuUnlessTheHostIsAsked) {
+  EXPECT_TRUE(parse_parameters({}).build_on_device);
+  EXPECT_TRUE(parse_parameters({"build=device"}).build_on_device);
+  EXPECT_FALSE(parse_parameters({"build=host"}).build_on_device);
+}
+
+TEST(DaspParameters, HostFillAndOverlappedUploadNeedTheHostBuild) {
+  // the device build uploads the CSR before it builds and fills the values on the GPU
+  for (const char* host_only : {"fill=host", "upload=overlapped"}) {
+    try {
+      parse_parameters({host_only});
+      ADD_FAILURE() << host_only << " was accepted with the device build";
+    } catch (const ParameterError& error) {
+      EXPECT_NE(std::string(error.what()).find(host_only), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find("needs build=host"), std::string::npos)
+          << error.what();
+    }
+    EXPECT_NO_THROW(parse_parameters({host_only, "build=host"}));
+  }
 }
 
 TEST(DaspParameters, UnknownKeyIsAParameterErrorListingTheKnownKeys) {

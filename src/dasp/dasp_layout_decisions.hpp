@@ -1,0 +1,125 @@
+// The decisions of a DASP layout that both builders take from counts (the host plan in
+// dasp_classify.cpp, the device build in dasp_device_build.cu), so that a layout built on the GPU
+// is the host's bit for bit: MAX_LEN from a summary of the row lengths, the category bounds from
+// the number of rows of each length, the windows, the fp64 block order, the warps' work, the
+// short rows' piecing. Free of OpenMP and CUDA: both sides include it.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <span>
+#include <vector>
+
+#include "dasp/dasp_format.hpp"
+
+namespace tcsparse::dasp::internal {
+
+using std::int32_t;
+using std::int64_t;
+
+inline std::size_t sz(int64_t v) { return static_cast<std::size_t>(v); }
+
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Values of a row-block's longest row (its first: rows are sorted by length) in the last of its
+/// `blocks` regular blocks, 1..width; no other row of the row-block has more there.
+constexpr int64_t tail_width(int64_t longest_row, int64_t blocks, int width) {
+  return std::clamp<int64_t>(longest_row - (blocks - 1) * width, 1, width);
+}
+
+/// Where each category starts in the rows sorted by key descending (key = length; long rows
+/// max_medium + 1): long, medium, short (by length), empty.
+struct CategoryBounds {
+  int64_t medium_begin = 0, short_begin = 0, empty_begin = 0;
+  /// short rows of length k are [short_begin_of[k], short_begin_of[k] + count)
+  std::array<int64_t, 5> short_begin_of{};
+  std::array<int64_t, 5> short_count_of{};
+};
+
+/// The start of each key's bucket when rows are sorted by key descending: [key] for keys
+/// 0 .. key_count - 1, from the number of rows of each key.
+std::vector<int64_t> descending_bucket_starts(std::span<const int64_t> rows_of_key);
+
+/// The categories' bounds from the bucket starts of the sort by key (descending_bucket_starts):
+/// rows of shortest_medium .. max_medium values are medium rows, shorter ones short rows.
+CategoryBounds category_bounds(std::span<const int64_t> bucket_begin, int max_medium,
+                               int shortest_medium);
+
+/// The row lengths a layout's MAX_LEN depends on (choose_max_medium_row_length).
+struct RowLengthSummary {
+  int64_t rows = 0, cols = 0, nnz = 0;
+  int64_t shortest = 0, longest = 0;
+  /// [k]: the zeros that rows longer than kDaspSmallMatrixMaxMediumRowLengths[k] get when padded
+  /// to whole long-row groups
+  std::array<int64_t, std::size(kDaspSmallMatrixMaxMediumRowLengths)> candidate_padding{};
+};
+
+/// Values of one long-row group (kDaspBlocksPerLongGroup blocks).
+int64_t long_row_group_values(DaspBlockShape shape);
+
+/// MAX_LEN from the summary (resolve_max_medium_row_length says how), for values of
+/// `value_bytes` bytes.
+int choose_max_medium_row_length(const RowLengthSummary& summary, const DaspParameters& parameters,
+                                 DaspBlockShape shape, int value_bytes);
+
+/// The fewest values a medium block must hold to be kept as a regular block (§3.2 threshold),
+/// at least 1 (an empty chunk is never a block).
+int min_regular_fill(const DaspParameters& parameters, DaspBlockShape shape);
+
+/// What the regular blocks of the medium row-blocks add up to (host: count_regular_blocks in
+/// dasp_classify.cpp; device: the count kernel of dasp_build_kernels.cuh).
+struct RegularBlockCounts {
+  int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tail_blocks = 0;
+  int64_t largest_row_block = 0;  ///< regular blocks of the largest row-block
+};
+
+/// Whether medium rows are regrouped by windows of `window` caller rows (kDaspMediumRowWindow):
+/// only where warps take several row-blocks and the layout is not of dense long rows.
+bool windows_apply(int64_t window, int64_t rows, int medium_rows_per_warp, int block_rows,
+                   const DaspParameters& parameters, int max_medium, int64_t rows_medium);
+
+/// Sets the medium counts from the regular blocks and decides the fp64 block order
+/// (shape.column_major). Throws IndexOverflowError when the regular values do not fit 32-bit
+/// offsets.
+void set_medium_counts(DaspCounts& c, DaspBlockShape& shape, const DaspParameters& parameters,
+                       const RegularBlockCounts& blocks);
+
+/// Sets the long counts; throws IndexOverflowError when the padded long values do not fit
+/// 32-bit offsets.
+void set_long_counts(DaspCounts& c, int64_t nnz_long, int64_t long_groups, int64_t group_values);
+
+/// The warps' work: the split (explicit, the small-matrix heavy-tail rule from the longest long
+/// row, the dense-long-rows pieces), and medium_rows_per_warp set to one row-block for dense long
+/// rows when not explicit.
+DaspWorkSplit resolve_layout_work(const DaspParameters& parameters, int64_t nnz, int64_t rows,
+                                  int64_t longest_long_row, int max_medium, int block_rows,
+                                  int& medium_rows_per_warp);
+
+/// The short rows' piecing (1+3, 4, 2+2, 1), their tiles and order, and the empty rows, from the
+/// category bounds.
+void piece_short_and_empty_rows(DaspCounts& c, const CategoryBounds& bounds, int64_t rows,
+                                const DaspParameters& parameters);
+
+/// Where each short kind's tiles, values and row ids start (DaspLayoutInfo::short_parts).
+std::array<DaspShortPart, kDaspShortKinds> short_parts_of(const DaspCounts& c);
+
+/// Pairs of short rows (1+3 or 2+2) in one warp tile of 32 outputs.
+inline constexpr int kShortPairsPerTile = kWarpSize / 2;
+
+/// Output index inside a pair tile of the first (part 0) or second (part 1) row of pair `k`
+/// (0..15): the tile's mma m = 2 * block + part computes block rows 0..R-1 into outputs
+/// m * R + slot.
+constexpr int pair_output(int k, int part, int block_rows) {
+  const int block = k / block_rows, slot = k % block_rows;
+  return (2 * block + part) * block_rows + slot;
+}
+
+/// phases->lap(name) where phases is given.
+inline void lap(detail::PhaseTimes* phases, const char* name) {
+  if (phases) phases->lap(name);
+}
+
+}  // namespace tcsparse::dasp::internal

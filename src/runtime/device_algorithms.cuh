@@ -1,0 +1,150 @@
+// Plan-time device-wide algorithms for the layouts built on the GPU (DASP's and HBP's device
+// builds): CUB's scans, reductions, stable radix sorts and selections on one stream, with one
+// temporary storage reused from call to call (CUB asks for it in two calls: the first says how
+// many bytes, the second works).
+//
+//   detail::DeviceScratch scratch(stream);
+//   detail::exclusive_sum(scratch, counts, offsets, n, "rows");
+//   detail::stable_sort_pairs(scratch, keys, sorted_keys, rows, sorted_rows, n, bits, "rows");
+//
+// Every call is asynchronous on the scratch's stream, except those that return a count
+// (reduce_max, select_if), which download it. For plan time, never in an apply.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "runtime/cuda_check.hpp"
+#include "runtime/device_buffer.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::detail {
+
+/// The temporary storage of a sequence of CUB calls on one stream, from the stream-ordered
+/// allocator (so that the calls can run beside copies on other streams). It grows when a call
+/// asks for more than it holds; the destructor waits for the stream.
+class DeviceScratch {
+ public:
+  explicit DeviceScratch(cudaStream_t stream) : stream_(stream) {}
+  ~DeviceScratch() {
+    if (storage_.size()) cudaStreamSynchronize(stream_);  // noexcept: a failure is reported later
+  }
+  DeviceScratch(const DeviceScratch&) = delete;
+  DeviceScratch& operator=(const DeviceScratch&) = delete;
+
+  cudaStream_t stream() const { return stream_; }
+  void synchronize() const { TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+  /// Runs `call(storage, bytes)`, a CUB device algorithm on stream(), with the storage it asks for.
+  template <typename Call>
+  void run(Call&& call) {
+    std::size_t bytes = 0;
+    TCSPARSE_CUDA_CHECK(call(nullptr, bytes));
+    if (bytes > storage_.size() || storage_.empty()) {  // never null: null asks for the size
+      storage_ = {};  // freed in stream order: the calls before it still have it
+      storage_ = DeviceBuffer<unsigned char>::on_stream(std::max<std::size_t>(bytes, 1), stream_);
+    }
+    TCSPARSE_CUDA_CHECK(call(storage_.data(), bytes));
+  }
+
+ private:
+  cudaStream_t stream_;
+  DeviceBuffer<unsigned char> storage_;
+};
+
+/// The item count CUB's algorithms take here (int): refuses more, naming what is counted.
+inline int cub_items(std::int64_t n, const char* what) {
+  if (n > std::numeric_limits<int>::max())
+    throw IndexOverflowError(std::string("device build: more than 2^31 - 1 ") + what);
+  return static_cast<int>(n);
+}
+
+/// Bits of the largest key `largest` (at least 1), for a radix sort over those bits alone.
+inline int key_bits(unsigned long long largest) {
+  return std::max(1, static_cast<int>(std::bit_width(largest)));
+}
+
+/// out[i] = in[0] + ... + in[i - 1]; in == out is allowed.
+template <typename T>
+void exclusive_sum(DeviceScratch& scratch, const T* in, T* out, std::int64_t n, const char* what) {
+  if (n == 0) return;
+  const int items = cub_items(n, what);
+  scratch.run([&](void* storage, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveSum(storage, bytes, in, out, items, scratch.stream());
+  });
+}
+
+/// out[i] = in[0] + ... + in[i].
+template <typename T>
+void inclusive_sum(DeviceScratch& scratch, const T* in, T* out, std::int64_t n, const char* what) {
+  if (n == 0) return;
+  const int items = cub_items(n, what);
+  scratch.run([&](void* storage, std::size_t& bytes) {
+    return cub::DeviceScan::InclusiveSum(storage, bytes, in, out, items, scratch.stream());
+  });
+}
+
+/// out[i] = in[0] op ... op in[i].
+template <typename T, typename Op>
+void inclusive_scan(DeviceScratch& scratch, const T* in, T* out, Op op, std::int64_t n,
+                    const char* what) {
+  if (n == 0) return;
+  const int items = cub_items(n, what);
+  scratch.run([&](void* storage, std::size_t& bytes) {
+    return cub::DeviceScan::InclusiveScan(storage, bytes, in, out, op, items, scratch.stream());
+  });
+}
+
+/// The largest of in[0 .. n) (n >= 1), downloaded.
+template <typename T>
+T reduce_max(DeviceScratch& scratch, const T* in, std::int64_t n, const char* what) {
+  const int items = cub_items(n, what);
+  auto result = DeviceBuffer<T>::on_stream(1, scratch.stream());
+  scratch.run([&](void* storage, std::size_t& bytes) {
+    return cub::DeviceReduce::Max(storage, bytes, in, result.data(), items, scratch.stream());
+  });
+  return download_one(result.data(), scratch.stream());
+}
+
+/// Stable radix sort of (key, value) pairs by the key's low `bits` bits, ascending: equal keys
+/// keep their order (CUB's DeviceRadixSort is stable).
+template <typename Key, typename Value>
+void stable_sort_pairs(DeviceScratch& scratch, const Key* keys_in, Key* keys_out,
+                       const Value* values_in, Value* values_out, std::int64_t n, int bits,
+                       const char* what) {
+  if (n == 0) return;
+  const int items = cub_items(n, what);
+  const int end_bit = std::clamp(bits, 1, static_cast<int>(8 * sizeof(Key)));
+  scratch.run([&](void* storage, std::size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(storage, bytes, keys_in, keys_out, values_in,
+                                           values_out, items, 0, end_bit, scratch.stream());
+  });
+}
+
+/// Copies the items of in[0 .. n) that `select` accepts to out, in order; returns how many
+/// (downloaded).
+template <typename T, typename Select>
+std::int64_t select_if(DeviceScratch& scratch, const T* in, T* out, std::int64_t n, Select select,
+                       const char* what) {
+  if (n == 0) return 0;
+  cub_items(n, what);
+  auto selected = DeviceBuffer<std::int64_t>::on_stream(1, scratch.stream());
+  scratch.run([&](void* storage, std::size_t& bytes) {
+    return cub::DeviceSelect::If(storage, bytes, in, out, selected.data(), n, select,
+                                 scratch.stream());
+  });
+  return download_one(selected.data(), scratch.stream());
+}
+
+}  // namespace tcsparse::detail
