@@ -97,6 +97,10 @@ struct HarnessOptions {
   /// build, outside its time) instead of the host CsrMatrix: plan_build_ms is then the build from
   /// device CSR (`tcsparse bench --from-device`).
   bool plan_from_device = false;
+  /// Plans built per case: plan_build_ms is the median of their build times (a one-off stall of
+  /// the host moves one build several-fold), details.plan_builds_ms lists them; the last plan is
+  /// the one checked and timed. At least 1.
+  int plan_builds = 3;
   PlanOptions plan;
   /// How SpMM cases store B and C and the type of C (`tcsparse bench --layout --spmm-output`).
   SpmmLayout spmm_layout;
