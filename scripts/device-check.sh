@@ -7,6 +7,8 @@
 #                                           first, then the older suites (each run capped at
 #                                           $TCSPARSE_SANITIZER_SECONDS, default 120)
 #   scripts/device-check.sh bench-default   tcsparse bench on the built-in default suite
+#   scripts/device-check.sh bench           tcsparse bench $TCSPARSE_BENCH_ARGS (files named by
+#                                           $TCSPARSE_BENCH_NAME)
 #   scripts/device-check.sh bench-matrices  tcsparse bench over $TCSPARSE_MATRIX_DIR
 #   scripts/device-check.sh parse-speed     Matrix Market parse speed on 100 million entries
 #   scripts/device-check.sh gather-ceiling  the random x-gather ceiling (tcsparse_gather_ceiling)
@@ -77,29 +79,50 @@ sanitized_tests+=':Catalogue/Conformance.MatchesTheReference/empty*'
 # plans from device CSR (validation kernels, copies), DASP's plan row order and empty matrices.
 sanitized_tests+=':HostUploadTest.*:CsrFullOverlapTest.*:DeviceCsrViewValidation.*'
 sanitized_tests+=':*FromDeviceCsr*:DaspGpuEmptyMatrix.*:DaspGpu.PlanRowOrder*:DaspGpu.PermuteAndUnpermute*'
-# Kernels written without a GPU and not yet sanitised (HBP's SpMV and GPU build, TCA and the
-# dense baseline, the bulk-copy batch kernel, the automatic choice): their own memcheck and
-# racecheck run first, so a time cap cuts the older suites, not these.
-new_kernel_tests='*HbpGpu*:SpmmLayouts.*:*CsrOverlapGpuOnCatalogue.Bulk*'
+# Kernels new since the last sanitised run (DASP's device build; HBP's SpMV and GPU build, TCA
+# and the dense baseline, the bulk-copy batch kernel, the automatic choice): their own memcheck
+# and racecheck run first, so a time cap cuts the older suites, not these.
+# TCSPARSE_NEW_KERNEL_TESTS replaces the list.
+new_kernel_tests='*DeviceBuildEqualsHostBuild*:*HbpGpu*:SpmmLayouts.*:*CsrOverlapGpuOnCatalogue.Bulk*'
 new_kernel_tests+=':CsrOverlapGpu.Bulk*:CsrFullOverlapTest.Bulk*:AutoPlan.*'
 new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_hbp_spmv_fp64'
 new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_tca_spmm_fp16_n64'
 new_kernel_tests+=':Catalogue/Conformance.MatchesTheReference/*_cublas_dense_spmm_fp16_n64'
+new_kernel_tests=${TCSPARSE_NEW_KERNEL_TESTS:-$new_kernel_tests}
 # Each sanitizer run stops after this many seconds (its log says how far it got).
 sanitizer_seconds=${TCSPARSE_SANITIZER_SECONDS:-120}
 
 for what in "$@"; do
   case $what in
     tests)
-      step "GPU tests"
-      "$gpu_tests" --gtest_brief=1 >"$out/gpu-tests.log" 2>&1
-      echo "gpu tests exit code $?" | tee -a "$log"
-      grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests from .* ran" "$out/gpu-tests.log" | tail -8 | tee -a "$log"
-      step "host tests"
-      "$host_tests" --gtest_brief=1 2>&1 | tail -2 | tee -a "$log"
+      # TCSPARSE_GPU_TEST_FILTER: a gtest filter (default: every test); TCSPARSE_TEST_SHARDS: that
+      # many processes at once on the one GPU (gtest sharding), each with its own log
+      shards=${TCSPARSE_TEST_SHARDS:-1}
+      step "GPU tests (${TCSPARSE_GPU_TEST_FILTER:-all}, $shards shards)"
+      for ((shard = 0; shard < shards; ++shard)); do
+        GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard "$gpu_tests" \
+          --gtest_filter="${TCSPARSE_GPU_TEST_FILTER:-*}" >"$out/gpu-tests-$shard.log" 2>&1 &
+      done
+      failed=0
+      for job in $(jobs -p); do wait "$job" || failed=1; done
+      echo "gpu tests: $([[ $failed == 0 ]] && echo passed || echo FAILED)" | tee -a "$log"
+      # a shard that died has no summary: its last started test is the one it died in
+      for ((shard = 0; shard < shards; ++shard)); do
+        grep -q "tests from .* ran" "$out/gpu-tests-$shard.log" && continue
+        died_in=$(grep "^\[ RUN      \]" "$out/gpu-tests-$shard.log" | tail -1 | awk '{print $4}')
+        echo "shard $shard died in $died_in" | tee -a "$log"
+        echo "$died_in" >>"$out/died-in.txt"
+      done
+      cat "$out"/gpu-tests-*.log >"$out/gpu-tests.log"; rm -f "$out"/gpu-tests-*.log
+      grep -E "^\[  (FAILED|SKIPPED) |tests from .* ran|PASSED" "$out/gpu-tests.log" | sort | uniq -c | tail -12 | tee -a "$log"
+      grep -vE "^\[ +(RUN|OK) +\]|^\[----------\]" "$out/gpu-tests.log" >"$out/gpu-tests.tmp" && mv "$out/gpu-tests.tmp" "$out/gpu-tests.log"
+      if [[ -x ${host_tests:-} && -z ${TCSPARSE_GPU_TEST_FILTER:-} ]]; then
+        step "host tests"
+        "$host_tests" --gtest_brief=1 2>&1 | tail -2 | tee -a "$log"
+      fi
       ;;
     sanitize)
-      for run in memcheck:new racecheck:new memcheck:all racecheck:all; do
+      for run in ${TCSPARSE_SANITIZE_RUNS:-memcheck:new racecheck:new memcheck:all racecheck:all}; do
         tool=${run%%:*}
         step "compute-sanitizer --tool $tool (${run#*:} kernels)"
         filter=$sanitized_tests
@@ -118,6 +141,14 @@ for what in "$@"; do
       "$cli" bench --suite default ${TCSPARSE_BENCH_ARGS:-} --output "$out/default-$gpu.jsonl" >"$out/bench-default.txt" 2>>"$log"
       echo "bench exit code $?" | tee -a "$log"
       tail -40 "$out/bench-default.txt"
+      ;;
+    bench)
+      # any bench: TCSPARSE_BENCH_ARGS are its arguments, TCSPARSE_BENCH_NAME names its files
+      name=${TCSPARSE_BENCH_NAME:-custom}
+      step "bench $name: ${TCSPARSE_BENCH_ARGS:-}"
+      "$cli" bench ${TCSPARSE_BENCH_ARGS:-} --output "$out/$name-$gpu.jsonl" >"$out/bench-$name.txt" 2>>"$log"
+      echo "bench exit code $?" | tee -a "$log"
+      tail -30 "$out/bench-$name.txt"
       ;;
     bench-matrices)
       step "bench: $TCSPARSE_MATRIX_DIR"
@@ -182,7 +213,7 @@ for what in "$@"; do
         --output "$out/from-device-$gpu.jsonl" >"$out/bench-from-device.txt" 2>>"$log"
       echo "bench exit code $?" | tee -a "$log"
       ;;
-    *) echo "unknown step '$what' (tests, sanitize, bench-default, bench-matrices, bench-dasp, bench-overlap, parse-speed, gather-ceiling, bench-compare)" >&2; exit 2 ;;
+    *) echo "unknown step '$what' (tests, sanitize, bench, bench-default, bench-matrices, bench-dasp, bench-overlap, parse-speed, gather-ceiling, bench-compare)" >&2; exit 2 ;;
   esac
 done
 step "done"
