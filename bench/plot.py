@@ -14,7 +14,8 @@ question, speedups over cuSPARSE (default algorithm, same precision), log scale:
                                         named matrix
   bandwidth-<gpu>-<op>-<precision>.png  achieved GB/s against nnz, one colour per method, a line
                                         at the measured copy bandwidth
-and prints a markdown table to stdout: geometric-mean speedup per method x precision, min, max.
+and prints a markdown table to stdout: geometric-mean speedup per method x precision, min, max;
+with --plan-build also the plan build of each matrix in SpMV-times (plan_build_ms / median_ms).
 
 Records with an "error" are left out; records that failed their check against the CPU reference
 are left out of the speedups (and counted in the table). When several files hold the same case,
@@ -245,6 +246,37 @@ def summary_table(groups):
     return "\n".join(lines)
 
 
+def plan_build_table(groups, min_nnz):
+    """Markdown tables of the plan build in SpMV-times (plan_build_ms / median_ms of the same
+    record), one per group, matrices of at least min_nnz nonzeros, with the largest per method."""
+    lines = []
+    for group in groups:
+        records = [r for r in group.records if r.get("nnz", 0) >= min_nnz and r.get("median_ms")]
+        methods = sorted({r["method"] for r in records})
+        if not records:
+            continue
+        lines += ["", f"### {group_label(group.key)}: plan build in SpMV-times (ms)", "",
+                  "| matrix | nnz | " + " | ".join(methods) + " |",
+                  "|---|---:|" + "---:|" * len(methods)]
+        by_matrix = defaultdict(dict)
+        for r in records:
+            by_matrix[(r["nnz"], r["matrix"])][r["method"]] = r
+        worst = defaultdict(float)
+        for (nnz, matrix), per_method in sorted(by_matrix.items()):
+            cells = []
+            for m in methods:
+                r = per_method.get(m)
+                if r is None:
+                    cells.append("")
+                    continue
+                times = r["plan_build_ms"] / r["median_ms"]
+                worst[m] = max(worst[m], times)
+                cells.append(f"{times:.0f} ({r['plan_build_ms']:.2f})")
+            lines.append(f"| {matrix} | {nnz} | " + " | ".join(cells) + " |")
+        lines.append("| largest | | " + " | ".join(f"{worst[m]:.0f}" for m in methods) + " |")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -252,6 +284,10 @@ def main():
     parser.add_argument("-o", "--output-dir", default="bench/results/plots",
                         help="where the PNGs go (default: %(default)s)")
     parser.add_argument("--no-plots", action="store_true", help="only print the summary table")
+    parser.add_argument("--plan-build", action="store_true",
+                        help="also print the plan build in SpMV-times per matrix and method")
+    parser.add_argument("--min-nnz", type=int, default=0,
+                        help="--plan-build: only matrices of at least this many nonzeros")
     args = parser.parse_args()
 
     records = read_records(args.results)
@@ -270,6 +306,8 @@ def main():
                     print(f"wrote {path}", file=sys.stderr)
 
     print(summary_table(groups))
+    if args.plan_build:
+        print(plan_build_table(groups, args.min_nnz))
     if errors:
         print(f"\n{len(errors)} records with errors left out, e.g. {errors[0]['matrix']} "
               f"{errors[0]['method']} {errors[0]['precision']}: {errors[0]['error']}")
