@@ -103,9 +103,8 @@ class UploadLanded {
 /// stages the copies (row_ptr, col_idx, values, in that order; its OpenMP team but one thread,
 /// the upload path by `policy`) on a stream of its own: `work` makes its stream wait for a copy
 /// (landed.row_ptr(stream), landed.col_idx(stream)) before reading that array, and never reads
-/// values. `work` should run on
-/// a non-blocking stream with stream-ordered temporaries (DeviceBuffer::on_stream), so that
-/// neither waits for the other. Returns once both are done, with every copy landed; rethrows what
+/// values. `work` should run on a non-blocking stream with stream-ordered temporaries
+/// (DeviceBuffer::on_stream), so that neither waits for the other. Returns once both are done, with every copy landed; rethrows what
 /// `work` threw.
 template <typename Value>
 DeviceCsr<Value> upload_csr_beside(
