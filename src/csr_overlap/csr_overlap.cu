@@ -10,7 +10,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cub/device/device_scan.cuh>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -24,8 +23,8 @@
 #include "csr_overlap/csr_overlap_parameters.hpp"
 #include "arch/types.cuh"
 #include "common/stopwatch.hpp"
-#include "runtime/cub_storage.cuh"
 #include "runtime/cuda_check.hpp"
+#include "runtime/device_algorithms.cuh"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
 #include "runtime/device_csr_view.hpp"
@@ -231,7 +230,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   }
 
   /// Marks, scans (in place) and scatters on the legacy stream (csr_overlap_kernels.cuh); the
-  /// scan's temporary storage lives only here, at plan time.
+  /// scans' temporary storage (runtime/device_algorithms.cuh) lives only here, at plan time.
   void build_table_on_device() {
     const cudaStream_t stream = nullptr;
     CudaEvent start, stop;
@@ -241,10 +240,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     device::mark_rows_kernel<<<table_grid(positions), kTableThreads, 0, stream>>>(
         matrix_.row_ptr, rows_, rule_, scanned.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
-    detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
-      return cub::DeviceScan::ExclusiveSum(storage, bytes, scanned.data(), scanned.data(),
-                                           positions, stream);
-    });
+    detail::DeviceScratch scratch(stream);
+    detail::exclusive_sum(scratch, scanned.data(), scanned.data(), positions, "rows");
     const unsigned long long totals = download_one(scanned.data() + rows_);
     const auto batch_count = static_cast<std::int64_t>(totals & 0xffffffffull);
     const auto long_count = static_cast<std::int64_t>(totals >> 32);
@@ -262,10 +259,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
       device::long_row_pieces_kernel<<<table_grid(long_count + 1), kTableThreads, 0, stream>>>(
           matrix_.row_ptr, long_rows_.data(), long_count, shape_.long_row_piece, pieces.data());
       TCSPARSE_CUDA_CHECK_LAUNCH();
-      detail::run_with_temporary_storage(stream, [&](void* storage, std::size_t& bytes) {
-        return cub::DeviceScan::ExclusiveSum(storage, bytes, pieces.data(), long_task_ptr_.data(),
-                                             long_count + 1, stream);
-      });
+      detail::exclusive_sum(scratch, pieces.data(), long_task_ptr_.data(), long_count + 1,
+                            "long rows");
       task_count = download_one(long_task_ptr_.data() + long_count);
       if (task_count > long_count)
         long_partials_ = DeviceBuffer<Acc>(static_cast<std::size_t>(task_count));

@@ -1,7 +1,7 @@
 // Plan-time device-wide algorithms for the layouts built on the GPU (DASP's and HBP's device
-// builds): CUB's scans, reductions, stable radix sorts and selections on one stream, with one
-// temporary storage reused from call to call (CUB asks for it in two calls: the first says how
-// many bytes, the second works).
+// builds, csr_overlap's batch table): CUB's scans, reductions, stable radix sorts and selections
+// on one stream, with one temporary storage reused from call to call (CUB asks for it in two
+// calls: the first says how many bytes, the second works).
 //
 //   detail::DeviceScratch scratch(stream);
 //   detail::exclusive_sum(scratch, counts, offsets, n, "rows");
@@ -66,7 +66,7 @@ class DeviceScratch {
 /// The item count CUB's algorithms take here (int): refuses more, naming what is counted.
 inline int cub_items(std::int64_t n, const char* what) {
   if (n > std::numeric_limits<int>::max())
-    throw IndexOverflowError(std::string("device build: more than 2^31 - 1 ") + what);
+    throw IndexOverflowError(std::string("plan build on the GPU: more than 2^31 - 1 ") + what);
   return static_cast<int>(n);
 }
 
