@@ -261,7 +261,8 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     const DaspLoopShape loop = resolve_loop_shape(
         parameters, nnz_, cols * static_cast<std::int64_t>(sizeof(Value)),
         std::is_same_v<Value, double>,
-        is_dense_long_rows_layout(parameters, info.counts.max_medium_row_length));
+        is_dense_long_rows_layout(parameters, info.counts.max_medium_row_length),
+        long_rows_are_critical(info.counts, info.shape, static_cast<int>(sizeof(Value))));
     kernel_ = pick_kernel<V>(info.rowblocks_per_unit(), loop.blocks_in_flight,
                              loop.pipelined_loads, info.shape.column_major);
     warps_ = info.counts.warps();

@@ -1,5 +1,7 @@
 // DASP's MAX_LEN policy: the longest medium row (resolve_max_medium_row_length), with the
-// small-matrix candidates and the dense-long-rows rule (dasp_parameters.hpp names the constants).
+// small-matrix candidates and the dense-long-rows rule (dasp_parameters.hpp names the constants),
+// and the two facts the kernel's loop shape reads from the resulting layout
+// (is_dense_long_rows_layout, long_rows_are_critical).
 // The decision reads a summary of the row lengths (RowLengthSummary), which the host computes here
 // from row_ptr and the device build on the GPU, so that both take the same MAX_LEN.
 #include "dasp/dasp_format_internal.hpp"
@@ -67,6 +69,13 @@ RowLengthSummary internal::summarize_row_lengths(std::span<const int32_t> row_pt
 
 bool is_dense_long_rows_layout(const DaspParameters& parameters, int max_medium_row_length) {
   return !parameters.max_medium_row_length && max_medium_row_length > kDaspMaxMediumRowLength;
+}
+
+bool long_rows_are_critical(const DaspCounts& counts, DaspBlockShape shape, int value_bytes) {
+  const std::int64_t bytes =
+      counts.stored_values() * (value_bytes + static_cast<std::int64_t>(sizeof(std::int32_t)));
+  return counts.long_tasks > 0 && counts.medium_rows_per_warp == shape.rows &&
+         bytes <= kDaspLongRowsCriticalMaxBytes;
 }
 
 int internal::choose_max_medium_row_length(const RowLengthSummary& s,

@@ -31,7 +31,8 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"medium_blocks_per_warp", Type::integer, "auto", 1, kLargestMediumBlocksPerWarp, {"auto"},
        "blocks of one medium row-block a warp takes before the row-block is split (auto: never)"},
       {"blocks_in_flight", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4"},
-       "blocks whose loads a warp issues before the first use (auto: by matrix and x size)"},
+       "blocks whose loads a warp issues before the first use (auto: by matrix and x size, 4 where "
+       "long rows set the time)"},
       {"pipelined_loads", Type::choice, "auto", 0, 0, {"auto", "0", "1"},
        "load the next batch of blocks while gathering x (auto: large fp16/bf16 matrices)"},
       {"short_tile_order", Type::choice, "auto", 0, 0, {"auto", "kind", "row"},
@@ -177,13 +178,15 @@ DaspWorkSplit resolve_work_split(const DaspParameters& parameters) {
 }
 
 DaspLoopShape resolve_loop_shape(const DaspParameters& parameters, std::int64_t nnz,
-                                 std::int64_t x_bytes, bool fp64, bool dense_long_rows) {
+                                 std::int64_t x_bytes, bool fp64, bool dense_long_rows,
+                                 bool long_rows_critical) {
   const bool small = nnz < kDaspSmallMatrixNnz;
   DaspLoopShape shape;
   shape.blocks_in_flight =
       parameters.blocks_in_flight ? parameters.blocks_in_flight
       : dense_long_rows                              ? kDaspDenseRowsBlocksInFlight
       : (small || x_bytes <= kDaspL1ResidentXBytes) ? kDaspBlocksInFlightSmall
+      : long_rows_critical                           ? kDaspLongRowsCriticalBlocksInFlight
                                                      : kDaspBlocksInFlightLarge;
   shape.pipelined_loads =
       parameters.pipelined_loads >= 0 ? parameters.pipelined_loads != 0 : (!fp64 && !small);

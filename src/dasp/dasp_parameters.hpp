@@ -131,6 +131,19 @@ inline constexpr int kDaspBlocksInFlightLarge = 2;
 inline constexpr int kDaspBlocksInFlightSmall = 4;
 inline constexpr std::int64_t kDaspL1ResidentXBytes = 64 * 1024;
 
+/// Blocks in flight where the long rows set the kernel's time: a layout with long rows and one
+/// medium row-block a warp (heavy-tailed rows: circuit, power-law, R-MAT) whose stored values and
+/// columns take at most kDaspLongRowsCriticalMaxBytes. There a warp walking a long-row task (up
+/// to 64 blocks) is the last to finish, and more loads in flight shorten it more than the
+/// registers they take (fp64 40 -> 64) cost. Measured on an H100, each against 2 in the same run
+/// (bench/results/2026-11-26-1200-h100-dasp-long-rows-in-flight/): circuit-like 682 k rows (2.7 M
+/// nonzeros, 32 MB) fp64 43.6 -> 34.4 us, fp16 37.4 -> 29.6; power law 200 k rows (1.9 M, 22 MB)
+/// fp64 29.0 -> 24.2, fp16 28.3 -> 21.7; mip1-like (8.6 M) fp16 (52 MB) 42.2 -> 29.0, but fp64
+/// (104 MB) 57.6 -> 59.2; circuit-like 4 M rows (16 M, 97-194 MB) 3-4 % slower; R-MAT 20 and 22
+/// unchanged.
+inline constexpr int kDaspLongRowsCriticalBlocksInFlight = 4;
+inline constexpr std::int64_t kDaspLongRowsCriticalMaxBytes = std::int64_t{64} << 20;
+
 /// A medium row-block distribution is heavy-tailed when its largest row-block has more than
 /// this many times the average regular blocks (power-law and R-MAT rows): then one row-block a
 /// warp balances best (measured: R-MAT 1.15x, power-law rows 1.09x faster than 2 a warp).
@@ -244,13 +257,16 @@ struct DaspWorkSplit {
 DaspWorkSplit resolve_work_split(const DaspParameters& parameters);
 
 /// The kernel's loop shape for a matrix of `nnz` nonzeros whose x takes `x_bytes`;
-/// `dense_long_rows`: the layout took the dense-long-rows rule (kDaspDenseRowsBlocksInFlight).
+/// `dense_long_rows`: the layout took the dense-long-rows rule (kDaspDenseRowsBlocksInFlight);
+/// `long_rows_critical`: its long rows set the kernel's time (long_rows_are_critical,
+/// kDaspLongRowsCriticalBlocksInFlight).
 struct DaspLoopShape {
   int blocks_in_flight = kDaspBlocksInFlightLarge;
   bool pipelined_loads = false;
 };
 DaspLoopShape resolve_loop_shape(const DaspParameters& parameters, std::int64_t nnz,
-                                 std::int64_t x_bytes, bool fp64, bool dense_long_rows = false);
+                                 std::int64_t x_bytes, bool fp64, bool dense_long_rows = false,
+                                 bool long_rows_critical = false);
 
 /// DASP's parameter schema (the registry's MethodDescriptor::parameters), in a fixed order.
 std::span<const ParameterSpec> parameter_specs();

@@ -388,6 +388,26 @@ TEST_F(DaspGpu, DenseLongRowsTakenAsMediumRowsInPiecesMatchReference) {
   expect_device_fill_equals_host_fill<double>(a, {});
 }
 
+TEST_F(DaspGpu, MidSizeHeavyTailedMatricesKeepFourBlocksInFlightAndMatchReference) {
+  // 1.9 M nonzeros of power-law rows (long rows, one medium row-block a warp, 22 MB of fp64
+  // values and columns): the long-row warps set the time, so the plan keeps
+  // kDaspLongRowsCriticalBlocksInFlight; an explicit blocks_in_flight still wins
+  const Matrix a =
+      generate_random_rows(200000, 200000, RowLengthDistribution::power_law, 1, 20000, 21);
+  ASSERT_GE(a.nnz(), dasp::kDaspSmallMatrixNnz);
+  for (const bool explicit_two : {false, true}) {
+    PlanOptions options;
+    if (explicit_two) options.parameters = {"blocks_in_flight=2"};
+    const SpmvPlan<double> plan(a, Method("dasp"), options);
+    EXPECT_EQ(plan.stats().details["blocks_in_flight"],
+              explicit_two ? 2 : dasp::kDaspLongRowsCriticalBlocksInFlight);
+    EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}, options), 1e-12);
+    EXPECT_LT(dasp_error<double>(a, {-0.5, 2.0}, options), 1e-12);
+    EXPECT_LT(dasp_error<half>(a, {1.0, 0.0}, options), 1e-2);
+    EXPECT_LT(dasp_error<bfloat16>(a, {1.0, 0.5}, options), 1e-2);
+  }
+}
+
 TEST_F(DaspGpu, LayoutIsTheSameWhereverItIsBuiltUnderEveryUploadPolicy) {
   // 5.8 M nonzeros (70 MB of fp64 CSR): above kDaspOverlappedUploadMinBytes, so "overlapped"
   // uploads on a worker thread while fewer threads build the index arrays

@@ -528,6 +528,35 @@ TEST(DaspLayout, DenseLongRowsLayoutsKeepMoreBlocksInFlightUnlessSet) {
   EXPECT_EQ(resolve_loop_shape(two, nnz, x_bytes, true, true).blocks_in_flight, 2);
 }
 
+// Heavy-tailed rows with long rows in a mid-size matrix: the long-row warps are the last to
+// finish, so the kernel keeps more blocks in flight; a larger matrix, one without long rows or
+// one whose warps take several medium row-blocks keeps kDaspBlocksInFlightLarge.
+TEST(DaspLayout, LongRowsOfMidSizeHeavyTailedMatricesKeepMoreBlocksInFlight) {
+  const Matrix circuit_like =
+      generate_random_rows(200000, 200000, RowLengthDistribution::power_law, 1, 20000, 21);
+  ASSERT_GE(circuit_like.nnz(), kDaspSmallMatrixNnz);
+  const auto heavy = count_dasp_layout(circuit_like, {}, kFp64Shape);
+  ASSERT_GT(heavy.long_tasks, 0);
+  ASSERT_EQ(heavy.medium_rows_per_warp, kFp64Shape.rows);
+  EXPECT_TRUE(long_rows_are_critical(heavy, kFp64Shape, 8));
+  EXPECT_FALSE(long_rows_are_critical(heavy, kFp64Shape, 64));  // more bytes than the bound
+  const std::int64_t x_bytes = circuit_like.cols * 8;
+  EXPECT_EQ(resolve_loop_shape({}, circuit_like.nnz(), x_bytes, true, false, true).blocks_in_flight,
+            kDaspLongRowsCriticalBlocksInFlight);
+  DaspParameters two;
+  two.blocks_in_flight = 2;
+  EXPECT_EQ(resolve_loop_shape(two, circuit_like.nnz(), x_bytes, true, false, true).blocks_in_flight,
+            2);
+
+  const Matrix uniform =
+      generate_random_rows(200000, 200000, RowLengthDistribution::uniform, 4, 12, 22);
+  EXPECT_FALSE(long_rows_are_critical(count_dasp_layout(uniform, {}, kFp64Shape), kFp64Shape, 8));
+  DaspParameters two_row_blocks;
+  two_row_blocks.medium_rows_per_warp = 2 * kFp64Shape.rows;
+  EXPECT_FALSE(long_rows_are_critical(count_dasp_layout(circuit_like, two_row_blocks, kFp64Shape),
+                                      kFp64Shape, 8));
+}
+
 TEST(DaspLayout, DenseLongRowsLayoutMatchesReference) {
   const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
   EXPECT_LT(host_apply_error<double>(a, kFp64Shape, {}, 1.0, 0.0), 1e-12);
