@@ -71,28 +71,33 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     // checked and the index arrays built as soon as row_ptr has landed, the columns checked and
     // the value arrays allocated as soon as col_idx has, while the values are on their way
     detail::UploadBesideTimes times;
-    const detail::DeviceCsr<Value> csr = detail::upload_csr_beside<Value>(
-        matrix, detail::current_host_upload(),
-        [&](const detail::DeviceCsr<Value>& uploading, const detail::UploadLanded& landed) {
-          const DeviceCsrView<Value> view = view_of(uploading);
-          phases_.skip();
-          landed.row_ptr(build_stream.get());
-          detail::validate_device_row_offsets(view, build_stream.get());
-          phases_.lap("row_ptr_check");
-          DaspDeviceIndex index = build_index(view, parameters, build_stream.get());
-          landed.col_idx(build_stream.get());
-          detail::validate_device_columns(view, build_stream.get());
-          phases_.lap("columns_check");
-          device_layout_ = std::make_unique<DeviceLayout<Value>>(std::move(index));
-          phases_.lap("allocate_values");
-        },
-        times);
-    phases_.lap("csr_upload_wait");
-    stats_.upload_ms = times.upload_ms;
-    stats_.details["csr_upload_ms"] = times.upload_ms;
-    stats_.details["index_build_ms"] = times.work_ms;
-    stats_.details["upload_waited_for_build_ms"] = times.waited_ms;
-    fill_values_on_device(view_of(csr), parameters);
+    {
+      const detail::DeviceCsr<Value> csr = detail::upload_csr_beside<Value>(
+          matrix, detail::current_host_upload(),
+          [&](const detail::DeviceCsr<Value>& uploading, const detail::UploadLanded& landed) {
+            const DeviceCsrView<Value> view = view_of(uploading);
+            phases_.skip();
+            landed.row_ptr(build_stream.get());
+            detail::validate_device_row_offsets(view, build_stream.get());
+            phases_.lap("row_ptr_check");
+            DaspDeviceIndex index = build_index(view, parameters, build_stream.get());
+            landed.col_idx(build_stream.get());
+            detail::validate_device_columns(view, build_stream.get());
+            phases_.lap("columns_check");
+            device_layout_ = std::make_unique<DeviceLayout<Value>>(std::move(index));
+            phases_.lap("allocate_values");
+          },
+          times);
+      phases_.lap("csr_upload_wait");
+      stats_.upload_ms = times.upload_ms;
+      stats_.details["csr_allocate_ms"] = times.allocate_ms;
+      stats_.details["csr_upload_ms"] = times.upload_ms;
+      stats_.details["index_build_ms"] = times.work_ms;
+      stats_.details["upload_waited_for_build_ms"] = times.waited_ms;
+      fill_layout_values(view_of(csr));
+    }  // the uploaded CSR is freed: the layout holds everything the kernel reads
+    phases_.lap("csr_release");
+    finish_device_build(parameters, matrix.cols);
   }
 
   /// From a CSR on the GPU, checked there by the plan. build=device reads the caller's arrays
@@ -162,18 +167,27 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   }
 
   /// build=device: the values filled from the view's columns and values into the allocated
-  /// layout. PlanStats: device_preprocess_ms the checks, the index build, the allocation and the
-  /// fill (GPU work and the few downloads between the steps, wall clock, in part beside the
-  /// upload), upload_ms the CSR's upload; details.plan_phases_ms the parts.
+  /// layout (fill_layout_values), then the kernel chosen and the statistics written
+  /// (finish_device_build).
   void fill_values_on_device(const DeviceCsrView<Value>& view, const DaspParameters& parameters) {
+    fill_layout_values(view);
+    finish_device_build(parameters, view.cols);
+  }
+  void fill_layout_values(const DeviceCsrView<Value>& view) {
     device_layout_->fill_values(
         {view.row_ptr, view.col_idx, reinterpret_cast<const V*>(view.values)}, stats_);
     phases_.lap("device_fill");
+  }
+  /// PlanStats: device_preprocess_ms the checks, the index build, the allocation, the fill and
+  /// the release of an uploaded CSR (GPU work and the few downloads between the steps, wall
+  /// clock, in part beside the upload), upload_ms the CSR's upload; details.plan_phases_ms the
+  /// parts.
+  void finish_device_build(const DaspParameters& parameters, std::int64_t cols) {
     stats_.device_preprocess_ms = 0.0;
     for (const auto& [name, ms] : phases_.laps())
       if (!name.ends_with("upload") && !name.ends_with("upload_wait"))
         stats_.device_preprocess_ms += ms;
-    finish(parameters, view.cols, device_layout_->index().info);
+    finish(parameters, cols, device_layout_->index().info);
   }
 
   // build=host: with the device fill and "upload=overlapped", the CSR goes up on a worker thread

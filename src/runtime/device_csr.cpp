@@ -94,6 +94,7 @@ DeviceCsr<Value> upload_csr_beside(
     const CsrMatrix<Value, std::int32_t>& matrix, HostUpload policy,
     const std::function<void(const DeviceCsr<Value>& csr, UploadLanded landed)>& work,
     UploadBesideTimes& times) {
+  const Stopwatch allocation;
   DeviceCsr<Value> csr;
   csr.rows = matrix.rows;
   csr.cols = matrix.cols;
@@ -101,6 +102,7 @@ DeviceCsr<Value> upload_csr_beside(
   csr.row_ptr = DeviceBuffer<std::int32_t>(matrix.row_ptr.size());
   csr.col_idx = DeviceBuffer<std::int32_t>(matrix.col_idx.size());
   csr.values = DeviceBuffer<Value>(matrix.values.size());
+  times.allocate_ms = allocation.elapsed_ms();
   int device = 0;
   TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
   const CudaStream stream;

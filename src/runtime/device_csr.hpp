@@ -72,6 +72,7 @@ class BackgroundCsrUpload {
 
 /// What upload_csr_beside measured (milliseconds, wall clock).
 struct UploadBesideTimes {
+  double allocate_ms = 0.0;  ///< the device CSR's three allocations, before the first copy
   double upload_ms = 0.0;  ///< the calling thread's copies, from the first to the last landing
   double work_ms = 0.0;    ///< `work` on its thread
   double waited_ms = 0.0;  ///< how long the upload waited for `work` at the end (0: it did not)
