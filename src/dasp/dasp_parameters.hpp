@@ -140,7 +140,7 @@ inline constexpr std::int64_t kDaspL1ResidentXBytes = 64 * 1024;
 /// nonzeros, 32 MB) fp64 43.6 -> 34.4 us, fp16 37.4 -> 29.6; power law 200 k rows (1.9 M, 22 MB)
 /// fp64 29.0 -> 24.2, fp16 28.3 -> 21.7; mip1-like (8.6 M) fp16 (52 MB) 42.2 -> 29.0, but fp64
 /// (104 MB) 57.6 -> 59.2; circuit-like 4 M rows (16 M, 97-194 MB) 3-4 % slower; R-MAT 20 and 22
-/// unchanged.
+/// within 3 %.
 inline constexpr int kDaspLongRowsCriticalBlocksInFlight = 4;
 inline constexpr std::int64_t kDaspLongRowsCriticalMaxBytes = std::int64_t{64} << 20;
 

@@ -540,13 +540,12 @@ TEST(DaspLayout, LongRowsOfMidSizeHeavyTailedMatricesKeepMoreBlocksInFlight) {
   ASSERT_EQ(heavy.medium_rows_per_warp, kFp64Shape.rows);
   EXPECT_TRUE(long_rows_are_critical(heavy, kFp64Shape, 8));
   EXPECT_FALSE(long_rows_are_critical(heavy, kFp64Shape, 64));  // more bytes than the bound
-  const std::int64_t x_bytes = circuit_like.cols * 8;
-  EXPECT_EQ(resolve_loop_shape({}, circuit_like.nnz(), x_bytes, true, false, true).blocks_in_flight,
+  const std::int64_t nnz = circuit_like.nnz(), x_bytes = circuit_like.cols * 8;
+  EXPECT_EQ(resolve_loop_shape({}, nnz, x_bytes, true, false, true).blocks_in_flight,
             kDaspLongRowsCriticalBlocksInFlight);
   DaspParameters two;
   two.blocks_in_flight = 2;
-  EXPECT_EQ(resolve_loop_shape(two, circuit_like.nnz(), x_bytes, true, false, true).blocks_in_flight,
-            2);
+  EXPECT_EQ(resolve_loop_shape(two, nnz, x_bytes, true, false, true).blocks_in_flight, 2);
 
   const Matrix uniform =
       generate_random_rows(200000, 200000, RowLengthDistribution::uniform, 4, 12, 22);
