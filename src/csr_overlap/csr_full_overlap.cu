@@ -270,12 +270,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       a.values = values;
       a.copy_limit = device::kPaddedArrays;  // each big batch's pieces are padded in its slot
       a.batches = batches_.data() + offsets.batches;
-      a.stage_capacity =
-          static_cast<std::int32_t>(stage_capacity(parameters_.batch.max_batch_size));
-      a.stages = parameters_.batch.pipeline_stages;
-      a.warp_row_capacity =
-          warp_row_capacity(parameters_.batch.max_batch_size, parameters_.batch.warp_row_factor);
-      a.vector_sizes = parameters_.batch.vector_size_rule();
+      set_stage_layout(a, parameters_.batch);
       auto& l = work.long_arguments;
       l.row_ptr = row_ptr;
       l.col_idx = col_idx;

@@ -192,11 +192,16 @@ void full_overlap_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
         build_batch_table(part.row_ptr, rule, batch_parameters.long_row_piece);
     KernelShape shape;
     shape.threads_per_block = batch_parameters.threads_per_block;
+    shape.batch_unit = batch_parameters.batch_unit;
     shape.vector_sizes = batch_parameters.vector_size_rule();
     shape.long_row_piece = batch_parameters.long_row_piece;
     // Any grid gives every row the same sum (a row's walk does not depend on its block).
     constexpr std::int64_t kModelBlocks = 512, kModelSms = 132;
-    shape.launch = batch_launch(static_cast<std::int64_t>(table.batches.size()), kModelBlocks);
+    const auto batches = static_cast<std::int64_t>(table.batches.size());
+    shape.launch = batch_parameters.batch_unit == BatchUnit::warp
+                       ? warp_batch_launch(batches, kModelBlocks,
+                                           batch_parameters.threads_per_block / 32)
+                       : batch_launch(batches, kModelBlocks);
     shape.long_row_blocks = long_row_blocks(table.long_tasks(), kModelSms);
     host_apply<Value>(part, table, rule, shape, x,
                       y.subspan(static_cast<std::size_t>(batch.begin_row),

@@ -71,6 +71,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
                                " rows do not fit the kernels' 32-bit row loops");
     rows_ = rows;
     shape_.threads_per_block = p.threads_per_block;
+    shape_.batch_unit = p.batch_unit;
     shape_.vector_sizes = p.vector_size_rule();
     shape_.long_row_piece = p.long_row_piece;
     kernel_ = prepare_batch_kernel<V>(p, "csr_overlap");
@@ -185,6 +186,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["threads_per_block"] = shape_.threads_per_block;
     stats_.details["blocks"] = shape_.launch.blocks;
     stats_.details["batches_per_block"] = shape_.launch.batches_per_block;
+    stats_.details["warps_per_block"] = shape_.launch.warps_per_block;
     stats_.details["blocks_per_sm"] = kernel_.blocks_per_sm;
     stats_.details["shared_memory_bytes"] = kernel_.shared_bytes;
     stats_.details["pipeline_stages"] = parameters_.pipeline_stages;
@@ -277,11 +279,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     batch_arguments_.copy_limit = matrix_.copy_limit;
     batch_arguments_.batches = batches_.data();
     batch_arguments_.batch_count = static_cast<std::int32_t>(batch_count);
-    batch_arguments_.stage_capacity = static_cast<std::int32_t>(stage_capacity(rule_.max_batch_size));
-    batch_arguments_.stages = parameters_.pipeline_stages;
-    batch_arguments_.warp_row_capacity =
-        warp_row_capacity(rule_.max_batch_size, parameters_.warp_row_factor);
-    batch_arguments_.vector_sizes = shape_.vector_sizes;
+    set_stage_layout(batch_arguments_, parameters_);
 
     long_arguments_.row_ptr = matrix_.row_ptr;
     long_arguments_.col_idx = matrix_.col_idx;
@@ -334,9 +332,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
 template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      const detail::ParameterValues& parameters) {
-  auto method =
-      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, matrix.nnz(),
-                                              csr_overlap_parameters(parameters));
+  auto method = std::make_unique<CsrOverlapSpmv<Value>>(
+      matrix.rows, matrix.nnz(),
+      csr_overlap_parameters(parameters).for_matrix(matrix.rows, matrix.nnz()));
   method->set_parameters_json(parameters.to_json());
   method->upload(matrix);
   method->build(matrix.row_ptr);
@@ -346,9 +344,9 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std:
 template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
     const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters) {
-  auto method =
-      std::make_unique<CsrOverlapSpmv<Value>>(matrix.rows, matrix.nnz,
-                                              csr_overlap_parameters(parameters));
+  auto method = std::make_unique<CsrOverlapSpmv<Value>>(
+      matrix.rows, matrix.nnz,
+      csr_overlap_parameters(parameters).for_matrix(matrix.rows, matrix.nnz));
   method->set_parameters_json(parameters.to_json());
   method->take_from_device(matrix);
   method->build({});

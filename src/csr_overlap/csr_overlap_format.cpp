@@ -78,8 +78,25 @@ BatchLaunch batch_launch(std::int64_t batches, std::int64_t max_blocks,
   return launch;
 }
 
+BatchLaunch warp_batch_launch(std::int64_t batches, std::int64_t max_blocks,
+                              std::int64_t warps_per_block) {
+  if (batches <= 0) return {};
+  BatchLaunch launch;
+  launch.warps_per_block = std::max<std::int64_t>(warps_per_block, 1);
+  launch.blocks = std::min((batches + launch.warps_per_block - 1) / launch.warps_per_block,
+                           std::max<std::int64_t>(max_blocks, 1));
+  return launch;
+}
+
 std::size_t batch_shared_bytes(const CsrOverlapParameters& parameters, std::size_t value_bytes) {
   const auto capacity = static_cast<std::size_t>(stage_capacity(parameters.max_batch_size));
+  if (parameters.batch_unit == BatchUnit::warp) {
+    const auto offsets =
+        static_cast<std::size_t>(warp_stage_offsets(parameters.partition_rule().max_batch_rows));
+    const auto warps = static_cast<std::size_t>(parameters.threads_per_block / 32);
+    return warps * static_cast<std::size_t>(parameters.pipeline_stages) *
+           (capacity * (value_bytes + sizeof(std::int32_t)) + offsets * sizeof(std::int32_t));
+  }
   const auto list = static_cast<std::size_t>(
       warp_row_capacity(parameters.max_batch_size, parameters.warp_row_factor));
   return static_cast<std::size_t>(parameters.pipeline_stages) * capacity *
@@ -112,61 +129,78 @@ void host_apply(const CsrMatrix<Value, std::int32_t>& matrix, const BatchTable& 
     return to_double(matrix.values[k]) * to_double(x[static_cast<std::size_t>(matrix.col_idx[k])]);
   };
   const int threads = shape.threads_per_block;
+  // threads that share a batch: the block, or a warp
+  const int batch_threads = shape.batch_unit == BatchUnit::warp ? 32 : threads;
   const std::int64_t batches = static_cast<std::int64_t>(table.batches.size());
 
-  // the batch kernel: block k takes its contiguous chunk of batches through the two stages
+  // the batch kernel, one batch: the block's or the warp's walk
   std::vector<double> lanes(32);
-  for (std::int64_t block = 0; block < shape.launch.blocks; ++block) {
-    const std::int64_t first = block * shape.launch.batches_per_block;
-    const std::int64_t count = std::min(shape.launch.batches_per_block, batches - first);
-    for (std::int64_t b = first; b < first + count; ++b) {
-      const BatchRange batch = table.batches[static_cast<std::size_t>(b)];
-      const std::int64_t begin_nnz = rp[batch.begin_row], end_nnz = rp[batch.end_row];
-      if (copy_end(end_nnz) - copy_begin(begin_nnz) > stage_capacity(rule.max_batch_size))
+  auto compute_batch = [&](std::int64_t b) {
+    const BatchRange batch = table.batches[static_cast<std::size_t>(b)];
+    const std::int64_t begin_nnz = rp[batch.begin_row], end_nnz = rp[batch.end_row];
+    if (copy_end(end_nnz) - copy_begin(begin_nnz) > stage_capacity(rule.max_batch_size))
+      throw Error("csr_overlap host_apply: batch " + std::to_string(b) +
+                  " does not fit a shared-memory stage");
+    if (shape.batch_unit == BatchUnit::warp &&
+        batch.end_row - batch.begin_row > rule.max_batch_rows)
+      throw Error("csr_overlap host_apply: batch " + std::to_string(b) +
+                  " has more rows than a warp's stage holds offsets for");
+    const BatchMode mode = batch_mode(end_nnz - begin_nnz, batch.end_row - batch.begin_row,
+                                      shape.vector_sizes, batch_threads);
+    const int vs = mode.width;
+    if (vs > 32) {
+      // group mode: one group of vs threads a row (at most threads / vs rows); warp w of the
+      // group, lane l: nonzeros w * 32 + l, + vs, ...; warp trees; the warp sums in order
+      if ((batch.end_row - batch.begin_row) * static_cast<std::int64_t>(vs) > threads)
         throw Error("csr_overlap host_apply: batch " + std::to_string(b) +
-                    " does not fit a shared-memory stage");
-      const BatchMode mode = batch_mode(end_nnz - begin_nnz, batch.end_row - batch.begin_row,
-                                        shape.vector_sizes, threads);
-      const int vs = mode.width;
-      if (vs > 32) {
-        // group mode: one group of vs threads a row (at most threads / vs rows); warp w of the
-        // group, lane l: nonzeros w * 32 + l, + vs, ...; warp trees; the warp sums in order
-        if ((batch.end_row - batch.begin_row) * static_cast<std::int64_t>(vs) > threads)
-          throw Error("csr_overlap host_apply: batch " + std::to_string(b) +
-                      " has more rows than groups");
-        for (std::int64_t row = batch.begin_row; row < batch.end_row; ++row) {
-          double total = 0.0;
-          for (int w = 0; w < vs / 32; ++w) {
-            std::fill(lanes.begin(), lanes.end(), 0.0);
-            for (int lane = 0; lane < 32; ++lane)
-              for (std::int64_t i = rp[row] + w * 32 + lane; i < rp[row + 1]; i += vs)
-                lanes[static_cast<std::size_t>(lane)] += product(i);
-            total += tree_reduce(lanes, 32);
-          }
-          write(row, total);
-        }
-        continue;
-      }
-      // vector v takes rows begin + v, begin + v + vectors, ... ; lane l of a vector takes the
-      // row's nonzeros l, l + vs, ...; then the shuffle tree of width vs. A row longer than
-      // warp_row_length (> 0) is taken by the warp pass instead: lanes l, l + 32, ...; tree of 32
-      std::int64_t warp_rows = 0;
+                    " has more rows than groups");
       for (std::int64_t row = batch.begin_row; row < batch.end_row; ++row) {
-        const bool to_warp = mode.warp_row_length > 0 && row_length(rp, row) > mode.warp_row_length;
-        const int width = to_warp ? 32 : vs;
-        warp_rows += to_warp ? 1 : 0;
-        std::fill(lanes.begin(), lanes.end(), 0.0);
-        for (int lane = 0; lane < width; ++lane)
-          for (std::int64_t i = rp[row] + lane; i < rp[row + 1]; i += width)
-            lanes[static_cast<std::size_t>(lane)] += product(i);
-        write(row, tree_reduce(lanes, width));
+        double total = 0.0;
+        for (int w = 0; w < vs / 32; ++w) {
+          std::fill(lanes.begin(), lanes.end(), 0.0);
+          for (int lane = 0; lane < 32; ++lane)
+            for (std::int64_t i = rp[row] + w * 32 + lane; i < rp[row + 1]; i += vs)
+              lanes[static_cast<std::size_t>(lane)] += product(i);
+          total += tree_reduce(lanes, 32);
+        }
+        write(row, total);
       }
-      if (warp_rows > warp_row_capacity(rule.max_batch_size, shape.vector_sizes.warp_row_factor))
-        throw Error("csr_overlap host_apply: batch " + std::to_string(b) +
-                    " overflows the warp-pass list");
+      return;
+    }
+    // vector v takes rows begin + v, begin + v + vectors, ... ; lane l of a vector takes the
+    // row's nonzeros l, l + vs, ...; then the shuffle tree of width vs. A row longer than
+    // warp_row_length (> 0) is taken by the warp pass instead: lanes l, l + 32, ...; tree of 32
+    std::int64_t warp_rows = 0;
+    for (std::int64_t row = batch.begin_row; row < batch.end_row; ++row) {
+      const bool to_warp = mode.warp_row_length > 0 && row_length(rp, row) > mode.warp_row_length;
+      const int width = to_warp ? 32 : vs;
+      warp_rows += to_warp ? 1 : 0;
+      std::fill(lanes.begin(), lanes.end(), 0.0);
+      for (int lane = 0; lane < width; ++lane)
+        for (std::int64_t i = rp[row] + lane; i < rp[row + 1]; i += width)
+          lanes[static_cast<std::size_t>(lane)] += product(i);
+      write(row, tree_reduce(lanes, width));
+    }
+    // the block's shared-memory list (a warp takes its rows in turn, with no list)
+    if (shape.batch_unit == BatchUnit::block &&
+        warp_rows > warp_row_capacity(rule.max_batch_size, shape.vector_sizes.warp_row_factor))
+      throw Error("csr_overlap host_apply: batch " + std::to_string(b) +
+                  " overflows the warp-pass list");
+  };
+  if (shape.batch_unit == BatchUnit::warp) {
+    // warp g of the grid takes batches g, g + warps, ...
+    const std::int64_t warps = shape.launch.warps();
+    for (std::int64_t g = 0; g < warps; ++g)
+      for (std::int64_t b = g; b < batches; b += warps) compute_batch(b);
+  } else {
+    // block k takes its contiguous chunk of batches through the stages
+    for (std::int64_t block = 0; block < shape.launch.blocks; ++block) {
+      const std::int64_t first = block * shape.launch.batches_per_block;
+      const std::int64_t count = std::min(shape.launch.batches_per_block, batches - first);
+      for (std::int64_t b = first; b < first + count; ++b) compute_batch(b);
     }
   }
-  if (shape.launch.blocks * shape.launch.batches_per_block < batches)
+  if (!shape.launch.covers(batches))
     throw Error("csr_overlap host_apply: the grid leaves batches out");
 
   // the long-row kernel: block-stride over the pieces; each piece: thread t takes nonzeros
@@ -222,7 +256,7 @@ Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& t
     const std::int64_t rows = batch.end_row - batch.begin_row;
     const std::int64_t nnz = row_ptr[static_cast<std::size_t>(batch.end_row)] -
                              row_ptr[static_cast<std::size_t>(batch.begin_row)];
-    const BatchMode mode = batch_mode(nnz, rows, sizes, parameters.threads_per_block);
+    const BatchMode mode = batch_mode(nnz, rows, sizes, parameters.batch_threads());
     if (mode.width > 32) {
       group_batches += 1;
       group_rows += rows;
@@ -277,6 +311,7 @@ Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& t
                               ? Json("block")
                               : Json(parameters.row_threads_max)},
       {"warp_row_factor", parameters.warp_row_factor},
+      {"batch_unit", parameters.batch_unit == BatchUnit::warp ? "warp" : "block"},
       {"long_rows", static_cast<std::int64_t>(table.long_rows.size())},
       {"long_row_nnz", long_nnz},
       {"long_row_piece", parameters.long_row_piece},

@@ -8,8 +8,8 @@
 //                                       nonzeros each
 //
 // build_batch_table builds on the host exactly the table that the GPU builds (csr_overlap.cu), and
-// host_apply walks it exactly as the kernels do (same blocks and batch chunks, vector size, row
-// order, lane partition and reduction order), accumulating in double.
+// host_apply walks it exactly as the kernels do (same blocks or warps and their batches, vector
+// size, row order, lane partition and reduction order), accumulating in double.
 #pragma once
 
 #include <cstdint>
@@ -43,12 +43,21 @@ struct BatchTable {
 BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRule rule,
                              std::int32_t long_row_piece);
 
-/// How the batch kernel's grid takes the batches: block k takes batches
+/// How the batch kernel's grid takes the batches. batch_unit=block: block k takes batches
 /// [k * batches_per_block, min((k + 1) * batches_per_block, batches)) (paper §4.1.2,
-/// block_batch_num contiguous batches a block).
+/// block_batch_num contiguous batches a block). batch_unit=warp (warps_per_block > 0): warp
+/// g = k * warps_per_block + w of the grid takes batches g, g + warps(), g + 2 warps(), ...
 struct BatchLaunch {
   std::int64_t blocks = 0;
-  std::int64_t batches_per_block = 0;
+  std::int64_t batches_per_block = 0;  ///< block unit
+  std::int64_t warps_per_block = 0;    ///< warp unit; 0 for the block unit
+
+  std::int64_t warps() const { return blocks * warps_per_block; }
+  /// Whether every one of `batches` batches has a block or a warp.
+  bool covers(std::int64_t batches) const {
+    return warps_per_block > 0 ? batches <= 0 || warps() > 0
+                               : blocks * batches_per_block >= batches;
+  }
 };
 /// The grid for `batches` batches: with batches_per_block == 0, at most `max_blocks` (> 0)
 /// resident blocks share them (one wave); else every block takes `batches_per_block` (the last
@@ -56,8 +65,16 @@ struct BatchLaunch {
 BatchLaunch batch_launch(std::int64_t batches, std::int64_t max_blocks,
                          std::int64_t batches_per_block = 0);
 
+/// The grid of batch_unit=warp: blocks of `warps_per_block` warps, a warp a batch while there are
+/// fewer batches than `max_blocks` (> 0) blocks' warps, else one wave of `max_blocks` blocks whose
+/// warps stride over the batches. No block without a batch.
+BatchLaunch warp_batch_launch(std::int64_t batches, std::int64_t max_blocks,
+                              std::int64_t warps_per_block);
+
 /// Dynamic shared memory of the batch kernel: pipeline_stages stages of values and columns
-/// (stage_capacity(max_batch_size) elements each) and the warp-pass row list.
+/// (stage_capacity(max_batch_size) elements each) and the warp-pass row list; with
+/// batch_unit=warp, that many stages for every warp of the block, each with the batch's row
+/// offsets (warp_stage_offsets) and no list.
 std::size_t batch_shared_bytes(const CsrOverlapParameters& parameters, std::size_t value_bytes);
 
 /// Blocks of the long-row kernel for `tasks` pieces on `sm_count` SMs (grid-stride above it).
@@ -66,6 +83,7 @@ std::int64_t long_row_blocks(std::int64_t tasks, std::int64_t sm_count);
 /// What the kernels are given besides the table.
 struct KernelShape {
   int threads_per_block = kDefaultThreadsPerBlock;
+  BatchUnit batch_unit = kDefaultBatchUnit;
   VectorSizeRule vector_sizes;
   std::int32_t long_row_piece = kDefaultLongRowPiece;
   BatchLaunch launch;

@@ -150,6 +150,8 @@ struct BatchArguments {
   std::int32_t stage_capacity;  ///< C, elements a stage
   std::int32_t stages;          ///< S, 2..kLargestPipelineStages
   std::int32_t warp_row_capacity;  ///< entries of the warp-pass list (warp_row_capacity())
+  /// batch_unit=warp: ints of a warp stage's row offsets and header (warp_stage_offsets()).
+  std::int32_t stage_offsets;
   VectorSizeRule vector_sizes;
 };
 
@@ -460,6 +462,258 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
   if constexpr (kCopy == CopyMechanism::cp_async) arch::async_copy_wait<0>();
 }
 
+// ---- the warp-batch kernel (batch_unit=warp) -------------------------------------------------
+//
+// A warp owns S = a.stages stages of its own; dynamic shared memory, warp after warp:
+//
+//   warp 0: | values: S x C x V | columns: S x C x int | offsets: S x O x int | warp 1: ...
+//
+// with C = stage_capacity(M) and O = warp_stage_offsets(R). A stage's offsets are a header
+// {begin_row, end_row, copy_first, -} and then row_ptr[begin_row .. end_row] of its batch, so the
+// warp reads every row's extent from shared memory too. Warp g of the grid (one wave) takes
+// batches g, g + warps, ...: at the top of its n-th batch it starts the copies of its batch
+// n + S - 1 into the stage that batch n - 1 freed, waits for batch n's copies (cp.async groups:
+// one a batch, empty past the warp's last) and computes batch n in two steps: every product
+// values[i] * x[cols[i]], nonzero-parallel with all its gathers in flight, written in place into
+// the stage (stage_products), then the row sums from the products; only __syncwarp orders the
+// lanes, so no warp waits for another.
+
+/// A warp's view of one of its stages.
+template <typename V>
+struct WarpStage {
+  V* values;
+  std::int32_t* cols;
+  std::int32_t* offsets;  ///< kWarpStageHeader ints, then the batch's row offsets
+};
+
+/// Where a batch lies: its rows and its nonzeros.
+struct BatchExtent {
+  std::int32_t begin_row, end_row, first_nonzero, end_nonzero;
+};
+
+/// Lane i of the warp reads the extent of its batch number window_start + i (of the warp's
+/// batches g, g + warps, ...) in one go, so that a fetch needs no dependent global load: every
+/// 32 batches, two round trips (the table, then the row offsets) instead of two a batch.
+__device__ __forceinline__ BatchExtent load_extent_window(const int2* __restrict__ batches,
+                                                         const std::int32_t* __restrict__ row_ptr,
+                                                         std::int64_t first, std::int64_t warps,
+                                                         int count, int window_start) {
+  BatchExtent extent{0, 0, 0, 0};
+  const int k = window_start + arch::lane_id();
+  if (k < count) {
+    const int2 batch = arch::load_read_only(batches + first + k * warps);
+    extent = {batch.x, batch.y, arch::load_read_only(row_ptr + batch.x),
+              arch::load_read_only(row_ptr + batch.y)};
+  }
+  return extent;
+}
+
+__device__ __forceinline__ BatchExtent extent_from_lane(const BatchExtent& e, int lane) {
+  return {__shfl_sync(arch::kFullMask, e.begin_row, lane),
+          __shfl_sync(arch::kFullMask, e.end_row, lane),
+          __shfl_sync(arch::kFullMask, e.first_nonzero, lane),
+          __shfl_sync(arch::kFullMask, e.end_nonzero, lane)};
+}
+
+/// The whole warp starts the copies of one batch into `stage` (values and columns in 16-byte
+/// pieces, row offsets 4 bytes each; lane 0 writes the header) and commits them as each lane's
+/// next group; with no batch (past the warp's last) only an empty group.
+template <typename V>
+__device__ __forceinline__ void fetch_warp_batch(const BatchArguments<V>& a, bool has_batch,
+                                                 const BatchExtent& e, const WarpStage<V>& stage) {
+  if (has_batch) {
+    const int lane = arch::lane_id();
+    const std::int64_t begin = copy_begin(e.first_nonzero);
+    const std::int64_t end = copy_end(e.end_nonzero);
+    const std::int64_t elements = (end < a.copy_limit ? end : a.copy_limit) - begin;
+    if (elements > a.stage_capacity) __trap();  // a partition bug: never overrun the stage
+    const int rows = e.end_row - e.begin_row;
+    if (rows + 1 + kWarpStageHeader > a.stage_offsets) __trap();  // more rows than max_batch_rows
+    const auto count = static_cast<int>(elements);
+    arch::async_copy_bytes(stage.values, a.values + begin, count * static_cast<int>(sizeof(V)),
+                           lane, arch::kWarpSize);
+    arch::async_copy_bytes(stage.cols, a.col_idx + begin,
+                           count * static_cast<int>(sizeof(std::int32_t)), lane, arch::kWarpSize);
+    for (int i = lane; i <= rows; i += arch::kWarpSize)
+      arch::async_copy<4>(stage.offsets + kWarpStageHeader + i, a.row_ptr + e.begin_row + i);
+    if (lane == 0) {
+      stage.offsets[0] = e.begin_row;
+      stage.offsets[1] = e.end_row;
+      stage.offsets[2] = static_cast<std::int32_t>(begin);
+    }
+  }
+  arch::async_copy_commit();
+}
+
+/// Products a lane of a warp batch has in flight: its x gathers of a whole batch of up to
+/// 8 x 32 nonzeros are issued together, so that a batch costs one gather latency, not one a
+/// loop trip of a row's walk (stencil rows of 27 nonzeros took four such trips a batch).
+inline constexpr int kWarpProductsInFlight = 8;
+
+/// Where a warp stage's products go, in place: over the values when the accumulator has their
+/// size (fp64, fp32), over the column indices otherwise (fp16 / bf16 with fp32 products). Each
+/// element is read and then overwritten by one lane only.
+template <typename V>
+__device__ __forceinline__ Acc<V>* stage_products(const WarpStage<V>& stage) {
+  if constexpr (sizeof(Acc<V>) == sizeof(V)) {
+    return reinterpret_cast<Acc<V>*>(stage.values);
+  } else {
+    static_assert(sizeof(Acc<V>) == sizeof(std::int32_t), "products replace the columns");
+    return reinterpret_cast<Acc<V>*>(stage.cols);
+  }
+}
+
+/// The first step of a warp batch, nonzero-parallel: products[i] = values[i] * x[cols[i]] for
+/// the stage elements [first, end) of the batch's nonzeros, lane l taking l, l + 32, ..., with
+/// kWarpProductsInFlight gathers in flight (a lane past `end` reads x[0], a batch with nonzeros
+/// has columns, and writes nothing).
+template <typename V>
+__device__ __forceinline__ void multiply_stage(const WarpStage<V>& stage, std::int32_t first,
+                                               std::int32_t end, const V* __restrict__ x) {
+  constexpr int kStep = kWarpProductsInFlight * arch::kWarpSize;
+  Acc<V>* const products = stage_products(stage);
+  for (std::int32_t base = first + arch::lane_id(); base < end; base += kStep) {
+    std::int32_t c[kWarpProductsInFlight];
+    V xv[kWarpProductsInFlight], v[kWarpProductsInFlight];
+#pragma unroll
+    for (int u = 0; u < kWarpProductsInFlight; ++u) {
+      const std::int32_t i = base + u * arch::kWarpSize;
+      c[u] = i < end ? stage.cols[i] : 0;
+      v[u] = i < end ? stage.values[i] : V(0);
+    }
+#pragma unroll
+    for (int u = 0; u < kWarpProductsInFlight; ++u) xv[u] = arch::load_read_only(x + c[u]);
+#pragma unroll
+    for (int u = 0; u < kWarpProductsInFlight; ++u) {
+      const std::int32_t i = base + u * arch::kWarpSize;
+      if (i < end) products[i] = to_acc(v[u]) * to_acc(xv[u]);
+    }
+  }
+}
+
+/// sum over i = first, first + stride, ... < end of products[i], in this order.
+template <typename T>
+__device__ __forceinline__ T sum_strided(const T* products, std::int32_t first, std::int32_t end,
+                                         int stride) {
+  T sum = 0;
+  for (std::int32_t i = first; i < end; i += stride) sum += products[i];
+  return sum;
+}
+
+/// The second step, the row sums from the products, vector size kVector (<= 32): vector
+/// v = lane / kVector takes rows begin + v, begin + v + 32 / kVector, ...; lane l of it the row's
+/// products l, l + kVector, ... (the order of the block unit's walk). A row longer than
+/// warp_row_length (> 0) is left by its vector and taken, in the same round of rows, by the whole
+/// warp (the vectors' such rows in lane order).
+template <int kVector, typename V>
+__device__ __forceinline__ void sum_warp_batch_rows(const WarpStage<V>& stage,
+                                                    V* __restrict__ y, Acc<V> alpha, Acc<V> beta,
+                                                    std::int32_t warp_row_length) {
+  constexpr int kVectorsPerWarp = arch::kWarpSize / kVector;
+  const Acc<V>* const products = stage_products(stage);
+  const int lane_in_warp = arch::lane_id();
+  const int lane = lane_in_warp % kVector;
+  const std::int32_t begin_row = stage.offsets[0], end_row = stage.offsets[1];
+  const std::int32_t copy_first = stage.offsets[2];
+  // row r of the batch starts at stage element row_start(r) and ends at row_start(r + 1)
+  auto row_start = [&](std::int32_t r) {
+    return stage.offsets[kWarpStageHeader + r - begin_row] - copy_first;
+  };
+  for (std::int32_t first = begin_row; first < end_row; first += kVectorsPerWarp) {
+    const std::int32_t row = first + lane_in_warp / kVector;
+    Acc<V> sum = 0;
+    bool mine = false, to_warp = false;
+    if (row < end_row) {
+      const std::int32_t start = row_start(row), end = row_start(row + 1);
+      to_warp = warp_row_length > 0 && end - start > warp_row_length;
+      mine = !to_warp;
+      if (mine) sum = sum_strided(products, start + lane, end, kVector);
+    }
+    sum = arch::group_sum<kVector>(sum);
+    if (mine && lane == 0) store_result(y, row, sum, alpha, beta);
+    for (unsigned left = __ballot_sync(arch::kFullMask, to_warp && lane == 0); left != 0;
+         left &= left - 1) {
+      const std::int32_t long_row = __shfl_sync(arch::kFullMask, row, __ffs(left) - 1);
+      Acc<V> long_sum = sum_strided(products, row_start(long_row) + lane_in_warp,
+                                    row_start(long_row + 1), arch::kWarpSize);
+      long_sum = arch::warp_sum(long_sum);
+      if (lane_in_warp == 0) store_result(y, long_row, long_sum, alpha, beta);
+    }
+  }
+}
+
+/// batch_unit=warp (see the layout above). Launched with blockDim.x a multiple of 32 and
+/// warps * S * (C * (sizeof(V) + 4) + 4 * O) bytes of dynamic shared memory
+/// (batch_shared_bytes); built, as batch_kernel, for blocks of at most kMaxThreads threads with
+/// kMinBlocks of them resident an SM. Every lane of a warp runs the same loop trips (the
+/// batch count and the extents are warp-uniform).
+template <typename V, int kMaxThreads, int kMinBlocks>
+__global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
+    warp_batch_kernel(const BatchArguments<V> a, const V* __restrict__ x, V* __restrict__ y,
+                      Acc<V> alpha, Acc<V> beta) {
+  const int warps_per_block = static_cast<int>(blockDim.x) / arch::kWarpSize;
+  const int warp = arch::warp_id_in_block();
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * warps_per_block;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * warps_per_block + warp;
+  if (first >= a.batch_count) return;  // the whole warp: it uses no block barrier
+  const int count = static_cast<int>((a.batch_count - 1 - first) / warps + 1);
+  const int stages = a.stages;
+  const std::size_t capacity = static_cast<std::size_t>(a.stage_capacity);
+  const std::size_t offsets = static_cast<std::size_t>(a.stage_offsets);
+  unsigned char* const base =
+      csr_overlap_shared +
+      static_cast<std::size_t>(warp) * stages *
+          (capacity * (sizeof(V) + sizeof(std::int32_t)) + offsets * sizeof(std::int32_t));
+  auto stage_of = [&](int s) {
+    V* const values = reinterpret_cast<V*>(base);
+    auto* const cols = reinterpret_cast<std::int32_t*>(base + stages * capacity * sizeof(V));
+    return WarpStage<V>{values + s * capacity, cols + s * capacity,
+                        cols + stages * capacity + s * offsets};
+  };
+
+  int window_start = 0;
+  BatchExtent window = load_extent_window(a.batches, a.row_ptr, first, warps, count, 0);
+  // the extent of the warp's batch k (k ascending by one from call to call)
+  auto extent_of = [&](int k) {
+    if (k - window_start >= arch::kWarpSize) {
+      window_start += arch::kWarpSize;
+      window = load_extent_window(a.batches, a.row_ptr, first, warps, count, window_start);
+    }
+    return extent_from_lane(window, k - window_start);
+  };
+  for (int k = 0; k < stages - 1; ++k) fetch_warp_batch(a, k < count, extent_of(k), stage_of(k));
+  for (int n = 0; n < count; ++n) {
+    const int ahead = n + stages - 1;  // its stage was freed by the __syncwarp closing batch n - 1
+    fetch_warp_batch(a, ahead < count, extent_of(ahead), stage_of(ahead % stages));
+    // batch n's group is done when at most S - 1 newer ones are in flight
+    switch (stages) {
+      case 1: arch::async_copy_wait<0>(); break;
+      case 2: arch::async_copy_wait<1>(); break;
+      case 3: arch::async_copy_wait<2>(); break;
+      default: arch::async_copy_wait<3>(); break;
+    }
+    __syncwarp();  // every lane's copies (and lane 0's header) visible to the warp
+    const WarpStage<V> stage = stage_of(n % stages);
+    const std::int32_t rows = stage.offsets[1] - stage.offsets[0];
+    const std::int32_t first_nonzero = stage.offsets[kWarpStageHeader] - stage.offsets[2];
+    const std::int32_t end_nonzero = stage.offsets[kWarpStageHeader + rows] - stage.offsets[2];
+    multiply_stage(stage, first_nonzero, end_nonzero, x);
+    __syncwarp();  // every product in place before the rows add them
+    const BatchMode mode =
+        batch_mode(end_nonzero - first_nonzero, rows, a.vector_sizes, arch::kWarpSize);
+    switch (mode.width) {
+      case 1: sum_warp_batch_rows<1>(stage, y, alpha, beta, mode.warp_row_length); break;
+      case 2: sum_warp_batch_rows<2>(stage, y, alpha, beta, mode.warp_row_length); break;
+      case 4: sum_warp_batch_rows<4>(stage, y, alpha, beta, mode.warp_row_length); break;
+      case 8: sum_warp_batch_rows<8>(stage, y, alpha, beta, mode.warp_row_length); break;
+      case 16: sum_warp_batch_rows<16>(stage, y, alpha, beta, mode.warp_row_length); break;
+      default: sum_warp_batch_rows<32>(stage, y, alpha, beta, 0); break;
+    }
+    __syncwarp();  // every lane done with the stage before a fetch refills it
+  }
+  arch::async_copy_wait<0>();  // the empty tail groups: no copy outlives the warp
+}
+
 // ---- the long-row kernels ---------------------------------------------------------------------
 
 template <typename V>
@@ -516,8 +770,11 @@ __global__ void __launch_bounds__(1024)
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warps = static_cast<int>(blockDim.x) / 32;
   for (std::int32_t task = blockIdx.x; task < a.task_count; task += gridDim.x) {
-    // the long row of this task: the last j with long_task_ptr[j] <= task
+    // the long row of this task: the last j with long_task_ptr[j] <= task; that is j = task
+    // when every row before it has one piece (long_task_ptr[j] >= j), as is common, with no
+    // search
     std::int32_t low = 0, high = a.long_count - 1;
+    if (task < a.long_count && a.long_task_ptr[task] == task) low = high = task;
     while (low < high) {
       const std::int32_t middle = low + (high - low + 1) / 2;
       if (a.long_task_ptr[middle] <= task)

@@ -32,14 +32,28 @@ struct BatchKernelLaunch {
   std::size_t shared_bytes = 0;   ///< dynamic shared memory a block
   int blocks_per_sm = 0;          ///< the parameter, or as many as fit
   int sm_count = 0;
+  BatchUnit unit = kDefaultBatchUnit;
 
-  /// The grid for `batches` batches (batch_launch: one wave of blocks_per_sm x sm_count blocks,
-  /// or `batches_per_block` a block).
+  /// The grid for `batches` batches: at most one wave of blocks_per_sm x sm_count blocks
+  /// (batch_launch: or `batches_per_block` a block; warp_batch_launch: the warps stride).
   BatchLaunch grid(std::int64_t batches, std::int64_t batches_per_block) const {
-    return batch_launch(batches, static_cast<std::int64_t>(blocks_per_sm) * sm_count,
-                        batches_per_block);
+    const auto wave = static_cast<std::int64_t>(blocks_per_sm) * sm_count;
+    return unit == BatchUnit::warp ? warp_batch_launch(batches, wave, threads / 32)
+                                   : batch_launch(batches, wave, batches_per_block);
   }
 };
+
+/// The batch kernel's arguments that follow from the parameters alone (the stages' layout and
+/// the vector-size rule).
+template <typename V>
+void set_stage_layout(device::BatchArguments<V>& a, const CsrOverlapParameters& p) {
+  a.stage_capacity = static_cast<std::int32_t>(stage_capacity(p.max_batch_size));
+  a.stages = p.pipeline_stages;
+  a.warp_row_capacity = warp_row_capacity(p.max_batch_size, p.warp_row_factor);
+  a.stage_offsets =
+      static_cast<std::int32_t>(warp_stage_offsets(p.partition_rule().max_batch_rows));
+  a.vector_sizes = p.vector_size_rule();
+}
 
 /// The mbarrier counts at most 2^20 - 1 transaction bytes a phase (PTX ISA, mbarrier tx-count);
 /// a bulk stage (values and columns of C elements) of the largest batch stays below it.
@@ -54,6 +68,14 @@ BatchKernel<V> batch_kernel_build(bool register_bound_build) {
   return register_bound_build
              ? &device::batch_kernel<V, kRegisterBoundThreads, kRegisterBoundBlocks, kCopy>
              : &device::batch_kernel<V, device::kLargestBatchBlock, 1, kCopy>;
+}
+
+/// The same for the warp-batch kernel (batch_unit=warp, cp.async only).
+template <typename V>
+BatchKernel<V> warp_batch_kernel_build(bool register_bound_build) {
+  return register_bound_build
+             ? &device::warp_batch_kernel<V, kRegisterBoundThreads, kRegisterBoundBlocks>
+             : &device::warp_batch_kernel<V, device::kLargestBatchBlock, 1>;
 }
 
 /// Throws UnsupportedError, naming `method` and the GPU's compute capability, when copy=bulk
@@ -89,9 +111,13 @@ BatchKernelLaunch<V> prepare_batch_kernel(const CsrOverlapParameters& parameters
   launch.threads = parameters.threads_per_block;
   const bool register_bound_build =
       parameters.register_bound && launch.threads <= kRegisterBoundThreads;
-  launch.kernel = parameters.copy == CopyMechanism::bulk
-                      ? batch_kernel_build<V, CopyMechanism::bulk>(register_bound_build)
-                      : batch_kernel_build<V, CopyMechanism::cp_async>(register_bound_build);
+  launch.unit = parameters.batch_unit;
+  if (parameters.batch_unit == BatchUnit::warp)
+    launch.kernel = warp_batch_kernel_build<V>(register_bound_build);
+  else if (parameters.copy == CopyMechanism::bulk)
+    launch.kernel = batch_kernel_build<V, CopyMechanism::bulk>(register_bound_build);
+  else
+    launch.kernel = batch_kernel_build<V, CopyMechanism::cp_async>(register_bound_build);
   launch.shared_bytes = batch_shared_bytes(parameters, sizeof(V));
   cudaFuncAttributes attributes{};
   TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, launch.kernel));

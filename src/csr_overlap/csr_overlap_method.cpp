@@ -10,8 +10,9 @@ namespace {
 
 Json csr_overlap_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
                                    const ParameterValues& parameters) {
-  Json statistics = csr_overlap::host_layout_statistics(
-      matrix, csr_overlap::csr_overlap_parameters(parameters));
+  const csr_overlap::CsrOverlapParameters resolved =
+      csr_overlap::csr_overlap_parameters(parameters).for_matrix(matrix.rows, matrix.nnz());
+  Json statistics = csr_overlap::host_layout_statistics(matrix, resolved);
   statistics["parameters"] = parameters.to_json();
   return statistics;
 }

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "csr_overlap/csr_overlap_format.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::csr_overlap {
@@ -15,10 +16,12 @@ constexpr const char* kSwitchPointNames[kSwitchPoints] = {
 
 std::vector<ParameterSpec> build_parameter_specs() {
   return {
-      {"max_batch_size", Type::integer, "1024", 32, kLargestMaxBatchSize, {},
-       "nonzeros of a batch at most, a multiple of 32; longer rows are long rows (paper: > 1024)"},
+      {"max_batch_size", Type::integer, "auto", 32, kLargestMaxBatchSize, {"auto"},
+       "nonzeros of a batch at most, a multiple of 32; longer rows are long rows (paper: > 1024; "
+       "auto: 1024 a block, 512 a warp)"},
       {"max_batch_rows", Type::integer, "auto", 1, 1 << 30, {"auto"},
-       "rows of a batch at most (auto: max_batch_size; not in the paper)"},
+       "rows of a batch at most (auto: max_batch_size a block, at most 256 a warp; not in the "
+       "paper)"},
       {"switch_point_1", Type::integer, "17", 0, 1 << 30, {},
        "mean row length below which a batch takes vector size 1 (paper Table 2, A40: 17)"},
       {"switch_point_2", Type::integer, "34", 0, 1 << 30, {},
@@ -54,6 +57,10 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "a row longer than this times its batch's vector size (< 32) is taken by a whole warp "
        "(off: by its vector, as the paper; not in the paper)"},
       copy_parameter_spec(),
+      {"batch_unit", Type::choice, "auto", 0, 0, {"auto", "block", "warp"},
+       "who takes a batch: a thread block (the paper) or a warp with its own pipeline_stages "
+       "stages, synchronised by __syncwarp only (copy=cp_async; not in the paper); auto: warps "
+       "for matrices of 2^20 nonzeros or more whose mean row length is 4 or more, else blocks"},
       {"device_csr", Type::choice, "auto", 0, 0, {"auto", "borrow", "copy"},
        "a plan from a DeviceCsrView: borrow reads the caller's arrays at every apply (no copy; "
        "they must outlive the plan; update_values refused), copy keeps its own; auto: borrow "
@@ -87,7 +94,10 @@ std::span<const ParameterSpec> parameter_specs() {
 
 CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& values) {
   CsrOverlapParameters p;
-  p.max_batch_size = static_cast<std::int32_t>(values.integer("max_batch_size"));
+  p.max_batch_size_automatic = values.is_auto("max_batch_size");
+  p.max_batch_size = p.max_batch_size_automatic
+                         ? kDefaultMaxBatchSize
+                         : static_cast<std::int32_t>(values.integer("max_batch_size"));
   if (p.max_batch_size % 32 != 0)
     throw ParameterError("method 'csr_overlap': parameter max_batch_size=" +
                          std::to_string(p.max_batch_size) + " is not accepted: expected a multiple of 32");
@@ -126,10 +136,35 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
                           ? 0
                           : static_cast<std::int32_t>(values.integer("warp_row_factor"));
   p.copy = copy_mechanism(values);
+  if (values.is("batch_unit", "warp"))
+    p.batch_unit = BatchUnit::warp;
+  else if (values.is("batch_unit", "block"))
+    p.batch_unit = BatchUnit::block;
+  else  // auto: for_matrix() decides; without a matrix, blocks
+    p.batch_unit_automatic = true;
+  if (p.batch_unit == BatchUnit::warp && p.max_batch_size_automatic)
+    p.max_batch_size = kWarpDefaultMaxBatchSize;
+  if (p.batch_unit == BatchUnit::warp && p.copy == CopyMechanism::bulk)
+    throw ParameterError("method 'csr_overlap': parameter copy=bulk is not accepted with "
+                         "batch_unit=warp: a warp's stages are copied with cp_async (use "
+                         "batch_unit=block for the bulk copy)");
   p.device_csr = values.is("device_csr", "borrow") ? DeviceCsrUse::borrow
                  : values.is("device_csr", "copy") ? DeviceCsrUse::copy
                                                    : DeviceCsrUse::automatic;
   return p;
+}
+
+CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::int64_t nnz) const {
+  CsrOverlapParameters p = *this;
+  if (!p.batch_unit_automatic) return p;
+  p.batch_unit_automatic = false;
+  const bool long_enough =
+      rows > 0 && static_cast<double>(nnz) >= kWarpUnitMinMeanRowLength * static_cast<double>(rows);
+  if (!long_enough || nnz < kWarpUnitMinNonzeros || p.copy != CopyMechanism::cp_async) return p;
+  CsrOverlapParameters warps = p;
+  warps.batch_unit = BatchUnit::warp;
+  if (warps.max_batch_size_automatic) warps.max_batch_size = kWarpDefaultMaxBatchSize;
+  return batch_shared_bytes(warps, sizeof(double)) <= kWarpUnitMaxBlockSharedBytes ? warps : p;
 }
 
 CsrOverlapParameters parse_parameters(const std::vector<std::string>& key_values) {

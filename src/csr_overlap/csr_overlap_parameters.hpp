@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -88,6 +89,40 @@ enum class CopyMechanism { cp_async, bulk };
 /// (README: `tcsparse bench ... --variant bulk:copy=bulk`).
 inline constexpr CopyMechanism kDefaultCopy = CopyMechanism::cp_async;
 
+/// Who takes a batch (batch_unit=...):
+///  - block: a thread block (the paper, §4.1.2): the block copies the batch into its stage, one
+///    __syncthreads, the block computes it (a warp-pass list and row groups of several warps);
+///  - warp: a warp, with its own pipeline_stages stages (values, columns and the batch's row
+///    offsets, all copied with cp.async): the copies of its next batches run while it computes
+///    the current one, synchronised by __syncwarp only; one wave of blocks, warp g of the grid
+///    taking batches g, g + warps, ... Not in the paper.
+enum class BatchUnit { block, warp };
+
+/// The unit a plan takes without a matrix to look at (and csr_full_overlap's batch kernel).
+inline constexpr BatchUnit kDefaultBatchUnit = BatchUnit::block;
+
+/// batch_unit=auto on a matrix: warps where its mean row length is at least
+/// kWarpUnitMinMeanRowLength and it has at least kWarpUnitMinNonzeros nonzeros, else blocks.
+/// Measured (README, "A warp a batch"): on the default suite's matrices of 12-27 M nonzeros
+/// (H100) warps gain on every class of mean 5 and more (2D / 3D stencils, banded, uniform rows,
+/// long rows: fp64 0.93 -> 1.11x, 0.65 -> 0.83x, 0.80 -> 1.06x cuSPARSE) and lose on rows of 1-4
+/// nonzeros (fp64 0.92 -> 0.62x), whose warp batches hold few nonzeros for their per-batch work;
+/// on the 490 real matrices of under 1 M nonzeros (H200) they lose 2-18 % (fewer batches than
+/// a wave of warps: each warp's serial per-batch work is the time).
+inline constexpr double kWarpUnitMinMeanRowLength = 4.0;
+inline constexpr std::int64_t kWarpUnitMinNonzeros = std::int64_t{1} << 20;
+
+/// max_batch_size and max_batch_rows of a warp batch (auto): 512 nonzeros, 16 a lane, and 256
+/// rows. One stage of fp64 is then 544 x 12 + 264 x 4 bytes = 7.4 KiB, so seven blocks of four
+/// warps fit an SM's 228 KiB; measured against M = 1024, R = 64 / 128 and two stages (README).
+inline constexpr std::int32_t kWarpDefaultMaxBatchSize = 512;
+inline constexpr std::int32_t kWarpDefaultMaxBatchRows = 256;
+
+/// batch_unit=auto takes warps only where a block's warp stages of fp64 fit this much shared
+/// memory (the defaults need 30 KiB): parameters chosen for the block unit (a large
+/// max_batch_size, deep pipelines, big blocks) would need several times a block's stage per warp.
+inline constexpr std::size_t kWarpUnitMaxBlockSharedBytes = 96 * 1024;
+
 /// What a plan built from a DeviceCsrView does with the caller's arrays (device_csr=...):
 ///  - borrow: reads them at every apply, as cuSPARSE's descriptors do: no copy and no allocation
 ///    for the matrix, so the plan builds in a few SpMV-times; the arrays must outlive the plan,
@@ -122,15 +157,34 @@ struct CsrOverlapParameters {
   CopyMechanism copy = kDefaultCopy;
   /// Plans from a DeviceCsrView only (a plan from host CSR always owns its upload).
   DeviceCsrUse device_csr = DeviceCsrUse::automatic;
+  BatchUnit batch_unit = kDefaultBatchUnit;
+  /// batch_unit=auto and max_batch_size=auto: for_matrix() chooses them.
+  bool batch_unit_automatic = false;
+  bool max_batch_size_automatic = false;
+
+  /// These parameters for a matrix of `rows` rows and `nnz` nonzeros: batch_unit=auto resolved
+  /// (warps from kWarpUnitMinMeanRowLength and kWarpUnitMinNonzeros on, within
+  /// kWarpUnitMaxBlockSharedBytes; blocks for copy=bulk), with the warp unit's max_batch_size
+  /// when that was auto too.
+  CsrOverlapParameters for_matrix(std::int64_t rows, std::int64_t nnz) const;
+
+  /// Threads that share one batch: a block, or a warp (batch_unit=warp).
+  int batch_threads() const {
+    return batch_unit == BatchUnit::warp ? 32 : threads_per_block;
+  }
 
   PartitionRule partition_rule() const {
-    return {max_batch_size, max_batch_rows > 0 ? max_batch_rows : max_batch_size};
+    const std::int32_t automatic_rows =
+        batch_unit == BatchUnit::warp && kWarpDefaultMaxBatchRows < max_batch_size
+            ? kWarpDefaultMaxBatchRows
+            : max_batch_size;
+    return {max_batch_size, max_batch_rows > 0 ? max_batch_rows : automatic_rows};
   }
   VectorSizeRule vector_size_rule() const {
     VectorSizeRule rule;
     for (int k = 0; k < kSwitchPoints; ++k) rule.switch_points[k] = switch_points[k];
     rule.fixed = vector_size;
-    rule.spread_max = row_threads_max < threads_per_block ? row_threads_max : threads_per_block;
+    rule.spread_max = row_threads_max < batch_threads() ? row_threads_max : batch_threads();
     rule.warp_row_factor = warp_row_factor;
     return rule;
   }

@@ -192,6 +192,14 @@ TCSPARSE_CSR_OVERLAP_HD constexpr std::int64_t stage_capacity(std::int32_t max_b
   return static_cast<std::int64_t>(max_batch_size) + 2 * kCopyAlignElements;
 }
 
+/// batch_unit=warp: ints of a warp's stage that hold its batch's row offsets (row_ptr[begin_row]
+/// .. row_ptr[end_row], at most max_batch_rows + 1) after a header {begin_row, end_row,
+/// copy_first, unused}; a multiple of 4 (16 bytes), so that the stages stay 16-byte aligned.
+inline constexpr int kWarpStageHeader = 4;
+TCSPARSE_CSR_OVERLAP_HD constexpr std::int64_t warp_stage_offsets(std::int32_t max_batch_rows) {
+  return (static_cast<std::int64_t>(max_batch_rows) + 1 + kWarpStageHeader + 3) / 4 * 4;
+}
+
 /// The bulk copy (sm_90, copy=bulk) moves pieces whose global and shared addresses are 16-byte
 /// aligned and whose size is a multiple of 16 bytes (PTX ISA, cp.async.bulk).
 inline constexpr int kBulkCopyAlignBytes = 16;

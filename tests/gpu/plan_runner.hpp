@@ -1,5 +1,6 @@
 // What the method-specific GPU tests share to run a plan: options from "key=value" strings, and
-// one SpMV through a plan on its own stream with the output poisoned when beta == 0.
+// one SpMV through a plan on its own stream with the output poisoned when beta == 0, directly or
+// captured into a CUDA graph.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -32,6 +33,32 @@ std::vector<Value> run_spmv(const SpmvPlan<Value>& plan, const std::vector<Value
              static_cast<scalar_t<Value>>(s.beta), stream.get());
   stream.synchronize();
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  return dy.download();
+}
+
+/// run_spmv with the apply captured into a CUDA graph on a new stream (capture mode global: any
+/// synchronisation or allocation inside apply fails it) and the graph launched `launches` times
+/// (more than once only with beta == 0, which makes every launch write the same y). Returns y
+/// after the last launch.
+template <typename Value>
+std::vector<Value> run_spmv_in_graph(const SpmvPlan<Value>& plan, const std::vector<Value>& x,
+                                     const std::vector<Value>& y0, test::Scalars s,
+                                     int launches = 1) {
+  detail::DeviceBuffer<Value> dx(x);
+  detail::DeviceBuffer<Value> dy(s.beta == 0.0 ? test::make_poisoned<Value>(y0.size()) : y0);
+  const detail::CudaStream stream;
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+  plan.apply(dx.data(), dy.data(), static_cast<scalar_t<Value>>(s.alpha),
+             static_cast<scalar_t<Value>>(s.beta), stream.get());
+  EXPECT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  EXPECT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int launch = 0; launch < launches; ++launch)
+    EXPECT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+  stream.synchronize();
+  if (exec) cudaGraphExecDestroy(exec);
+  if (graph) cudaGraphDestroy(graph);
   return dy.download();
 }
 

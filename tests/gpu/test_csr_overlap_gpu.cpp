@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -36,7 +37,6 @@ namespace tcsparse {
 namespace {
 
 using Matrix = CsrMatrix<double, std::int32_t>;
-using detail::CudaStream;
 using detail::DeviceBuffer;
 
 using test::kScalarCases;
@@ -83,14 +83,14 @@ void expect_device_table_equals_host_table(const Matrix& matrix64,
       detail::check_parameter_values("csr_overlap", csr_overlap::parameter_specs(), parameters);
   const auto method = csr_overlap::make_spmv<Value>(a, values);
   const csr_overlap::testing::DeviceTable device = csr_overlap::testing::download_table(*method);
-  const auto p = csr_overlap::parse_parameters(parameters);
+  const auto p = csr_overlap::parse_parameters(parameters).for_matrix(a.rows, a.nnz());
   const csr_overlap::BatchTable host =
       csr_overlap::build_batch_table(a.row_ptr, p.partition_rule(), p.long_row_piece);
   EXPECT_EQ(device.table.batches, host.batches);
   EXPECT_EQ(device.table.long_rows, host.long_rows);
   EXPECT_EQ(device.table.long_task_ptr, host.long_task_ptr);
   const auto batches = static_cast<std::int64_t>(host.batches.size());
-  EXPECT_GE(device.shape.launch.blocks * device.shape.launch.batches_per_block, batches);
+  EXPECT_TRUE(device.shape.launch.covers(batches));
   EXPECT_EQ(device.shape.launch.blocks > 0, batches > 0);
   EXPECT_EQ(device.shape.long_row_blocks > 0, host.long_tasks() > 0);
   // the host model walking the device's own table and launch shape gives the reference too
@@ -107,23 +107,40 @@ void expect_device_table_equals_host_table(const Matrix& matrix64,
 /// (many batches, many long rows in several pieces), a row cap, big blocks, one block an SM.
 const std::vector<std::vector<std::string>> kStressParameters = {
     {},
-    {"max_batch_size=32", "long_row_piece=256"},
-    {"max_batch_size=64", "max_batch_rows=7", "threads_per_block=1024"},
-    {"max_batch_size=256", "threads_per_block=128", "blocks_per_sm=1"},
+    {"batch_unit=block", "max_batch_size=32", "long_row_piece=256"},
+    {"batch_unit=block", "max_batch_size=64", "max_batch_rows=7", "threads_per_block=1024"},
+    {"batch_unit=block", "max_batch_size=256", "threads_per_block=128", "blocks_per_sm=1"},
     // the paper's vector size alone (no spreading, no warp pass), and the deviations pushed hard:
     // deep pipelines, a warp pass for rows over 2 x vs, groups of 64 threads
-    {"row_threads_max=off", "warp_row_factor=off", "max_batch_size=4096", "pipeline_stages=2",
-     "batches_per_block=auto", "threads_per_block=128"},
-    {"register_bound=on"},
-    {"max_batch_size=128", "pipeline_stages=3", "warp_row_factor=2", "row_threads_max=64",
-     "batches_per_block=auto"},
-    {"max_batch_size=512", "pipeline_stages=4", "warp_row_factor=1", "threads_per_block=512",
-     "batches_per_block=auto"},
+    {"batch_unit=block", "row_threads_max=off", "warp_row_factor=off", "max_batch_size=4096",
+     "pipeline_stages=2", "batches_per_block=auto", "threads_per_block=128"},
+    {"batch_unit=block", "register_bound=on"},
+    {"batch_unit=block", "max_batch_size=128", "pipeline_stages=3", "warp_row_factor=2",
+     "row_threads_max=64", "batches_per_block=auto"},
+    {"batch_unit=block", "max_batch_size=512", "pipeline_stages=4", "warp_row_factor=1",
+     "threads_per_block=512", "batches_per_block=auto"},
     // no copy-ahead: a block a batch, and a block of several batches in turn (one stage reused)
-    {"pipeline_stages=1", "batches_per_block=1", "max_batch_size=64", "threads_per_block=32"},
-    {"pipeline_stages=1", "batches_per_block=3", "max_batch_size=128", "warp_row_factor=2"},
-    {"batches_per_block=2", "max_batch_size=256", "threads_per_block=64"},
+    {"batch_unit=block", "pipeline_stages=1", "batches_per_block=1", "max_batch_size=64",
+     "threads_per_block=32"},
+    {"batch_unit=block", "pipeline_stages=1", "batches_per_block=3", "max_batch_size=128",
+     "warp_row_factor=2"},
+    {"batch_unit=block", "batches_per_block=2", "max_batch_size=256", "threads_per_block=64"},
+    // a warp a batch (batch_unit=warp): its own stages, row offsets from shared memory, the warp
+    // pass by ballot; tiny batches with long rows, a row cap, deep pipelines, one block an SM
+    {"batch_unit=warp"},
+    {"batch_unit=warp", "max_batch_size=32", "long_row_piece=256", "pipeline_stages=2"},
+    {"batch_unit=warp", "max_batch_size=64", "max_batch_rows=7", "pipeline_stages=3",
+     "threads_per_block=1024"},
+    {"batch_unit=warp", "max_batch_size=128", "pipeline_stages=4", "warp_row_factor=1",
+     "blocks_per_sm=1", "threads_per_block=64"},
+    {"batch_unit=warp", "max_batch_size=256", "pipeline_stages=2", "row_threads_max=off",
+     "warp_row_factor=off", "register_bound=on"},
 };
+
+/// Whether a parameter set asks for warp batches (which have no bulk copy).
+bool takes_warp_batches(const std::vector<std::string>& parameters) {
+  return std::find(parameters.begin(), parameters.end(), "batch_unit=warp") != parameters.end();
+}
 
 /// copy=bulk (sm_90 bulk copies on an mbarrier a stage): every stress set again with the bulk
 /// copy, and every pipeline depth 1..4 with one, two, several and all batches a block (the
@@ -131,6 +148,7 @@ const std::vector<std::vector<std::string>> kStressParameters = {
 std::vector<std::vector<std::string>> bulk_stress_parameters() {
   std::vector<std::vector<std::string>> sets;
   for (std::vector<std::string> parameters : kStressParameters) {
+    if (takes_warp_batches(parameters)) continue;
     parameters.push_back("copy=bulk");
     sets.push_back(std::move(parameters));
   }
@@ -210,6 +228,8 @@ TEST_P(CsrOverlapGpuOnCatalogue, BulkCopyIsBitwiseEqualToCpAsync) {
     const std::vector<bfloat16> bulk16 = overlap_result<bfloat16>(GetParam().matrix, parameters);
     std::erase(parameters, std::string("copy=bulk"));
     parameters.push_back("copy=cp_async");
+    if (std::find(parameters.begin(), parameters.end(), "batch_unit=block") == parameters.end())
+      parameters.push_back("batch_unit=block");  // the bulk copy's unit (auto would take warps)
     const std::vector<double> cp_async = overlap_result<double>(GetParam().matrix, parameters);
     const std::vector<bfloat16> cp_async16 =
         overlap_result<bfloat16>(GetParam().matrix, parameters);
@@ -223,13 +243,15 @@ TEST_P(CsrOverlapGpuOnCatalogue, BulkCopyIsBitwiseEqualToCpAsync) {
 }
 
 TEST_P(CsrOverlapGpuOnCatalogue, EveryVectorSizeMatchesReference) {
-  for (const char* size : {"1", "2", "4", "8", "16", "32"}) {
-    const PlanOptions options =
-        options_of({std::string("vector_size=") + size, "max_batch_size=128"});
-    EXPECT_LT(plan_error<double>(GetParam().matrix, {1.0, 0.5}, options), 1e-12) << size;
-    EXPECT_LT(plan_error<float>(GetParam().matrix, {1.0, 0.0}, options), 1e-5) << size;
-    EXPECT_LT(plan_error<half>(GetParam().matrix, {-1.0, 0.5}, options), 1e-2) << size;
-  }
+  for (const char* unit : {"block", "warp"})
+    for (const char* size : {"1", "2", "4", "8", "16", "32"}) {
+      const PlanOptions options = options_of({std::string("vector_size=") + size,
+                                              "max_batch_size=128",
+                                              std::string("batch_unit=") + unit});
+      EXPECT_LT(plan_error<double>(GetParam().matrix, {1.0, 0.5}, options), 1e-12) << size << unit;
+      EXPECT_LT(plan_error<float>(GetParam().matrix, {1.0, 0.0}, options), 1e-5) << size << unit;
+      EXPECT_LT(plan_error<half>(GetParam().matrix, {-1.0, 0.5}, options), 1e-2) << size << unit;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllSynthetic, CsrOverlapGpuOnCatalogue,
@@ -269,7 +291,8 @@ TEST_F(CsrOverlapGpu, WarpPassAndRowGroupsAtTheirThresholdsMatchReference) {
       for (const char* stages : {"1", "2", "3"}) {
         // one stage: a block a batch (the default); more: a wave of blocks walks the batches
         const std::vector<std::string> parameters = {
-            "max_batch_size=256", "long_row_piece=256", std::string("threads_per_block=") + threads,
+            "batch_unit=block", "max_batch_size=256", "long_row_piece=256",
+            std::string("threads_per_block=") + threads,
             std::string("warp_row_factor=") + factor, std::string("pipeline_stages=") + stages,
             std::string("batches_per_block=") + (stages[0] == '1' ? "1" : "auto")};
         expect_device_table_equals_host_table<double>(a, parameters);
@@ -283,7 +306,7 @@ TEST_F(CsrOverlapGpu, WarpPassAndRowGroupsAtTheirThresholdsMatchReference) {
   for (int n = 129; n <= 256; ++n) single.push_back(n);
   const Matrix b = test::with_row_lengths(1000, single, 7);
   for (const char* spread : {"block", "64", "128", "off"}) {
-    const std::vector<std::string> parameters = {"max_batch_size=256",
+    const std::vector<std::string> parameters = {"batch_unit=block", "max_batch_size=256",
                                                  std::string("row_threads_max=") + spread};
     expect_matches_reference<double>(b, options_of(parameters));
     expect_matches_reference<float>(b, options_of(parameters));
@@ -294,7 +317,9 @@ TEST_F(CsrOverlapGpu, WarpPassAndRowGroupsAtTheirThresholdsMatchReference) {
 TEST_F(CsrOverlapGpu, PowerLawBatchesWithWarpPassRowsRepeatBitwise) {
   const Matrix a64 = generate_random_rows(60000, 60000, RowLengthDistribution::power_law, 1, 3000, 11);
   const auto a = test::with_values<double>(a64);
-  const SpmvPlan<double> plan(a, Method("csr_overlap"), options_of({"pipeline_stages=3", "batches_per_block=auto"}));
+  const SpmvPlan<double> plan(
+      a, Method("csr_overlap"),
+      options_of({"batch_unit=block", "pipeline_stages=3", "batches_per_block=auto"}));
   EXPECT_GT(plan.stats().details["warp_pass_rows"].get<std::int64_t>() +
                 plan.stats().details["group_rows"].get<std::int64_t>(),
             0);
@@ -341,6 +366,24 @@ TEST_F(CsrOverlapGpu, LargeGeneratedMatricesMatchReference) {
   }
 }
 
+TEST_F(CsrOverlapGpu, WarpsTakingManyBatchesThroughEveryPipelineDepthMatchReference) {
+  // one block of one warp an SM and batches of at most 32 nonzeros: every warp walks hundreds of
+  // batches, refilling its window of 32 batch extents many times, through 1..4 stages; power-law
+  // rows give the warp pass and long rows too
+  const Matrix short_rows = generate_short_rows(120000, 90000, 21);
+  const Matrix power_law =
+      generate_random_rows(60000, 60000, RowLengthDistribution::power_law, 1, 3000, 22);
+  for (const char* stages : {"1", "2", "3", "4"}) {
+    const PlanOptions options =
+        options_of({"batch_unit=warp", "max_batch_size=32", "threads_per_block=32",
+                    "blocks_per_sm=1", "long_row_piece=256",
+                    std::string("pipeline_stages=") + stages});
+    EXPECT_LT(plan_error<double>(short_rows, {1.0, 0.0}, options), 1e-12) << stages;
+    EXPECT_LT(plan_error<float>(power_law, {-2.0, 0.5}, options), 1e-5) << stages;
+    EXPECT_LT(plan_error<half>(power_law, {1.0, 1.0}, options), 1e-2) << stages;
+  }
+}
+
 TEST_F(CsrOverlapGpu, ARowLongerThanABlockIsSplitAndStaysCorrect) {
   // one row of 300 000 among short rows: 37 pieces of 8192, and 1172 of 256
   std::vector<std::int64_t> lengths(2000, 3);
@@ -356,15 +399,18 @@ TEST_F(CsrOverlapGpu, RepeatedAppliesWithLongRowPiecesAreBitwiseIdentical) {
   for (int i = 0; i < 3000; ++i) lengths.push_back(i % 250);
   const Matrix a64 = test::with_row_lengths(100000, lengths, 3);
   const auto a = test::with_values<float>(a64);
-  const SpmvPlan<float> plan(a, Method("csr_overlap"),
-                             options_of({"max_batch_size=256", "long_row_piece=512"}));
-  const auto x = test::make_x<float>(a64);
-  const auto y0 = test::make_y<float>(a64);
-  const std::vector<float> first = run_spmv(plan, x, y0, {1.0, 0.5});
-  for (int run = 0; run < 4; ++run) {
-    const std::vector<float> again = run_spmv(plan, x, y0, {1.0, 0.5});
-    ASSERT_EQ(again.size(), first.size());
-    EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(float)), 0) << run;
+  for (const char* unit : {"batch_unit=block", "batch_unit=warp"}) {
+    const SpmvPlan<float> plan(a, Method("csr_overlap"),
+                               options_of({"max_batch_size=256", "long_row_piece=512", unit}));
+    const auto x = test::make_x<float>(a64);
+    const auto y0 = test::make_y<float>(a64);
+    const std::vector<float> first = run_spmv(plan, x, y0, {1.0, 0.5});
+    for (int run = 0; run < 4; ++run) {
+      const std::vector<float> again = run_spmv(plan, x, y0, {1.0, 0.5});
+      ASSERT_EQ(again.size(), first.size());
+      EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(float)), 0)
+          << run << unit;
+    }
   }
 }
 
@@ -373,27 +419,18 @@ TEST_F(CsrOverlapGpu, AllThreeKernelsCaptureIntoAGraph) {
   for (int i = 0; i < 2000; ++i) lengths.push_back(i % 40);
   const Matrix a64 = test::with_row_lengths(30000, lengths, 4);
   const auto a = test::with_values<double>(a64);
-  const SpmvPlan<double> plan(a, Method("csr_overlap"),
-                              options_of({"max_batch_size=1024", "long_row_piece=1024"}));
-  const auto x = test::make_x<double>(a64);
-  const auto y0 = test::make_y<double>(a64);
-  DeviceBuffer<double> dx(x);
-  DeviceBuffer<double> dy(y0);
-  const CudaStream stream;
-  cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
-  plan.apply(dx.data(), dy.data(), 2.0, -1.0, stream.get());
-  ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
-  cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
-  stream.synchronize();
-  std::vector<double> reference = y0;
-  spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 2.0, -1.0);
-  const std::vector<double> y = dy.download();
-  EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
+  for (const char* unit : {"batch_unit=block", "batch_unit=warp"}) {
+    SCOPED_TRACE(unit);
+    const SpmvPlan<double> plan(a, Method("csr_overlap"),
+                                options_of({"max_batch_size=1024", "long_row_piece=1024", unit}));
+    const auto x = test::make_x<double>(a64);
+    const auto y0 = test::make_y<double>(a64);
+    const std::vector<double> y = testing::run_spmv_in_graph(plan, x, y0, {2.0, -1.0});
+    std::vector<double> reference = y0;
+    spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 2.0, -1.0);
+    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)),
+              1e-12);
+  }
 }
 
 TEST_F(CsrOverlapGpu, StagesLargerThanSharedMemoryAreRefused) {
@@ -435,21 +472,8 @@ TEST_F(CsrOverlapGpu, BulkCopyWithLongRowsIsBitwiseRepeatableAndCapturesIntoAGra
   const std::vector<double> again = run_spmv(plan, x, y0, {2.0, -1.0});
   ASSERT_EQ(again.size(), first.size());
   EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(double)), 0);
-  DeviceBuffer<double> dx(x);
-  DeviceBuffer<double> dy(y0);
-  const CudaStream stream;
-  cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
-  plan.apply(dx.data(), dy.data(), 2.0, -1.0, stream.get());
-  ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
-  cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
-  stream.synchronize();
-  const std::vector<double> captured = dy.download();
+  const std::vector<double> captured = testing::run_spmv_in_graph(plan, x, y0, {2.0, -1.0});
   EXPECT_EQ(std::memcmp(captured.data(), first.data(), first.size() * sizeof(double)), 0);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
 }
 
 TEST_F(CsrOverlapGpu, StatsDescribeTheTableAndTheLaunch) {
@@ -467,8 +491,36 @@ TEST_F(CsrOverlapGpu, StatsDescribeTheTableAndTheLaunch) {
   EXPECT_GT(s.details["blocks"].get<std::int64_t>(), 0);
   // at least one stage of the largest batch: its values and column indices
   EXPECT_GE(s.details["shared_memory_bytes"].get<std::int64_t>(),
-            std::stoll(s.details["parameters"]["max_batch_size"].get<std::string>()) * (8 + 4));
+            s.details["max_batch_size"].get<std::int64_t>() * (8 + 4));
   EXPECT_TRUE(s.details["parameters"].is_object());
+}
+
+TEST_F(CsrOverlapGpu, AutoGivesWarpsLargeMatricesOfFourNonzerosARowAndBlocksTheRest) {
+  // 2^18 rows of 4: 2^20 nonzeros (csr_overlap::kWarpUnitMinNonzeros); one fewer, or few rows
+  const std::int64_t rows = std::int64_t{1} << 18;
+  const Matrix four = test::with_row_lengths(5000, std::vector<std::int64_t>(rows, 4), 3);
+  std::vector<std::int64_t> lengths(rows, 4);
+  lengths.back() = 3;
+  const Matrix shorter = test::with_row_lengths(5000, lengths, 3);
+  const Matrix small = test::with_row_lengths(1000, std::vector<std::int64_t>(300, 40), 3);
+  const SpmvPlan<double> warps(four, Method("csr_overlap"));
+  EXPECT_EQ(warps.stats().details["batch_unit"], "warp");
+  EXPECT_EQ(warps.stats().details["max_batch_size"], csr_overlap::kWarpDefaultMaxBatchSize);
+  EXPECT_EQ(warps.stats().details["max_batch_rows"], 256);
+  const SpmvPlan<double> blocks(shorter, Method("csr_overlap"));
+  EXPECT_EQ(blocks.stats().details["batch_unit"], "block");
+  EXPECT_EQ(blocks.stats().details["max_batch_size"], 1024);
+  const SpmvPlan<double> small_blocks(small, Method("csr_overlap"));
+  EXPECT_EQ(small_blocks.stats().details["batch_unit"], "block");
+  // the bulk copy has blocks only; explicit choices stay
+  const SpmvPlan<double> chosen(four, Method("csr_overlap"), options_of({"batch_unit=block"}));
+  EXPECT_EQ(chosen.stats().details["batch_unit"], "block");
+  if (gpu_has_bulk_copy()) {
+    const SpmvPlan<double> bulk(four, Method("csr_overlap"), options_of({"copy=bulk"}));
+    EXPECT_EQ(bulk.stats().details["batch_unit"], "block");
+  }
+  expect_matches_reference<double>(four);
+  expect_matches_reference<half>(shorter);
 }
 
 // ---- plans from a DeviceCsrView: borrowed or copied (device_csr) ------------------------------

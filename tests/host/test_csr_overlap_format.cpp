@@ -75,9 +75,13 @@ double host_apply_error(const Matrix& a64, const CsrOverlapParameters& p, double
   const BatchTable table = build_batch_table(a.row_ptr, p.partition_rule(), p.long_row_piece);
   KernelShape shape;
   shape.threads_per_block = p.threads_per_block;
+  shape.batch_unit = p.batch_unit;
   shape.vector_sizes = p.vector_size_rule();
   shape.long_row_piece = p.long_row_piece;
-  shape.launch = batch_launch(static_cast<std::int64_t>(table.batches.size()), max_blocks);
+  const auto batches = static_cast<std::int64_t>(table.batches.size());
+  shape.launch = p.batch_unit == BatchUnit::warp
+                     ? warp_batch_launch(batches, max_blocks, p.threads_per_block / 32)
+                     : batch_launch(batches, max_blocks);
   shape.long_row_blocks = long_row_blocks(table.long_tasks(), 132);
   const auto x = random_vector<Value>(static_cast<std::size_t>(a.cols), 21);
   const auto y0 = random_vector<double>(static_cast<std::size_t>(a.rows), 22);
@@ -333,6 +337,48 @@ TEST(CsrOverlapLaunch, EveryBatchHasABlockAndNoBlockIsEmpty) {
   EXPECT_EQ(batch_launch(0, 264).blocks, 0);
 }
 
+TEST(CsrOverlapLaunch, EveryBatchHasAWarpAndNoBlockIsWithoutOne) {
+  for (const std::int64_t batches : {1, 2, 3, 4, 5, 7, 263, 1056, 1057, 100000})
+    for (const std::int64_t max_blocks : {1, 3, 264})
+      for (const std::int64_t warps_per_block : {1, 4, 32}) {
+        const BatchLaunch launch = warp_batch_launch(batches, max_blocks, warps_per_block);
+        EXPECT_EQ(launch.warps_per_block, warps_per_block);
+        EXPECT_LE(launch.blocks, max_blocks);
+        EXPECT_TRUE(launch.covers(batches));
+        // a warp a batch while they fit one wave, else the whole wave
+        EXPECT_EQ(launch.blocks,
+                  std::min(max_blocks, (batches + warps_per_block - 1) / warps_per_block));
+      }
+  EXPECT_EQ(warp_batch_launch(0, 264, 4).blocks, 0);
+}
+
+TEST(CsrOverlapLaunch, AWarpsStagesHoldTheBatchAndItsRowOffsets) {
+  // fp64, M = 256 (C = 288), R = 64 (O = 72 ints: header, 65 offsets, rounded to 4), 2 stages,
+  // 4 warps: 4 x 2 x (288 x 12 + 72 x 4)
+  const CsrOverlapParameters p =
+      with({"batch_unit=warp", "max_batch_size=256", "max_batch_rows=64", "pipeline_stages=2"});
+  EXPECT_EQ(warp_stage_offsets(64), 72);
+  EXPECT_EQ(batch_shared_bytes(p, 8), std::size_t{4 * 2 * (288 * 12 + 72 * 4)});
+  EXPECT_EQ(warp_stage_offsets(3) % 4, 0);
+}
+
+TEST(CsrOverlapHostModel, WarpBatchesMatchTheReferenceWithEveryDeviationAndDepth) {
+  std::vector<int> lengths;
+  for (int i = 0; i < 3000; ++i) lengths.push_back((i * 7919) % 97 == 0 ? 400 + i % 900 : i % 23);
+  const Matrix a = matrix_with_lengths(5000, lengths);
+  for (const char* size : {"32", "256", "1024"})
+    for (const char* factor : {"off", "1", "32"})
+      for (const char* spread : {"off", "block"}) {
+        const CsrOverlapParameters p =
+            with({"batch_unit=warp", std::string("max_batch_size=") + size,
+                  std::string("warp_row_factor=") + factor,
+                  std::string("row_threads_max=") + spread, "long_row_piece=256"});
+        EXPECT_EQ(p.vector_size_rule().spread_max, spread[0] == 'o' ? 0 : 32);
+        EXPECT_LT(host_apply_error<double>(a, p, 1.5, -0.5), 1e-12) << size << factor << spread;
+        EXPECT_LT(host_apply_error<half>(a, p, 2.0, 0.0, 3), 1e-12) << size << factor << spread;
+      }
+}
+
 TEST(CsrOverlapLaunch, AFixedChunkOfBatchesIgnoresTheResidentBlocks) {
   for (const std::int64_t batches : {1, 2, 7, 265, 100000})
     for (const std::int64_t per_block : {1, 2, 3, 1000}) {
@@ -374,6 +420,54 @@ TEST(CsrOverlapParameters, DefaultsAreThePapersAndChecksRefuseWhatTheSchemaCanno
   EXPECT_THROW(parse_parameters({"pipeline_stages=5"}), ParameterError);
   EXPECT_THROW(parse_parameters({"row_threads_max=48"}), ParameterError);
   EXPECT_THROW(parse_parameters({"warp_row_factor=0"}), ParameterError);
+}
+
+TEST(CsrOverlapParameters, AutoTakesWarpsForLargeMatricesWhoseRowsAverageFourOrMore) {
+  constexpr std::int64_t kRows = std::int64_t{1} << 18, kLarge = kWarpUnitMinNonzeros;
+  const CsrOverlapParameters automatic = parse_parameters({});
+  EXPECT_TRUE(automatic.batch_unit_automatic);
+  EXPECT_EQ(automatic.batch_unit, kDefaultBatchUnit);
+  const CsrOverlapParameters warps = automatic.for_matrix(kRows, 4 * kRows);
+  ASSERT_EQ(4 * kRows, kLarge);
+  EXPECT_EQ(warps.batch_unit, BatchUnit::warp);
+  EXPECT_FALSE(warps.batch_unit_automatic);
+  EXPECT_EQ(warps.max_batch_size, kWarpDefaultMaxBatchSize);
+  EXPECT_EQ(warps.partition_rule().max_batch_rows, kWarpDefaultMaxBatchRows);
+  // shorter rows, or fewer nonzeros: blocks, with their batch size
+  EXPECT_EQ(automatic.for_matrix(kRows, 4 * kRows - 1).batch_unit, BatchUnit::block);
+  EXPECT_EQ(automatic.for_matrix(kRows, 4 * kRows - 1).max_batch_size, kDefaultMaxBatchSize);
+  EXPECT_EQ(automatic.for_matrix(1000, kLarge - 1).batch_unit, BatchUnit::block);
+  EXPECT_EQ(automatic.for_matrix(1000, kLarge).batch_unit, BatchUnit::warp);
+  EXPECT_EQ(automatic.for_matrix(0, 0).batch_unit, BatchUnit::block);
+  // what was given stays: the batch size, the row cap, the unit; the bulk copy keeps blocks
+  EXPECT_EQ(with({"max_batch_size=256"}).for_matrix(1000, kLarge).max_batch_size, 256);
+  EXPECT_EQ(with({"max_batch_rows=9"}).for_matrix(1000, kLarge).partition_rule().max_batch_rows, 9);
+  EXPECT_EQ(with({"batch_unit=block"}).for_matrix(1000, kLarge).batch_unit, BatchUnit::block);
+  EXPECT_EQ(with({"batch_unit=warp"}).for_matrix(10, 1).batch_unit, BatchUnit::warp);
+  EXPECT_EQ(with({"copy=bulk"}).for_matrix(1000, kLarge).batch_unit, BatchUnit::block);
+  // parameters made for blocks whose warp stages would not fit kWarpUnitMaxBlockSharedBytes
+  EXPECT_EQ(with({"max_batch_size=4096", "pipeline_stages=2"}).for_matrix(1000, kLarge).batch_unit,
+            BatchUnit::block);
+  EXPECT_EQ(with({"threads_per_block=1024"}).for_matrix(1000, kLarge).batch_unit, BatchUnit::block);
+  EXPECT_LE(batch_shared_bytes(warps, sizeof(double)), kWarpUnitMaxBlockSharedBytes);
+  // a warp's row cap never exceeds its batch size
+  EXPECT_EQ(with({"batch_unit=warp", "max_batch_size=64"}).partition_rule().max_batch_rows, 64);
+}
+
+TEST(CsrOverlapParameters, BatchUnitIsABlockOrAWarpAndTheWarpHasNoBulkCopy) {
+  EXPECT_EQ(parse_parameters({}).batch_unit, kDefaultBatchUnit);
+  EXPECT_EQ(parse_parameters({"batch_unit=warp"}).batch_unit, BatchUnit::warp);
+  EXPECT_EQ(parse_parameters({"batch_unit=block"}).batch_unit, BatchUnit::block);
+  EXPECT_EQ(parse_parameters({"batch_unit=warp"}).batch_threads(), 32);
+  EXPECT_EQ(parse_parameters({"batch_unit=block", "threads_per_block=256"}).batch_threads(), 256);
+  // an explicit warp with the bulk copy is refused, saying why
+  try {
+    parse_parameters({"batch_unit=warp", "copy=bulk"});
+    ADD_FAILURE() << "batch_unit=warp with copy=bulk was accepted";
+  } catch (const ParameterError& e) {
+    EXPECT_NE(std::string(e.what()).find("batch_unit=block"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_parameters({"batch_unit=thread"}), ParameterError);
 }
 
 TEST(CsrOverlapParameters, CopyIsCpAsyncUntilMeasuredAndBulkOnRequest) {
