@@ -290,7 +290,8 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       work.batch_blocks = static_cast<unsigned>(launch.blocks);
       work.batch_arguments.batches_per_block = static_cast<std::int32_t>(launch.batches_per_block);
       work.long_blocks =
-          static_cast<unsigned>(long_row_blocks(work.long_arguments.task_count, kernel_.sm_count));
+          static_cast<unsigned>(long_row_blocks(work.long_arguments.task_count,
+                                                kernel_.long_row_wave));
     }
   }
 

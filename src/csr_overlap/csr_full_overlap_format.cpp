@@ -202,7 +202,7 @@ void full_overlap_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
                        ? warp_batch_launch(batches, kModelBlocks,
                                            batch_parameters.threads_per_block / 32)
                        : batch_launch(batches, kModelBlocks);
-    shape.long_row_blocks = long_row_blocks(table.long_tasks(), kModelSms);
+    shape.long_row_blocks = long_row_blocks(table.long_tasks(), kModelSms * 16);
     host_apply<Value>(part, table, rule, shape, x,
                       y.subspan(static_cast<std::size_t>(batch.begin_row),
                                 static_cast<std::size_t>(batch.rows())),

@@ -297,7 +297,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   void choose_launch() {
     shape_.launch = kernel_.grid(batch_arguments_.batch_count, parameters_.batches_per_block);
     batch_arguments_.batches_per_block = static_cast<std::int32_t>(shape_.launch.batches_per_block);
-    shape_.long_row_blocks = long_row_blocks(long_arguments_.task_count, kernel_.sm_count);
+    shape_.long_row_blocks = long_row_blocks(long_arguments_.task_count, kernel_.long_row_wave);
   }
 
   CsrOverlapParameters parameters_;

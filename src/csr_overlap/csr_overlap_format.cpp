@@ -104,9 +104,8 @@ std::size_t batch_shared_bytes(const CsrOverlapParameters& parameters, std::size
          list * sizeof(std::int32_t);
 }
 
-std::int64_t long_row_blocks(std::int64_t tasks, std::int64_t sm_count) {
-  // 8 blocks an SM: enough to fill it, the rest by grid stride
-  return std::min<std::int64_t>(tasks, 8 * std::max<std::int64_t>(sm_count, 1));
+std::int64_t long_row_blocks(std::int64_t tasks, std::int64_t resident_blocks) {
+  return std::min<std::int64_t>(tasks, std::max<std::int64_t>(resident_blocks, 1));
 }
 
 template <typename Value>

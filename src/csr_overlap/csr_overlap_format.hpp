@@ -77,8 +77,9 @@ BatchLaunch warp_batch_launch(std::int64_t batches, std::int64_t max_blocks,
 /// offsets (warp_stage_offsets) and no list.
 std::size_t batch_shared_bytes(const CsrOverlapParameters& parameters, std::size_t value_bytes);
 
-/// Blocks of the long-row kernel for `tasks` pieces on `sm_count` SMs (grid-stride above it).
-std::int64_t long_row_blocks(std::int64_t tasks, std::int64_t sm_count);
+/// Blocks of the long-row kernel for `tasks` pieces when the GPU holds `resident_blocks` of them
+/// at once: one wave at most, a block a piece below it (grid-stride above it).
+std::int64_t long_row_blocks(std::int64_t tasks, std::int64_t resident_blocks);
 
 /// What the kernels are given besides the table.
 struct KernelShape {

@@ -82,7 +82,7 @@ double host_apply_error(const Matrix& a64, const CsrOverlapParameters& p, double
   shape.launch = p.batch_unit == BatchUnit::warp
                      ? warp_batch_launch(batches, max_blocks, p.threads_per_block / 32)
                      : batch_launch(batches, max_blocks);
-  shape.long_row_blocks = long_row_blocks(table.long_tasks(), 132);
+  shape.long_row_blocks = long_row_blocks(table.long_tasks(), 132 * 16);
   const auto x = random_vector<Value>(static_cast<std::size_t>(a.cols), 21);
   const auto y0 = random_vector<double>(static_cast<std::size_t>(a.rows), 22);
   std::vector<double> reference = y0;
