@@ -170,7 +170,10 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       work.long_arguments.task_count = static_cast<std::int32_t>(table.long_tasks());
       // offsets into the concatenated tables, turned into pointers in allocate_device()
       table_offsets_.push_back({batches_host_.size(), long_rows_host_.size(),
-                                long_task_ptr_host_.size(), partial_count_});
+                                long_task_ptr_host_.size(), long_row_tasks_host_.size(),
+                                partial_count_});
+      long_row_tasks_host_.insert(long_row_tasks_host_.end(), table.long_row_tasks.begin(),
+                                  table.long_row_tasks.end());
       for (const BatchRange& b : table.batches) batches_host_.push_back(int2{b.begin_row, b.end_row});
       long_rows_host_.insert(long_rows_host_.end(), table.long_rows.begin(), table.long_rows.end());
       long_task_ptr_host_.insert(long_task_ptr_host_.end(), table.long_task_ptr.begin(),
@@ -251,11 +254,12 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
                            detail::current_host_upload());
     long_rows_ = DeviceBuffer<std::int32_t>(long_rows_host_);
     long_task_ptr_ = DeviceBuffer<std::int32_t>(long_task_ptr_host_);
+    long_row_tasks_ = DeviceBuffer<LongRowTask>(long_row_tasks_host_);
     partials_ = DeviceBuffer<Acc>(partial_count_);
     TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
     stats_.upload_ms += upload.elapsed_ms();
     stats_.device_bytes = slots_.bytes() + batches_.bytes() + long_rows_.bytes() +
-                          long_task_ptr_.bytes() + partials_.bytes();
+                          long_task_ptr_.bytes() + long_row_tasks_.bytes() + partials_.bytes();
 
     for (std::size_t k = 0; k < work_.size(); ++k) {
       BigBatchWork& work = work_[k];
@@ -272,12 +276,11 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       a.batches = batches_.data() + offsets.batches;
       set_stage_layout(a, parameters_.batch);
       auto& l = work.long_arguments;
-      l.row_ptr = row_ptr;
       l.col_idx = col_idx;
       l.values = values;
       l.long_rows = long_rows_.data() + offsets.long_rows;
       l.long_task_ptr = long_task_ptr_.data() + offsets.long_task_ptr;
-      l.piece = parameters_.batch.long_row_piece;
+      l.tasks = long_row_tasks_.data() + offsets.long_row_tasks;
       l.partials = partials_.data() + offsets.partials;
     }
   }
@@ -332,7 +335,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
   }
 
   struct TableOffsets {
-    std::size_t batches, long_rows, long_task_ptr, partials;
+    std::size_t batches, long_rows, long_task_ptr, long_row_tasks, partials;
   };
 
   FullOverlapParameters parameters_;
@@ -341,6 +344,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
   std::vector<TableOffsets> table_offsets_;
   std::vector<int2> batches_host_;
   std::vector<std::int32_t> long_rows_host_, long_task_ptr_host_;
+  std::vector<LongRowTask> long_row_tasks_host_;
   std::size_t partial_count_ = 0;
   std::int64_t table_batches_ = 0, table_long_rows_ = 0;
   std::size_t streamed_bytes_ = 0;
@@ -356,6 +360,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
   DeviceBuffer<std::byte> slots_;
   DeviceBuffer<int2> batches_;
   DeviceBuffer<std::int32_t> long_rows_, long_task_ptr_;
+  DeviceBuffer<LongRowTask> long_row_tasks_;
   DeviceBuffer<Acc> partials_;
   std::vector<CudaStream> streams_;
   CudaEvent fork_{cudaEventDisableTiming};

@@ -174,6 +174,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     out.table.long_rows = long_rows_.download();
     out.table.long_task_ptr =
         long_task_ptr_.empty() ? std::vector<std::int32_t>{0} : long_task_ptr_.download();
+    out.table.long_row_tasks = long_row_tasks_.download();
     return out;
   }
 
@@ -264,6 +265,11 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
       detail::exclusive_sum(scratch, pieces.data(), long_task_ptr_.data(), long_count + 1,
                             "long rows");
       task_count = download_one(long_task_ptr_.data() + long_count);
+      long_row_tasks_ = DeviceBuffer<LongRowTask>(static_cast<std::size_t>(task_count));
+      device::describe_long_row_tasks_kernel<<<table_grid(long_count), kTableThreads, 0, stream>>>(
+          matrix_.row_ptr, long_rows_.data(), long_task_ptr_.data(), long_count,
+          shape_.long_row_piece, long_row_tasks_.data());
+      TCSPARSE_CUDA_CHECK_LAUNCH();
       if (task_count > long_count)
         long_partials_ = DeviceBuffer<Acc>(static_cast<std::size_t>(task_count));
     }
@@ -271,7 +277,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stop.synchronize();
     stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
     stats_.device_bytes += batches_.bytes() + long_rows_.bytes() + long_task_ptr_.bytes() +
-                           long_partials_.bytes();
+                           long_row_tasks_.bytes() + long_partials_.bytes();
 
     batch_arguments_.row_ptr = matrix_.row_ptr;
     batch_arguments_.col_idx = matrix_.col_idx;
@@ -281,14 +287,13 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     batch_arguments_.batch_count = static_cast<std::int32_t>(batch_count);
     set_stage_layout(batch_arguments_, parameters_);
 
-    long_arguments_.row_ptr = matrix_.row_ptr;
     long_arguments_.col_idx = matrix_.col_idx;
     long_arguments_.values = matrix_.values;
     long_arguments_.long_rows = long_rows_.data();
     long_arguments_.long_task_ptr = long_task_ptr_.data();
+    long_arguments_.tasks = long_row_tasks_.data();
     long_arguments_.long_count = static_cast<std::int32_t>(long_count);
     long_arguments_.task_count = static_cast<std::int32_t>(task_count);
-    long_arguments_.piece = shape_.long_row_piece;
     long_arguments_.partials = long_partials_.data();
   }
 
@@ -318,6 +323,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   bool borrowed_ = false;
   DeviceBuffer<int2> batches_;
   DeviceBuffer<std::int32_t> long_rows_, long_task_ptr_;
+  DeviceBuffer<LongRowTask> long_row_tasks_;
   DeviceBuffer<Acc> long_partials_;
   device::BatchArguments<V> batch_arguments_{};
   device::LongRowArguments<V> long_arguments_{};

@@ -61,9 +61,12 @@ BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRul
       throw Error("csr_overlap: a batch without rows (" + std::to_string(batch.begin_row) + ", " +
                   std::to_string(batch.end_row) + ")");
   table.long_task_ptr.assign(1, 0);
-  for (const std::int32_t row : table.long_rows)
-    table.long_task_ptr.push_back(table.long_task_ptr.back() +
-                                  long_row_pieces(row_length(rp, row), long_row_piece));
+  for (const std::int32_t row : table.long_rows) {
+    const std::int32_t pieces = long_row_pieces(row_length(rp, row), long_row_piece);
+    table.long_task_ptr.push_back(table.long_task_ptr.back() + pieces);
+    for (std::int32_t index = 0; index < pieces; ++index)
+      table.long_row_tasks.push_back(long_row_task(rp, row, index, pieces, long_row_piece));
+  }
   return table;
 }
 
@@ -202,20 +205,17 @@ void host_apply(const CsrMatrix<Value, std::int32_t>& matrix, const BatchTable& 
   if (!shape.launch.covers(batches))
     throw Error("csr_overlap host_apply: the grid leaves batches out");
 
-  // the long-row kernel: block-stride over the pieces; each piece: thread t takes nonzeros
-  // t, t + threads, ...; warp trees; warp 0's tree over the warp sums
+  // the long-row kernel: block-stride over the pieces (their descriptors); each piece: thread t
+  // takes nonzeros t, t + threads, ...; warp trees; warp 0's tree over the warp sums
   const std::int64_t tasks = table.long_tasks();
+  if (static_cast<std::int64_t>(table.long_row_tasks.size()) != tasks)
+    throw Error("csr_overlap host_apply: the long-row task list does not match long_task_ptr");
   std::vector<double> partials(static_cast<std::size_t>(tasks), 0.0);
   const int warps = threads / 32;
   for (std::int64_t block = 0; block < shape.long_row_blocks; ++block)
     for (std::int64_t t = block; t < tasks; t += shape.long_row_blocks) {
-      const auto j = static_cast<std::size_t>(
-          std::upper_bound(table.long_task_ptr.begin(), table.long_task_ptr.end() - 1, t) -
-          table.long_task_ptr.begin() - 1);
-      const std::int64_t row = table.long_rows[j];
-      const std::int64_t piece = t - table.long_task_ptr[j];
-      const std::int64_t start = rp[row] + piece * shape.long_row_piece;
-      const std::int64_t end = std::min<std::int64_t>(start + shape.long_row_piece, rp[row + 1]);
+      const LongRowTask& task = table.long_row_tasks[static_cast<std::size_t>(t)];
+      const std::int64_t row = task.row, start = task.begin, end = task.end;
       std::vector<double> warp_sums(32, 0.0);
       for (int w = 0; w < warps; ++w) {
         std::fill(lanes.begin(), lanes.end(), 0.0);
@@ -225,7 +225,7 @@ void host_apply(const CsrMatrix<Value, std::int32_t>& matrix, const BatchTable& 
         warp_sums[static_cast<std::size_t>(w)] = tree_reduce(lanes, 32);
       }
       const double sum = tree_reduce(warp_sums, 32);
-      if (table.long_task_ptr[j + 1] - table.long_task_ptr[j] == 1)
+      if (task.pieces == 1)
         write(row, sum);
       else
         partials[static_cast<std::size_t>(t)] = sum;

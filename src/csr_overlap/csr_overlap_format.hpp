@@ -6,6 +6,7 @@
 //   long_rows[j]                        rows of more than max_batch_size nonzeros, ascending
 //   long_task_ptr[j] .. [j+1]           the pieces (blocks) of long row j, long_row_piece
 //                                       nonzeros each
+//   long_row_tasks[t]                   piece t itself: row, nonzeros, piece count
 //
 // build_batch_table builds on the host exactly the table that the GPU builds (csr_overlap.cu), and
 // host_apply walks it exactly as the kernels do (same blocks or warps and their batches, vector
@@ -34,6 +35,7 @@ struct BatchTable {
   std::vector<BatchRange> batches;
   std::vector<std::int32_t> long_rows;
   std::vector<std::int32_t> long_task_ptr;  ///< long_rows.size() + 1 entries, from 0
+  std::vector<LongRowTask> long_row_tasks;   ///< long_task_ptr.back() entries
 
   std::int64_t long_tasks() const { return long_task_ptr.empty() ? 0 : long_task_ptr.back(); }
   friend bool operator==(const BatchTable&, const BatchTable&) = default;

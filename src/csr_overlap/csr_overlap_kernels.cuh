@@ -10,7 +10,8 @@
 //
 //   row_ptr  [rows + 1]            col_idx / values [round_up(nnz, 16)] or [nnz] borrowed
 //   batches  [B] int2 {begin_row, end_row}
-//   long_rows [L], long_task_ptr [L + 1], long_partials [long tasks] (Acc)
+//   long_rows [L], long_task_ptr [L + 1], long_row_tasks [T] (LongRowTask, 16 bytes),
+//   long_partials [T] (Acc), T = long_task_ptr[L]
 //
 // Dynamic shared memory of the batch kernel, C = stage_capacity(M) = M + 32 elements a stage:
 //
@@ -86,6 +87,20 @@ static __global__ void scatter_batches_kernel(const std::int32_t* __restrict__ r
     if (w.long_index >= 0) long_rows[w.long_index] = row;
     if (w.begin_index >= 0) batches[w.begin_index].x = row;
     if (w.end_index >= 0) batches[w.end_index].y = row;
+  }
+}
+
+/// Pass 4, one thread a long row j: the descriptors of its pieces, from long_task_ptr[j] on.
+static __global__ void describe_long_row_tasks_kernel(
+    const std::int32_t* __restrict__ row_ptr, const std::int32_t* __restrict__ long_rows,
+    const std::int32_t* __restrict__ long_task_ptr, std::int64_t long_count, std::int32_t piece,
+    LongRowTask* __restrict__ tasks) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       j < long_count; j += stride) {
+    const std::int32_t first = long_task_ptr[j], pieces = long_task_ptr[j + 1] - first;
+    for (std::int32_t index = 0; index < pieces; ++index)
+      tasks[first + index] = long_row_task(row_ptr, long_rows[j], index, pieces, piece);
   }
 }
 
@@ -723,9 +738,9 @@ struct LongRowArguments {
   const V* values;
   const std::int32_t* long_rows;
   const std::int32_t* long_task_ptr;  ///< long_count + 1
+  const LongRowTask* tasks;           ///< task_count
   std::int32_t long_count;
   std::int32_t task_count;
-  std::int32_t piece;
   Acc<V>* partials;  ///< one a task; written for rows of several pieces
 };
 
@@ -769,25 +784,9 @@ __global__ void __launch_bounds__(1024)
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warps = static_cast<int>(blockDim.x) / 32;
-  for (std::int32_t task = blockIdx.x; task < a.task_count; task += gridDim.x) {
-    // the long row of this task: the last j with long_task_ptr[j] <= task; that is j = task
-    // when every row before it has one piece (long_task_ptr[j] >= j), as is common, with no
-    // search
-    std::int32_t low = 0, high = a.long_count - 1;
-    if (task < a.long_count && a.long_task_ptr[task] == task) low = high = task;
-    while (low < high) {
-      const std::int32_t middle = low + (high - low + 1) / 2;
-      if (a.long_task_ptr[middle] <= task)
-        low = middle;
-      else
-        high = middle - 1;
-    }
-    const std::int32_t row = a.long_rows[low];
-    const std::int32_t piece = task - a.long_task_ptr[low];
-    const std::int32_t pieces = a.long_task_ptr[low + 1] - a.long_task_ptr[low];
-    const std::int64_t row_end = a.row_ptr[row + 1];
-    const std::int64_t start = a.row_ptr[row] + static_cast<std::int64_t>(piece) * a.piece;
-    const std::int64_t end = start + a.piece < row_end ? start + a.piece : row_end;
+  for (std::int32_t t = blockIdx.x; t < a.task_count; t += gridDim.x) {
+    const LongRowTask task = a.tasks[t];
+    const std::int64_t start = task.begin, end = task.end;
     Acc<V> sum = dot_from_global(a.values, a.col_idx, start + threadIdx.x, end,
                                  static_cast<std::int64_t>(blockDim.x), x);
     sum = arch::group_sum<32>(sum);
@@ -797,10 +796,10 @@ __global__ void __launch_bounds__(1024)
       Acc<V> total = lane < warps ? warp_sums[lane] : Acc<V>(0);
       total = arch::group_sum<32>(total);
       if (lane == 0) {
-        if (pieces == 1)
-          store_result(y, row, total, alpha, beta);
+        if (task.pieces == 1)
+          store_result(y, task.row, total, alpha, beta);
         else
-          a.partials[task] = total;
+          a.partials[t] = total;
       }
     }
     __syncthreads();  // warp_sums free for the next task

@@ -178,6 +178,33 @@ TCSPARSE_CSR_OVERLAP_HD inline std::int32_t long_row_pieces(std::int64_t length,
   return static_cast<std::int32_t>((length + piece - 1) / piece);
 }
 
+/// One piece of a long row as a block of the long-row kernel takes it: the row, the piece's
+/// nonzeros [begin, end) and the row's piece count (1: the block writes y; more: it writes a
+/// partial sum that the combine kernel adds). Built at plan time, so that a block reads one
+/// 16-byte entry where it searched long_task_ptr and then loaded the row and its offsets (three
+/// dependent loads before the first nonzero).
+struct alignas(16) LongRowTask {
+  std::int32_t row = 0;
+  std::int32_t begin = 0;
+  std::int32_t end = 0;
+  std::int32_t pieces = 0;
+  friend bool operator==(const LongRowTask&, const LongRowTask&) = default;
+};
+
+/// Piece `index` of the long row `row` cut into `pieces` pieces of `piece` nonzeros.
+TCSPARSE_CSR_OVERLAP_HD inline LongRowTask long_row_task(const std::int32_t* row_ptr,
+                                                         std::int32_t row, std::int32_t index,
+                                                         std::int32_t pieces, std::int64_t piece) {
+  const std::int64_t begin = row_ptr[row] + index * piece;
+  const std::int64_t end = begin + piece < row_ptr[row + 1] ? begin + piece : row_ptr[row + 1];
+  LongRowTask task;
+  task.row = row;
+  task.begin = static_cast<std::int32_t>(begin);
+  task.end = static_cast<std::int32_t>(end);
+  task.pieces = pieces;
+  return task;
+}
+
 /// The first element of a batch's shared-memory copy (rounded down to kCopyAlignElements).
 TCSPARSE_CSR_OVERLAP_HD constexpr std::int64_t copy_begin(std::int64_t first_nonzero) {
   return first_nonzero / kCopyAlignElements * kCopyAlignElements;

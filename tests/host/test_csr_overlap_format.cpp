@@ -108,6 +108,10 @@ TEST(CsrOverlapTable, PaperFigure5KeepsTheLongRowsApartAndTheBatchesSmall) {
   const BatchTable table = build_batch_table(a.row_ptr, rule, 100);
   EXPECT_EQ(table.long_rows, (std::vector<std::int32_t>{6, 9}));
   EXPECT_EQ(table.long_task_ptr, (std::vector<std::int32_t>{0, 3, 5}));
+  // each piece described: row 6's nonzeros [120, 376) in pieces of 100, row 9's [417, 547)
+  const std::vector<LongRowTask> pieces = {
+      {6, 120, 220, 3}, {6, 220, 320, 3}, {6, 320, 376, 3}, {9, 417, 517, 2}, {9, 517, 547, 2}};
+  EXPECT_EQ(table.long_row_tasks, pieces);
   expect_valid_table(a.row_ptr, table, rule, 100);
   // window 32 (row_ptr 0 32 47 63 74 82 120 | 376 401 417 | 547 549 571 604): rows 1-3 start in
   // window 1, row 5 (38) is wide, rows 7 and 8 start in windows 11 and 12, row 12 (33) is wide.
