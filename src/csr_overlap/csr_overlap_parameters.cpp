@@ -137,13 +137,11 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
                           : static_cast<std::int32_t>(values.integer("warp_row_factor"));
   p.copy = copy_mechanism(values);
   if (values.is("batch_unit", "warp"))
-    p.batch_unit = BatchUnit::warp;
+    p.take_unit(BatchUnit::warp);
   else if (values.is("batch_unit", "block"))
-    p.batch_unit = BatchUnit::block;
+    p.take_unit(BatchUnit::block);
   else  // auto: for_matrix() decides; without a matrix, blocks
     p.batch_unit_automatic = true;
-  if (p.batch_unit == BatchUnit::warp && p.max_batch_size_automatic)
-    p.max_batch_size = kWarpDefaultMaxBatchSize;
   if (p.batch_unit == BatchUnit::warp && p.copy == CopyMechanism::bulk)
     throw ParameterError("method 'csr_overlap': parameter copy=bulk is not accepted with "
                          "batch_unit=warp: a warp's stages are copied with cp_async (use "
@@ -162,8 +160,7 @@ CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::in
       rows > 0 && static_cast<double>(nnz) >= kWarpUnitMinMeanRowLength * static_cast<double>(rows);
   if (!long_enough || nnz < kWarpUnitMinNonzeros || p.copy != CopyMechanism::cp_async) return p;
   CsrOverlapParameters warps = p;
-  warps.batch_unit = BatchUnit::warp;
-  if (warps.max_batch_size_automatic) warps.max_batch_size = kWarpDefaultMaxBatchSize;
+  warps.take_unit(BatchUnit::warp);
   return batch_shared_bytes(warps, sizeof(double)) <= kWarpUnitMaxBlockSharedBytes ? warps : p;
 }
 

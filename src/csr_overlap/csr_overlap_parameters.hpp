@@ -3,6 +3,7 @@
 // (for experiments with `tcsparse bench --variant`).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -168,16 +169,22 @@ struct CsrOverlapParameters {
   /// when that was auto too.
   CsrOverlapParameters for_matrix(std::int64_t rows, std::int64_t nnz) const;
 
+  /// Takes `unit`, with its own max_batch_size where that is auto (1024 a block, 512 a warp).
+  void take_unit(BatchUnit unit) {
+    batch_unit = unit;
+    if (max_batch_size_automatic)
+      max_batch_size = unit == BatchUnit::warp ? kWarpDefaultMaxBatchSize : kDefaultMaxBatchSize;
+  }
+
   /// Threads that share one batch: a block, or a warp (batch_unit=warp).
   int batch_threads() const {
     return batch_unit == BatchUnit::warp ? 32 : threads_per_block;
   }
 
   PartitionRule partition_rule() const {
-    const std::int32_t automatic_rows =
-        batch_unit == BatchUnit::warp && kWarpDefaultMaxBatchRows < max_batch_size
-            ? kWarpDefaultMaxBatchRows
-            : max_batch_size;
+    const std::int32_t automatic_rows = batch_unit == BatchUnit::warp
+                                            ? std::min(kWarpDefaultMaxBatchRows, max_batch_size)
+                                            : max_batch_size;
     return {max_batch_size, max_batch_rows > 0 ? max_batch_rows : automatic_rows};
   }
   VectorSizeRule vector_size_rule() const {
