@@ -1,6 +1,6 @@
-// TCA-SpMM kernels: C = alpha * A * B + beta * C, A in CSR as given, fp16 / bf16, fp32 accumulate.
-// kernel=paper (below, the paper's design) or kernel=rows (tca_rows_kernel.cuh, decode widths);
-// tca_parameters.hpp chooses.
+// TCA-SpMM kernels: C = alpha * A * B + beta * C, fp16 / bf16, fp32 accumulate. kernel=paper
+// (below, the paper's design, A in CSR as given), kernel=rows (tca_rows_kernel.cuh, CSR as given)
+// or kernel=tiles (tca_tiles_kernel.cuh, A as 16 x 16 bitmap tiles); tca_parameters.hpp chooses.
 //
 // kernel=paper:
 // One thread block = 8 warps = 8 / W row groups of W warps (tca_format.hpp). Per output tile of
@@ -45,6 +45,8 @@
 #include "tca/tca_format.hpp"
 #include "tca/tca_parameters.hpp"
 #include "tca/tca_rows_kernel.cuh"
+#include "tca/tca_tiles_format.hpp"
+#include "tca/tca_tiles_kernel.cuh"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::tca {
@@ -188,6 +190,17 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
           const TcaParameters& parameters)
       : n_(n), layout_(layout), parameters_(parameters) {
     const auto start = std::chrono::steady_clock::now();
+    if (parameters_.kernel_is_auto) {
+      const std::int64_t stored_tiles = count_stored_tiles(
+          matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data());
+      parameters_.kernel = resolve_auto_kernel(matrix.nnz(), stored_tiles);
+      stats_.details["auto_nonzeros_per_tile"] =
+          stored_tiles > 0 ? static_cast<double>(matrix.nnz()) / static_cast<double>(stored_tiles) : 0.0;
+    }
+    if (parameters_.kernel == TcaKernel::tiles) {
+      plan_tiles(matrix, start);
+      return;
+    }
     TcaLayout work;
     if (parameters_.kernel == TcaKernel::paper) work = build_tca_layout(matrix, n);
     stats_.host_preprocess_ms =
@@ -215,7 +228,9 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
 
   void apply(const Value* B, void* C, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
-    if (matrix_.rows == 0 || n_ == 0) return;  // no C
+    const std::int64_t rows =
+        parameters_.kernel == TcaKernel::tiles ? tiles_.rows : matrix_.rows;
+    if (rows == 0 || n_ == 0) return;  // no C
     if (layout_.output == SpmmOutput::fp32)
       launch(B, static_cast<float*>(C), alpha, beta, stream);
     else
@@ -223,7 +238,11 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   }
 
   const PlanStats& stats() const override { return stats_; }
-  bool can_update_values() const override { return true; }
+  bool can_update_values() const override { return parameters_.kernel != TcaKernel::tiles; }
+  std::string values_fixed_because() const override {
+    return "kernel=tiles stores the values tile by tile in fragment order (build a new plan, or "
+           "use kernel=rows)";
+  }
   void update_values(const Value* values, Stream stream) override {
     detail::replace_values_async(matrix_, values, stream);
   }
@@ -242,8 +261,109 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     matrix_.col_idx = detail::DeviceBuffer<std::int32_t>();
   }
 
+  /// kernel=tiles: the tile layout built on the host and uploaded; the kernel instantiation, its
+  /// shared memory and the split-K buffers fixed here, so that apply only launches.
+  void plan_tiles(const CsrMatrix<Value, std::int32_t>& matrix,
+                  std::chrono::steady_clock::time_point start) {
+    const auto multiprocessors =
+        static_cast<int>(detail::current_device_attribute(cudaDevAttrMultiProcessorCount));
+    const TilesShape shape = choose_tiles_shape(matrix.rows, matrix.cols, n_, layout_.dense,
+                                                multiprocessors, parameters_.chunk_columns);
+    const TileLayout tiles = build_tile_layout(matrix, shape);
+    const auto built = std::chrono::steady_clock::now();
+    stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
+    tiles_.shape = shape;
+    tiles_.rows = matrix.rows;
+    tiles_.cols = matrix.cols;
+    tiles_.chunk_tile_begin = detail::DeviceBuffer<std::int32_t>(tiles.chunk_tile_begin);
+    tiles_.bitmaps = detail::DeviceBuffer<std::uint32_t>(tiles.bitmaps);
+    tiles_.tiles = detail::DeviceBuffer<TileInfo>(std::span<const TileInfo>(tiles.tiles));
+    tiles_.values = detail::DeviceBuffer<std::uint16_t>(tiles.values);
+    if (shape.chunks > 1) {
+      tiles_.partials = detail::DeviceBuffer<float>(static_cast<std::size_t>(shape.partial_bytes / 4));
+      tiles_.arrivals = detail::DeviceBuffer<unsigned>(
+          static_cast<std::size_t>(shape.row_blocks * std::max<std::int64_t>(shape.slices, 1)));
+      TCSPARSE_CUDA_CHECK(cudaMemset(tiles_.arrivals.data(), 0, tiles_.arrivals.bytes()));
+    }
+    TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
+    stats_.upload_ms = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - built).count();
+    if (layout_.output == SpmmOutput::fp32) allow_tiles_shared_memory<float>();
+    else allow_tiles_shared_memory<V>();
+    stats_.stored_values = matrix.nnz();
+    stats_.padding_ratio = 0.0;
+    stats_.device_bytes = tiles.bytes() + tiles_.partials.bytes() + tiles_.arrivals.bytes();
+    const Json details = tiles_details(tiles);
+    for (const auto& [key, value] : details.items()) stats_.details[key] = value;
+    stats_.details["kernel"] = kernel_name(parameters_.kernel);
+    stats_.details["layout"] = std::string(to_string(layout_.dense));
+    stats_.details["output"] = std::string(to_string(layout_.output));
+  }
+
+  template <typename Out>
+  using TilesKernel = void (*)(device::TilesArguments<Out>);
+
+  /// The instantiation for this plan's slice width and layout.
+  template <typename Out>
+  TilesKernel<Out> tiles_kernel() const {
+    const bool row_major = layout_.dense == DenseLayout::row_major;
+    switch (tiles_.shape.slice_columns) {
+      case 8: return row_major ? device::tca_tiles_kernel<V, Out, 1, true>
+                               : device::tca_tiles_kernel<V, Out, 1, false>;
+      case 16: return row_major ? device::tca_tiles_kernel<V, Out, 2, true>
+                                : device::tca_tiles_kernel<V, Out, 2, false>;
+      case 32: return row_major ? device::tca_tiles_kernel<V, Out, 4, true>
+                                : device::tca_tiles_kernel<V, Out, 4, false>;
+      default: return row_major ? device::tca_tiles_kernel<V, Out, 8, true>
+                                : device::tca_tiles_kernel<V, Out, 8, false>;
+    }
+  }
+
+  template <typename Out>
+  void allow_tiles_shared_memory() const {
+    TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(tiles_kernel<Out>(),
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(tiles_.shape.stage_bytes)));
+  }
+
+  template <typename Out>
+  void launch_tiles(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
+    const TilesShape& shape = tiles_.shape;
+    device::TilesArguments<Out> args;
+    args.chunk_tile_begin = tiles_.chunk_tile_begin.data();
+    args.bitmaps = tiles_.bitmaps.data();
+    args.tiles = reinterpret_cast<const int4*>(tiles_.tiles.data());
+    args.values = tiles_.values.data();
+    args.B = reinterpret_cast<const std::uint16_t*>(B);
+    args.C = C;
+    args.partials = tiles_.partials.data();
+    args.arrivals = tiles_.arrivals.data();
+    args.rows = tiles_.rows;
+    args.cols = tiles_.cols;
+    args.n = n_;
+    args.row_blocks = shape.row_blocks;
+    args.chunks = shape.chunks;
+    args.chunk_columns = shape.chunk_columns;
+    args.stage_columns = shape.stage_columns;
+    args.slices = shape.slices;
+    const std::int64_t contiguous = layout_.dense == DenseLayout::row_major ? n_ : tiles_.cols;
+    args.vector_b = contiguous % 8 == 0 && reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
+    args.alpha = alpha;
+    args.beta = beta;
+    const auto row_groups = (shape.row_blocks + kTilesWarpsPerBlock - 1) / kTilesWarpsPerBlock;
+    const dim3 grid(static_cast<unsigned>(row_groups * shape.chunks),
+                    static_cast<unsigned>(shape.slices));
+    tiles_kernel<Out>()<<<grid, device::kTilesThreadsPerBlock,
+                          static_cast<std::size_t>(shape.stage_bytes), stream>>>(args);
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
+
   template <typename Out>
   void launch(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
+    if (parameters_.kernel == TcaKernel::tiles) {
+      launch_tiles(B, C, alpha, beta, stream);
+      return;
+    }
     if (parameters_.kernel == TcaKernel::paper) {
       launch_paper(B, C, alpha, beta, stream);
       return;
@@ -304,6 +424,18 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   detail::DeviceBuffer<TcaBlock> blocks_;               ///< paper kernel
   detail::DeviceBuffer<std::int32_t> rows_of_slot_;     ///< paper kernel
   std::int64_t block_count_ = 0;
+  struct DeviceTiles {  ///< kernel=tiles (then matrix_ stays empty)
+    TilesShape shape;
+    std::int64_t rows = 0, cols = 0;
+    detail::DeviceBuffer<std::int32_t> chunk_tile_begin;
+    detail::DeviceBuffer<std::uint32_t> bitmaps;
+    detail::DeviceBuffer<TileInfo> tiles;
+    detail::DeviceBuffer<std::uint16_t> values;
+    // Written by every apply (scratch of the split-K sum): one plan must not run on two streams
+    // at once.
+    mutable detail::DeviceBuffer<float> partials;     ///< split-K sums, chunks > 1
+    mutable detail::DeviceBuffer<unsigned> arrivals;  ///< split-K counters, zero between applies
+  } tiles_;
 };
 
 }  // namespace

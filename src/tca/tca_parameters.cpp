@@ -11,12 +11,16 @@ namespace tcsparse::tca {
 std::span<const ParameterSpec> parameter_specs() {
   using Type = ParameterSpec::Type;
   static const std::vector<ParameterSpec> specs = {
-      {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows"},
+      {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows", "tiles"},
        "paper: m16n8k8 on matricised rows (the paper); rows: a warp a row, 16 columns of C at a "
-       "time; auto: rows (measured 29-90x faster at n = 8-64)"},
+       "time; tiles: 16x16 bitmap tiles as dense m16n8k16; auto: tiles when the non-empty tiles "
+       "hold >= 4 nonzeros on average, else rows"},
       {"column_index_bits", Type::choice, "auto", 0, 0, {"auto", "16", "32"},
        "width of the column indices the rows kernel streams (16: cols <= 65536 only); auto: 32 "
        "(16 measured no faster)"},
+      {"chunk_columns", Type::integer, "auto", 16, 1 << 30, {"auto"},
+       "tiles: columns of A (and rows of B) one thread block stages and multiplies (rounded up "
+       "to 16); auto: split-K until the GPU has 32 warps an SM"},
   };
   return specs;
 }
@@ -24,9 +28,16 @@ std::span<const ParameterSpec> parameter_specs() {
 TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t cols,
                              std::int64_t /*n*/) {
   TcaParameters p;
+  p.kernel_is_auto = values.is_auto("kernel");
   if (values.is("kernel", "paper")) p.kernel = TcaKernel::paper;
-  else if (values.is("kernel", "rows")) p.kernel = TcaKernel::rows;
-  else p.kernel = kDefaultKernel;
+  else if (values.is("kernel", "tiles")) p.kernel = TcaKernel::tiles;
+  else p.kernel = TcaKernel::rows;  // rows, or auto until resolved
+  if (!values.is_auto("chunk_columns")) {
+    if (p.kernel != TcaKernel::tiles)
+      throw ParameterError("method 'tca': parameter chunk_columns is not accepted without "
+                           "kernel=tiles (only the tiles kernel stages chunks of B)");
+    p.chunk_columns = values.integer("chunk_columns");
+  }
 
   const bool fits_16_bits = cols <= kMaxColumnsOf16BitIndices;
   if (values.is("column_index_bits", "16")) {
@@ -34,9 +45,11 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
       throw ParameterError("method 'tca': parameter column_index_bits=16 is not accepted: the "
                            "matrix has " + std::to_string(cols) +
                            " columns, 16-bit indices hold at most 65536");
-    if (p.kernel == TcaKernel::paper)
-      throw ParameterError("method 'tca': parameter column_index_bits=16 is not accepted with "
-                           "kernel=paper (it reads 32-bit indices)");
+    if (p.kernel != TcaKernel::rows)
+      throw ParameterError(std::string("method 'tca': parameter column_index_bits=16 is not "
+                                       "accepted with kernel=") + kernel_name(p.kernel) +
+                           " (only the rows kernel streams column indices)");
+    p.kernel_is_auto = false;  // 16-bit indices are the rows kernel's
     p.column_index_bits = 16;
   } else if (values.is("column_index_bits", "32")) {
     p.column_index_bits = 32;
@@ -46,6 +59,20 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
   return p;
 }
 
-const char* kernel_name(TcaKernel kernel) { return kernel == TcaKernel::rows ? "rows" : "paper"; }
+TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles) {
+  return stored_tiles > 0 &&
+                 static_cast<double>(nnz) >= kTilesMinNonzerosPerTile * static_cast<double>(stored_tiles)
+             ? TcaKernel::tiles
+             : TcaKernel::rows;
+}
+
+const char* kernel_name(TcaKernel kernel) {
+  switch (kernel) {
+    case TcaKernel::paper: return "paper";
+    case TcaKernel::rows: return "rows";
+    case TcaKernel::tiles: return "tiles";
+  }
+  return "?";
+}
 
 }  // namespace tcsparse::tca

@@ -15,11 +15,15 @@ namespace tcsparse::tca {
 ///  - rows: a warp a row, its lanes over the row's nonzeros, B gathered through the read-only
 ///    cache, 16 columns of C at a time in fp32 registers (tca_rows_kernel.cuh; not in the paper).
 ///    It streams the matrix once per 16 columns of B.
-enum class TcaKernel { paper, rows };
+///  - tiles: 16 x 16 tiles as bitmap + nonzeros, multiplied as dense m16n8k16 tiles with B staged
+///    in shared memory (tca_tiles_format.hpp; not in the paper).
+enum class TcaKernel { paper, rows, tiles };
 
-/// kernel=auto takes rows for every n: measured on an H100 (16 LLM weights, n = 8-64,
-/// src/tca/README.md) 29-90x faster than paper; the paper kernel stays as a variant.
-inline constexpr TcaKernel kDefaultKernel = TcaKernel::rows;
+/// kernel=auto: tiles when the stored 16 x 16 tiles hold at least this many nonzeros on average,
+/// else rows (the paper kernel stays a variant: measured on an H100, rows ran 29-90x faster at
+/// n = 8-64, src/tca/README.md). A stored tile costs 40 bytes and one m16n8k16 an n-tile
+/// whatever its nonzeros; a CSR nonzero 6 bytes and a gather of B's row.
+inline constexpr double kTilesMinNonzerosPerTile = 4.0;
 
 /// column_index_bits=16 stores 16-bit column indices, which needs every column to fit: cols <=
 /// 65536 (issue 11: 1.2 instead of 1.8 bytes a weight at 70 % sparsity); rows kernel only (the
@@ -31,8 +35,13 @@ inline constexpr int kDefaultColumnIndexBits = 32;
 
 struct TcaParameters {
   TcaKernel kernel = TcaKernel::rows;
+  bool kernel_is_auto = true;  ///< resolved by resolve_auto_kernel once the tiles are counted
   int column_index_bits = 32;  ///< 16 or 32 (rows kernel); 32 for paper
+  std::int64_t chunk_columns = 0;  ///< tiles: columns of A a block's chunk spans; 0 = auto
 };
+
+/// kernel=auto's choice for a matrix of `nnz` nonzeros in `stored_tiles` non-empty 16 x 16 tiles.
+TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles);
 
 /// The schema (the registry's MethodDescriptor::parameters).
 std::span<const ParameterSpec> parameter_specs();

@@ -13,6 +13,7 @@
 #include "gpu/gpu_test.hpp"
 #include "runtime/device_buffer.hpp"
 #include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
 #include "tcsparse/method.hpp"
 #include "tcsparse/plan.hpp"
 #include "tcsparse/reference.hpp"
@@ -105,24 +106,49 @@ void check_every_method() {
 
 class SpmmLayouts : public testing::GpuTest {};
 
-/// tca's two kernels with both index widths, every layout and output, the decode widths
-/// around the rows kernel's 16-column tiles and its 8-column vector loads.
+/// Matrices whose 16 x 16 tiles are dense enough for kernel=tiles, rows not a multiple of 16.
+std::vector<test::NamedMatrix> tile_matrices() {
+  return {{"llm_300x1000_s0.70", test::scaled_for_16_bit(generate_llm_weights(
+                                      300, 1000, 0.7, LlmRowProfile::uniform, 5))},
+          {"llm_100x3000_s0.95_skewed", test::scaled_for_16_bit(generate_llm_weights(
+                                             100, 3000, 0.95, LlmRowProfile::skewed, 6))}};
+}
+
+/// 120 nonzeros a row over 60 000 columns: about one nonzero a stored 16 x 16 tile (and few
+/// enough columns for 16-bit indices).
+test::NamedMatrix scattered_matrix() {
+  return {"llm_64x60000_s0.998", test::scaled_for_16_bit(generate_llm_weights(
+                                     64, 60000, 0.998, LlmRowProfile::uniform, 7))};
+}
+
+/// tca's kernels with their parameter sets (rows: both index widths; tiles: split-K chunks of
+/// one tile, automatic, and chunks wider than a staged window), every layout and output, the
+/// decode widths around the rows kernel's 16-column tiles, its 8-column vector loads and the
+/// tiles kernel's 8/16/32/64-column slices.
 template <typename Value>
 void check_every_tca_kernel() {
-  for (const char* kernel : {"paper", "rows"})
-    for (const char* bits : {"16", "32"}) {
-      if (std::string(kernel) == "paper" && std::string(bits) == "16") continue;  // refused
-      PlanOptions options;
-      options.parameters = {std::string("kernel=") + kernel,
-                            std::string("column_index_bits=") + bits};
-      for (const test::NamedMatrix& named : layout_matrices())
-        for (const std::int64_t n : {1, 7, 8, 16, 24, 65})
-          for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
-            for (const test::Scalars scalars : test::kScalarCases) {
-              EXPECT_TRUE((check<Value, Value>(Method("tca"), named, n, dense, scalars, options)));
-              EXPECT_TRUE((check<Value, float>(Method("tca"), named, n, dense, scalars, options)));
-            }
-    }
+  const std::vector<std::vector<std::string>> parameter_sets = {
+      {"kernel=paper"},
+      {"kernel=rows", "column_index_bits=16"},
+      {"kernel=rows", "column_index_bits=32"},
+      {"kernel=tiles"},
+      {"kernel=tiles", "chunk_columns=16"},
+      {"kernel=tiles", "chunk_columns=2048"}};
+  std::vector<test::NamedMatrix> matrices = layout_matrices();
+  for (test::NamedMatrix& named : tile_matrices()) matrices.push_back(std::move(named));
+  matrices.push_back(scattered_matrix());
+  for (const std::vector<std::string>& parameters : parameter_sets) {
+    PlanOptions options;
+    options.parameters = parameters;
+    SCOPED_TRACE(options.parameters.back());
+    for (const test::NamedMatrix& named : matrices)
+      for (const std::int64_t n : {1, 7, 8, 16, 24, 65})
+        for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
+          for (const test::Scalars scalars : test::kScalarCases) {
+            EXPECT_TRUE((check<Value, Value>(Method("tca"), named, n, dense, scalars, options)));
+            EXPECT_TRUE((check<Value, float>(Method("tca"), named, n, dense, scalars, options)));
+          }
+  }
 }
 
 TEST_F(SpmmLayouts, Fp16MatchesTheReferenceInEveryLayoutAndOutputType) { check_every_method<half>(); }
@@ -141,13 +167,13 @@ TEST_F(SpmmLayouts, CusparseCublasDenseAndTcaDoBothLayoutsAndFp32Output) {
     }
 }
 
-TEST_F(SpmmLayouts, TcaPaperAndRowsKernelsMatchTheReferenceWithBothIndexWidths) {
+TEST_F(SpmmLayouts, TcaKernelsMatchTheReferenceWithEachOfTheirParameters) {
   check_every_tca_kernel<half>();
   check_every_tca_kernel<bfloat16>();
 }
 
 TEST_F(SpmmLayouts, TcaStatsNameTheKernelAndTheIndexWidth) {
-  const auto A = test::with_values<half>(layout_matrices().front().matrix);
+  const auto A = test::with_values<half>(scattered_matrix().matrix);
   for (const std::int64_t n : {16, 256}) {
     const SpmmPlan<half> plan(A, n, Method("tca"));
     EXPECT_EQ(plan.stats().details["kernel"], "rows");
@@ -158,6 +184,63 @@ TEST_F(SpmmLayouts, TcaStatsNameTheKernelAndTheIndexWidth) {
   const SpmmPlan<half> narrow(A, 16, Method("tca"), sixteen);
   EXPECT_EQ(narrow.stats().details["column_index_bits"], 16);
   EXPECT_LT(narrow.stats().device_bytes, SpmmPlan<half>(A, 16, Method("tca")).stats().device_bytes);
+}
+
+TEST_F(SpmmLayouts, TcaAutoTakesTilesWhereTilesAreDenseAndRowsWhereNonzerosScatter) {
+  const auto scattered = test::with_values<half>(scattered_matrix().matrix);
+  const auto dense_tiles = test::with_values<half>(tile_matrices().front().matrix);
+  const SpmmPlan<half> rows(scattered, 16, Method("tca"));
+  const SpmmPlan<half> tiles(dense_tiles, 16, Method("tca"));
+  EXPECT_EQ(rows.stats().details["kernel"], "rows");
+  EXPECT_LT(rows.stats().details["auto_nonzeros_per_tile"].get<double>(), 4.0);
+  EXPECT_EQ(tiles.stats().details["kernel"], "tiles");
+  EXPECT_GE(tiles.stats().details["auto_nonzeros_per_tile"].get<double>(), 4.0);
+  EXPECT_GT(tiles.stats().details["tiles"].get<std::int64_t>(), 0);
+  EXPECT_TRUE(rows.can_update_values());
+  EXPECT_FALSE(tiles.can_update_values());  // values are stored in fragment order
+  detail::DeviceBuffer<half> values(static_cast<std::size_t>(dense_tiles.nnz()));
+  EXPECT_THROW(const_cast<SpmmPlan<half>&>(tiles).update_values(values.data()), UnsupportedError);
+}
+
+/// kernel=tiles with split-K (the last warp of a row block sums the chunks' partials in chunk
+/// order): repeated applies are bitwise equal, and a captured graph replays them exactly.
+TEST_F(SpmmLayouts, TcaTilesSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {
+  const test::NamedMatrix named = tile_matrices().front();
+  const auto A = test::with_values<half>(named.matrix);
+  constexpr std::int64_t n = 16;
+  PlanOptions options;
+  options.parameters = {"kernel=tiles", "chunk_columns=64"};
+  const SpmmPlan<half> plan(A, n, Method("tca"), options);
+  ASSERT_GT(plan.stats().details["chunks"].get<std::int64_t>(), 1);
+  const detail::DeviceBuffer<half> B(test::make_b<half>(named.matrix, n));
+  detail::DeviceBuffer<half> C(static_cast<std::size_t>(A.rows * n));
+  plan.apply(B.data(), C.data(), 1.0f, 0.0f);
+  const std::vector<half> first = C.download();
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    plan.apply(B.data(), C.data(), 1.0f, 0.0f);
+    const std::vector<half> again = C.download();
+    for (std::size_t i = 0; i < first.size(); ++i)
+      ASSERT_EQ(first[i].bits, again[i].bits) << "repeat " << repeat << ", element " << i;
+  }
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  plan.apply(B.data(), C.data(), 1.0f, 0.0f, stream);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int replay = 0; replay < 2; ++replay) {
+    C.upload(test::make_poisoned<half>(first.size()));
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    const std::vector<half> replayed = C.download();
+    for (std::size_t i = 0; i < first.size(); ++i)
+      ASSERT_EQ(first[i].bits, replayed[i].bits) << "replay " << replay << ", element " << i;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
 }
 
 TEST_F(SpmmLayouts, TcaRefuses16BitIndicesBeyond65536Columns) {

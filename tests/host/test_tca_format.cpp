@@ -162,11 +162,31 @@ detail::ParameterValues tca_values(const std::vector<std::string>& key_values) {
   return detail::check_parameter_values("tca", parameter_specs(), key_values);
 }
 
-TEST(TcaParameters, AutoTakesTheRowsKernelAtEveryWidth) {
+TEST(TcaParameters, AutoIsResolvedByTheNonzerosPerStoredTile) {
   for (const std::int64_t n : {1, 16, 64, 65, 1024})
-    EXPECT_EQ(tca_parameters(tca_values({}), 4096, n).kernel, TcaKernel::rows) << n;
+    EXPECT_TRUE(tca_parameters(tca_values({}), 4096, n).kernel_is_auto) << n;
   EXPECT_EQ(tca_parameters(tca_values({"kernel=paper"}), 4096, 16).kernel, TcaKernel::paper);
   EXPECT_EQ(tca_parameters(tca_values({"kernel=rows"}), 4096, 1024).kernel, TcaKernel::rows);
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=tiles"}), 4096, 16).kernel, TcaKernel::tiles);
+  EXPECT_FALSE(tca_parameters(tca_values({"kernel=rows"}), 4096, 16).kernel_is_auto);
+  EXPECT_FALSE(tca_parameters(tca_values({"column_index_bits=16"}), 4096, 16).kernel_is_auto);
+  // 4 nonzeros a stored tile on average or more: tiles; fewer, or no tile at all: rows
+  EXPECT_EQ(resolve_auto_kernel(400, 100), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(399, 100), TcaKernel::rows);
+  EXPECT_EQ(resolve_auto_kernel(0, 0), TcaKernel::rows);
+}
+
+TEST(TcaParameters, ChunkColumnsAndIndexWidthsBelongToTheirKernels) {
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=tiles", "chunk_columns=512"}), 4096, 16)
+                .chunk_columns,
+            512);
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=tiles"}), 4096, 16).chunk_columns, 0);  // auto
+  EXPECT_THROW(tca_parameters(tca_values({"chunk_columns=512"}), 4096, 16), ParameterError);
+  EXPECT_THROW(tca_parameters(tca_values({"kernel=rows", "chunk_columns=512"}), 4096, 16),
+               ParameterError);
+  EXPECT_THROW(tca_parameters(tca_values({"kernel=tiles", "column_index_bits=16"}), 4096, 16),
+               ParameterError);
+  EXPECT_THROW(tca_values({"kernel=tiles", "chunk_columns=8"}), ParameterError);  // below 16
 }
 
 TEST(TcaParameters, SixteenBitColumnIndicesOnlyWhenAskedAndEveryColumnFits) {

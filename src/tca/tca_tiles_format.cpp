@@ -1,0 +1,272 @@
+// The tiles layout of tca kernel=tiles: shape rules, builder, host model (tca_tiles_format.hpp).
+#include "tca/tca_tiles_format.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <string>
+
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::tca {
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+void require_32_bit(std::int64_t value, const char* what) {
+  if (value > std::numeric_limits<std::int32_t>::max())
+    throw IndexOverflowError(std::string("tca kernel=tiles: ") + what + " (" +
+                             std::to_string(value) + ") exceed 32-bit offsets");
+}
+
+/// Set bits of the tile's bitmap before lane `lane`'s element `element` (its nonzero's rank).
+int bits_before(const std::uint32_t* bitmap, int lane, int element) {
+  const int word = lane / 4, bit = 8 * (lane % 4) + element;
+  int count = 0;
+  for (int w = 0; w < word; ++w) count += std::popcount(bitmap[w]);
+  return count + std::popcount(bitmap[word] & ((std::uint32_t{1} << bit) - 1u));
+}
+
+/// The kernel's way to the same rank: the tile's word prefix, then the lane's own word.
+int bits_before(const TileInfo& info, const std::uint32_t* bitmap, int lane, int element) {
+  const int word = lane / 4, bit = 8 * (lane % 4) + element;
+  return info.word_prefix[word] + std::popcount(bitmap[word] & ((std::uint32_t{1} << bit) - 1u));
+}
+
+}  // namespace
+
+int tiles_slice_columns(std::int64_t n) {
+  for (const int columns : {8, 16, 32})
+    if (n <= columns) return columns;
+  return kTilesMaxSliceColumns;
+}
+
+std::int64_t tiles_stage_stride(std::int64_t row_elements) {
+  std::int64_t units = ceil_div(row_elements, 8);  // 16-byte units of 8 elements
+  if (units % 2 == 0) ++units;
+  return units * 8;
+}
+
+std::int64_t tiles_stage_bytes(std::int64_t stage_columns, int slice_columns, DenseLayout dense) {
+  if (dense == DenseLayout::row_major)
+    return stage_columns * tiles_stage_stride(slice_columns) * 2;
+  return slice_columns * tiles_stage_stride(stage_columns) * 2;
+}
+
+TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
+                              DenseLayout dense, int multiprocessors,
+                              std::int64_t chunk_columns) {
+  TilesShape shape;
+  shape.row_blocks = ceil_div(rows, kTileRows);
+  shape.slice_columns = tiles_slice_columns(n);
+  shape.slices = ceil_div(n, shape.slice_columns);
+  const std::int64_t column_tiles = std::max<std::int64_t>(1, ceil_div(cols, kTileColumns));
+  if (chunk_columns > 0) {
+    shape.chunk_columns = ceil_div(chunk_columns, kTileColumns) * kTileColumns;
+  } else {
+    const std::int64_t units = std::max<std::int64_t>(1, shape.row_blocks * shape.slices);
+    const std::int64_t target = std::int64_t{multiprocessors} * kTilesTargetWarpsPerSm;
+    std::int64_t chunks = std::clamp<std::int64_t>(ceil_div(target, units), 1, column_tiles);
+    const std::int64_t partial_per_chunk =
+        shape.row_blocks * kTileRows * shape.slices * shape.slice_columns * 4;
+    if (chunks > 1 && partial_per_chunk > 0)
+      chunks = std::min(chunks, std::max<std::int64_t>(1, kTilesMaxPartialBytes / partial_per_chunk));
+    shape.chunk_columns = ceil_div(column_tiles, chunks) * kTileColumns;
+  }
+  shape.chunks = std::max<std::int64_t>(1, ceil_div(cols, shape.chunk_columns));
+  // the widest window (a multiple of 16, at most the chunk) whose stage fits
+  shape.stage_columns = kTileColumns;
+  while (shape.stage_columns < std::min(shape.chunk_columns, column_tiles * kTileColumns) &&
+         tiles_stage_bytes(shape.stage_columns + kTileColumns, shape.slice_columns, dense) <=
+             kTilesMaxStageBytes)
+    shape.stage_columns += kTileColumns;
+  shape.stage_bytes = tiles_stage_bytes(shape.stage_columns, shape.slice_columns, dense);
+  shape.partial_bytes = shape.chunks > 1 ? shape.chunks * shape.row_blocks * kTileRows *
+                                               shape.slices * shape.slice_columns * 4
+                                         : 0;
+  return shape;
+}
+
+std::int64_t TileLayout::bytes() const {
+  return static_cast<std::int64_t>(chunk_tile_begin.size() * sizeof(std::int32_t) +
+                                   bitmaps.size() * sizeof(std::uint32_t) +
+                                   tiles.size() * sizeof(TileInfo) +
+                                   values.size() * sizeof(std::uint16_t));
+}
+
+std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
+                                const std::int32_t* col_idx) {
+  std::vector<std::int64_t> last_row_block(static_cast<std::size_t>(ceil_div(cols, kTileColumns)),
+                                           -1);
+  std::int64_t tiles = 0;
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const std::int64_t row_block = row / kTileRows;
+    for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+      std::int64_t& mark = last_row_block[col_idx[k] / kTileColumns];
+      if (mark != row_block) {
+        mark = row_block;
+        ++tiles;
+      }
+    }
+  }
+  return tiles;
+}
+
+TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
+                             const std::int32_t* col_idx, const std::uint16_t* values,
+                             const TilesShape& shape) {
+  TileLayout layout;
+  layout.rows = rows;
+  layout.cols = cols;
+  layout.nnz = rows > 0 ? row_ptr[rows] : 0;
+  layout.shape = shape;
+  require_32_bit(layout.nnz, "nonzeros");
+  const std::int64_t row_blocks = shape.row_blocks, chunks = shape.chunks;
+  const std::int64_t tiles_per_chunk = shape.chunk_columns / kTileColumns;
+  const auto column_tiles = static_cast<std::size_t>(ceil_div(cols, kTileColumns));
+
+  // Pass 1: the stored tiles of every (row block, chunk), then their offsets.
+  layout.chunk_tile_begin.assign(static_cast<std::size_t>(row_blocks * chunks + 1), 0);
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(row_blocks * chunks + 1), 0);
+  std::vector<std::int64_t> seen_in(column_tiles, -1);  // the last row block that used a tile
+  for (std::int64_t rb = 0; rb < row_blocks; ++rb)
+    for (std::int64_t row = rb * kTileRows; row < std::min(rows, (rb + 1) * kTileRows); ++row)
+      for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+        const std::int64_t tile = col_idx[k] / kTileColumns;
+        if (seen_in[tile] != rb) {
+          seen_in[tile] = rb;
+          ++counts[rb * chunks + tile / tiles_per_chunk + 1];
+        }
+      }
+  for (std::size_t i = 1; i < counts.size(); ++i) counts[i] += counts[i - 1];
+  const std::int64_t tile_count = counts.back();
+  require_32_bit(tile_count, "stored tiles");
+  std::transform(counts.begin(), counts.end(), layout.chunk_tile_begin.begin(),
+                 [](std::int64_t c) { return static_cast<std::int32_t>(c); });
+
+  // Pass 2: each row block's tiles by column; bitmaps; value offsets; values in place.
+  layout.tiles.resize(static_cast<std::size_t>(tile_count));
+  layout.bitmaps.assign(static_cast<std::size_t>(tile_count * kTileBitmapWords), 0u);
+  layout.values.resize(static_cast<std::size_t>(layout.nnz));
+  std::vector<std::int32_t> tile_of(column_tiles, -1);
+  std::vector<std::int32_t> row_block_tiles;
+  std::int64_t value_begin = 0;
+  for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+    const std::int64_t first_row = rb * kTileRows, end_row = std::min(rows, first_row + kTileRows);
+    row_block_tiles.clear();
+    for (std::int64_t row = first_row; row < end_row; ++row)
+      for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+        const std::int32_t tile = col_idx[k] / kTileColumns;
+        if (tile_of[tile] < 0) {
+          tile_of[tile] = 0;
+          row_block_tiles.push_back(tile);
+        }
+      }
+    std::sort(row_block_tiles.begin(), row_block_tiles.end());
+    const std::int64_t first_tile = counts[rb * chunks];
+    for (std::size_t i = 0; i < row_block_tiles.size(); ++i) {
+      tile_of[row_block_tiles[i]] = static_cast<std::int32_t>(first_tile + i);
+      layout.tiles[first_tile + i].column = row_block_tiles[i] * kTileColumns;
+    }
+    for (std::int64_t row = first_row; row < end_row; ++row)
+      for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+        const std::int32_t tile = tile_of[col_idx[k] / kTileColumns];
+        const TilePosition p =
+            tile_position(static_cast<int>(row - first_row), col_idx[k] % kTileColumns);
+        layout.bitmaps[tile * kTileBitmapWords + p.lane / 4] |=
+            std::uint32_t{1} << (8 * (p.lane % 4) + p.element);
+      }
+    for (std::size_t i = 0; i < row_block_tiles.size(); ++i) {
+      TileInfo& info = layout.tiles[first_tile + i];
+      info.value_begin = static_cast<std::int32_t>(value_begin);
+      int before = 0;  // at most 7 x 32 = 224: a byte
+      for (int w = 0; w < kTileBitmapWords; ++w) {
+        info.word_prefix[w] = static_cast<std::uint8_t>(before);
+        before += std::popcount(layout.bitmaps[(first_tile + i) * kTileBitmapWords + w]);
+      }
+      value_begin += before;
+    }
+    for (std::int64_t row = first_row; row < end_row; ++row)
+      for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+        const std::int32_t tile = tile_of[col_idx[k] / kTileColumns];
+        const TilePosition p =
+            tile_position(static_cast<int>(row - first_row), col_idx[k] % kTileColumns);
+        const std::uint32_t* bitmap = &layout.bitmaps[tile * kTileBitmapWords];
+        layout.values[layout.tiles[tile].value_begin + bits_before(bitmap, p.lane, p.element)] =
+            values[k];
+      }
+    for (const std::int32_t tile : row_block_tiles) tile_of[tile] = -1;
+  }
+  return layout;
+}
+
+Json tiles_details(const TileLayout& layout) {
+  const TilesShape& s = layout.shape;
+  return Json{{"tiles", layout.tile_count()},
+              {"nonzeros_per_tile", layout.tile_count() > 0
+                                        ? static_cast<double>(layout.nnz) / static_cast<double>(layout.tile_count())
+                                        : 0.0},
+              {"chunks", s.chunks},
+              {"chunk_columns", s.chunk_columns},
+              {"stage_columns", s.stage_columns},
+              {"slice_columns", s.slice_columns},
+              {"slices", s.slices},
+              {"stage_bytes", s.stage_bytes},
+              {"partial_bytes", s.partial_bytes},
+              {"tile_bytes", layout.bytes()}};
+}
+
+template <typename Value>
+void tiles_host_apply(const TileLayout& layout, const std::vector<Value>& B, std::vector<Value>& C,
+                      std::int64_t n, DenseLayout dense, float alpha, float beta) {
+  const bool row_major = dense == DenseLayout::row_major;
+  const auto b_at = [&](std::int64_t k, std::int64_t j) {
+    return static_cast<float>(row_major ? B[k * n + j] : B[j * layout.cols + k]);
+  };
+  const TilesShape& s = layout.shape;
+  std::vector<float> chunk_sum(static_cast<std::size_t>(kTileRows * n));
+  std::vector<float> total(static_cast<std::size_t>(kTileRows * n));
+  for (std::int64_t rb = 0; rb < s.row_blocks; ++rb) {
+    std::fill(total.begin(), total.end(), 0.0f);
+    for (std::int64_t chunk = 0; chunk < s.chunks; ++chunk) {
+      std::fill(chunk_sum.begin(), chunk_sum.end(), 0.0f);
+      for (std::int64_t t = layout.chunk_tile_begin[rb * s.chunks + chunk];
+           t < layout.chunk_tile_begin[rb * s.chunks + chunk + 1]; ++t) {
+        const TileInfo info = layout.tiles[t];
+        const std::uint32_t* bitmap = &layout.bitmaps[t * kTileBitmapWords];
+        for (int lane = 0; lane < 32; ++lane) {
+          const std::uint32_t byte = (bitmap[lane / 4] >> (8 * (lane % 4))) & 0xffu;
+          for (int element = 0; element < kTileElementsPerLane; ++element) {
+            if (((byte >> element) & 1u) == 0) continue;
+            Value a;
+            a.bits = layout.values[info.value_begin + bits_before(info, bitmap, lane, element)];
+            const int r = tile_row(lane, element);
+            const std::int64_t k = info.column + tile_column(lane, element);
+            for (std::int64_t j = 0; j < n; ++j)
+              chunk_sum[r * n + j] += static_cast<float>(a) * b_at(k, j);
+          }
+        }
+      }
+      for (std::size_t i = 0; i < total.size(); ++i) total[i] += chunk_sum[i];
+    }
+    for (int r = 0; r < kTileRows; ++r) {
+      const std::int64_t row = rb * kTileRows + r;
+      if (row >= layout.rows) break;
+      for (std::int64_t j = 0; j < n; ++j) {
+        Value& c = row_major ? C[row * n + j] : C[j * layout.rows + row];
+        float result = alpha * total[r * n + j];
+        if (beta != 0.0f) result += beta * static_cast<float>(c);
+        c = Value(result);
+      }
+    }
+  }
+}
+
+template void tiles_host_apply<half>(const TileLayout&, const std::vector<half>&,
+                                     std::vector<half>&, std::int64_t, DenseLayout, float, float);
+template void tiles_host_apply<bfloat16>(const TileLayout&, const std::vector<bfloat16>&,
+                                         std::vector<bfloat16>&, std::int64_t, DenseLayout, float,
+                                         float);
+
+}  // namespace tcsparse::tca

@@ -1,0 +1,259 @@
+// tca kernel=tiles on the host: where a tile entry sits in the m16n8k16 fragment, how a product is
+// cut into slices and chunks, the tile layout's promises, and the host model of the kernel
+// (src/tca/tca_tiles_format.hpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "tca/tca_tiles_format.hpp"
+#include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
+#include "tcsparse/reference.hpp"
+
+namespace tcsparse::tca {
+namespace {
+
+TEST(TilePosition, IsTheMma16x16AFragmentOfThePtxIsa) {
+  // lane 4g + t: elements 0,1 at (g, 2t..), 2,3 at (g+8, 2t..), 4,5 at (g, 2t+8..), 6,7 at (g+8, 2t+8..)
+  EXPECT_EQ(tile_position(0, 0).lane, 0);
+  EXPECT_EQ(tile_position(0, 0).element, 0);
+  EXPECT_EQ(tile_position(8, 0).element, 2);
+  EXPECT_EQ(tile_position(0, 8).element, 4);
+  EXPECT_EQ(tile_position(8, 9).element, 7);
+  EXPECT_EQ(tile_position(1, 3).lane, 5);  // g = 1, t = 1
+  EXPECT_EQ(tile_position(1, 3).element, 1);
+  EXPECT_EQ(tile_position(15, 15).lane, 31);
+  EXPECT_EQ(tile_position(15, 15).element, 7);
+}
+
+TEST(TilePosition, IsOneToOneAndInvertedByTileRowAndColumn) {
+  std::set<std::pair<int, int>> seen;
+  for (int r = 0; r < kTileRows; ++r)
+    for (int c = 0; c < kTileColumns; ++c) {
+      const TilePosition p = tile_position(r, c);
+      ASSERT_TRUE(p.lane >= 0 && p.lane < 32 && p.element >= 0 && p.element < 8);
+      EXPECT_TRUE(seen.insert({p.lane, p.element}).second) << r << "," << c;
+      EXPECT_EQ(tile_row(p.lane, p.element), r);
+      EXPECT_EQ(tile_column(p.lane, p.element), c);
+    }
+  EXPECT_EQ(seen.size(), 256u);
+}
+
+TEST(TilesShape, SliceWidthsAreTheSmallestOf8To64ThatHoldN) {
+  EXPECT_EQ(tiles_slice_columns(1), 8);
+  EXPECT_EQ(tiles_slice_columns(8), 8);
+  EXPECT_EQ(tiles_slice_columns(9), 16);
+  EXPECT_EQ(tiles_slice_columns(16), 16);
+  EXPECT_EQ(tiles_slice_columns(17), 32);
+  EXPECT_EQ(tiles_slice_columns(33), 64);
+  EXPECT_EQ(tiles_slice_columns(65), 64);
+  EXPECT_EQ(tiles_slice_columns(4096), 64);
+}
+
+TEST(TilesShape, StagedRowsAreAnOddNumberOf16ByteUnits) {
+  EXPECT_EQ(tiles_stage_stride(8), 8);     // 1 unit
+  EXPECT_EQ(tiles_stage_stride(16), 24);   // 2 -> 3 units
+  EXPECT_EQ(tiles_stage_stride(64), 72);   // 8 -> 9
+  EXPECT_EQ(tiles_stage_stride(256), 264);
+  EXPECT_EQ(tiles_stage_bytes(256, 16, DenseLayout::row_major), 256 * 24 * 2);
+  EXPECT_EQ(tiles_stage_bytes(256, 16, DenseLayout::column_major), 16 * 264 * 2);
+}
+
+TEST(TilesShape, SplitsKUntilTheGpuHasItsWarpsAndNoFurther) {
+  // 4096 x 4096 at n = 16 on 132 SMs: 256 row blocks, one slice; 4224 warps wanted -> 17 chunks
+  // of ceil(256 / 17) = 16 tiles = 256 columns -> 16 chunks
+  const TilesShape decode = choose_tiles_shape(4096, 4096, 16, DenseLayout::row_major, 132);
+  EXPECT_EQ(decode.row_blocks, 256);
+  EXPECT_EQ(decode.slice_columns, 16);
+  EXPECT_EQ(decode.slices, 1);
+  EXPECT_EQ(decode.chunk_columns, 256);
+  EXPECT_EQ(decode.chunks, 16);
+  EXPECT_EQ(decode.partial_bytes, 16 * 4096 * 16 * 4);
+  // many row blocks and slices: one chunk, no partial sums, B staged in windows
+  const TilesShape prefill = choose_tiles_shape(14336, 4096, 1024, DenseLayout::row_major, 132);
+  EXPECT_EQ(prefill.chunks, 1);
+  EXPECT_EQ(prefill.partial_bytes, 0);
+  EXPECT_EQ(prefill.slices, 16);
+  EXPECT_EQ(prefill.stage_columns, 672);
+  // a chunk never exceeds what shared memory holds; chunks cover every column
+  for (const std::int64_t cols : {1, 15, 16, 17, 4096, 11008, 100000})
+    for (const std::int64_t n : {1, 16, 64, 300})
+      for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major}) {
+        const TilesShape s = choose_tiles_shape(100, cols, n, dense, 132);
+        EXPECT_LE(s.stage_bytes, kTilesMaxStageBytes);
+        EXPECT_EQ(s.chunk_columns % kTileColumns, 0);
+        EXPECT_EQ(s.stage_columns % kTileColumns, 0);
+        EXPECT_LE(s.stage_columns, s.chunk_columns);
+        EXPECT_GE(s.chunks * s.chunk_columns, cols);
+        EXPECT_LT((s.chunks - 1) * s.chunk_columns, cols);
+      }
+}
+
+TEST(TilesShape, FixedChunkWidthsRoundUpTo16AndStageWhatSharedMemoryHolds) {
+  const TilesShape fixed = choose_tiles_shape(64, 4096, 16, DenseLayout::row_major, 132, 100);
+  EXPECT_EQ(fixed.chunk_columns, 112);
+  EXPECT_EQ(fixed.chunks, 37);
+  EXPECT_EQ(fixed.stage_columns, 112);  // the whole chunk at once
+  // a chunk wider than the stage is staged in windows: 98304 / (72 x 2) -> 672 columns of k
+  const TilesShape wide = choose_tiles_shape(64, 1 << 20, 64, DenseLayout::row_major, 132, 1 << 20);
+  EXPECT_EQ(wide.chunks, 1);
+  EXPECT_EQ(wide.stage_columns, 672);
+  EXPECT_LE(wide.stage_bytes, kTilesMaxStageBytes);
+}
+
+TEST(TilesShape, NoColumnsStillMakesOneChunkThatWritesBetaC) {
+  const TilesShape s = choose_tiles_shape(40, 0, 8, DenseLayout::row_major, 132);
+  EXPECT_EQ(s.chunks, 1);
+  EXPECT_EQ(s.row_blocks, 3);
+}
+
+/// Decodes every tile back to (row, column, value bits) and checks the layout's promises.
+template <typename Value>
+void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix,
+                                    const TileLayout& layout) {
+  const TilesShape& s = layout.shape;
+  ASSERT_EQ(layout.chunk_tile_begin.size(), static_cast<std::size_t>(s.row_blocks * s.chunks + 1));
+  EXPECT_EQ(layout.chunk_tile_begin.front(), 0);
+  EXPECT_EQ(layout.chunk_tile_begin.back(), layout.tile_count());
+  EXPECT_EQ(layout.tile_count(), count_stored_tiles(matrix.rows, matrix.cols,
+                                                    matrix.row_ptr.data(), matrix.col_idx.data()));
+  std::vector<std::uint16_t> decoded(static_cast<std::size_t>(matrix.nnz()));
+  std::vector<int> hits(static_cast<std::size_t>(matrix.nnz()), 0);
+  std::int64_t next_value = 0;
+  for (std::int64_t rb = 0; rb < s.row_blocks; ++rb)
+    for (std::int64_t chunk = 0; chunk < s.chunks; ++chunk) {
+      const std::int64_t begin = layout.chunk_tile_begin[rb * s.chunks + chunk];
+      const std::int64_t end = layout.chunk_tile_begin[rb * s.chunks + chunk + 1];
+      ASSERT_LE(begin, end);
+      for (std::int64_t t = begin; t < end; ++t) {
+        const TileInfo info = layout.tiles[t];
+        ASSERT_EQ(info.column % kTileColumns, 0);
+        ASSERT_GE(info.column, chunk * s.chunk_columns);  // inside its chunk, by column
+        ASSERT_LT(info.column, (chunk + 1) * s.chunk_columns);
+        if (t > begin) {
+          ASSERT_LT(layout.tiles[t - 1].column, info.column);
+        }
+        ASSERT_EQ(info.value_begin, next_value);  // tiles' nonzeros back to back
+        for (int w = 0, before = 0; w < kTileBitmapWords; ++w) {
+          ASSERT_EQ(info.word_prefix[w], before) << "word " << w;
+          before += std::popcount(layout.bitmaps[t * kTileBitmapWords + w]);
+        }
+        int rank = 0;
+        for (int lane = 0; lane < 32; ++lane)
+          for (int element = 0; element < kTileElementsPerLane; ++element) {
+            const std::uint32_t word = layout.bitmaps[t * kTileBitmapWords + lane / 4];
+            if (((word >> (8 * (lane % 4) + element)) & 1u) == 0) continue;
+            const std::int64_t row = rb * kTileRows + tile_row(lane, element);
+            const std::int64_t column = info.column + tile_column(lane, element);
+            ASSERT_LT(row, matrix.rows);
+            const auto first = matrix.col_idx.begin() + matrix.row_ptr[row];
+            const auto last = matrix.col_idx.begin() + matrix.row_ptr[row + 1];
+            const auto found = std::lower_bound(first, last, column);
+            ASSERT_TRUE(found != last && *found == column) << "no entry at " << row << "," << column;
+            const auto k = static_cast<std::size_t>(found - matrix.col_idx.begin());
+            ++hits[k];
+            EXPECT_EQ(layout.values[info.value_begin + rank], matrix.values[k].bits);
+            ++rank;
+          }
+        ASSERT_GT(rank, 0) << "an empty tile is stored";
+        next_value += rank;
+      }
+    }
+  EXPECT_EQ(next_value, matrix.nnz());
+  for (std::size_t k = 0; k < hits.size(); ++k) ASSERT_EQ(hits[k], 1) << "nonzero " << k;
+}
+
+std::vector<test::NamedMatrix> tiles_matrices() {
+  std::vector<test::NamedMatrix> result = test::edge_case_matrices();
+  result.push_back({"rows_not_a_multiple_of_16",
+                    test::with_row_lengths(37, {0, 5, 37, 1, 0, 0, 17, 3, 2, 9, 10, 11, 12, 1, 1,
+                                                1, 1, 36, 4},
+                                           11)});
+  result.push_back({"llm_70", generate_llm_weights(300, 200, 0.7, LlmRowProfile::uniform, 1)});
+  result.push_back({"llm_95_skewed", generate_llm_weights(300, 200, 0.95, LlmRowProfile::skewed, 2)});
+  return result;
+}
+
+TEST(TileLayout, StoresEveryNonzeroOnceInEveryChunkWidth) {
+  for (const test::NamedMatrix& named : tiles_matrices()) {
+    if (named.matrix.nnz() > 300000) continue;
+    SCOPED_TRACE(named.name);
+    const auto matrix = test::with_values<half>(named.matrix);
+    for (const std::int64_t chunk_columns : {0, 16, 48, 1024})
+      for (const std::int64_t n : {1, 16, 100}) {
+        const TilesShape shape = choose_tiles_shape(matrix.rows, matrix.cols, n,
+                                                    DenseLayout::row_major, 132, chunk_columns);
+        expect_layout_holds_the_matrix(matrix, build_tile_layout(matrix, shape));
+      }
+  }
+}
+
+TEST(TileLayout, CostsFortyEightBytesATileAndTwoANonzero) {
+  const auto matrix = test::with_values<half>(
+      generate_llm_weights(256, 256, 0.7, LlmRowProfile::uniform, 3));
+  const TileLayout layout = build_tile_layout(
+      matrix, choose_tiles_shape(256, 256, 16, DenseLayout::row_major, 132));
+  EXPECT_EQ(layout.tile_count(), 256);  // 30 % dense: every 16 x 16 tile has nonzeros
+  EXPECT_EQ(layout.bytes(),
+            layout.tile_count() * 48 + matrix.nnz() * 2 +
+                static_cast<std::int64_t>(layout.chunk_tile_begin.size()) * 4);
+}
+
+template <typename Value>
+void expect_host_model_matches_reference(const CsrMatrix<double, std::int32_t>& exact,
+                                         std::int64_t n, DenseLayout dense, test::Scalars scalars,
+                                         std::int64_t chunk_columns) {
+  const auto matrix = test::with_values<Value>(exact);
+  const std::int64_t rows = exact.rows, cols = exact.cols;
+  const auto B_row_major = test::make_b<Value>(exact, n);
+  std::vector<Value> B = B_row_major;
+  if (dense == DenseLayout::column_major)
+    for (std::int64_t k = 0; k < cols; ++k)
+      for (std::int64_t j = 0; j < n; ++j) B[j * cols + k] = B_row_major[k * n + j];
+  const auto C_start = scalars.beta == 0.0 ? test::make_poisoned<Value>(rows * n)
+                                           : test::make_y<Value>(exact, n);
+  std::vector<Value> C = C_start;
+  if (dense == DenseLayout::column_major)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < n; ++j) C[j * rows + i] = C_start[i * n + j];
+  std::vector<double> expected = test::to_double_vector(C_start);
+  spmm_reference(matrix, std::span<const Value>(B_row_major), n, std::span<double>(expected),
+                 scalars.alpha, scalars.beta);
+
+  const TileLayout layout =
+      build_tile_layout(matrix, choose_tiles_shape(rows, cols, n, dense, 132, chunk_columns));
+  tiles_host_apply(layout, B, C, n, dense, static_cast<float>(scalars.alpha),
+                   static_cast<float>(scalars.beta));
+  std::vector<Value> C_row_major = C;
+  if (dense == DenseLayout::column_major)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < n; ++j) C_row_major[i * n + j] = C[j * rows + i];
+  EXPECT_LT(relative_error(std::span<const Value>(C_row_major), std::span<const double>(expected)),
+            1e-2)
+      << "n = " << n << ", " << to_string(dense) << ", chunks of " << chunk_columns;
+}
+
+TEST(TilesHostModel, MatchesTheReferenceInBothLayoutsWithAndWithoutSplitK) {
+  for (const test::NamedMatrix& named : tiles_matrices()) {
+    if (named.matrix.nnz() > 100000) continue;
+    SCOPED_TRACE(named.name);
+    const auto matrix = test::scaled_for_16_bit(named.matrix);
+    for (const std::int64_t n : {1, 9, 65})
+      for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
+        for (const std::int64_t chunk_columns : {0, 32})
+          for (const test::Scalars scalars : test::kScalarCases) {
+            expect_host_model_matches_reference<half>(matrix, n, dense, scalars, chunk_columns);
+            expect_host_model_matches_reference<bfloat16>(matrix, n, dense, scalars,
+                                                          chunk_columns);
+          }
+  }
+}
+
+}  // namespace
+}  // namespace tcsparse::tca
