@@ -733,7 +733,6 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
 
 template <typename V>
 struct LongRowArguments {
-  const std::int32_t* row_ptr;
   const std::int32_t* col_idx;
   const V* values;
   const std::int32_t* long_rows;

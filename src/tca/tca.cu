@@ -276,9 +276,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     tiles_.rows = matrix.rows;
     tiles_.cols = matrix.cols;
     tiles_.chunk_tile_begin = detail::DeviceBuffer<std::int32_t>(tiles.chunk_tile_begin);
-    tiles_.bitmaps = detail::DeviceBuffer<std::uint32_t>(tiles.bitmaps);
     tiles_.tiles = detail::DeviceBuffer<TileInfo>(std::span<const TileInfo>(tiles.tiles));
-    tiles_.values = detail::DeviceBuffer<std::uint16_t>(tiles.values);
+    tiles_.entries = detail::DeviceBuffer<std::uint32_t>(tiles.entries);
     if (shape.chunks > 1) {
       tiles_.partials = detail::DeviceBuffer<float>(static_cast<std::size_t>(shape.partial_bytes / 4));
       tiles_.arrivals = detail::DeviceBuffer<unsigned>(
@@ -323,7 +322,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   void allow_tiles_shared_memory() const {
     TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(tiles_kernel<Out>(),
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(tiles_.shape.stage_bytes)));
+                                             static_cast<int>(tiles_.shape.shared_bytes)));
   }
 
   template <typename Out>
@@ -331,9 +330,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     const TilesShape& shape = tiles_.shape;
     device::TilesArguments<Out> args;
     args.chunk_tile_begin = tiles_.chunk_tile_begin.data();
-    args.bitmaps = tiles_.bitmaps.data();
-    args.tiles = reinterpret_cast<const int4*>(tiles_.tiles.data());
-    args.values = tiles_.values.data();
+    args.tiles = reinterpret_cast<const int2*>(tiles_.tiles.data());
+    args.entries = tiles_.entries.data();
     args.B = reinterpret_cast<const std::uint16_t*>(B);
     args.C = C;
     args.partials = tiles_.partials.data();
@@ -345,6 +343,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     args.chunks = shape.chunks;
     args.chunk_columns = shape.chunk_columns;
     args.stage_columns = shape.stage_columns;
+    args.stage_elements = shape.stage_bytes / 2;
     args.slices = shape.slices;
     const std::int64_t contiguous = layout_.dense == DenseLayout::row_major ? n_ : tiles_.cols;
     args.vector_b = contiguous % 8 == 0 && reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
@@ -354,7 +353,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     const dim3 grid(static_cast<unsigned>(row_groups * shape.chunks),
                     static_cast<unsigned>(shape.slices));
     tiles_kernel<Out>()<<<grid, device::kTilesThreadsPerBlock,
-                          static_cast<std::size_t>(shape.stage_bytes), stream>>>(args);
+                          static_cast<std::size_t>(shape.shared_bytes), stream>>>(args);
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
 
@@ -428,9 +427,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     TilesShape shape;
     std::int64_t rows = 0, cols = 0;
     detail::DeviceBuffer<std::int32_t> chunk_tile_begin;
-    detail::DeviceBuffer<std::uint32_t> bitmaps;
     detail::DeviceBuffer<TileInfo> tiles;
-    detail::DeviceBuffer<std::uint16_t> values;
+    detail::DeviceBuffer<std::uint32_t> entries;
     // Written by every apply (scratch of the split-K sum): one plan must not run on two streams
     // at once.
     mutable detail::DeviceBuffer<float> partials;     ///< split-K sums, chunks > 1

@@ -23,7 +23,7 @@ enum class TcaKernel { paper, rows, tiles };
 /// else rows (the paper kernel stays a variant: measured on an H100, rows ran 29-90x faster at
 /// n = 8-64, src/tca/README.md). A stored tile costs 40 bytes and one m16n8k16 an n-tile
 /// whatever its nonzeros; a CSR nonzero 6 bytes and a gather of B's row.
-inline constexpr double kTilesMinNonzerosPerTile = 4.0;
+inline constexpr double kTilesMinNonzerosPerTile = 8.0;
 
 /// column_index_bits=16 stores 16-bit column indices, which needs every column to fit: cols <=
 /// 65536 (issue 11: 1.2 instead of 1.8 bytes a weight at 70 % sparsity); rows kernel only (the

@@ -20,20 +20,6 @@ void require_32_bit(std::int64_t value, const char* what) {
                              std::to_string(value) + ") exceed 32-bit offsets");
 }
 
-/// Set bits of the tile's bitmap before lane `lane`'s element `element` (its nonzero's rank).
-int bits_before(const std::uint32_t* bitmap, int lane, int element) {
-  const int word = lane / 4, bit = 8 * (lane % 4) + element;
-  int count = 0;
-  for (int w = 0; w < word; ++w) count += std::popcount(bitmap[w]);
-  return count + std::popcount(bitmap[word] & ((std::uint32_t{1} << bit) - 1u));
-}
-
-/// The kernel's way to the same rank: the tile's word prefix, then the lane's own word.
-int bits_before(const TileInfo& info, const std::uint32_t* bitmap, int lane, int element) {
-  const int word = lane / 4, bit = 8 * (lane % 4) + element;
-  return info.word_prefix[word] + std::popcount(bitmap[word] & ((std::uint32_t{1} << bit) - 1u));
-}
-
 }  // namespace
 
 int tiles_slice_columns(std::int64_t n) {
@@ -67,7 +53,10 @@ TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t
   } else {
     const std::int64_t units = std::max<std::int64_t>(1, shape.row_blocks * shape.slices);
     const std::int64_t target = std::int64_t{multiprocessors} * kTilesTargetWarpsPerSm;
-    std::int64_t chunks = std::clamp<std::int64_t>(ceil_div(target, units), 1, column_tiles);
+    std::int64_t chunks = ceil_div(target, units);
+    if (shape.slices <= 1)  // decode widths, where the cap was measured
+      chunks = std::max(chunks, ceil_div(column_tiles, kTilesMaxChunkTiles));
+    chunks = std::clamp<std::int64_t>(chunks, 1, column_tiles);
     const std::int64_t partial_per_chunk =
         shape.row_blocks * kTileRows * shape.slices * shape.slice_columns * 4;
     if (chunks > 1 && partial_per_chunk > 0)
@@ -82,6 +71,7 @@ TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t
              kTilesMaxStageBytes)
     shape.stage_columns += kTileColumns;
   shape.stage_bytes = tiles_stage_bytes(shape.stage_columns, shape.slice_columns, dense);
+  shape.shared_bytes = shape.stage_bytes + kTilesDenseBytes;
   shape.partial_bytes = shape.chunks > 1 ? shape.chunks * shape.row_blocks * kTileRows *
                                                shape.slices * shape.slice_columns * 4
                                          : 0;
@@ -90,9 +80,8 @@ TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t
 
 std::int64_t TileLayout::bytes() const {
   return static_cast<std::int64_t>(chunk_tile_begin.size() * sizeof(std::int32_t) +
-                                   bitmaps.size() * sizeof(std::uint32_t) +
                                    tiles.size() * sizeof(TileInfo) +
-                                   values.size() * sizeof(std::uint16_t));
+                                   entries.size() * sizeof(std::uint32_t));
 }
 
 std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
@@ -145,13 +134,14 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
   std::transform(counts.begin(), counts.end(), layout.chunk_tile_begin.begin(),
                  [](std::int64_t c) { return static_cast<std::int32_t>(c); });
 
-  // Pass 2: each row block's tiles by column; bitmaps; value offsets; values in place.
-  layout.tiles.resize(static_cast<std::size_t>(tile_count));
-  layout.bitmaps.assign(static_cast<std::size_t>(tile_count * kTileBitmapWords), 0u);
-  layout.values.resize(static_cast<std::size_t>(layout.nnz));
+  // Pass 2: each row block's tiles by column, then its entries tile by tile (row order inside
+  // a tile: the kernel does not depend on it).
+  layout.tiles.resize(static_cast<std::size_t>(tile_count + 1));
+  layout.tiles.back() = {static_cast<std::int32_t>(layout.nnz), 0};
+  layout.entries.resize(static_cast<std::size_t>(layout.nnz));
   std::vector<std::int32_t> tile_of(column_tiles, -1);
   std::vector<std::int32_t> row_block_tiles;
-  std::int64_t value_begin = 0;
+  std::vector<std::int32_t> cursor;  // the next entry of each of the row block's tiles
   for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
     const std::int64_t first_row = rb * kTileRows, end_row = std::min(rows, first_row + kTileRows);
     row_block_tiles.clear();
@@ -165,36 +155,27 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
       }
     std::sort(row_block_tiles.begin(), row_block_tiles.end());
     const std::int64_t first_tile = counts[rb * chunks];
+    cursor.assign(row_block_tiles.size(), 0);
     for (std::size_t i = 0; i < row_block_tiles.size(); ++i) {
-      tile_of[row_block_tiles[i]] = static_cast<std::int32_t>(first_tile + i);
+      tile_of[row_block_tiles[i]] = static_cast<std::int32_t>(i);
       layout.tiles[first_tile + i].column = row_block_tiles[i] * kTileColumns;
     }
-    for (std::int64_t row = first_row; row < end_row; ++row)
-      for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
-        const std::int32_t tile = tile_of[col_idx[k] / kTileColumns];
-        const TilePosition p =
-            tile_position(static_cast<int>(row - first_row), col_idx[k] % kTileColumns);
-        layout.bitmaps[tile * kTileBitmapWords + p.lane / 4] |=
-            std::uint32_t{1} << (8 * (p.lane % 4) + p.element);
-      }
+    for (std::int64_t row = first_row; row < end_row; ++row)  // entries a tile
+      for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
+        ++cursor[tile_of[col_idx[k] / kTileColumns]];
+    std::int64_t entry = row_ptr[first_row];  // the row block's entries start where its CSR does
     for (std::size_t i = 0; i < row_block_tiles.size(); ++i) {
-      TileInfo& info = layout.tiles[first_tile + i];
-      info.value_begin = static_cast<std::int32_t>(value_begin);
-      int before = 0;  // at most 7 x 32 = 224: a byte
-      for (int w = 0; w < kTileBitmapWords; ++w) {
-        info.word_prefix[w] = static_cast<std::uint8_t>(before);
-        before += std::popcount(layout.bitmaps[(first_tile + i) * kTileBitmapWords + w]);
-      }
-      value_begin += before;
+      layout.tiles[first_tile + i].entry_begin = static_cast<std::int32_t>(entry);
+      const std::int32_t count = cursor[i];
+      cursor[i] = static_cast<std::int32_t>(entry);
+      entry += count;
     }
     for (std::int64_t row = first_row; row < end_row; ++row)
       for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
-        const std::int32_t tile = tile_of[col_idx[k] / kTileColumns];
-        const TilePosition p =
-            tile_position(static_cast<int>(row - first_row), col_idx[k] % kTileColumns);
-        const std::uint32_t* bitmap = &layout.bitmaps[tile * kTileBitmapWords];
-        layout.values[layout.tiles[tile].value_begin + bits_before(bitmap, p.lane, p.element)] =
-            values[k];
+        const std::int32_t i = tile_of[col_idx[k] / kTileColumns];
+        layout.entries[cursor[i]++] =
+            tile_entry(values[k], tile_slot(static_cast<int>(row - first_row),
+                                            col_idx[k] % kTileColumns));
       }
     for (const std::int32_t tile : row_block_tiles) tile_of[tile] = -1;
   }
@@ -233,19 +214,14 @@ void tiles_host_apply(const TileLayout& layout, const std::vector<Value>& B, std
       std::fill(chunk_sum.begin(), chunk_sum.end(), 0.0f);
       for (std::int64_t t = layout.chunk_tile_begin[rb * s.chunks + chunk];
            t < layout.chunk_tile_begin[rb * s.chunks + chunk + 1]; ++t) {
-        const TileInfo info = layout.tiles[t];
-        const std::uint32_t* bitmap = &layout.bitmaps[t * kTileBitmapWords];
-        for (int lane = 0; lane < 32; ++lane) {
-          const std::uint32_t byte = (bitmap[lane / 4] >> (8 * (lane % 4))) & 0xffu;
-          for (int element = 0; element < kTileElementsPerLane; ++element) {
-            if (((byte >> element) & 1u) == 0) continue;
-            Value a;
-            a.bits = layout.values[info.value_begin + bits_before(info, bitmap, lane, element)];
-            const int r = tile_row(lane, element);
-            const std::int64_t k = info.column + tile_column(lane, element);
-            for (std::int64_t j = 0; j < n; ++j)
-              chunk_sum[r * n + j] += static_cast<float>(a) * b_at(k, j);
-          }
+        const std::int64_t end = layout.tiles[t + 1].entry_begin;
+        for (std::int64_t e = layout.tiles[t].entry_begin; e < end; ++e) {
+          Value a;
+          a.bits = static_cast<std::uint16_t>(layout.entries[e] & 0xffffu);
+          const int slot = static_cast<int>(layout.entries[e] >> 16);
+          const std::int64_t k = layout.tiles[t].column + slot_column(slot);
+          for (std::int64_t j = 0; j < n; ++j)
+            chunk_sum[slot_row(slot) * n + j] += static_cast<float>(a) * b_at(k, j);
         }
       }
       for (std::size_t i = 0; i < total.size(); ++i) total[i] += chunk_sum[i];

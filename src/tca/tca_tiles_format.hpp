@@ -1,8 +1,9 @@
-// tca kernel=tiles: the matrix as 16 x 16 tiles, each a bitmap and its nonzeros, multiplied as
-// dense m16n8k16 tiles ("load as sparse, compute as dense"). Not in the TCA paper: issue 11's
-// tile-compressed variant for the sparsities where CSR cannot beat the dense GEMM, after the
-// tile encodings of Flash-LLM (VLDB 2024) and SpInfer (EuroSys 2025). Host side: the layout, its
-// shape rules, its builder and the host model of the kernel (tca_tiles_kernel.cuh).
+// tca kernel=tiles: the matrix as 16 x 16 tiles, each a list of (value, position) entries,
+// expanded into a dense tile in shared memory and multiplied as dense m16n8k16 tiles ("load as
+// sparse, compute as dense"). Not in the TCA paper: issue 11's tile-compressed variant for the
+// sparsities where CSR cannot beat the dense GEMM, after the tiled encodings of Flash-LLM (VLDB
+// 2024) and SpInfer (EuroSys 2025). Host side: the layout, its shape rules, its builder and the
+// host model of the kernel (tca_tiles_kernel.cuh).
 //
 //   A (rows x cols) in row blocks of 16 rows; each row block cut into column chunks of
 //   chunk_columns (a multiple of 16) columns, the split-K unit; a thread block takes one chunk of
@@ -14,20 +15,17 @@
 //     rb 1   [ T T T . T T T T ]   [ . T T T . T T T ]          .: an empty tile, not stored
 //
 //   chunk_tile_begin[rb * chunks + c] .. [rb * chunks + c + 1]: the tiles of (rb, c), by column
+//   tiles[t] = {entry_begin, column}: the tile's entries are entries[entry_begin, next tile's)
+//   entries[e] = value bits | slot << 16: slot = where the value goes in the warp's dense tile in
+//                shared memory (16-bit elements, rows of 16):
 //
-// A tile holds the m16n8k16 A operand of 32 lanes x 8 elements. Lane l = 4 g + t holds
-// (PTX ISA, "Matrix fragments for mma.m16n8k16"):
+//                  slot(r, c) = 16 r + (c ^ 8 [r % 8 >= 4])
 //
-//   element  0       1         2         3           4         5          6          7
-//   (r, c)   (g,2t)  (g,2t+1)  (g+8,2t)  (g+8,2t+1)  (g,2t+8)  (g,2t+9)   (g+8,2t+8) (g+8,2t+9)
+//                the column halves of rows 4-7 and 12-15 swapped, so that the 8 rows one
+//                ldmatrix reads (32 bytes apart) fall in 8 different 16-byte bank groups.
 //
-// bitmap (8 x uint32): bit i of byte l (bits 8 (l % 4) .. of word l / 4) is set when lane l's
-// element i is a nonzero. The tile's nonzeros are stored in (lane, element) order from
-// value_begin, so lane l's first one is at value_begin + (set bits of the bytes below l).
-//
-// Bytes a stored tile costs: 32 (bitmap) + 16 (TileInfo) + 2 a nonzero. A 4096 x 4096 weight
-// at 70 % sparsity: 0.79 bytes a weight; at 90 %: 0.39 (dense fp16: 2; CSR with 32-bit indices:
-// 1.8 and 0.6).
+// Bytes a stored tile costs: 8 + 4 a nonzero (4096 x 4096 at 70 % sparsity: 1.23 bytes a weight;
+// at 90 %: 0.43; dense fp16: 2; CSR with 32-bit indices: 1.8 and 0.6).
 #pragma once
 
 #include <cstdint>
@@ -42,9 +40,6 @@ namespace tcsparse::tca {
 /// Rows and columns of one tile: the m16n8k16 A operand.
 inline constexpr int kTileRows = 16;
 inline constexpr int kTileColumns = 16;
-/// Elements a lane holds of one tile (one byte of its bitmap).
-inline constexpr int kTileElementsPerLane = 8;
-inline constexpr int kTileBitmapWords = 8;
 /// Warps a thread block; each takes one row block of the block's chunk (so B's chunk, staged once,
 /// serves 8 row blocks = 128 rows).
 inline constexpr int kTilesWarpsPerBlock = 8;
@@ -54,33 +49,40 @@ inline constexpr int kTilesMaxSliceColumns = 64;
 /// Warps the shape rule aims at a streaming multiprocessor (split-K over column chunks until the
 /// row blocks x slices x chunks reach it): enough loads in flight to stream the tiles.
 inline constexpr int kTilesTargetWarpsPerSm = 32;
-/// Shared memory one block's staged window of B may take (two blocks an SM on Hopper and Ampere).
-inline constexpr std::int64_t kTilesMaxStageBytes = 96 * 1024;
+/// Column tiles a chunk spans at most (its warps walk at most this many tiles) at n <= 64: the
+/// automatic chunk is 512 columns or narrower there. Measured (H200, n = 8 / 16 / 64, 8 LLM weights): on the
+/// weights of 11008-14336 rows, chunks of 512 columns ran 1.1-1.3x faster than the 832-4096 the
+/// warp target alone gave; on 4096 x 4096 the target's 256 stayed faster than 512.
+inline constexpr int kTilesMaxChunkTiles = 32;
+/// Tiles a warp expands into dense tiles in shared memory at once (their loads all in flight
+/// before the first store), and the entries a lane loads of each before a loop takes the rest:
+/// 4 x 32 = 128 entries, a tile of up to 50 % density in one go.
+inline constexpr int kTilesInFlight = 4;
+inline constexpr int kTileEntryRounds = 4;
+/// Shared memory of the warps' dense tiles (16-bit elements) and the most the staged window of B
+/// may take: two blocks an SM on Hopper (228 KB) with both.
+inline constexpr std::int64_t kTilesDenseBytes =
+    std::int64_t{kTilesWarpsPerBlock} * kTilesInFlight * kTileRows * kTileColumns * 2;
+inline constexpr std::int64_t kTilesMaxStageBytes = 80 * 1024;
 /// Split-K partial sums the plan may hold (fp32, one a chunk a C element).
 inline constexpr std::int64_t kTilesMaxPartialBytes = std::int64_t{256} << 20;
 
-/// A stored tile: where its nonzeros start in `values`, its first column, and for each bitmap
-/// word w the set bits of the words before it (so a lane finds its first nonzero from its own
-/// word: value_begin + word_prefix[lane / 4] + set bits of its word below its byte).
+/// A stored tile: where its entries start, and its first column.
 struct TileInfo {
-  std::int32_t value_begin = 0;
+  std::int32_t entry_begin = 0;
   std::int32_t column = 0;
-  std::uint8_t word_prefix[kTileBitmapWords] = {};
 };
-static_assert(sizeof(TileInfo) == 16);
+static_assert(sizeof(TileInfo) == 8);
 
-/// (lane, element) of the tile entry at row r, column c (0 .. 15 each).
-struct TilePosition {
-  int lane = 0;
-  int element = 0;
-};
-constexpr TilePosition tile_position(int r, int c) {
-  return {4 * (r % 8) + (c % 8) / 2, c % 2 + 2 * (r / 8) + 4 * (c / 8)};
-}
-/// The inverse: row and column of lane l's element i.
-constexpr int tile_row(int lane, int element) { return lane / 4 + 8 * ((element / 2) % 2); }
-constexpr int tile_column(int lane, int element) {
-  return 2 * (lane % 4) + element % 2 + 8 * (element / 4);
+/// The slot of the tile entry at row r, column c (0 .. 15 each): its element in the dense tile.
+constexpr int tile_slot(int r, int c) { return 16 * r + (c ^ (((r >> 2) & 1) << 3)); }
+/// The inverse: row and column of a slot.
+constexpr int slot_row(int slot) { return slot / 16; }
+constexpr int slot_column(int slot) { return (slot % 16) ^ (((slot / 16 >> 2) & 1) << 3); }
+
+/// An entry: the value's 16 bits and its slot.
+constexpr std::uint32_t tile_entry(std::uint16_t value_bits, int slot) {
+  return std::uint32_t{value_bits} | (static_cast<std::uint32_t>(slot) << 16);
 }
 
 /// How the kernel cuts a product of width n: shared-memory and grid shape.
@@ -92,6 +94,7 @@ struct TilesShape {
   int slice_columns = 8;             ///< 8, 16, 32 or 64
   std::int64_t slices = 0;           ///< ceil(n / slice_columns)
   std::int64_t stage_bytes = 0;      ///< the staged window of B in shared memory (padded)
+  std::int64_t shared_bytes = 0;     ///< a block's dynamic shared memory: stage + dense tiles
   std::int64_t partial_bytes = 0;    ///< split-K partial sums (0 when chunks == 1)
 };
 
@@ -116,10 +119,9 @@ struct TileLayout {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   TilesShape shape;
   std::vector<std::int32_t> chunk_tile_begin;  ///< row_blocks * chunks + 1
-  std::vector<std::uint32_t> bitmaps;          ///< kTileBitmapWords a tile
-  std::vector<TileInfo> tiles;
-  std::vector<std::uint16_t> values;           ///< the nonzeros' bits, tile by tile
-  std::int64_t tile_count() const { return static_cast<std::int64_t>(tiles.size()); }
+  std::vector<TileInfo> tiles;  ///< tile_count() + 1: the last {nnz, 0} ends the last tile
+  std::vector<std::uint32_t> entries;          ///< tile_entry(value, slot), tile by tile
+  std::int64_t tile_count() const { return static_cast<std::int64_t>(tiles.size()) - 1; }
   /// Device bytes of the arrays above.
   std::int64_t bytes() const;
 };
@@ -149,9 +151,9 @@ TileLayout build_tile_layout(const CsrMatrix<Value, std::int32_t>& matrix,
 Json tiles_details(const TileLayout& layout);
 
 /// The host model of the kernel: C = alpha A B + beta C walking the tiles as the kernel does
-/// (row block, chunk, tile in order; each lane's elements found from its bitmap byte and the
-/// set bits below it), fp32 products summed per chunk, the chunks summed in order. B: cols x n,
-/// C: rows x n in `dense` layout. beta == 0 does not read C.
+/// (row block, chunk, tile in order; each entry's row and column from its slot), fp32 products
+/// summed per chunk, the chunks summed in order. B: cols x n, C: rows x n in `dense` layout.
+/// beta == 0 does not read C.
 template <typename Value>
 void tiles_host_apply(const TileLayout& layout, const std::vector<Value>& B,
                       std::vector<Value>& C, std::int64_t n, DenseLayout dense, float alpha,

@@ -1,4 +1,4 @@
-// tca kernel=tiles (tca_tiles_format.hpp): 16 x 16 tiles of A loaded as bitmap + nonzeros,
+// tca kernel=tiles (tca_tiles_format.hpp): 16 x 16 tiles of A loaded as (value, slot) entries,
 // multiplied as dense m16n8k16 tiles. Included by tca.cu only.
 //
 // Grid: x = row group (8 row blocks) x chunk, y = slice of kSliceColumns columns of B and C.
@@ -8,11 +8,12 @@
 //        row-major B:    stage[k][j]  (row stride tiles_stage_stride(slice columns))
 //        column-major B: stage[j][k]  (row stride tiles_stage_stride(stage columns))
 //   2. warp w takes row block rb = 8 x group + w and walks on through its tiles of the window,
-//      kTilesInFlight at a time (all their loads issued before the first MMA):
-//        lane l: TileInfo (16 bytes, the same for the warp) and bitmap word l / 4; its 8
-//                elements are byte l % 4 of the word, its nonzeros start at value_begin +
-//                word_prefix[l / 4] + the set bits of the word's bytes below; a0..a3 assembled
-//                from up to 8 two-byte loads, zero where a bit is clear
+//      kTilesInFlight at a time:
+//        the tiles' TileInfo (warp-uniform loads; a tile's entries end where the next begins),
+//        then up to kTileEntryRounds x 32 entries a tile (lane l: entries l, l + 32, ...; all the
+//        batch's loads in flight at once; longer tiles loop for the rest);
+//        the warp's dense tiles zeroed, each entry stored at its slot, ldmatrix of each dense
+//        tile gives the m16n8k16 A fragment (slots swizzled: conflict-free rows);
 //        ldmatrix (.trans for row-major B) gives the B fragments of the tile's 16 rows of k;
 //        one m16n8k16 an n-tile of 8 columns into fp32 accumulators (4 a lane an n-tile)
 //   3. one chunk: C = alpha acc + beta C. Several chunks (split-K): each warp writes its
@@ -38,15 +39,15 @@ inline constexpr int kTilesThreadsPerBlock = kTilesWarpsPerBlock * 32;
 template <typename Out>
 struct TilesArguments {
   const std::int32_t* chunk_tile_begin = nullptr;
-  const unsigned* bitmaps = nullptr;  ///< kTileBitmapWords a tile
-  const int4* tiles = nullptr;        ///< TileInfo: {value_begin, column, word prefixes}
-  const std::uint16_t* values = nullptr;
+  const int2* tiles = nullptr;            ///< TileInfo: {entry_begin, column}, a sentinel last
+  const unsigned* entries = nullptr;      ///< value bits | slot << 16
   const std::uint16_t* B = nullptr;
   Out* C = nullptr;
   float* partials = nullptr;       ///< split-K only
   unsigned* arrivals = nullptr;    ///< split-K only: row_blocks x slices counters, zero between applies
   std::int64_t rows = 0, cols = 0, n = 0;
   std::int64_t row_blocks = 0, chunks = 1, chunk_columns = 16, stage_columns = 16, slices = 0;
+  std::int64_t stage_elements = 0;  ///< 16-bit elements of the stage (the dense tiles follow)
   bool vector_b = false;  ///< B's staged rows may be read as aligned 16-byte pieces
   float alpha = 1.0f, beta = 0.0f;
 };
@@ -87,25 +88,35 @@ __device__ __forceinline__ void stage_b(std::uint16_t* stage, const TilesArgumen
   }
 }
 
-/// Step 2 for one tile: the lane's A fragment from its bitmap word and the tile's TileInfo
-/// {value_begin, column, word_prefix[0..3], word_prefix[4..7]} (one byte a word).
-__device__ __forceinline__ void load_tile_fragment(unsigned (&a)[4], unsigned word, const int4& info,
-                                                   const std::uint16_t* __restrict__ values,
-                                                   int lane) {
-  const int my_word = lane / 4, my_shift = 8 * (lane % 4);
-  const unsigned prefixes = my_word < 4 ? static_cast<unsigned>(info.z) : static_cast<unsigned>(info.w);
-  const unsigned below = ((prefixes >> (8 * (my_word % 4))) & 0xffu) +  // lanes of earlier words
-                         __popc(word & ((1u << my_shift) - 1u));          // lanes of this word
-  const unsigned byte = (word >> my_shift) & 0xffu;
-  const std::uint16_t* mine = values + info.x + below;
+/// Step 2: the TileInfo of tiles t .. t + kTilesInFlight (clamped to end_tile: the last one
+/// read is where the batch's last tile ends; end_tile's own entry is the next tile's or the
+/// sentinel).
+__device__ __forceinline__ void load_tile_infos(int2 (&info)[kTilesInFlight + 1],
+                                                const int2* __restrict__ tiles, int t,
+                                                int end_tile) {
 #pragma unroll
-  for (int pair = 0; pair < 4; ++pair) {
-    unsigned low_half = 0, high_half = 0;
-    const unsigned e0 = 2 * pair, e1 = 2 * pair + 1;
-    if ((byte >> e0) & 1u) low_half = __ldg(mine + __popc(byte & ((1u << e0) - 1u)));
-    if ((byte >> e1) & 1u) high_half = __ldg(mine + __popc(byte & ((1u << e1) - 1u)));
-    a[pair] = low_half | (high_half << 16);
-  }
+  for (int u = 0; u <= kTilesInFlight; ++u) info[u] = __ldg(tiles + (t + u < end_tile ? t + u : end_tile));
+}
+
+/// Step 2: entries 32 r + lane of each tile of the batch (0 where there is none).
+__device__ __forceinline__ void load_tile_entries(
+    unsigned (&entry)[kTilesInFlight][kTileEntryRounds], const int2 (&info)[kTilesInFlight + 1],
+    const unsigned* __restrict__ entries, int t, int end_tile, int lane) {
+#pragma unroll
+  for (int u = 0; u < kTilesInFlight; ++u)
+#pragma unroll
+    for (int r = 0; r < kTileEntryRounds; ++r) {
+      const int e = info[u].x + 32 * r + lane;
+      entry[u][r] = t + u < end_tile && e < info[u + 1].x ? __ldg(entries + e) : 0u;
+    }
+}
+
+/// Step 2: the A fragment of a dense 16 x 16 tile in shared memory (slots of tile_slot).
+__device__ __forceinline__ void load_tile_fragment(unsigned (&a)[4], const std::uint16_t* tile,
+                                                   int lane) {
+  // matrices: rows 0-7 | rows 8-15 of columns 0-7, then of columns 8-15 (a0, a1, a2, a3)
+  const int row = lane & 15, column = 8 * (lane >> 4);
+  arch::load_matrix_x4<false>(a, tile + 16 * row + (column ^ (((row >> 2) & 1) << 3)));
 }
 
 /// Step 2 for one tile whose fragment is loaded: its B fragments from the stage, its MMAs.
@@ -152,14 +163,13 @@ __device__ __forceinline__ void write_c(Out* C, std::int64_t row, std::int64_t c
 }
 
 /// V: __half or __nv_bfloat16; Out: V or float; kNTiles: n-tiles of 8 a slice (1, 2, 4, 8);
-/// kRowMajor: B and C row-major. Dynamic shared memory: the stage (TilesShape::stage_bytes).
+/// kRowMajor: B and C row-major. Dynamic shared memory: TilesShape::shared_bytes (the stage,
+/// then kTilesInFlight dense tiles a warp).
 template <typename V, typename Out, int kNTiles, bool kRowMajor>
 __global__ void __launch_bounds__(kTilesThreadsPerBlock)
     tca_tiles_kernel(const TilesArguments<Out> args) {
-  extern __shared__ __align__(16) std::uint16_t stage[];
+  extern __shared__ __align__(16) std::uint16_t shared[];
   constexpr int kSliceColumns = 8 * kNTiles;
-  // Tiles a warp has in flight: 8 while the accumulators are few, 4 at 32 and 64 columns.
-  constexpr int kTilesInFlight = kNTiles <= 2 ? 8 : 4;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const std::int64_t chunk = blockIdx.x % args.chunks;
   const std::int64_t row_block = (blockIdx.x / args.chunks) * kTilesWarpsPerBlock + warp;
@@ -168,6 +178,9 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock)
   const std::int64_t k_end =
       k0 + args.chunk_columns < args.cols ? k0 + args.chunk_columns : args.cols;
   const std::int64_t stride = stage_stride(kRowMajor ? kSliceColumns : args.stage_columns);
+  std::uint16_t* stage = shared;  // then the warps' dense tiles
+  std::uint16_t* dense = shared + args.stage_elements +
+                         warp * kTilesInFlight * kTileRows * kTileColumns;
   const bool has_row_block = row_block < args.row_blocks;  // warp-uniform
 
   const std::int64_t slot = row_block * args.chunks + chunk;
@@ -183,32 +196,49 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock)
     // their MMAs, so that a warp waits two memory latencies a batch rather than a tile. Which
     // tiles of a batch belong to the window is warp-uniform (TileInfo is the warp's).
     const std::int64_t window_end = window + args.stage_columns;
+    // kTilesInFlight tiles at a time: their TileInfo, then their entries (all loads of the
+    // batch in flight at once), then the dense tiles and their MMAs. (Loading the next batch
+    // while this one computes was measured no faster: more registers, fewer warps an SM.)
     while (t < end_tile) {
-      int4 info[kTilesInFlight];
-      unsigned word[kTilesInFlight];
+      int2 info[kTilesInFlight + 1];
+      unsigned entry[kTilesInFlight][kTileEntryRounds];
+      load_tile_infos(info, args.tiles, t, end_tile);
+      load_tile_entries(entry, info, args.entries, t, end_tile, lane);
       bool here[kTilesInFlight];
-#pragma unroll
-      for (int u = 0; u < kTilesInFlight; ++u) {
-        here[u] = t + u < end_tile;
-        info[u] = here[u] ? __ldg(args.tiles + t + u) : make_int4(0, 0, 0, 0);
-        word[u] = here[u] ? __ldg(args.bitmaps + (t + u) * kTileBitmapWords + lane / 4) : 0u;
-      }
       int taken = 0;
 #pragma unroll
       for (int u = 0; u < kTilesInFlight; ++u) {
-        here[u] = here[u] && info[u].y < window_end;  // a later window's tile waits
+        here[u] = t + u < end_tile && info[u].y < window_end;  // a later window's tile waits
         taken += here[u] ? 1 : 0;
       }
-      unsigned a[kTilesInFlight][4];
+#pragma unroll
+      for (int u = 0; u < kTilesInFlight; ++u)
+        reinterpret_cast<uint4*>(dense + u * kTileRows * kTileColumns)[lane] = make_uint4(0, 0, 0, 0);
+      __syncwarp();
 #pragma unroll
       for (int u = 0; u < kTilesInFlight; ++u) {
-        if (here[u]) load_tile_fragment(a[u], word[u], info[u], args.values, lane);
+        if (!here[u]) continue;
+#pragma unroll
+        for (int r = 0; r < kTileEntryRounds; ++r)
+          if (entry[u][r] != 0u)  // a zero word is no entry (a stored zero value changes nothing)
+            dense[u * kTileRows * kTileColumns + (entry[u][r] >> 16)] =
+                static_cast<std::uint16_t>(entry[u][r] & 0xffffu);
+        // entries beyond the rounds (tiles denser than 50 %)
+        for (int e = info[u].x + 32 * kTileEntryRounds + lane; e < info[u + 1].x; e += 32) {
+          const unsigned word = __ldg(args.entries + e);
+          dense[u * kTileRows * kTileColumns + (word >> 16)] =
+              static_cast<std::uint16_t>(word & 0xffffu);
+        }
       }
+      __syncwarp();
 #pragma unroll
       for (int u = 0; u < kTilesInFlight; ++u) {
-        if (here[u])
-          multiply_tile<V, kNTiles, kRowMajor>(acc, a[u], stage, info[u].y - window, stride, lane);
+        if (!here[u]) continue;
+        unsigned a[4];
+        load_tile_fragment(a, dense + u * kTileRows * kTileColumns, lane);
+        multiply_tile<V, kNTiles, kRowMajor>(acc, a, stage, info[u].y - window, stride, lane);
       }
+      __syncwarp();  // the dense tiles are read before the next batch clears them
       t += taken;
       if (taken < kTilesInFlight) break;  // the window or the tiles are done
     }

@@ -19,30 +19,42 @@
 namespace tcsparse::tca {
 namespace {
 
-TEST(TilePosition, IsTheMma16x16AFragmentOfThePtxIsa) {
-  // lane 4g + t: elements 0,1 at (g, 2t..), 2,3 at (g+8, 2t..), 4,5 at (g, 2t+8..), 6,7 at (g+8, 2t+8..)
-  EXPECT_EQ(tile_position(0, 0).lane, 0);
-  EXPECT_EQ(tile_position(0, 0).element, 0);
-  EXPECT_EQ(tile_position(8, 0).element, 2);
-  EXPECT_EQ(tile_position(0, 8).element, 4);
-  EXPECT_EQ(tile_position(8, 9).element, 7);
-  EXPECT_EQ(tile_position(1, 3).lane, 5);  // g = 1, t = 1
-  EXPECT_EQ(tile_position(1, 3).element, 1);
-  EXPECT_EQ(tile_position(15, 15).lane, 31);
-  EXPECT_EQ(tile_position(15, 15).element, 7);
+TEST(TileSlot, IsRowMajorWithTheColumnHalvesOfRows4To7And12To15Swapped) {
+  EXPECT_EQ(tile_slot(0, 0), 0);
+  EXPECT_EQ(tile_slot(0, 9), 9);
+  EXPECT_EQ(tile_slot(3, 15), 63);
+  EXPECT_EQ(tile_slot(4, 0), 64 + 8);
+  EXPECT_EQ(tile_slot(4, 8), 64);
+  EXPECT_EQ(tile_slot(8, 1), 129);
+  EXPECT_EQ(tile_slot(15, 15), 240 + 7);
 }
 
-TEST(TilePosition, IsOneToOneAndInvertedByTileRowAndColumn) {
-  std::set<std::pair<int, int>> seen;
+TEST(TileSlot, IsOneToOneAndInvertedBySlotRowAndColumn) {
+  std::set<int> seen;
   for (int r = 0; r < kTileRows; ++r)
     for (int c = 0; c < kTileColumns; ++c) {
-      const TilePosition p = tile_position(r, c);
-      ASSERT_TRUE(p.lane >= 0 && p.lane < 32 && p.element >= 0 && p.element < 8);
-      EXPECT_TRUE(seen.insert({p.lane, p.element}).second) << r << "," << c;
-      EXPECT_EQ(tile_row(p.lane, p.element), r);
-      EXPECT_EQ(tile_column(p.lane, p.element), c);
+      const int slot = tile_slot(r, c);
+      ASSERT_TRUE(slot >= 0 && slot < 256);
+      EXPECT_TRUE(seen.insert(slot).second) << r << "," << c;
+      EXPECT_EQ(slot_row(slot), r);
+      EXPECT_EQ(slot_column(slot), c);
     }
-  EXPECT_EQ(seen.size(), 256u);
+}
+
+TEST(TileSlot, PutsTheEightRowsOfEachLdmatrixInEightBankGroups) {
+  // ldmatrix reads 16 bytes at (row, column 0 or 8) for rows 0-7 or 8-15: 8 distinct 16-byte
+  // units modulo 128 bytes, i.e. no bank conflict
+  for (const int first_row : {0, 8})
+    for (const int column : {0, 8}) {
+      std::set<int> groups;
+      for (int r = first_row; r < first_row + 8; ++r) groups.insert((tile_slot(r, column) * 2 / 16) % 8);
+      EXPECT_EQ(groups.size(), 8u) << first_row << "," << column;
+    }
+}
+
+TEST(TileEntry, HoldsTheValueBitsLowAndTheSlotHigh) {
+  EXPECT_EQ(tile_entry(0x3c00, 0), 0x3c00u);
+  EXPECT_EQ(tile_entry(0x8000, 255), 0x00ff8000u);
 }
 
 TEST(TilesShape, SliceWidthsAreTheSmallestOf8To64ThatHoldN) {
@@ -75,18 +87,24 @@ TEST(TilesShape, SplitsKUntilTheGpuHasItsWarpsAndNoFurther) {
   EXPECT_EQ(decode.chunk_columns, 256);
   EXPECT_EQ(decode.chunks, 16);
   EXPECT_EQ(decode.partial_bytes, 16 * 4096 * 16 * 4);
+  // decode widths on a tall weight: the warp target alone gives 5 chunks of 832 columns; at
+  // most 32 tiles a warp makes 8 of 512
+  const TilesShape tall = choose_tiles_shape(14336, 4096, 16, DenseLayout::row_major, 132);
+  EXPECT_EQ(tall.chunk_columns, 512);
+  EXPECT_EQ(tall.chunks, 8);
   // many row blocks and slices: one chunk, no partial sums, B staged in windows
   const TilesShape prefill = choose_tiles_shape(14336, 4096, 1024, DenseLayout::row_major, 132);
   EXPECT_EQ(prefill.chunks, 1);
   EXPECT_EQ(prefill.partial_bytes, 0);
   EXPECT_EQ(prefill.slices, 16);
-  EXPECT_EQ(prefill.stage_columns, 672);
+  EXPECT_EQ(prefill.stage_columns, 560);
   // a chunk never exceeds what shared memory holds; chunks cover every column
   for (const std::int64_t cols : {1, 15, 16, 17, 4096, 11008, 100000})
     for (const std::int64_t n : {1, 16, 64, 300})
       for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major}) {
         const TilesShape s = choose_tiles_shape(100, cols, n, dense, 132);
         EXPECT_LE(s.stage_bytes, kTilesMaxStageBytes);
+        EXPECT_EQ(s.shared_bytes, s.stage_bytes + kTilesDenseBytes);
         EXPECT_EQ(s.chunk_columns % kTileColumns, 0);
         EXPECT_EQ(s.stage_columns % kTileColumns, 0);
         EXPECT_LE(s.stage_columns, s.chunk_columns);
@@ -100,10 +118,10 @@ TEST(TilesShape, FixedChunkWidthsRoundUpTo16AndStageWhatSharedMemoryHolds) {
   EXPECT_EQ(fixed.chunk_columns, 112);
   EXPECT_EQ(fixed.chunks, 37);
   EXPECT_EQ(fixed.stage_columns, 112);  // the whole chunk at once
-  // a chunk wider than the stage is staged in windows: 98304 / (72 x 2) -> 672 columns of k
+  // a chunk wider than the stage is staged in windows: 81920 / (72 x 2) -> 560 columns of k
   const TilesShape wide = choose_tiles_shape(64, 1 << 20, 64, DenseLayout::row_major, 132, 1 << 20);
   EXPECT_EQ(wide.chunks, 1);
-  EXPECT_EQ(wide.stage_columns, 672);
+  EXPECT_EQ(wide.stage_columns, 560);
   EXPECT_LE(wide.stage_bytes, kTilesMaxStageBytes);
 }
 
@@ -121,11 +139,11 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
   ASSERT_EQ(layout.chunk_tile_begin.size(), static_cast<std::size_t>(s.row_blocks * s.chunks + 1));
   EXPECT_EQ(layout.chunk_tile_begin.front(), 0);
   EXPECT_EQ(layout.chunk_tile_begin.back(), layout.tile_count());
+  EXPECT_EQ(layout.tiles.back().entry_begin, matrix.nnz());  // the sentinel
   EXPECT_EQ(layout.tile_count(), count_stored_tiles(matrix.rows, matrix.cols,
                                                     matrix.row_ptr.data(), matrix.col_idx.data()));
-  std::vector<std::uint16_t> decoded(static_cast<std::size_t>(matrix.nnz()));
   std::vector<int> hits(static_cast<std::size_t>(matrix.nnz()), 0);
-  std::int64_t next_value = 0;
+  std::int64_t next_entry = 0;
   for (std::int64_t rb = 0; rb < s.row_blocks; ++rb)
     for (std::int64_t chunk = 0; chunk < s.chunks; ++chunk) {
       const std::int64_t begin = layout.chunk_tile_begin[rb * s.chunks + chunk];
@@ -139,33 +157,30 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
         if (t > begin) {
           ASSERT_LT(layout.tiles[t - 1].column, info.column);
         }
-        ASSERT_EQ(info.value_begin, next_value);  // tiles' nonzeros back to back
-        for (int w = 0, before = 0; w < kTileBitmapWords; ++w) {
-          ASSERT_EQ(info.word_prefix[w], before) << "word " << w;
-          before += std::popcount(layout.bitmaps[t * kTileBitmapWords + w]);
+        ASSERT_EQ(info.entry_begin, next_entry);  // tiles' entries back to back
+        std::set<int> slots;
+        int count = 0;
+        for (std::int64_t e = info.entry_begin; e < layout.tiles[t + 1].entry_begin; ++e) {
+          const int slot = static_cast<int>(layout.entries[e] >> 16);
+          ASSERT_LT(slot, 256);
+          ASSERT_TRUE(slots.insert(slot).second) << "slot " << slot << " twice";
+          const std::int64_t row = rb * kTileRows + slot_row(slot);
+          const std::int64_t column = info.column + slot_column(slot);
+          ASSERT_LT(row, matrix.rows);
+          const auto first = matrix.col_idx.begin() + matrix.row_ptr[row];
+          const auto last = matrix.col_idx.begin() + matrix.row_ptr[row + 1];
+          const auto found = std::lower_bound(first, last, column);
+          ASSERT_TRUE(found != last && *found == column) << "no entry at " << row << "," << column;
+          const auto k = static_cast<std::size_t>(found - matrix.col_idx.begin());
+          ++hits[k];
+          EXPECT_EQ(layout.entries[e] & 0xffffu, matrix.values[k].bits);
+          ++count;
         }
-        int rank = 0;
-        for (int lane = 0; lane < 32; ++lane)
-          for (int element = 0; element < kTileElementsPerLane; ++element) {
-            const std::uint32_t word = layout.bitmaps[t * kTileBitmapWords + lane / 4];
-            if (((word >> (8 * (lane % 4) + element)) & 1u) == 0) continue;
-            const std::int64_t row = rb * kTileRows + tile_row(lane, element);
-            const std::int64_t column = info.column + tile_column(lane, element);
-            ASSERT_LT(row, matrix.rows);
-            const auto first = matrix.col_idx.begin() + matrix.row_ptr[row];
-            const auto last = matrix.col_idx.begin() + matrix.row_ptr[row + 1];
-            const auto found = std::lower_bound(first, last, column);
-            ASSERT_TRUE(found != last && *found == column) << "no entry at " << row << "," << column;
-            const auto k = static_cast<std::size_t>(found - matrix.col_idx.begin());
-            ++hits[k];
-            EXPECT_EQ(layout.values[info.value_begin + rank], matrix.values[k].bits);
-            ++rank;
-          }
-        ASSERT_GT(rank, 0) << "an empty tile is stored";
-        next_value += rank;
+        ASSERT_GT(count, 0) << "an empty tile is stored";
+        next_entry += count;
       }
     }
-  EXPECT_EQ(next_value, matrix.nnz());
+  EXPECT_EQ(next_entry, matrix.nnz());
   for (std::size_t k = 0; k < hits.size(); ++k) ASSERT_EQ(hits[k], 1) << "nonzero " << k;
 }
 
@@ -194,14 +209,14 @@ TEST(TileLayout, StoresEveryNonzeroOnceInEveryChunkWidth) {
   }
 }
 
-TEST(TileLayout, CostsFortyEightBytesATileAndTwoANonzero) {
+TEST(TileLayout, CostsEightBytesATileAndFourANonzero) {
   const auto matrix = test::with_values<half>(
       generate_llm_weights(256, 256, 0.7, LlmRowProfile::uniform, 3));
   const TileLayout layout = build_tile_layout(
       matrix, choose_tiles_shape(256, 256, 16, DenseLayout::row_major, 132));
   EXPECT_EQ(layout.tile_count(), 256);  // 30 % dense: every 16 x 16 tile has nonzeros
   EXPECT_EQ(layout.bytes(),
-            layout.tile_count() * 48 + matrix.nnz() * 2 +
+            (layout.tile_count() + 1) * 8 + matrix.nnz() * 4 +
                 static_cast<std::int64_t>(layout.chunk_tile_begin.size()) * 4);
 }
 
