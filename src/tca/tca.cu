@@ -193,7 +193,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     if (parameters_.kernel_is_auto) {
       const std::int64_t stored_tiles = count_stored_tiles(
           matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data());
-      parameters_.kernel = resolve_auto_kernel(matrix.nnz(), stored_tiles);
+      parameters_.kernel = resolve_auto_kernel(matrix.nnz(), stored_tiles, n_, layout_.dense);
       stats_.details["auto_nonzeros_per_tile"] =
           stored_tiles > 0 ? static_cast<double>(matrix.nnz()) / static_cast<double>(stored_tiles) : 0.0;
     }

@@ -13,8 +13,9 @@ std::span<const ParameterSpec> parameter_specs() {
   static const std::vector<ParameterSpec> specs = {
       {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows", "tiles"},
        "paper: m16n8k8 on matricised rows (the paper); rows: a warp a row, 16 columns of C at a "
-       "time; tiles: 16x16 bitmap tiles as dense m16n8k16; auto: tiles when the non-empty tiles "
-       "hold >= 4 nonzeros on average, else rows"},
+       "time; tiles: 16x16 tiles expanded in shared memory, dense m16n8k16; auto: tiles above 16 "
+       "columns of B or when the non-empty tiles hold >= 40 (row-major B) / 8 (column-major) "
+       "nonzeros on average, else rows"},
       {"column_index_bits", Type::choice, "auto", 0, 0, {"auto", "16", "32"},
        "width of the column indices the rows kernel streams (16: cols <= 65536 only); auto: 32 "
        "(16 measured no faster)"},
@@ -59,9 +60,13 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
   return p;
 }
 
-TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles) {
-  return stored_tiles > 0 &&
-                 static_cast<double>(nnz) >= kTilesMinNonzerosPerTile * static_cast<double>(stored_tiles)
+TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles, std::int64_t n,
+                              DenseLayout dense) {
+  if (stored_tiles == 0) return TcaKernel::rows;  // nothing to multiply: the cheaper plan
+  if (n > kRowsKernelMaxColumns) return TcaKernel::tiles;
+  const double threshold = dense == DenseLayout::row_major ? kTilesMinNonzerosPerTileRowMajor
+                                                           : kTilesMinNonzerosPerTile;
+  return static_cast<double>(nnz) >= threshold * static_cast<double>(stored_tiles)
              ? TcaKernel::tiles
              : TcaKernel::rows;
 }

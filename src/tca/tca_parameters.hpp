@@ -6,6 +6,7 @@
 #include <span>
 
 #include "plan/parameters.hpp"
+#include "tcsparse/plan.hpp"
 
 namespace tcsparse::tca {
 
@@ -19,10 +20,16 @@ namespace tcsparse::tca {
 ///    in shared memory (tca_tiles_format.hpp; not in the paper).
 enum class TcaKernel { paper, rows, tiles };
 
-/// kernel=auto: tiles when the stored 16 x 16 tiles hold at least this many nonzeros on average,
-/// else rows (the paper kernel stays a variant: measured on an H100, rows ran 29-90x faster at
-/// n = 8-64, src/tca/README.md). A stored tile costs 40 bytes and one m16n8k16 an n-tile
-/// whatever its nonzeros; a CSR nonzero 6 bytes and a gather of B's row.
+/// kernel=auto: tiles above 16 columns of B (the rows kernel streams the matrix once per 16 columns:
+/// on the DLMC matrices at 90-98 % sparsity tiles ran 2.5-5x faster at n = 256 and 12-30x at
+/// n = 2048, H200); at up to 16 columns, tiles when the stored 16 x 16 tiles hold at least this many
+/// nonzeros on average, else rows. The rows kernel reads a row of row-major B in 16-byte pieces
+/// but gathers column-major B element by element, hence two thresholds. Measured on the LLM
+/// weights at n = 8 and 16 (H100), rows over tiles: row-major B 0.5-0.7x at 70 % sparsity (77
+/// nonzeros a tile), 0.9-1.2x at 80 % (51), 1.3-1.9x at 90 % (26), 1.9-2.7x at 95 % (13);
+/// column-major B 0.1-0.25x at 70 %, 0.35-0.6x at 90 %, 0.55-1.1x at 95 %. The paper kernel stays a
+/// variant (rows ran 29-90x faster at n = 8-64, src/tca/README.md).
+inline constexpr double kTilesMinNonzerosPerTileRowMajor = 40.0;
 inline constexpr double kTilesMinNonzerosPerTile = 8.0;
 
 /// column_index_bits=16 stores 16-bit column indices, which needs every column to fit: cols <=
@@ -40,8 +47,12 @@ struct TcaParameters {
   std::int64_t chunk_columns = 0;  ///< tiles: columns of A a block's chunk spans; 0 = auto
 };
 
-/// kernel=auto's choice for a matrix of `nnz` nonzeros in `stored_tiles` non-empty 16 x 16 tiles.
-TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles);
+/// kernel=auto's choice for a matrix of `nnz` nonzeros in `stored_tiles` non-empty 16 x 16 tiles,
+/// multiplied by n columns of B in layout `dense`.
+TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles, std::int64_t n,
+                              DenseLayout dense);
+/// Columns of B up to which the rows kernel's single pass over the matrix can compete.
+inline constexpr std::int64_t kRowsKernelMaxColumns = 16;
 
 /// The schema (the registry's MethodDescriptor::parameters).
 std::span<const ParameterSpec> parameter_specs();

@@ -174,11 +174,12 @@ TEST_F(SpmmLayouts, TcaKernelsMatchTheReferenceWithEachOfTheirParameters) {
 
 TEST_F(SpmmLayouts, TcaStatsNameTheKernelAndTheIndexWidth) {
   const auto A = test::with_values<half>(scattered_matrix().matrix);
-  for (const std::int64_t n : {16, 256}) {
+  for (const std::int64_t n : {1, 16}) {  // auto: rows for scattered tiles up to 16 columns
     const SpmmPlan<half> plan(A, n, Method("tca"));
     EXPECT_EQ(plan.stats().details["kernel"], "rows");
     EXPECT_EQ(plan.stats().details["column_index_bits"], 32);
   }
+  EXPECT_EQ(SpmmPlan<half>(A, 17, Method("tca")).stats().details["kernel"], "tiles");
   PlanOptions sixteen;
   sixteen.parameters = {"column_index_bits=16"};
   const SpmmPlan<half> narrow(A, 16, Method("tca"), sixteen);
@@ -192,9 +193,9 @@ TEST_F(SpmmLayouts, TcaAutoTakesTilesWhereTilesAreDenseAndRowsWhereNonzerosScatt
   const SpmmPlan<half> rows(scattered, 16, Method("tca"));
   const SpmmPlan<half> tiles(dense_tiles, 16, Method("tca"));
   EXPECT_EQ(rows.stats().details["kernel"], "rows");
-  EXPECT_LT(rows.stats().details["auto_nonzeros_per_tile"].get<double>(), 4.0);
+  EXPECT_LT(rows.stats().details["auto_nonzeros_per_tile"].get<double>(), 8.0);  // either layout
   EXPECT_EQ(tiles.stats().details["kernel"], "tiles");
-  EXPECT_GE(tiles.stats().details["auto_nonzeros_per_tile"].get<double>(), 4.0);
+  EXPECT_GE(tiles.stats().details["auto_nonzeros_per_tile"].get<double>(), 40.0);
   EXPECT_GT(tiles.stats().details["tiles"].get<std::int64_t>(), 0);
   EXPECT_TRUE(rows.can_update_values());
   EXPECT_FALSE(tiles.can_update_values());  // values are stored in fragment order

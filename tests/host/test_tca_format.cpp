@@ -170,10 +170,17 @@ TEST(TcaParameters, AutoIsResolvedByTheNonzerosPerStoredTile) {
   EXPECT_EQ(tca_parameters(tca_values({"kernel=tiles"}), 4096, 16).kernel, TcaKernel::tiles);
   EXPECT_FALSE(tca_parameters(tca_values({"kernel=rows"}), 4096, 16).kernel_is_auto);
   EXPECT_FALSE(tca_parameters(tca_values({"column_index_bits=16"}), 4096, 16).kernel_is_auto);
-  // 4 nonzeros a stored tile on average or more: tiles; fewer, or no tile at all: rows
-  EXPECT_EQ(resolve_auto_kernel(400, 100), TcaKernel::tiles);
-  EXPECT_EQ(resolve_auto_kernel(399, 100), TcaKernel::rows);
-  EXPECT_EQ(resolve_auto_kernel(0, 0), TcaKernel::rows);
+  // up to 16 columns: tiles from 40 nonzeros a stored tile on average with row-major B, from 8
+  // with column-major B (which the rows kernel gathers element by element); above 16 columns
+  // tiles; no tile at all: rows
+  constexpr auto row = DenseLayout::row_major, column = DenseLayout::column_major;
+  EXPECT_EQ(resolve_auto_kernel(4000, 100, 16, row), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(3999, 100, 16, row), TcaKernel::rows);
+  EXPECT_EQ(resolve_auto_kernel(800, 100, 16, column), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(799, 100, 1, column), TcaKernel::rows);
+  EXPECT_EQ(resolve_auto_kernel(100, 100, 17, row), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(100, 100, 17, column), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(0, 0, 256, row), TcaKernel::rows);
 }
 
 TEST(TcaParameters, ChunkColumnsAndIndexWidthsBelongToTheirKernels) {
