@@ -1,6 +1,7 @@
 // TCA-SpMM kernels: C = alpha * A * B + beta * C, fp16 / bf16, fp32 accumulate. kernel=paper
 // (below, the paper's design, A in CSR as given), kernel=rows (tca_rows_kernel.cuh, CSR as given)
-// or kernel=tiles (tca_tiles_kernel.cuh, A as 16 x 16 bitmap tiles); tca_parameters.hpp chooses.
+// or kernel=tiles (tca_tiles_kernel.cuh, A as 16 x 16 tiles of (value, slot) entries);
+// tca_parameters.hpp chooses.
 //
 // kernel=paper:
 // One thread block = 8 warps = 8 / W row groups of W warps (tca_format.hpp). Per output tile of
@@ -195,7 +196,9 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
           matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data());
       parameters_.kernel = resolve_auto_kernel(matrix.nnz(), stored_tiles, n_, layout_.dense);
       stats_.details["auto_nonzeros_per_tile"] =
-          stored_tiles > 0 ? static_cast<double>(matrix.nnz()) / static_cast<double>(stored_tiles) : 0.0;
+          stored_tiles > 0
+              ? static_cast<double>(matrix.nnz()) / static_cast<double>(stored_tiles)
+              : 0.0;
     }
     if (parameters_.kernel == TcaKernel::tiles) {
       plan_tiles(matrix, start);
@@ -279,7 +282,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     tiles_.tiles = detail::DeviceBuffer<TileInfo>(std::span<const TileInfo>(tiles.tiles));
     tiles_.entries = detail::DeviceBuffer<std::uint32_t>(tiles.entries);
     if (shape.chunks > 1) {
-      tiles_.partials = detail::DeviceBuffer<float>(static_cast<std::size_t>(shape.partial_bytes / 4));
+      tiles_.partials =
+          detail::DeviceBuffer<float>(static_cast<std::size_t>(shape.partial_bytes / 4));
       tiles_.arrivals = detail::DeviceBuffer<unsigned>(
           static_cast<std::size_t>(shape.row_blocks * std::max<std::int64_t>(shape.slices, 1)));
       TCSPARSE_CUDA_CHECK(cudaMemset(tiles_.arrivals.data(), 0, tiles_.arrivals.bytes()));

@@ -20,15 +20,15 @@ namespace tcsparse::tca {
 ///    in shared memory (tca_tiles_format.hpp; not in the paper).
 enum class TcaKernel { paper, rows, tiles };
 
-/// kernel=auto: tiles above 16 columns of B (the rows kernel streams the matrix once per 16 columns:
-/// on the DLMC matrices at 90-98 % sparsity tiles ran 2.5-5x faster at n = 256 and 12-30x at
-/// n = 2048, H200); at up to 16 columns, tiles when the stored 16 x 16 tiles hold at least this many
-/// nonzeros on average, else rows. The rows kernel reads a row of row-major B in 16-byte pieces
-/// but gathers column-major B element by element, hence two thresholds. Measured on the LLM
-/// weights at n = 8 and 16 (H100), rows over tiles: row-major B 0.5-0.7x at 70 % sparsity (77
-/// nonzeros a tile), 0.9-1.2x at 80 % (51), 1.3-1.9x at 90 % (26), 1.9-2.7x at 95 % (13);
-/// column-major B 0.1-0.25x at 70 %, 0.35-0.6x at 90 %, 0.55-1.1x at 95 %. The paper kernel stays a
-/// variant (rows ran 29-90x faster at n = 8-64, src/tca/README.md).
+/// kernel=auto: tiles above 16 columns of B (the rows kernel streams the matrix once per 16
+/// columns: on the DLMC matrices at 90-98 % sparsity tiles ran 2.5-5x faster at n = 256 and
+/// 12-30x at n = 2048, H200); at up to 16 columns, tiles when the stored 16 x 16 tiles hold at
+/// least this many nonzeros on average, else rows. The rows kernel reads a row of row-major B in
+/// 16-byte pieces but gathers column-major B element by element, hence two thresholds. Measured on
+/// the LLM weights at n = 8 and 16 (H100), rows' speed over tiles': row-major B 0.65-0.95 at 70 %
+/// sparsity (77 nonzeros a tile), 0.9-1.15 at 80 % (51), 1.2-2.0 at 90 % (26), 1.8-2.7 at 95 %
+/// (13); column-major B 0.13-0.24 at 70 %, 0.35-0.62 at 90 %, 0.55-1.07 at 95 %. The paper kernel
+/// stays a variant (rows ran 29-90x faster at n = 8-64, src/tca/README.md).
 inline constexpr double kTilesMinNonzerosPerTileRowMajor = 40.0;
 inline constexpr double kTilesMinNonzerosPerTile = 8.0;
 

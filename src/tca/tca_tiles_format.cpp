@@ -35,14 +35,12 @@ std::int64_t tiles_stage_stride(std::int64_t row_elements) {
 }
 
 std::int64_t tiles_stage_bytes(std::int64_t stage_columns, int slice_columns, DenseLayout dense) {
-  if (dense == DenseLayout::row_major)
-    return stage_columns * tiles_stage_stride(slice_columns) * 2;
+  if (dense == DenseLayout::row_major) return stage_columns * tiles_stage_stride(slice_columns) * 2;
   return slice_columns * tiles_stage_stride(stage_columns) * 2;
 }
 
 TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
-                              DenseLayout dense, int multiprocessors,
-                              std::int64_t chunk_columns) {
+                              DenseLayout dense, int multiprocessors, std::int64_t chunk_columns) {
   TilesShape shape;
   shape.row_blocks = ceil_div(rows, kTileRows);
   shape.slice_columns = tiles_slice_columns(n);
@@ -60,7 +58,8 @@ TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t
     const std::int64_t partial_per_chunk =
         shape.row_blocks * kTileRows * shape.slices * shape.slice_columns * 4;
     if (chunks > 1 && partial_per_chunk > 0)
-      chunks = std::min(chunks, std::max<std::int64_t>(1, kTilesMaxPartialBytes / partial_per_chunk));
+      chunks =
+          std::min(chunks, std::max<std::int64_t>(1, kTilesMaxPartialBytes / partial_per_chunk));
     shape.chunk_columns = ceil_div(column_tiles, chunks) * kTileColumns;
   }
   shape.chunks = std::max<std::int64_t>(1, ceil_div(cols, shape.chunk_columns));
@@ -173,9 +172,8 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
     for (std::int64_t row = first_row; row < end_row; ++row)
       for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
         const std::int32_t i = tile_of[col_idx[k] / kTileColumns];
-        layout.entries[cursor[i]++] =
-            tile_entry(values[k], tile_slot(static_cast<int>(row - first_row),
-                                            col_idx[k] % kTileColumns));
+        layout.entries[cursor[i]++] = tile_entry(
+            values[k], tile_slot(static_cast<int>(row - first_row), col_idx[k] % kTileColumns));
       }
     for (const std::int32_t tile : row_block_tiles) tile_of[tile] = -1;
   }
@@ -185,9 +183,10 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
 Json tiles_details(const TileLayout& layout) {
   const TilesShape& s = layout.shape;
   return Json{{"tiles", layout.tile_count()},
-              {"nonzeros_per_tile", layout.tile_count() > 0
-                                        ? static_cast<double>(layout.nnz) / static_cast<double>(layout.tile_count())
-                                        : 0.0},
+              {"nonzeros_per_tile",
+               layout.tile_count() > 0
+                   ? static_cast<double>(layout.nnz) / static_cast<double>(layout.tile_count())
+                   : 0.0},
               {"chunks", s.chunks},
               {"chunk_columns", s.chunk_columns},
               {"stage_columns", s.stage_columns},

@@ -50,9 +50,9 @@ inline constexpr int kTilesMaxSliceColumns = 64;
 /// row blocks x slices x chunks reach it): enough loads in flight to stream the tiles.
 inline constexpr int kTilesTargetWarpsPerSm = 32;
 /// Column tiles a chunk spans at most (its warps walk at most this many tiles) at n <= 64: the
-/// automatic chunk is 512 columns or narrower there. Measured (H200, n = 8 / 16 / 64, 8 LLM weights): on the
-/// weights of 11008-14336 rows, chunks of 512 columns ran 1.1-1.3x faster than the 832-4096 the
-/// warp target alone gave; on 4096 x 4096 the target's 256 stayed faster than 512.
+/// automatic chunk is 512 columns or narrower there. Measured (H200, n = 8 / 16 / 64, 8 LLM
+/// weights): on the weights of 11008-14336 rows, chunks of 512 columns ran 1.1-1.3x faster than the
+/// 832-4096 the warp target alone gave; on 4096 x 4096 the target's 256 stayed faster than 512.
 inline constexpr int kTilesMaxChunkTiles = 32;
 /// Tiles a warp expands into dense tiles in shared memory at once (their loads all in flight
 /// before the first store), and the entries a lane loads of each before a loop takes the rest:
@@ -87,15 +87,15 @@ constexpr std::uint32_t tile_entry(std::uint16_t value_bits, int slot) {
 
 /// How the kernel cuts a product of width n: shared-memory and grid shape.
 struct TilesShape {
-  std::int64_t row_blocks = 0;       ///< ceil(rows / 16)
-  std::int64_t chunk_columns = 16;   ///< a multiple of 16; the last chunk may be shorter
-  std::int64_t chunks = 1;           ///< ceil(cols / chunk_columns), at least 1
-  std::int64_t stage_columns = 16;   ///< rows of B staged at once: a multiple of 16, <= chunk
-  int slice_columns = 8;             ///< 8, 16, 32 or 64
-  std::int64_t slices = 0;           ///< ceil(n / slice_columns)
-  std::int64_t stage_bytes = 0;      ///< the staged window of B in shared memory (padded)
-  std::int64_t shared_bytes = 0;     ///< a block's dynamic shared memory: stage + dense tiles
-  std::int64_t partial_bytes = 0;    ///< split-K partial sums (0 when chunks == 1)
+  std::int64_t row_blocks = 0;      ///< ceil(rows / 16)
+  std::int64_t chunk_columns = 16;  ///< a multiple of 16; the last chunk may be shorter
+  std::int64_t chunks = 1;          ///< ceil(cols / chunk_columns), at least 1
+  std::int64_t stage_columns = 16;  ///< rows of B staged at once: a multiple of 16, <= chunk
+  int slice_columns = 8;            ///< 8, 16, 32 or 64
+  std::int64_t slices = 0;          ///< ceil(n / slice_columns)
+  std::int64_t stage_bytes = 0;     ///< the staged window of B in shared memory (padded)
+  std::int64_t shared_bytes = 0;    ///< a block's dynamic shared memory: stage + dense tiles
+  std::int64_t partial_bytes = 0;   ///< split-K partial sums (0 when chunks == 1)
 };
 
 /// Columns of a slice for width n: the smallest of 8, 16, 32, 64 that holds n (64 above).
@@ -119,8 +119,8 @@ struct TileLayout {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   TilesShape shape;
   std::vector<std::int32_t> chunk_tile_begin;  ///< row_blocks * chunks + 1
-  std::vector<TileInfo> tiles;  ///< tile_count() + 1: the last {nnz, 0} ends the last tile
-  std::vector<std::uint32_t> entries;          ///< tile_entry(value, slot), tile by tile
+  std::vector<TileInfo> tiles;         ///< tile_count() + 1: the last {nnz, 0} ends the last tile
+  std::vector<std::uint32_t> entries;  ///< tile_entry(value, slot), tile by tile
   std::int64_t tile_count() const { return static_cast<std::int64_t>(tiles.size()) - 1; }
   /// Device bytes of the arrays above.
   std::int64_t bytes() const;
@@ -128,8 +128,8 @@ struct TileLayout {
 
 /// Stored tiles of the matrix in chunks of `chunk_columns` (every non-empty 16 x 16 tile; the
 /// chunk width does not change which tiles are stored). Used by the shape and auto rules.
-std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols,
-                                const std::int32_t* row_ptr, const std::int32_t* col_idx);
+std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
+                                const std::int32_t* col_idx);
 
 /// The layout of a valid CSR (sorted, unique columns) for `shape`; values as 16-bit patterns.
 /// Throws IndexOverflowError when tiles or nonzeros exceed 32-bit offsets.
@@ -141,8 +141,7 @@ template <typename Value>
 TileLayout build_tile_layout(const CsrMatrix<Value, std::int32_t>& matrix,
                              const TilesShape& shape) {
   static_assert(sizeof(Value) == 2, "tiles hold 16-bit values");
-  return build_tile_layout(matrix.rows, matrix.cols, matrix.row_ptr.data(),
-                           matrix.col_idx.data(),
+  return build_tile_layout(matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data(),
                            reinterpret_cast<const std::uint16_t*>(matrix.values.data()), shape);
 }
 
@@ -155,8 +154,7 @@ Json tiles_details(const TileLayout& layout);
 /// summed per chunk, the chunks summed in order. B: cols x n, C: rows x n in `dense` layout.
 /// beta == 0 does not read C.
 template <typename Value>
-void tiles_host_apply(const TileLayout& layout, const std::vector<Value>& B,
-                      std::vector<Value>& C, std::int64_t n, DenseLayout dense, float alpha,
-                      float beta);
+void tiles_host_apply(const TileLayout& layout, const std::vector<Value>& B, std::vector<Value>& C,
+                      std::int64_t n, DenseLayout dense, float alpha, float beta);
 
 }  // namespace tcsparse::tca

@@ -39,16 +39,17 @@ inline constexpr int kTilesThreadsPerBlock = kTilesWarpsPerBlock * 32;
 template <typename Out>
 struct TilesArguments {
   const std::int32_t* chunk_tile_begin = nullptr;
-  const int2* tiles = nullptr;            ///< TileInfo: {entry_begin, column}, a sentinel last
-  const unsigned* entries = nullptr;      ///< value bits | slot << 16
+  const int2* tiles = nullptr;        ///< TileInfo: {entry_begin, column}, a sentinel last
+  const unsigned* entries = nullptr;  ///< value bits | slot << 16
   const std::uint16_t* B = nullptr;
   Out* C = nullptr;
-  float* partials = nullptr;       ///< split-K only
-  unsigned* arrivals = nullptr;    ///< split-K only: row_blocks x slices counters, zero between applies
+  float* partials = nullptr;  ///< split-K only
+  unsigned* arrivals =
+      nullptr;  ///< split-K only: row_blocks x slices counters, zero between applies
   std::int64_t rows = 0, cols = 0, n = 0;
   std::int64_t row_blocks = 0, chunks = 1, chunk_columns = 16, stage_columns = 16, slices = 0;
   std::int64_t stage_elements = 0;  ///< 16-bit elements of the stage (the dense tiles follow)
-  bool vector_b = false;  ///< B's staged rows may be read as aligned 16-byte pieces
+  bool vector_b = false;            ///< B's staged rows may be read as aligned 16-byte pieces
   float alpha = 1.0f, beta = 0.0f;
 };
 
@@ -68,8 +69,8 @@ __device__ __forceinline__ void stage_b(std::uint16_t* stage, const TilesArgumen
   for (std::int64_t piece = threadIdx.x; piece < stage_rows * pieces_per_row;
        piece += kTilesThreadsPerBlock) {
     const std::int64_t stage_row = piece / pieces_per_row, first = 8 * (piece % pieces_per_row);
-    const std::int64_t k = kRowMajor ? k0 + stage_row : k0 + first;      // the piece's first k
-    const std::int64_t j = kRowMajor ? n0 + first : n0 + stage_row;      // and first column
+    const std::int64_t k = kRowMajor ? k0 + stage_row : k0 + first;  // the piece's first k
+    const std::int64_t j = kRowMajor ? n0 + first : n0 + stage_row;  // and first column
     uint4 raw = make_uint4(0, 0, 0, 0);
     if (args.vector_b) {  // n % 8 == 0 (row-major) or K % 8 == 0 (column-major), B aligned
       if (k < args.cols && j < args.n)
@@ -95,7 +96,8 @@ __device__ __forceinline__ void load_tile_infos(int2 (&info)[kTilesInFlight + 1]
                                                 const int2* __restrict__ tiles, int t,
                                                 int end_tile) {
 #pragma unroll
-  for (int u = 0; u <= kTilesInFlight; ++u) info[u] = __ldg(tiles + (t + u < end_tile ? t + u : end_tile));
+  for (int u = 0; u <= kTilesInFlight; ++u)
+    info[u] = __ldg(tiles + (t + u < end_tile ? t + u : end_tile));
 }
 
 /// Step 2: entries 32 r + lane of each tile of the batch (0 where there is none).
@@ -121,9 +123,9 @@ __device__ __forceinline__ void load_tile_fragment(unsigned (&a)[4], const std::
 
 /// Step 2 for one tile whose fragment is loaded: its B fragments from the stage, its MMAs.
 template <typename V, int kNTiles, bool kRowMajor>
-__device__ __forceinline__ void multiply_tile(float (&acc)[kNTiles][arch::kM16n8k8AccumulatorsPerLane],
-                                              const unsigned (&a)[4], const std::uint16_t* stage,
-                                              std::int64_t k, std::int64_t stride, int lane) {
+__device__ __forceinline__ void multiply_tile(
+    float (&acc)[kNTiles][arch::kM16n8k8AccumulatorsPerLane], const unsigned (&a)[4],
+    const std::uint16_t* stage, std::int64_t k, std::int64_t stride, int lane) {
   if constexpr (kNTiles == 1) {
     unsigned b[2];
     const std::uint16_t* row = kRowMajor ? stage + (k + (lane & 15)) * stride
@@ -179,8 +181,8 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock)
       k0 + args.chunk_columns < args.cols ? k0 + args.chunk_columns : args.cols;
   const std::int64_t stride = stage_stride(kRowMajor ? kSliceColumns : args.stage_columns);
   std::uint16_t* stage = shared;  // then the warps' dense tiles
-  std::uint16_t* dense = shared + args.stage_elements +
-                         warp * kTilesInFlight * kTileRows * kTileColumns;
+  std::uint16_t* dense =
+      shared + args.stage_elements + warp * kTilesInFlight * kTileRows * kTileColumns;
   const bool has_row_block = row_block < args.row_blocks;  // warp-uniform
 
   const std::int64_t slot = row_block * args.chunks + chunk;
@@ -213,7 +215,8 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock)
       }
 #pragma unroll
       for (int u = 0; u < kTilesInFlight; ++u)
-        reinterpret_cast<uint4*>(dense + u * kTileRows * kTileColumns)[lane] = make_uint4(0, 0, 0, 0);
+        reinterpret_cast<uint4*>(dense + u * kTileRows * kTileColumns)[lane] =
+            make_uint4(0, 0, 0, 0);
       __syncwarp();
 #pragma unroll
       for (int u = 0; u < kTilesInFlight; ++u) {

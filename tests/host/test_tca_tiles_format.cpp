@@ -47,7 +47,8 @@ TEST(TileSlot, PutsTheEightRowsOfEachLdmatrixInEightBankGroups) {
   for (const int first_row : {0, 8})
     for (const int column : {0, 8}) {
       std::set<int> groups;
-      for (int r = first_row; r < first_row + 8; ++r) groups.insert((tile_slot(r, column) * 2 / 16) % 8);
+      for (int r = first_row; r < first_row + 8; ++r)
+        groups.insert((tile_slot(r, column) * 2 / 16) % 8);
       EXPECT_EQ(groups.size(), 8u) << first_row << "," << column;
     }
 }
@@ -69,9 +70,9 @@ TEST(TilesShape, SliceWidthsAreTheSmallestOf8To64ThatHoldN) {
 }
 
 TEST(TilesShape, StagedRowsAreAnOddNumberOf16ByteUnits) {
-  EXPECT_EQ(tiles_stage_stride(8), 8);     // 1 unit
-  EXPECT_EQ(tiles_stage_stride(16), 24);   // 2 -> 3 units
-  EXPECT_EQ(tiles_stage_stride(64), 72);   // 8 -> 9
+  EXPECT_EQ(tiles_stage_stride(8), 8);    // 1 unit
+  EXPECT_EQ(tiles_stage_stride(16), 24);  // 2 -> 3 units
+  EXPECT_EQ(tiles_stage_stride(64), 72);  // 8 -> 9
   EXPECT_EQ(tiles_stage_stride(256), 264);
   EXPECT_EQ(tiles_stage_bytes(256, 16, DenseLayout::row_major), 256 * 24 * 2);
   EXPECT_EQ(tiles_stage_bytes(256, 16, DenseLayout::column_major), 16 * 264 * 2);
@@ -140,8 +141,8 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
   EXPECT_EQ(layout.chunk_tile_begin.front(), 0);
   EXPECT_EQ(layout.chunk_tile_begin.back(), layout.tile_count());
   EXPECT_EQ(layout.tiles.back().entry_begin, matrix.nnz());  // the sentinel
-  EXPECT_EQ(layout.tile_count(), count_stored_tiles(matrix.rows, matrix.cols,
-                                                    matrix.row_ptr.data(), matrix.col_idx.data()));
+  EXPECT_EQ(layout.tile_count(), count_stored_tiles(matrix.rows, matrix.cols, matrix.row_ptr.data(),
+                                                    matrix.col_idx.data()));
   std::vector<int> hits(static_cast<std::size_t>(matrix.nnz()), 0);
   std::int64_t next_entry = 0;
   for (std::int64_t rb = 0; rb < s.row_blocks; ++rb)
@@ -187,11 +188,11 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
 std::vector<test::NamedMatrix> tiles_matrices() {
   std::vector<test::NamedMatrix> result = test::edge_case_matrices();
   result.push_back({"rows_not_a_multiple_of_16",
-                    test::with_row_lengths(37, {0, 5, 37, 1, 0, 0, 17, 3, 2, 9, 10, 11, 12, 1, 1,
-                                                1, 1, 36, 4},
-                                           11)});
+                    test::with_row_lengths(
+                        37, {0, 5, 37, 1, 0, 0, 17, 3, 2, 9, 10, 11, 12, 1, 1, 1, 1, 36, 4}, 11)});
   result.push_back({"llm_70", generate_llm_weights(300, 200, 0.7, LlmRowProfile::uniform, 1)});
-  result.push_back({"llm_95_skewed", generate_llm_weights(300, 200, 0.95, LlmRowProfile::skewed, 2)});
+  result.push_back(
+      {"llm_95_skewed", generate_llm_weights(300, 200, 0.95, LlmRowProfile::skewed, 2)});
   return result;
 }
 
@@ -210,14 +211,13 @@ TEST(TileLayout, StoresEveryNonzeroOnceInEveryChunkWidth) {
 }
 
 TEST(TileLayout, CostsEightBytesATileAndFourANonzero) {
-  const auto matrix = test::with_values<half>(
-      generate_llm_weights(256, 256, 0.7, LlmRowProfile::uniform, 3));
-  const TileLayout layout = build_tile_layout(
-      matrix, choose_tiles_shape(256, 256, 16, DenseLayout::row_major, 132));
+  const auto matrix =
+      test::with_values<half>(generate_llm_weights(256, 256, 0.7, LlmRowProfile::uniform, 3));
+  const TileLayout layout =
+      build_tile_layout(matrix, choose_tiles_shape(256, 256, 16, DenseLayout::row_major, 132));
   EXPECT_EQ(layout.tile_count(), 256);  // 30 % dense: every 16 x 16 tile has nonzeros
-  EXPECT_EQ(layout.bytes(),
-            (layout.tile_count() + 1) * 8 + matrix.nnz() * 4 +
-                static_cast<std::int64_t>(layout.chunk_tile_begin.size()) * 4);
+  EXPECT_EQ(layout.bytes(), (layout.tile_count() + 1) * 8 + matrix.nnz() * 4 +
+                                static_cast<std::int64_t>(layout.chunk_tile_begin.size()) * 4);
 }
 
 template <typename Value>
@@ -231,8 +231,8 @@ void expect_host_model_matches_reference(const CsrMatrix<double, std::int32_t>& 
   if (dense == DenseLayout::column_major)
     for (std::int64_t k = 0; k < cols; ++k)
       for (std::int64_t j = 0; j < n; ++j) B[j * cols + k] = B_row_major[k * n + j];
-  const auto C_start = scalars.beta == 0.0 ? test::make_poisoned<Value>(rows * n)
-                                           : test::make_y<Value>(exact, n);
+  const auto C_start =
+      scalars.beta == 0.0 ? test::make_poisoned<Value>(rows * n) : test::make_y<Value>(exact, n);
   std::vector<Value> C = C_start;
   if (dense == DenseLayout::column_major)
     for (std::int64_t i = 0; i < rows; ++i)
@@ -264,8 +264,7 @@ TEST(TilesHostModel, MatchesTheReferenceInBothLayoutsWithAndWithoutSplitK) {
         for (const std::int64_t chunk_columns : {0, 32})
           for (const test::Scalars scalars : test::kScalarCases) {
             expect_host_model_matches_reference<half>(matrix, n, dense, scalars, chunk_columns);
-            expect_host_model_matches_reference<bfloat16>(matrix, n, dense, scalars,
-                                                          chunk_columns);
+            expect_host_model_matches_reference<bfloat16>(matrix, n, dense, scalars, chunk_columns);
           }
   }
 }
