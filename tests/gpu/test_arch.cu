@@ -1,6 +1,6 @@
 // The shared device layer src/arch/ on the GPU: warp sums against host sums, each mma wrapper
 // against a host product of one fragment-sized problem (which also checks the fragment layouts
-// written in arch/mma.cuh), cp.async copies through shared memory (sizes that are not multiples
+// written in arch/mma.cuh; m16n8k16 with its operands loaded by ldmatrix, plain and transposed), cp.async copies through shared memory (sizes that are not multiples
 // of 16 included), and the sm_90 bulk copy with its mbarrier (skipped below compute 9.0).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -179,6 +179,76 @@ void check_m16n8k8(std::uint64_t seed) {
 TEST_F(ArchMmaTest, M16n8k8F16EqualsHostProduct) { check_m16n8k8<__half>(21); }
 
 TEST_F(ArchMmaTest, M16n8k8Bf16EqualsHostProduct) { check_m16n8k8<__nv_bfloat16>(31); }
+
+/// D = A B + C with m16n8k16 on V inputs, the operands read from shared memory by ldmatrix as
+/// tca's tiles kernel reads them: A 16 x 16 row-major (plain x4: a0..a3), B 16 x kN (kN = 8: x2,
+/// kN = 16: x4 giving two n-tiles), stored as rows of k (row-major, .trans) or rows of n
+/// (column-major, plain). C and D 16 x kN row-major floats.
+template <typename V, int kN, bool kBRowMajor>
+__global__ void mma_m16n8k16_from_shared_kernel(const float* a, const float* b, const float* c,
+                                                float* d) {
+  __shared__ __align__(16) std::uint16_t a_tile[16 * 16];
+  __shared__ __align__(16) std::uint16_t b_tile[16 * kN];
+  const int lane = arch::lane_id(), g = lane / 4, t = lane % 4;
+  for (int i = lane; i < 16 * 16; i += kWarp)
+    a_tile[i] = static_cast<std::uint16_t>(pack_pair<V>(a[i], 0.0f));
+  for (int i = lane; i < 16 * kN; i += kWarp) {  // i = k * kN + j in b
+    const int k = i / kN, j = i % kN;
+    b_tile[kBRowMajor ? i : j * 16 + k] = static_cast<std::uint16_t>(pack_pair<V>(b[i], 0.0f));
+  }
+  __syncwarp();
+  unsigned fragment_a[4];
+  arch::load_matrix_x4<false>(fragment_a, a_tile + 16 * (lane & 15) + 8 * (lane >> 4));
+  unsigned fragment_b[2 * (kN / 8)];
+  if constexpr (kN == 8) {
+    unsigned pair[2];
+    arch::load_matrix_x2<kBRowMajor>(pair, kBRowMajor ? b_tile + 8 * (lane & 15)
+                                                      : b_tile + 16 * (lane & 7) + 8 * ((lane >> 3) & 1));
+    fragment_b[0] = pair[0];
+    fragment_b[1] = pair[1];
+  } else {
+    const int n_tile = lane >> 4;  // lanes 16-31 address the second n-tile
+    arch::load_matrix_x4<kBRowMajor>(
+        fragment_b, kBRowMajor ? b_tile + kN * (lane & 15) + 8 * n_tile
+                               : b_tile + 16 * (8 * n_tile + (lane & 7)) + 8 * ((lane >> 3) & 1));
+  }
+#pragma unroll
+  for (int n_tile = 0; n_tile < kN / 8; ++n_tile) {
+    const int top = g * kN + 8 * n_tile + 2 * t, bottom = (g + 8) * kN + 8 * n_tile + 2 * t;
+    float acc[arch::kM16n8k8AccumulatorsPerLane] = {c[top], c[top + 1], c[bottom], c[bottom + 1]};
+    arch::mma_m16n8k16<V>(acc, fragment_a, fragment_b[2 * n_tile], fragment_b[2 * n_tile + 1]);
+    d[top] = acc[0];
+    d[top + 1] = acc[1];
+    d[bottom] = acc[2];
+    d[bottom + 1] = acc[3];
+  }
+}
+
+template <typename V, int kN, bool kBRowMajor>
+void check_m16n8k16_from_shared(std::uint64_t seed) {
+  const std::vector<float> a = quarter_values(16 * 16, seed), b = quarter_values(16 * kN, seed + 1),
+                           c = quarter_values(16 * kN, seed + 2);
+  const DeviceBuffer<float> d_a(a), d_b(b), d_c(c);
+  DeviceBuffer<float> d_d(16 * kN);
+  d_d.fill_bytes(0xFF);
+  mma_m16n8k16_from_shared_kernel<V, kN, kBRowMajor>
+      <<<1, kWarp>>>(d_a.data(), d_b.data(), d_c.data(), d_d.data());
+  synchronize_after_launch();
+  const std::vector<float> got = d_d.download();
+  const std::vector<double> expected = host_product(a, b, c, 16, kN, 16);
+  for (int i = 0; i < 16 * kN; ++i)  // exact: see quarter_values
+    EXPECT_EQ(static_cast<double>(got[i]), expected[i])
+        << "D[" << i / kN << "][" << i % kN << "], n = " << kN << (kBRowMajor ? ", B row-major" : ", B column-major");
+}
+
+TEST_F(ArchMmaTest, M16n8k16WithLdmatrixOperandsEqualsHostProduct) {
+  check_m16n8k16_from_shared<__half, 8, true>(41);
+  check_m16n8k16_from_shared<__half, 8, false>(43);
+  check_m16n8k16_from_shared<__half, 16, true>(45);
+  check_m16n8k16_from_shared<__half, 16, false>(47);
+  check_m16n8k16_from_shared<__nv_bfloat16, 8, true>(51);
+  check_m16n8k16_from_shared<__nv_bfloat16, 16, false>(53);
+}
 
 // ---- cp.async ----------------------------------------------------------------------------------
 
