@@ -21,7 +21,8 @@ std::span<const ParameterSpec> parameter_specs() {
        "(16 measured no faster)"},
       {"chunk_columns", Type::integer, "auto", 16, 1 << 30, {"auto"},
        "tiles: columns of A (and rows of B) one thread block stages and multiplies (rounded up "
-       "to 16); auto: split-K until the GPU has 32 warps an SM"},
+       "to 16); auto: split-K until the GPU has 32 warps an SM, and at n <= 64 at most 512 "
+       "columns"},
   };
   return specs;
 }

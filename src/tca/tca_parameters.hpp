@@ -16,8 +16,9 @@ namespace tcsparse::tca {
 ///  - rows: a warp a row, its lanes over the row's nonzeros, B gathered through the read-only
 ///    cache, 16 columns of C at a time in fp32 registers (tca_rows_kernel.cuh; not in the paper).
 ///    It streams the matrix once per 16 columns of B.
-///  - tiles: 16 x 16 tiles as bitmap + nonzeros, multiplied as dense m16n8k16 tiles with B staged
-///    in shared memory (tca_tiles_format.hpp; not in the paper).
+///  - tiles: the non-empty 16 x 16 tiles as (value, slot) entries, expanded into dense tiles in
+///    shared memory and multiplied by m16n8k16 with B staged there too (tca_tiles_format.hpp;
+///    not in the paper).
 enum class TcaKernel { paper, rows, tiles };
 
 /// kernel=auto: tiles above 16 columns of B (the rows kernel streams the matrix once per 16
