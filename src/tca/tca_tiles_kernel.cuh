@@ -194,13 +194,12 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock)
     if (window > k0) __syncthreads();  // the previous window's ldmatrix are done
     stage_b<kSliceColumns, kRowMajor>(stage, args, window, n0, stride);
     __syncthreads();
-    // kTilesInFlight tiles at a time: their metadata loads, then their nonzeros' loads, then
-    // their MMAs, so that a warp waits two memory latencies a batch rather than a tile. Which
-    // tiles of a batch belong to the window is warp-uniform (TileInfo is the warp's).
-    const std::int64_t window_end = window + args.stage_columns;
     // kTilesInFlight tiles at a time: their TileInfo, then their entries (all loads of the
-    // batch in flight at once), then the dense tiles and their MMAs. (Loading the next batch
-    // while this one computes was measured no faster: more registers, fewer warps an SM.)
+    // batch in flight at once), then the dense tiles and their MMAs; a warp waits two memory
+    // latencies a batch rather than a tile. (Loading the next batch while this one computes was
+    // measured no faster: more registers, fewer warps an SM.) Which tiles of a batch belong to
+    // the window is warp-uniform (TileInfo is the warp's).
+    const std::int64_t window_end = window + args.stage_columns;
     while (t < end_tile) {
       int2 info[kTilesInFlight + 1];
       unsigned entry[kTilesInFlight][kTileEntryRounds];
