@@ -191,16 +191,16 @@ TEST_F(SpmmLayouts, TcaAutoTakesTilesWhereTilesAreDenseAndRowsWhereNonzerosScatt
   const auto scattered = test::with_values<half>(scattered_matrix().matrix);
   const auto dense_tiles = test::with_values<half>(tile_matrices().front().matrix);
   const SpmmPlan<half> rows(scattered, 16, Method("tca"));
-  const SpmmPlan<half> tiles(dense_tiles, 16, Method("tca"));
+  SpmmPlan<half> tiles(dense_tiles, 16, Method("tca"));
   EXPECT_EQ(rows.stats().details["kernel"], "rows");
   EXPECT_LT(rows.stats().details["auto_nonzeros_per_tile"].get<double>(), 8.0);  // either layout
   EXPECT_EQ(tiles.stats().details["kernel"], "tiles");
   EXPECT_GE(tiles.stats().details["auto_nonzeros_per_tile"].get<double>(), 40.0);
   EXPECT_GT(tiles.stats().details["tiles"].get<std::int64_t>(), 0);
   EXPECT_TRUE(rows.can_update_values());
-  EXPECT_FALSE(tiles.can_update_values());  // values are stored in fragment order
-  detail::DeviceBuffer<half> values(static_cast<std::size_t>(dense_tiles.nnz()));
-  EXPECT_THROW(const_cast<SpmmPlan<half>&>(tiles).update_values(values.data()), UnsupportedError);
+  EXPECT_FALSE(tiles.can_update_values());  // the values are stored tile by tile
+  const detail::DeviceBuffer<half> values(static_cast<std::size_t>(dense_tiles.nnz()));
+  EXPECT_THROW(tiles.update_values(values.data()), UnsupportedError);
 }
 
 /// kernel=tiles with split-K (the last warp of a row block sums the chunks' partials in chunk
@@ -223,8 +223,8 @@ TEST_F(SpmmLayouts, TcaTilesSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {
     for (std::size_t i = 0; i < first.size(); ++i)
       ASSERT_EQ(first[i].bits, again[i].bits) << "repeat " << repeat << ", element " << i;
   }
-  cudaStream_t stream = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  const detail::CudaStream owned_stream;
+  const cudaStream_t stream = owned_stream.get();
   cudaGraph_t graph = nullptr;
   ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
   plan.apply(B.data(), C.data(), 1.0f, 0.0f, stream);
@@ -241,7 +241,6 @@ TEST_F(SpmmLayouts, TcaTilesSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
 }
 
 TEST_F(SpmmLayouts, TcaRefuses16BitIndicesBeyond65536Columns) {
