@@ -18,10 +18,12 @@
 #include <filesystem>
 #include <limits>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "tcsparse/csr.hpp"
+#include "tcsparse/plan.hpp"
 #include "tcsparse/reference.hpp"
 
 namespace tcsparse::test {
@@ -164,6 +166,38 @@ CsrMatrix<Value, std::int32_t> with_values(const CsrMatrix<double, std::int32_t>
   for (std::size_t i = 0; i < matrix.values.size(); ++i)
     result.values[i] = from_double<Value>(matrix.values[i]);
   return result;
+}
+
+/// A rows x cols row-major array in column-major order (element (i, j) at j * rows + i).
+template <typename T>
+std::vector<T> transposed(const std::vector<T>& row_major, std::int64_t rows, std::int64_t cols) {
+  std::vector<T> result(row_major.size());
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) result[j * rows + i] = row_major[i * cols + j];
+  return result;
+}
+
+/// The relative error of a host model of C = alpha A B + beta C against spmm_reference: B from
+/// make_b, C from make_y (or poisoned when beta == 0), both handed to
+/// model(matrix, B, C) in `dense` layout; A is `exact` in Value.
+template <typename Value, typename Model>
+double host_spmm_model_error(const CsrMatrix<double, std::int32_t>& exact, std::int64_t n,
+                             DenseLayout dense, Scalars scalars, Model&& model) {
+  const auto matrix = with_values<Value>(exact);
+  const std::int64_t rows = exact.rows, cols = exact.cols;
+  const bool column_major = dense == DenseLayout::column_major;
+  const auto B_row_major = make_b<Value>(exact, n);
+  const auto C_start =
+      scalars.beta == 0.0 ? make_poisoned<Value>(static_cast<std::size_t>(rows * n))
+                          : make_y<Value>(exact, n);  // row-major
+  std::vector<double> expected = to_double_vector(C_start);
+  spmm_reference(matrix, std::span<const Value>(B_row_major), n, std::span<double>(expected),
+                 scalars.alpha, scalars.beta);
+  const std::vector<Value> B = column_major ? transposed(B_row_major, cols, n) : B_row_major;
+  std::vector<Value> C = column_major ? transposed(C_start, rows, n) : C_start;
+  model(matrix, B, C);
+  const std::vector<Value> C_row_major = column_major ? transposed(C, n, rows) : C;
+  return relative_error(std::span<const Value>(C_row_major), std::span<const double>(expected));
 }
 
 /// The tolerance of DESIGN.md for relative_error: fp64 1e-12, fp32 1e-5, fp16 / bf16 1e-2.

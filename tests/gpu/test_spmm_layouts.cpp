@@ -38,14 +38,6 @@ std::vector<test::NamedMatrix> layout_matrices() {
           {"one_column", test::with_row_lengths(1, {1, 0, 1, 1}, 2)}};
 }
 
-template <typename T>
-std::vector<T> transposed(const std::vector<T>& row_major, std::int64_t rows, std::int64_t cols) {
-  std::vector<T> result(row_major.size());
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) result[j * rows + i] = row_major[i * cols + j];
-  return result;
-}
-
 /// Runs one product; Output is Value or float. Returns false when the method refused the layout.
 template <typename Value, typename Output>
 bool check(Method method, const test::NamedMatrix& named, std::int64_t n, DenseLayout dense,
@@ -72,8 +64,10 @@ bool check(Method method, const test::NamedMatrix& named, std::int64_t n, DenseL
   spmm_reference(A, std::span<const Value>(B_row_major), n, std::span<double>(expected),
                  scalars.alpha, scalars.beta);
   const bool column_major = dense == DenseLayout::column_major;
-  detail::DeviceBuffer<Value> d_B(column_major ? transposed(B_row_major, cols, n) : B_row_major);
-  detail::DeviceBuffer<Output> d_C(column_major ? transposed(C_row_major, rows, n) : C_row_major);
+  detail::DeviceBuffer<Value> d_B(column_major ? test::transposed(B_row_major, cols, n)
+                                               : B_row_major);
+  detail::DeviceBuffer<Output> d_C(column_major ? test::transposed(C_row_major, rows, n)
+                                                : C_row_major);
   if constexpr (std::is_same_v<Output, Value>)
     plan->apply(d_B.data(), d_C.data(), static_cast<scalar_t<Value>>(scalars.alpha),
                 static_cast<scalar_t<Value>>(scalars.beta), nullptr);
@@ -81,7 +75,7 @@ bool check(Method method, const test::NamedMatrix& named, std::int64_t n, DenseL
     plan->apply_fp32_output(d_B.data(), d_C.data(), static_cast<float>(scalars.alpha),
                             static_cast<float>(scalars.beta), nullptr);
   std::vector<Output> C = d_C.download();
-  if (column_major) C = transposed(C, n, rows);
+  if (column_major) C = test::transposed(C, n, rows);
   const double error = relative_error(std::span<const Output>(C), std::span<const double>(expected));
   EXPECT_LT(error, tolerance(plan->method(), precision_of<Value>()))  // auto: what it chose
       << method.name() << " (" << plan->method().name() << ") " << named.name << " "

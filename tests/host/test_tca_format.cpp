@@ -92,31 +92,13 @@ template <typename Value>
 void expect_host_model_matches_reference(const CsrMatrix<double, std::int32_t>& exact,
                                          std::int64_t n, DenseLayout dense, double alpha,
                                          double beta) {
-  const auto matrix = test::with_values<Value>(exact);
-  const auto B_row_major = test::make_b<Value>(exact, n);
-  const std::int64_t rows = exact.rows, cols = exact.cols;
-  std::vector<Value> B = B_row_major;
-  if (dense == DenseLayout::column_major)
-    for (std::int64_t k = 0; k < cols; ++k)
-      for (std::int64_t j = 0; j < n; ++j) B[j * cols + k] = B_row_major[k * n + j];
-  const auto C_start = beta == 0.0 ? test::make_poisoned<Value>(rows * n)
-                                   : test::make_y<Value>(exact, n);  // row-major
-  std::vector<Value> C = C_start;
-  if (dense == DenseLayout::column_major)
-    for (std::int64_t i = 0; i < rows; ++i)
-      for (std::int64_t j = 0; j < n; ++j) C[j * rows + i] = C_start[i * n + j];
-
-  std::vector<double> expected = test::to_double_vector(C_start);
-  spmm_reference(matrix, std::span<const Value>(B_row_major), n, std::span<double>(expected),
-                 alpha, beta);
-  host_apply(build_tca_layout(matrix, n), matrix, B, C, dense, static_cast<float>(alpha),
-             static_cast<float>(beta));
-  std::vector<Value> C_row_major = C;
-  if (dense == DenseLayout::column_major)
-    for (std::int64_t i = 0; i < rows; ++i)
-      for (std::int64_t j = 0; j < n; ++j) C_row_major[i * n + j] = C[j * rows + i];
-  const double error =
-      relative_error(std::span<const Value>(C_row_major), std::span<const double>(expected));
+  const double error = test::host_spmm_model_error<Value>(
+      exact, n, dense, {alpha, beta},
+      [&](const CsrMatrix<Value, std::int32_t>& matrix, const std::vector<Value>& B,
+          std::vector<Value>& C) {
+        host_apply(build_tca_layout(matrix, n), matrix, B, C, dense, static_cast<float>(alpha),
+                   static_cast<float>(beta));
+      });
   EXPECT_LT(error, 1e-2) << "n = " << n << ", " << to_string(dense) << ", alpha " << alpha
                          << ", beta " << beta;
 }

@@ -224,34 +224,17 @@ template <typename Value>
 void expect_host_model_matches_reference(const CsrMatrix<double, std::int32_t>& exact,
                                          std::int64_t n, DenseLayout dense, test::Scalars scalars,
                                          std::int64_t chunk_columns) {
-  const auto matrix = test::with_values<Value>(exact);
-  const std::int64_t rows = exact.rows, cols = exact.cols;
-  const auto B_row_major = test::make_b<Value>(exact, n);
-  std::vector<Value> B = B_row_major;
-  if (dense == DenseLayout::column_major)
-    for (std::int64_t k = 0; k < cols; ++k)
-      for (std::int64_t j = 0; j < n; ++j) B[j * cols + k] = B_row_major[k * n + j];
-  const auto C_start =
-      scalars.beta == 0.0 ? test::make_poisoned<Value>(rows * n) : test::make_y<Value>(exact, n);
-  std::vector<Value> C = C_start;
-  if (dense == DenseLayout::column_major)
-    for (std::int64_t i = 0; i < rows; ++i)
-      for (std::int64_t j = 0; j < n; ++j) C[j * rows + i] = C_start[i * n + j];
-  std::vector<double> expected = test::to_double_vector(C_start);
-  spmm_reference(matrix, std::span<const Value>(B_row_major), n, std::span<double>(expected),
-                 scalars.alpha, scalars.beta);
-
-  const TileLayout layout =
-      build_tile_layout(matrix, choose_tiles_shape(rows, cols, n, dense, 132, chunk_columns));
-  tiles_host_apply(layout, B, C, n, dense, static_cast<float>(scalars.alpha),
-                   static_cast<float>(scalars.beta));
-  std::vector<Value> C_row_major = C;
-  if (dense == DenseLayout::column_major)
-    for (std::int64_t i = 0; i < rows; ++i)
-      for (std::int64_t j = 0; j < n; ++j) C_row_major[i * n + j] = C[j * rows + i];
-  EXPECT_LT(relative_error(std::span<const Value>(C_row_major), std::span<const double>(expected)),
-            1e-2)
-      << "n = " << n << ", " << to_string(dense) << ", chunks of " << chunk_columns;
+  const double error = test::host_spmm_model_error<Value>(
+      exact, n, dense, scalars,
+      [&](const CsrMatrix<Value, std::int32_t>& matrix, const std::vector<Value>& B,
+          std::vector<Value>& C) {
+        const TilesShape shape =
+            choose_tiles_shape(matrix.rows, matrix.cols, n, dense, 132, chunk_columns);
+        tiles_host_apply(build_tile_layout(matrix, shape), B, C, n, dense,
+                         static_cast<float>(scalars.alpha), static_cast<float>(scalars.beta));
+      });
+  EXPECT_LT(error, 1e-2) << "n = " << n << ", " << to_string(dense) << ", chunks of "
+                         << chunk_columns;
 }
 
 TEST(TilesHostModel, MatchesTheReferenceInBothLayoutsWithAndWithoutSplitK) {
