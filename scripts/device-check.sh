@@ -12,6 +12,9 @@
 #   scripts/device-check.sh bench-matrices  tcsparse bench over $TCSPARSE_MATRIX_DIR
 #   scripts/device-check.sh parse-speed     Matrix Market parse speed on 100 million entries
 #   scripts/device-check.sh gather-ceiling  the random x-gather ceiling (tcsparse_gather_ceiling)
+#   scripts/device-check.sh stripe-probe    x cut into L2-sized column stripes, a plain CSR kernel
+#                                           a stripe, against cuSPARSE (tcsparse_stripe_probe on
+#                                           $TCSPARSE_STRIPE_SPECS, default its own matrix)
 #   scripts/device-check.sh bench-dasp      DASP against cuSPARSE on the `large` suite (fp64,
 #                                           fp16, bf16), the plan row order as a variant
 #   scripts/device-check.sh bench-overlap   csr_overlap (register_bound as a variant) and
@@ -47,7 +50,7 @@ if [[ -n ${TCSPARSE_PREBUILT:-} ]]; then
   done
   [[ -n $(ls "$unpacked") ]] && bin=$unpacked && cp -n "$top/$TCSPARSE_PREBUILT"/* "$bin"/ 2>/dev/null
   cli=$bin/tcsparse gpu_tests=$bin/tcsparse_gpu_tests host_tests=$bin/tcsparse_host_tests
-  gather_ceiling=$bin/tcsparse_gather_ceiling
+  gather_ceiling=$bin/tcsparse_gather_ceiling stripe_probe=$bin/tcsparse_stripe_probe
 else
   step "build"
   build=$top/build/device
@@ -55,6 +58,7 @@ else
   cli=$build/tools/tcsparse/tcsparse
   gpu_tests=$build/tests/gpu/tcsparse_gpu_tests host_tests=$build/tests/host/tcsparse_host_tests
   gather_ceiling=$build/bench/tcsparse_gather_ceiling
+  stripe_probe=$build/bench/tcsparse_stripe_probe
 fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-')
 
@@ -172,6 +176,11 @@ for what in "$@"; do
       step "random x-gather ceiling"
       "$gather_ceiling" 2>&1 | tee "$out/gather-ceiling.txt" | tee -a "$log"
       ;;
+    stripe-probe)
+      step "column stripes of x (tcsparse_stripe_probe)"
+      # shellcheck disable=SC2086  # the specs are words
+      "$stripe_probe" ${TCSPARSE_STRIPE_SPECS:-} 2>&1 | tee "$out/stripe-probe.txt" | tee -a "$log"
+      ;;
     bench-compare)
       baseline=$top/${TCSPARSE_BASELINE_CLI:?set TCSPARSE_BASELINE_CLI to the baseline build\'s tcsparse}
       unpacked_baseline=$(mktemp -d)
@@ -213,7 +222,7 @@ for what in "$@"; do
         --output "$out/from-device-$gpu.jsonl" >"$out/bench-from-device.txt" 2>>"$log"
       echo "bench exit code $?" | tee -a "$log"
       ;;
-    *) echo "unknown step '$what' (tests, sanitize, bench, bench-default, bench-matrices, bench-dasp, bench-overlap, parse-speed, gather-ceiling, bench-compare)" >&2; exit 2 ;;
+    *) echo "unknown step '$what' (tests, sanitize, bench, bench-default, bench-matrices, bench-dasp, bench-overlap, parse-speed, gather-ceiling, stripe-probe, bench-compare)" >&2; exit 2 ;;
   esac
 done
 step "done"

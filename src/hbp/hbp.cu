@@ -66,13 +66,15 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   static_assert(std::is_same_v<Acc, scalar_t<Value>>);
   using SpmvKernel = void (*)(device::SpmvArguments<V>, const V*, V*, Acc, Acc);
 
-  /// The SpMV kernel of walk_unroll (its rounds loaded at once, a template parameter).
-  static SpmvKernel spmv_kernel_for(int walk_unroll) {
+  /// The SpMV kernel of `kernel` (tasks or groups) and walk_unroll (its rounds loaded at once, a
+  /// template parameter).
+  static SpmvKernel spmv_kernel_for(Kernel kernel, int walk_unroll) {
+    const bool groups = kernel == Kernel::groups;
     switch (walk_unroll) {
-      case 1: return &device::spmv_kernel<V, 1>;
-      case 2: return &device::spmv_kernel<V, 2>;
-      case 4: return &device::spmv_kernel<V, 4>;
-      case 8: return &device::spmv_kernel<V, 8>;
+      case 1: return groups ? &device::spmv_groups_kernel<V, 1> : &device::spmv_kernel<V, 1>;
+      case 2: return groups ? &device::spmv_groups_kernel<V, 2> : &device::spmv_kernel<V, 2>;
+      case 4: return groups ? &device::spmv_groups_kernel<V, 4> : &device::spmv_kernel<V, 4>;
+      case 8: return groups ? &device::spmv_groups_kernel<V, 8> : &device::spmv_kernel<V, 8>;
       default: break;
     }
     throw ParameterError("method 'hbp': walk_unroll=" + std::to_string(walk_unroll) +
@@ -81,8 +83,11 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
 
  public:
   HbpSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const HbpParameters& p, Json parameters)
-      : parameters_(p), kernel_(spmv_kernel_for(p.walk_unroll)) {
-    const std::int32_t block_cols = p.resolved_block_cols(sizeof(Value));
+      : parameters_(p) {
+    const std::int32_t block_cols = p.resolved_block_cols(
+        sizeof(Value), matrix.cols, detail::current_device_attribute(cudaDevAttrL2CacheSize));
+    kind_ = p.resolved_kernel(block_cols, sizeof(Value));
+    kernel_ = spmv_kernel_for(kind_, p.walk_unroll);
     Json statistics;
     if (p.build == Build::host) {  // the model, built on the host and uploaded
       const detail::Stopwatch host_work;
@@ -117,6 +122,9 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     spmv_.fixed_tasks = static_cast<std::int32_t>(schedule_.fixed_tasks);
     spmv_.block_group_begin = layout_.block_group_begin.data();
     spmv_.group_slot_begin = layout_.group_slot_begin.data();
+    spmv_.group_col = layout_.group_col.data();
+    spmv_.group_count = layout_.groups;
+    spmv_.groups_per_ticket = groups_per_ticket_;
     spmv_.begin_nnz = layout_.begin_nnz.data();
     spmv_.col_add_sign = layout_.col_add_sign.data();
     spmv_.data = reinterpret_cast<const V*>(layout_.data.data());
@@ -130,6 +138,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
 
     combine_.combine_rows = layout_.combine_rows.data();
     combine_.combine_begin = layout_.combine_begin.data();
+    combine_.combine_partials = layout_.combine_partials.data();
     combine_.partials = partials_.data();
     combine_.count = static_cast<std::int32_t>(layout_.combine_row_count);
 
@@ -138,12 +147,17 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     stats_.padding_ratio = 0.0;
     stats_.details = std::move(statistics);
     stats_.details["build"] = std::string(to_string(p.build));
+    stats_.details["kernel"] = std::string(to_string(kind_));
+    stats_.details["groups_per_ticket"] = groups_per_ticket_;
     stats_.details["threads_per_block"] = threads_;
     stats_.details["grid"] = schedule_.grid;
     stats_.details["fixed_tasks"] = schedule_.fixed_tasks;
     stats_.details["shared_memory_bytes"] = shared_bytes_;
     stats_.details["blocks_per_sm"] = blocks_per_sm_;
     stats_.details["walk_unroll"] = p.walk_unroll;
+    if (kind_ == Kernel::tasks)
+      stats_.details["fixed_share"] = p.resolved_fixed_share(layout_.block_cols, sizeof(V));
+    stats_.details["max_slot_length"] = p.max_slot_length;
     stats_.details["parameters"] = std::move(parameters);
   }
 
@@ -182,7 +196,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
 
  private:
   void launch_spmv(const V* x, V* y, Acc alpha, Acc beta, cudaStream_t stream) const {
-    if (spmv_.task_count == 0) return;
+    if (spmv_.task_count == 0) return;  // no nonzeros: no task and no group
     TCSPARSE_CUDA_CHECK(cudaMemsetAsync(spmv_.ticket, 0, sizeof(unsigned), stream));
     kernel_<<<static_cast<unsigned>(schedule_.grid), static_cast<unsigned>(threads_), shared_bytes_,
               stream>>>(spmv_, x, y, alpha, beta);
@@ -198,14 +212,21 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
 
-  /// The x segment's shared memory (let the kernel use the device's opt-in limit), the resident
+  /// The x segment's shared memory (let the kernel use the device's opt-in limit; none when
+  /// the blocks are too wide for any task to stage its segment, task_shares_x), the resident
   /// blocks and the persistent grid with its fixed part.
   void prepare_launch() {
     const DeviceLayout<Value>& layout = layout_;
     threads_ = parameters_.warps_per_block * arch::kWarpSize;
     const std::int64_t segment_values =
         std::min<std::int64_t>(layout.block_cols, std::max<std::int64_t>(layout.cols, 1));
-    shared_bytes_ = (static_cast<std::size_t>(segment_values) * sizeof(V) + 15) / 16 * 16;
+    const bool segments_in_shared_memory =
+        kind_ == Kernel::tasks &&
+        static_cast<std::int64_t>(layout.block_cols) * static_cast<std::int64_t>(sizeof(V)) <=
+            kLargestSharedSegmentBytes;
+    shared_bytes_ = segments_in_shared_memory
+                        ? (static_cast<std::size_t>(segment_values) * sizeof(V) + 15) / 16 * 16
+                        : 0;
     const SpmvKernel kernel = kernel_;
     cudaFuncAttributes attributes{};
     TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
@@ -228,11 +249,25 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
                              std::to_string(shared_bytes_) + " bytes of shared memory fits an SM");
     blocks_per_sm_ = parameters_.blocks_per_sm > 0 ? parameters_.blocks_per_sm : resident;
     const std::int64_t sm_count = detail::current_device_attribute(cudaDevAttrMultiProcessorCount);
-    schedule_ = make_schedule(layout.tasks, sm_count * blocks_per_sm_, parameters_.fixed_share);
+    if (kind_ == Kernel::groups) {  // a persistent grid of warps taking runs of groups
+      schedule_ = {std::max<std::int64_t>(1, sm_count * blocks_per_sm_), 0};
+      const std::int64_t warps = schedule_.grid * parameters_.warps_per_block;
+      groups_per_ticket_ =
+          parameters_.groups_per_ticket > 0
+              ? parameters_.groups_per_ticket
+              : static_cast<std::int32_t>(std::clamp<std::int64_t>(
+                    (layout.groups + warps * kTicketsPerWarp - 1) / (warps * kTicketsPerWarp), 1,
+                    kLargestGroupsPerTicket));
+      return;
+    }
+    schedule_ = make_schedule(layout.tasks, sm_count * blocks_per_sm_,
+                              parameters_.resolved_fixed_share(layout.block_cols, sizeof(V)));
   }
 
   HbpParameters parameters_;
+  Kernel kind_ = Kernel::tasks;
   SpmvKernel kernel_ = nullptr;
+  std::int32_t groups_per_ticket_ = 1;
   PlanStats stats_;
   Schedule schedule_;
   int threads_ = 0;
@@ -279,7 +314,11 @@ HbpLayout<Value> build_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
   PlanStats stats;
   const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats);
   const DeviceLayout<Value> layout =
-      build_layout_on_device(csr, p, p.resolved_block_cols(sizeof(Value)), nullptr);
+      build_layout_on_device(csr, p,
+                             p.resolved_block_cols(sizeof(Value), matrix.cols,
+                                                   detail::current_device_attribute(
+                                                       cudaDevAttrL2CacheSize)),
+                             nullptr);
   return download_layout(layout);
 }
 

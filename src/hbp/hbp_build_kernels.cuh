@@ -49,12 +49,40 @@ __device__ __forceinline__ std::int64_t warp_row() {
          arch::warp_id_in_block();
 }
 
+/// A row's nonzeros [begin, end) in windows of 32, lane l at k = window + l (every lane calls it,
+/// window by window): whether k starts a segment (a slot): a run of one column block starts there
+/// (k == begin or its column block differs from k - 1's), or max_slot_length nonzeros of its run
+/// lie before it (the host's pieces of a long run). `run_first` (warp-uniform) is the first
+/// nonzero of the run in progress at the window's start, and is moved on to the next window's.
+/// `cb`: k's column block.
+__device__ __forceinline__ bool starts_segment(const std::int32_t* col_idx, std::int64_t begin,
+                                               std::int64_t end, std::int64_t window,
+                                               std::int32_t block_cols,
+                                               std::int32_t max_slot_length,
+                                               std::int64_t& run_first, std::int32_t& cb) {
+  const std::int32_t lane = arch::lane_id();
+  const std::int64_t k = window + lane;
+  bool starts_run = false;
+  cb = 0;
+  if (k < end) {
+    cb = column_block(col_idx, k, block_cols);
+    starts_run = k == begin || cb != column_block(col_idx, k - 1, block_cols);
+  }
+  const std::uint32_t runs = __ballot_sync(arch::kFullMask, starts_run);
+  const std::uint32_t runs_up_to_lane = runs & (lane == 31 ? ~0u : (2u << lane) - 1u);
+  const std::int64_t own_run_first =
+      runs_up_to_lane ? window + (31 - __clz(runs_up_to_lane)) : run_first;
+  if (runs) run_first = window + (31 - __clz(runs));
+  return k < end && (starts_run || (k - own_run_first) % max_slot_length == 0);
+}
+
 /// Step 1, a warp a row r in [0, rows] (Algorithm 2's thread a row, a warp so that a circuit row
-/// of 10^5 nonzeros is not one thread's walk): its segments (nonzeros whose column block differs
-/// from the previous one's, counted by the lanes in strides, warp sum), whether it is a combine
-/// row (0 or >= 2 segments) and its partial sums; row `rows` writes zeros (the scans' totals).
+/// of 10^5 nonzeros is not one thread's walk): its segments (starts_segment, counted by ballots
+/// in windows of 32), whether it is a combine row (0 or >= 2 segments) and its partial sums; row
+/// `rows` writes zeros (the scans' totals).
 __global__ void count_row_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
                                           std::int64_t rows, std::int32_t block_cols,
+                                          std::int32_t max_slot_length,
                                           std::int32_t* row_segments, std::int32_t* combine_flag,
                                           std::int32_t* row_partials) {
   const std::int64_t r = warp_row();
@@ -62,12 +90,15 @@ __global__ void count_row_segments_kernel(const std::int32_t* row_ptr, const std
   std::int32_t count = 0;
   if (r < rows) {
     const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
-    // 64-bit: k + 32 must not wrap when nnz is near 2^31
-    for (std::int64_t k = begin + arch::lane_id(); k < end; k += arch::kWarpSize)
-      if (k == begin || column_block(col_idx, k, block_cols) != column_block(col_idx, k - 1, block_cols))
-        ++count;
+    std::int64_t run_first = begin;
+    // 64-bit: window + 32 must not wrap when nnz is near 2^31
+    for (std::int64_t window = begin; window < end; window += arch::kWarpSize) {  // warp-uniform
+      std::int32_t cb = 0;
+      const bool starts =
+          starts_segment(col_idx, begin, end, window, block_cols, max_slot_length, run_first, cb);
+      count += __popc(__ballot_sync(arch::kFullMask, starts));
+    }
   }
-  count = arch::warp_sum(count);
   if (arch::lane_id() != 0) return;
   row_segments[r] = count;
   const bool combine = r < rows && count != 1;
@@ -106,12 +137,13 @@ __global__ void shift_histogram_kernel(const std::int32_t* segment_begin,
 }
 
 /// Step 2, a warp a row: its segments at [segment_begin[r], segment_begin[r + 1]), in column
-/// order. Windows of 32 nonzeros: a lane whose nonzero starts a segment takes the segment's index
-/// from a ballot (running + starts on lower lanes); then the lanes stride over the row's segments
-/// for their lengths (next segment's first nonzero, or the row's end). seg_index[s] = s (the
-/// radix sort's values).
+/// order. Windows of 32 nonzeros: a lane whose nonzero starts a segment (starts_segment) takes
+/// the segment's index from a ballot (running + starts on lower lanes); then the lanes stride over
+/// the row's segments for their lengths (next segment's first nonzero, or the row's end).
+/// seg_index[s] = s (the radix sort's values).
 __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
                                       std::int64_t rows, std::int32_t block_cols,
+                                      std::int32_t max_slot_length,
                                       std::int32_t block_rows, std::int64_t row_blocks,
                                       const std::int32_t* segment_begin,
                                       const std::int32_t* combine_flag,
@@ -129,14 +161,12 @@ __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::in
   const std::int64_t first_segment = segment_begin[r];
   const bool combine = combine_flag[r] != 0;
   std::int32_t running = 0;  // segments started in earlier windows
+  std::int64_t run_first = begin;
   for (std::int64_t window = begin; window < end; window += arch::kWarpSize) {  // warp-uniform
     const std::int64_t k = window + lane;
     std::int32_t cb = 0;
-    bool starts = false;
-    if (k < end) {
-      cb = column_block(col_idx, k, block_cols);
-      starts = k == begin || cb != column_block(col_idx, k - 1, block_cols);
-    }
+    const bool starts =
+        starts_segment(col_idx, begin, end, window, block_cols, max_slot_length, run_first, cb);
     const std::uint32_t started = __ballot_sync(arch::kFullMask, starts);
     if (starts) {
       const std::int32_t rank = running + __popc(started & lanes_below);
@@ -293,7 +323,7 @@ __global__ void mark_groups_kernel(const std::int32_t* ordered, const std::int32
 }
 
 /// Step 3, a thread an ordered slot i in [0, slots]: output_hash and slot_last_round (length - 1;
-/// a valid CSR's slot has 1..block_cols <= 65536 nonzeros, as the host builder checks), and at a
+/// a slot has 1..max_slot_length <= 65536 nonzeros: starts_segment cuts longer runs), and at a
 /// group's first slot its group_slot_begin and begin_nnz (slot `slots` closes both arrays).
 __global__ void scatter_groups_kernel(const std::int32_t* ordered,
                                       const std::int32_t* seg_destination,
@@ -325,6 +355,38 @@ __global__ void block_groups_kernel(const std::int32_t* block_slot_begin,
   block_group_begin[b] = group_index[block_slot_begin[b]];
 }
 
+/// Step 3, a thread a slot: at a group's first slot, the group's column block.
+__global__ void group_columns_kernel(const std::int32_t* group_start,
+                                     const std::int32_t* group_index,
+                                     const std::int32_t* block_of_slot,
+                                     const std::int32_t* block_col, std::int64_t slots,
+                                     std::int32_t* group_col) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= slots || !group_start[i]) return;
+  group_col[group_index[i]] = block_col[block_of_slot[i]];
+}
+
+/// Step 3, a thread a slot: 1 where its sum is a partial sum (output_hash >= 0).
+__global__ void mark_partial_slots_kernel(const std::int32_t* output_hash, std::int64_t slots,
+                                          std::int32_t* has_partial) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= slots) return;
+  has_partial[i] = output_hash[i] >= 0 ? 1 : 0;
+}
+
+/// Step 3, a thread a slot with a partial sum: its number in slot order (the exclusive scan of
+/// mark_partial_slots_kernel) replaces its row-major destination p in output_hash, and
+/// combine_partials[p] = that number (the combine's list, row by row).
+__global__ void number_partials_kernel(const std::int32_t* partial_number, std::int64_t slots,
+                                       std::int32_t* output_hash, std::int32_t* combine_partials) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= slots) return;
+  const std::int32_t destination = output_hash[i];
+  if (destination < 0) return;
+  combine_partials[destination] = partial_number[i];
+  output_hash[i] = partial_number[i];
+}
+
 /// Step 4, a warp a group (grid-stride over warps): the rounds of hbp_format.hpp. Lane l holds
 /// slot l (length 0 past the group); round t: alive = lanes with length > t, the lane's nonzero
 /// at begin + (nonzeros of the earlier rounds) + (alive lanes below it); add_sign = its position
@@ -354,8 +416,8 @@ __global__ void lay_out_groups_kernel(const std::int32_t* col_idx, const V* valu
       const std::int32_t segment = ordered[slot0];
       const std::int32_t first = seg_first[segment], length = seg_length[segment];
       for (std::int32_t t = lane; t < length; t += arch::kWarpSize) {
-        const std::uint32_t step = t + 1 < length ? 1u : 0xffffu;
-        col_add_sign[begin + t] = static_cast<std::uint32_t>(col_idx[first + t] - origin) | (step << 16);
+        col_add_sign[begin + t] = col_add_sign_word(
+            static_cast<std::uint32_t>(col_idx[first + t] - origin), t + 1 < length ? 1 : -1);
         data[begin + t] = values[first + t];
       }
       continue;
@@ -378,14 +440,13 @@ __global__ void lay_out_groups_kernel(const std::int32_t* col_idx, const V* valu
       const std::int64_t next_running = running + __popc(alive);
       if (length > t) {
         const std::int64_t position = begin + running + __popc(alive & lanes_below);
-        std::uint32_t step = 0xffffu;  // add_sign -1
+        std::int32_t step = -1;  // after the slot's last nonzero
         if (length > t + 1) {
           const std::int64_t next = begin + next_running + __popc(next_alive & lanes_below);
-          step = static_cast<std::uint32_t>(static_cast<std::uint16_t>(
-              static_cast<std::int16_t>(next - position)));
+          step = static_cast<std::int32_t>(next - position);  // 1..32
         }
         col_add_sign[position] =
-            static_cast<std::uint32_t>(col_idx[first + t] - origin) | (step << 16);
+            col_add_sign_word(static_cast<std::uint32_t>(col_idx[first + t] - origin), step);
         data[position] = values[first + t];
       }
       running = next_running;
@@ -427,8 +488,7 @@ __global__ void scatter_tasks_kernel(const std::int32_t* task_index, const std::
   }
 }
 
-/// Step 5, a thread a task: whether its nonzeros pay for loading the x segment (kSectorBytes
-/// each against the segment's bytes; hbp_parameters.hpp).
+/// Step 5, a thread a task: whether it stages its x segment in shared memory (task_shares_x).
 __global__ void task_shared_x_kernel(const std::int32_t* task_block_begin,
                                      const std::int32_t* task_col,
                                      const std::int32_t* block_group_begin,
@@ -441,7 +501,8 @@ __global__ void task_shared_x_kernel(const std::int32_t* task_block_begin,
                            begin_nnz[block_group_begin[task_block_begin[t]]];
   const std::int64_t origin = static_cast<std::int64_t>(task_col[t]) * block_cols;
   const std::int64_t width = cols - origin < block_cols ? cols - origin : block_cols;
-  task_shared_x[t] = nnz * kSectorBytes >= width * value_bytes ? 1 : 0;
+  task_shared_x[t] =
+      task_shares_x(nnz, width, block_cols, static_cast<std::size_t>(value_bytes)) ? 1 : 0;
 }
 
 }  // namespace tcsparse::hbp::build

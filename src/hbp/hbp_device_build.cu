@@ -114,6 +114,7 @@ DeviceLayout<Value> upload_layout(const HbpLayout<Value>& layout) {
   d.block_row = DeviceBuffer<std::int32_t>(layout.block_row);
   d.block_group_begin = DeviceBuffer<std::int32_t>(layout.block_group_begin);
   d.group_slot_begin = DeviceBuffer<std::int32_t>(layout.group_slot_begin);
+  d.group_col = DeviceBuffer<std::int32_t>(layout.group_col);
   d.begin_nnz = DeviceBuffer<std::int64_t>(layout.begin_nnz);
   d.col_add_sign = DeviceBuffer<std::uint32_t>(layout.col_add_sign);
   d.data = DeviceBuffer<Value>(layout.data);
@@ -121,6 +122,7 @@ DeviceLayout<Value> upload_layout(const HbpLayout<Value>& layout) {
   d.slot_last_round = DeviceBuffer<std::uint16_t>(layout.slot_last_round);
   d.combine_rows = DeviceBuffer<std::int32_t>(layout.combine_rows);
   d.combine_begin = DeviceBuffer<std::int32_t>(layout.combine_begin);
+  d.combine_partials = DeviceBuffer<std::int32_t>(layout.combine_partials);
   d.task_block_begin = DeviceBuffer<std::int32_t>(layout.task_block_begin);
   d.task_col = DeviceBuffer<std::int32_t>(layout.task_col);
   d.task_shared_x = DeviceBuffer<std::int32_t>(layout.task_shared_x);
@@ -142,6 +144,7 @@ HbpLayout<Value> download_layout(const DeviceLayout<Value>& d) {
   layout.block_row = d.block_row.download();
   layout.block_group_begin = d.block_group_begin.download();
   layout.group_slot_begin = d.group_slot_begin.download();
+  layout.group_col = d.group_col.download();
   layout.begin_nnz = d.begin_nnz.download();
   layout.col_add_sign = d.col_add_sign.download();
   layout.data = d.data.download();
@@ -149,6 +152,7 @@ HbpLayout<Value> download_layout(const DeviceLayout<Value>& d) {
   layout.slot_last_round = d.slot_last_round.download();
   layout.combine_rows = d.combine_rows.download();
   layout.combine_begin = d.combine_begin.download();
+  layout.combine_partials = d.combine_partials.download();
   layout.task_block_begin = d.task_block_begin.download();
   layout.task_col = d.task_col.download();
   layout.task_shared_x = d.task_shared_x.download();
@@ -163,6 +167,9 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   if (block_cols < 1 || block_cols > kLargestBlockCols)
     throw ParameterError("method 'hbp': block_cols=" + std::to_string(block_cols) +
                          " is not accepted: expected 1.." + std::to_string(kLargestBlockCols));
+  if (p.max_slot_length < 1 || p.max_slot_length > kLongestSlot)
+    throw ParameterError("method 'hbp': max_slot_length=" + std::to_string(p.max_slot_length) +
+                         " is not accepted: expected 1.." + std::to_string(kLongestSlot));
   DeviceLayout<Value> d;
   d.rows = csr.rows;
   d.cols = csr.cols;
@@ -184,7 +191,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
       row_partials(row_entries), segment_begin(row_entries), combine_index(row_entries),
       partial_begin(row_entries);
   build::count_row_segments_kernel<<<grid_for_warps(rows + 1), kBuildThreads, 0, stream>>>(
-      row_ptr, col_idx, rows, block_cols, row_segments.data(), combine_flag.data(),
+      row_ptr, col_idx, rows, block_cols, p.max_slot_length, row_segments.data(),
+      combine_flag.data(),
       row_partials.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
   exclusive_sum(scratch, row_segments.data(), segment_begin.data(), rows + 1, "rows");
@@ -208,7 +216,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
       seg_destination(slot_entries), seg_index(slot_entries), slot_segment(slot_entries);
   if (rows > 0 && slots > 0) {
     build::write_segments_kernel<<<grid_for_warps(rows), kBuildThreads, 0, stream>>>(
-        row_ptr, col_idx, rows, block_cols, d.block_rows, row_blocks, segment_begin.data(),
+        row_ptr, col_idx, rows, block_cols, p.max_slot_length, d.block_rows, row_blocks,
+        segment_begin.data(),
         combine_flag.data(), partial_begin.data(), seg_key.data(), seg_first.data(),
         seg_length.data(), seg_destination.data(), seg_index.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
@@ -324,6 +333,27 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   build::block_groups_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
       block_slot_begin.data(), group_index.data(), d.blocks, d.block_group_begin.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
+  d.group_col = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.groups));
+  if (slots > 0) {
+    build::group_columns_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
+        group_start.data(), group_index.data(), block_of_slot.data(), d.block_col.data(), slots,
+        d.group_col.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
+  //    The partial sums numbered in slot order: a scan of the slots that have one, then each
+  //    such slot's row-major destination maps to its number (combine_partials).
+  d.combine_partials = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.partials));
+  if (slots > 0 && d.partials > 0) {
+    DeviceBuffer<std::int32_t> has_partial(slot_entries), partial_number(slot_entries);
+    build::mark_partial_slots_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
+        d.output_hash.data(), slots, has_partial.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    exclusive_sum(scratch, has_partial.data(), partial_number.data(), slots, "segments");
+    build::number_partials_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
+        partial_number.data(), slots, d.output_hash.data(), d.combine_partials.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // before the temporaries die
+  }
 
   // 4. A warp a group: the nonzeros in rounds, with add_sign.
   d.col_add_sign = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(d.nnz));

@@ -101,26 +101,23 @@ void lay_out_group(const CsrMatrix<Value, std::int32_t>& matrix, std::span<const
       const std::int64_t source = s.first + round;
       const auto column = static_cast<std::uint32_t>(
           matrix.col_idx[static_cast<std::size_t>(source)] - column_origin);
-      block.col_add_sign[static_cast<std::size_t>(cursor)] = column;  // add_sign filled below
+      // add_sign -1 until the slot's next nonzero sets it
+      block.col_add_sign[static_cast<std::size_t>(cursor)] = col_add_sign_word(column, -1);
       block.data[static_cast<std::size_t>(cursor)] = matrix.values[static_cast<std::size_t>(source)];
       if (previous[i] >= 0) {
-        const std::int64_t step = cursor - previous[i];  // < 2 x 32
-        block.col_add_sign[static_cast<std::size_t>(previous[i])] |=
-            static_cast<std::uint32_t>(static_cast<std::uint16_t>(static_cast<std::int16_t>(step)))
-            << 16;
+        auto& word = block.col_add_sign[static_cast<std::size_t>(previous[i])];
+        word = col_add_sign_word(static_cast<std::uint32_t>(column_in_block(word)),
+                                 static_cast<std::int32_t>(cursor - previous[i]));  // 1..32
       }
       previous[i] = cursor;
       ++cursor;
     }
   }
-  for (const std::int64_t last : previous)
-    block.col_add_sign[static_cast<std::size_t>(last)] |= 0xffffu << 16;  // add_sign -1
   block.group_slots.push_back(static_cast<std::int32_t>(slots.size()));
   block.group_nnz.push_back(nnz);
   for (const Segment& s : slots) {
-    if (s.length < 1 || s.length > kLongestSlot)  // a valid CSR has <= block_cols (<= 2^16)
-      throw Error("hbp: a slot of " + std::to_string(s.length) +
-                  " nonzeros in one block (columns not strictly increasing?)");
+    if (s.length < 1 || s.length > kLongestSlot)  // max_slot_length <= kLongestSlot
+      throw Error("hbp: a slot of " + std::to_string(s.length) + " nonzeros (a layout bug)");
     block.output_hash.push_back(s.destination);
     block.slot_last_round.push_back(static_cast<std::uint16_t>(s.length - 1));
   }
@@ -275,16 +272,27 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
   const auto row_ptr = [&](std::int64_t r) { return matrix.row_ptr[static_cast<std::size_t>(r)]; };
   const int threads = detail::threads_for(layout.nnz + rows, 0);
 
-  // 1. Slots of each row (its column blocks), and where its partial sums go.
+  // 1. Slots of each row (its runs of one column block, cut into pieces of max_slot_length),
+  //    and where its partial sums go.
+  const std::int32_t max_slot_length = p.max_slot_length;
+  if (max_slot_length < 1 || max_slot_length > kLongestSlot)
+    throw ParameterError("method 'hbp': max_slot_length=" + std::to_string(max_slot_length) +
+                         " is not accepted: expected 1.." + std::to_string(kLongestSlot));
+  const auto for_each_slot = [&](std::int64_t r, auto&& visit) {  // visit(cb, first, length)
+    for (std::int64_t k = row_ptr(r); k < row_ptr(r + 1);) {
+      const std::int32_t cb = column_block_of(matrix, k, block_cols);
+      std::int64_t end = k;
+      while (end < row_ptr(r + 1) && column_block_of(matrix, end, block_cols) == cb) ++end;
+      for (std::int64_t first = k; first < end; first += max_slot_length)
+        visit(cb, first, static_cast<std::int32_t>(std::min<std::int64_t>(max_slot_length, end - first)));
+      k = end;
+    }
+  };
   std::vector<std::int32_t> slots_of_row(static_cast<std::size_t>(rows), 0);
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
   for (std::int64_t r = 0; r < rows; ++r) {
-    std::int32_t count = 0, last = -1;
-    for (std::int64_t k = row_ptr(r); k < row_ptr(r + 1); ++k) {
-      const std::int32_t cb = column_block_of(matrix, k, block_cols);
-      if (cb != last) ++count;
-      last = cb;
-    }
+    std::int32_t count = 0;
+    for_each_slot(r, [&](std::int32_t, std::int64_t, std::int32_t) { ++count; });
     slots_of_row[static_cast<std::size_t>(r)] = count;
   }
   std::vector<std::int32_t> partial_begin(static_cast<std::size_t>(rows), -1);
@@ -301,23 +309,14 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
   }
   layout.combine_begin.push_back(static_cast<std::int32_t>(partials));
 
-  // 2. The hash's a, sampled from the segment lengths of evenly spaced rows.
+  // 2. The hash's a, sampled from the slot lengths of evenly spaced rows.
   {
     std::vector<std::int32_t> sample;
     const std::int64_t step = hash_sample_step(rows);
-    for (std::int64_t r = 0; r < rows; r += step) {
-      std::int32_t length = 0, last = -1;
-      for (std::int64_t k = row_ptr(r); k < row_ptr(r + 1); ++k) {
-        const std::int32_t cb = column_block_of(matrix, k, block_cols);
-        if (cb != last && length > 0) {
-          sample.push_back(length);
-          length = 0;
-        }
-        last = cb;
-        ++length;
-      }
-      if (length > 0) sample.push_back(length);
-    }
+    for (std::int64_t r = 0; r < rows; r += step)
+      for_each_slot(r, [&](std::int32_t, std::int64_t, std::int32_t length) {
+        sample.push_back(length);
+      });
     layout.hash = make_hash(block_rows, sample);
   }
 
@@ -333,21 +332,17 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
     const std::int64_t end_row = std::min(rows, first_row + block_rows);
     for (std::int64_t r = first_row; r < end_row; ++r) {
       std::int32_t rank = 0;
-      for (std::int64_t k = row_ptr(r); k < row_ptr(r + 1);) {
-        const std::int32_t cb = column_block_of(matrix, k, block_cols);
-        std::int64_t end = k;
-        while (end < row_ptr(r + 1) && column_block_of(matrix, end, block_cols) == cb) ++end;
+      const std::int32_t pb = partial_begin[static_cast<std::size_t>(r)];
+      for_each_slot(r, [&](std::int32_t cb, std::int64_t first, std::int32_t length) {
         Segment s;
         s.column_block = cb;
         s.row = static_cast<std::int32_t>(r);
-        s.first = k;
-        s.length = static_cast<std::int32_t>(end - k);
-        const std::int32_t pb = partial_begin[static_cast<std::size_t>(r)];
+        s.first = first;
+        s.length = length;
         s.destination = pb >= 0 ? pb + rank : ~static_cast<std::int32_t>(r);
         segments.push_back(s);
         ++rank;
-        k = end;
-      }
+      });
     }
     std::stable_sort(segments.begin(), segments.end(), [](const Segment& x, const Segment& y) {
       return x.column_block < y.column_block;
@@ -393,6 +388,7 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
   layout.block_row.resize(places.size());
   layout.block_group_begin.resize(places.size() + 1);
   layout.group_slot_begin.resize(static_cast<std::size_t>(groups) + 1);
+  layout.group_col.resize(static_cast<std::size_t>(groups));
   layout.begin_nnz.resize(static_cast<std::size_t>(groups) + 1);
   layout.col_add_sign.resize(static_cast<std::size_t>(nnz));
   layout.data.resize(static_cast<std::size_t>(nnz));
@@ -412,6 +408,7 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
     for (std::size_t g = 0; g < block.group_slots.size(); ++g) {
       const auto ug = static_cast<std::size_t>(place.group) + g;
       layout.group_slot_begin[ug] = static_cast<std::int32_t>(slot);
+      layout.group_col[ug] = place.column_block;
       layout.begin_nnz[ug] = element;
       slot += block.group_slots[g];
       element += block.group_nnz[g];
@@ -427,6 +424,15 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
   layout.block_group_begin.back() = static_cast<std::int32_t>(groups);
   layout.group_slot_begin.back() = static_cast<std::int32_t>(slots);
   layout.begin_nnz.back() = nnz;
+  // the partial sums numbered in slot order (the kernel's writes); the combine's list maps each
+  // row's (column-block order) partials to those numbers
+  layout.combine_partials.assign(static_cast<std::size_t>(partials), 0);
+  std::int32_t next_partial = 0;
+  for (std::int32_t& destination : layout.output_hash) {
+    if (destination < 0) continue;
+    layout.combine_partials[static_cast<std::size_t>(destination)] = next_partial;
+    destination = next_partial++;
+  }
 
   // 5. Tasks: runs of at most blocks_per_task blocks of one column block.
   const std::int32_t per_task = p.resolved_blocks_per_task(layout.blocks());
@@ -449,7 +455,7 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
     const std::int64_t origin = static_cast<std::int64_t>(layout.task_col[ut]) * block_cols;
     const std::int64_t width = std::min<std::int64_t>(block_cols, layout.cols - origin);
     layout.task_shared_x.push_back(
-        task_nnz * kSectorBytes >= width * static_cast<std::int64_t>(sizeof(Value)) ? 1 : 0);
+        task_shares_x(task_nnz, width, block_cols, sizeof(Value)) ? 1 : 0);
   }
 
   SpreadSums sum_before, sum_after;
@@ -581,9 +587,10 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
   for (std::size_t k = 0; k < layout.combine_rows.size(); ++k) {
     double sum = 0.0;
     for (std::int32_t i = layout.combine_begin[k]; i < layout.combine_begin[k + 1]; ++i) {
-      if (!partial_written[static_cast<std::size_t>(i)])
+      const auto partial = static_cast<std::size_t>(layout.combine_partials.at(static_cast<std::size_t>(i)));
+      if (!partial_written.at(partial))
         throw Error("hbp host model: a partial sum was never written");
-      sum += partials[static_cast<std::size_t>(i)];
+      sum += partials[partial];
     }
     const auto row = static_cast<std::size_t>(layout.combine_rows[k]);
     if (row_written.at(row)) throw Error("hbp host model: row written twice");
@@ -599,9 +606,10 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
 template <typename Value>
 std::size_t device_bytes(const HbpLayout<Value>& layout, std::size_t partial_bytes) {
   auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
-  return bytes(layout.block_group_begin) + bytes(layout.group_slot_begin) +
+  return bytes(layout.block_group_begin) + bytes(layout.group_slot_begin) + bytes(layout.group_col) +
          bytes(layout.begin_nnz) + bytes(layout.col_add_sign) + bytes(layout.data) +
-         bytes(layout.output_hash) + bytes(layout.slot_last_round) + bytes(layout.combine_rows) + bytes(layout.combine_begin) +
+         bytes(layout.output_hash) + bytes(layout.slot_last_round) + bytes(layout.combine_rows) +
+         bytes(layout.combine_begin) + bytes(layout.combine_partials) +
          bytes(layout.task_block_begin) + bytes(layout.task_col) + bytes(layout.task_shared_x) +
          static_cast<std::size_t>(layout.partials()) * partial_bytes + sizeof(std::uint32_t);
 }
@@ -667,7 +675,8 @@ Json layout_statistics(const HbpLayout<Value>& layout, std::size_t partial_bytes
 }
 
 Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix, const HbpParameters& p) {
-  const HbpLayout<double> layout = build_layout(matrix, p, p.resolved_block_cols(sizeof(double)));
+  const HbpLayout<double> layout = build_layout(
+      matrix, p, p.resolved_block_cols(sizeof(double), matrix.cols, kHostModelL2Bytes));
   return layout_statistics(layout, sizeof(double));
 }
 

@@ -3,8 +3,9 @@
 //
 // The matrix is cut into matrix blocks of block_rows x block_cols (2D partition, paper III.A).
 // Only non-empty blocks are kept, ordered by column block, then row block, so that the blocks of
-// one task read one x segment. Inside a block, the rows that have nonzeros there ("slots") are
-// put in the order of the reordering (the nonlinear hash of their lengths, paper III.B; or a
+// one task read one x segment. Inside a block, the rows that have nonzeros there ("slots"; a row
+// with more than max_slot_length nonzeros in the block gets several slots, its nonzeros cut in
+// column order into pieces of max_slot_length, the last one shorter) are put in the order of the reordering (the nonlinear hash of their lengths, paper III.B; or a
 // sort; or none), then cut into warp groups of at most 32 slots; a slot of at least
 // warp_row_length nonzeros gets a group of its own, taken by the whole warp.
 //
@@ -14,23 +15,28 @@
 //                 nonzeros [begin_nnz[g], begin_nnz[g + 1])  (paper: begin_nnz / begin_ptr)
 //   nonzeros      in rounds, column-major over the group: round t holds the t-th nonzero of
 //                 every slot longer than t, in slot order; lane l starts at begin_nnz[g] + l;
-//                 col_add_sign[e] = column in the block (low 16 bits) | add_sign (high 16 bits,
-//                 signed: the distance to the slot's next nonzero, -1 after its last one); the
-//                 nonzeros of a slot are in column order. data[e] is the value.
-//   slot_last_round  slot s: its length - 1 (uint16: a slot is one row's nonzeros in one block,
-//                 columns strictly increasing, so at most block_cols <= 65536 of them). What the
+//                 col_add_sign[e] = column in the block (low kColumnBits = 25 bits) |
+//                 (add_sign + 1) << 25 (add_sign: the distance to the slot's next nonzero, 1..32,
+//                 or -1 after its last one); the nonzeros of a slot are in column order. data[e]
+//                 is the value.
+//   slot_last_round  slot s: its length - 1 (uint16: a slot is at most max_slot_length <= 65536
+//                 nonzeros of one row in one block; a longer run is cut into several slots). What the
 //                 kernel walks by (walk_rounds): alive(t) = the group's slots with
 //                 slot_last_round >= t, lane l's position in round t = begin_nnz[g] + offset(t) +
 //                 (alive slots below l), offset(t + 1) = offset(t) + |alive(t)|; no position
 //                 depends on a loaded word, so a lane's loads are independent. add_sign gives the
 //                 same positions (the host test HbpRoundWalk checks it); the kernel does not read it.
 //   output_hash   slot s: where its sum goes (paper: the row before the hash). >= 0: index into
-//                 the partial sums (rows with nonzeros in several column blocks); < 0: the row
-//                 ~output_hash[s] has no other slot, and the SpMV kernel writes y itself.
+//                 the partial sums (rows with several slots), numbered in slot order, so that
+//                 the 32 lanes of a group write one coalesced run; < 0: the row ~output_hash[s]
+//                 has no other slot, and the SpMV kernel writes y itself.
 //   combine       combine_rows[k]: a row with 0 or >= 2 slots; its partial sums are
-//                 [combine_begin[k], combine_begin[k + 1]) in column-block order (row-major over
-//                 the (row, column block) pairs), added in that order: no atomics, y bitwise
-//                 the same on every apply.
+//                 partials[combine_partials[i]] for i in [combine_begin[k], combine_begin[k + 1])
+//                 in column-block order, added in that order: no atomics, y bitwise the same on
+//                 every apply. (Partials numbered row by row instead, as first built, took the
+//                 SpMV kernel's writes to a different sector each: on x striped over the L2, a
+//                 stripe's tasks wrote one 8-byte partial into each 32-byte sector, which the
+//                 next stripe's tasks found evicted: a read-modify-write of DRAM a slot.)
 //   tasks         task t: blocks [task_block_begin[t], task_block_begin[t + 1]), all of column
 //                 block task_col[t] (at most blocks_per_task blocks); task_shared_x[t]: whether
 //                 it loads the x segment into shared memory (enough nonzeros to pay for it).
@@ -98,6 +104,17 @@ TCSPARSE_HBP_HD inline bool starts_group(std::int64_t slot, std::int64_t run_sta
 TCSPARSE_HBP_HD inline bool starts_task(std::int64_t block, std::int64_t column_run_start,
                                         std::int32_t blocks_per_task) {
   return (block - column_run_start) % blocks_per_task == 0;
+}
+
+/// Whether a task of `task_nnz` nonzeros stages its x segment (`width` values of `value_bytes`,
+/// of a column block `block_cols` wide) in shared memory: only when every segment of the layout
+/// fits kLargestSharedSegmentBytes and the task's nonzeros would cost as much read one by one
+/// (nnz x kSectorBytes >= segment bytes). Host and device (both builders decide it).
+TCSPARSE_HBP_HD inline bool task_shares_x(std::int64_t task_nnz, std::int64_t width,
+                                          std::int32_t block_cols, std::size_t value_bytes) {
+  const auto bytes = static_cast<std::int64_t>(value_bytes);
+  return static_cast<std::int64_t>(block_cols) * bytes <= kLargestSharedSegmentBytes &&
+         task_nnz * kSectorBytes >= width * bytes;
 }
 
 /// The first free position at or after `home` in a bitmap `taken` of `size` positions (`words`
@@ -190,6 +207,8 @@ struct HbpLayout {
   std::vector<std::int32_t> block_row;          ///< blocks (statistics and tests)
   std::vector<std::int32_t> block_group_begin;  ///< blocks + 1
   std::vector<std::int32_t> group_slot_begin;   ///< groups + 1
+  /// groups: the column block of each group's block (the group kernel's x origin)
+  std::vector<std::int32_t> group_col;
   std::vector<std::int64_t> begin_nnz;          ///< groups + 1
   std::vector<std::uint32_t> col_add_sign;      ///< nnz
   std::vector<Value> data;                      ///< nnz
@@ -198,6 +217,7 @@ struct HbpLayout {
   std::vector<std::uint16_t> slot_last_round;
   std::vector<std::int32_t> combine_rows;       ///< rows with 0 or >= 2 slots
   std::vector<std::int32_t> combine_begin;      ///< combine_rows + 1
+  std::vector<std::int32_t> combine_partials;   ///< partials: row by row, column-block order
   std::vector<std::int32_t> task_block_begin;   ///< tasks + 1
   std::vector<std::int32_t> task_col;           ///< tasks
   /// tasks: 1 when the task reads x through the shared-memory segment (kSectorBytes), 0 when
@@ -226,11 +246,16 @@ template <typename Value>
 HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, const HbpParameters& p,
                        std::int32_t block_cols);
 
-/// Slot lengths the layout can hold: slot_last_round is length - 1 in 16 bits (a valid CSR row
-/// has at most block_cols <= kLargestBlockCols nonzeros in a block).
+/// Slot lengths the layout can hold: slot_last_round is length - 1 in 16 bits (max_slot_length
+/// is at most this).
 inline constexpr std::int64_t kLongestSlot =
     std::int64_t{std::numeric_limits<std::uint16_t>::max()} + 1;
-static_assert(kLongestSlot >= kLargestBlockCols);
+
+/// The slots of a run of `length` nonzeros of one row in one block: pieces of max_slot_length.
+TCSPARSE_HBP_HD inline std::int64_t slots_of_run(std::int64_t length,
+                                                 std::int32_t max_slot_length) {
+  return (length + max_slot_length - 1) / max_slot_length;
+}
 
 /// The kernel's walk of a lane group (spmv_group, hbp_kernels.cuh), on the host: `last_round[l]`
 /// the group's slots' slot_last_round (1..32 of them), `begin` its begin_nnz. Round t = 0, 1, ...
@@ -256,12 +281,17 @@ void walk_rounds(std::span<const std::uint16_t> last_round, std::int64_t begin, 
   }
 }
 
-/// Add_sign and column of a col_add_sign word.
-inline std::int32_t column_in_block(std::uint32_t word) {
-  return static_cast<std::int32_t>(word & 0xffffu);
+/// A col_add_sign word (the column in the block in the low kColumnBits bits, add_sign + 1 above),
+/// its column and its add_sign (host and device: both builders write it, the kernel reads it).
+inline constexpr std::uint32_t kColumnMask = (1u << kColumnBits) - 1u;
+TCSPARSE_HBP_HD inline std::uint32_t col_add_sign_word(std::uint32_t column, std::int32_t add_sign) {
+  return column | (static_cast<std::uint32_t>(add_sign + 1) << kColumnBits);
 }
-inline std::int32_t add_sign(std::uint32_t word) {
-  return static_cast<std::int16_t>(static_cast<std::uint16_t>(word >> 16));
+TCSPARSE_HBP_HD inline std::int32_t column_in_block(std::uint32_t word) {
+  return static_cast<std::int32_t>(word & kColumnMask);
+}
+TCSPARSE_HBP_HD inline std::int32_t add_sign(std::uint32_t word) {
+  return static_cast<std::int32_t>(word >> kColumnBits) - 1;
 }
 
 /// How the kernel's grid takes the tasks (paper III.C): thread block k takes the fixed tasks

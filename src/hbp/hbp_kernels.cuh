@@ -1,9 +1,12 @@
-// HBP kernels (paper III.C, Algorithm 3): the SpMV part (a warp per warp group, the x segment
-// of the task's column block in shared memory, fixed tasks then tickets) and the combine part
-// (partial sums of a row added in column-block order). The arrays are those of hbp_format.hpp;
-// hbp_format.cpp's host_apply walks them the same way.
+// HBP kernels (paper III.C, Algorithm 3): the SpMV part (a warp per warp group) in two ways of
+// handing the groups out, and the combine part (partial sums of a row added in column-block
+// order). The arrays are those of hbp_format.hpp; hbp_format.cpp's host_apply walks them the same
+// way.
 //
-//   thread block k (warps_per_block warps), persistent:
+//   kernel=groups (spmv_groups_kernel): warp w takes groups [t*R, (t+1)*R) for each ticket
+//     t = atomicAdd(ticket, 1) (R = groups_per_ticket), reading x at group_col[g] * block_cols
+//
+//   kernel=tasks (spmv_kernel), the paper's: thread block k (warps_per_block warps), persistent:
 //     tasks [k*F/G, (k+1)*F/G)  fixed part (F = fixed tasks, G = grid)
 //     then task F + atomicAdd(ticket, 1) until >= tasks   (competitive part; ticket zeroed by a
 //                                                           cudaMemsetAsync before the launch)
@@ -27,14 +30,19 @@
 //          offset(t + 1) = offset(t) + popc(alive(t))
 //        the U positions first (ballots only), then U loads of word and value (independent: a
 //        lane has U of them in flight), then U products in round order; word = col_add_sign[j]:
-//          bits 0..15  column in the block   -> segment[column]
-//          bits 16..31 add_sign (int16)      -> not read (the paper's walk; host test HbpRoundWalk)
-//      a warp group (one slot, >= warp_row_length nonzeros, contiguous): lanes stride by 32,
-//      then warp_sum
+//          bits 0..24  column in the block   -> segment[column]
+//          bits 25..31 add_sign + 1          -> not read (the paper's walk; host test HbpRoundWalk)
+//      a warp group (one slot, >= warp_row_length nonzeros, contiguous, at most max_slot_length):
+//      lanes stride by 32, kWarpGroupUnroll strides loaded at once, then warp_sum
+//   segment: the x segment in shared memory (blocks of at most kLargestSharedSegmentBytes whose
+//   task pays for it, task_shared_x) or x itself from the column block's origin (wide blocks:
+//   L2 stripes, read through L1/L2; tickets in task order keep the grid on one stripe at a time)
 //   a slot's sum goes to output_hash[s] >= 0: partials[output_hash[s]]
 //                                       < 0: y[~output_hash[s]] = alpha*sum + beta*y (only slot)
-//   combine: thread per k: y[combine_rows[k]] = alpha * sum(partials[combine_begin[k] ..
-//            combine_begin[k+1]) in order) + beta * y      (no float atomics: bitwise repeatable)
+//   partial sums are numbered in slot order: a group's lanes write one coalesced run
+//   combine: thread per k: y[combine_rows[k]] = alpha * sum(partials[combine_partials[i]] for i
+//            in [combine_begin[k], combine_begin[k+1]) in order) + beta * y
+//            (no float atomics: bitwise repeatable)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -44,6 +52,7 @@
 #include "arch/load.cuh"
 #include "arch/types.cuh"
 #include "arch/warp.cuh"
+#include "hbp/hbp_format.hpp"
 
 namespace tcsparse::hbp::device {
 
@@ -59,6 +68,9 @@ struct SpmvArguments {
   std::int32_t fixed_tasks = 0;
   const std::int32_t* block_group_begin = nullptr;
   const std::int32_t* group_slot_begin = nullptr;
+  const std::int32_t* group_col = nullptr;  ///< kernel=groups: each group's column block
+  std::int64_t group_count = 0;
+  std::int32_t groups_per_ticket = 1;       ///< kernel=groups
   const std::int64_t* begin_nnz = nullptr;
   const std::uint32_t* col_add_sign = nullptr;
   const V* data = nullptr;
@@ -75,6 +87,7 @@ template <typename V>
 struct CombineArguments {
   const std::int32_t* combine_rows = nullptr;
   const std::int32_t* combine_begin = nullptr;
+  const std::int32_t* combine_partials = nullptr;
   const Acc<V>* partials = nullptr;
   std::int32_t count = 0;
 };
@@ -98,6 +111,37 @@ __device__ __forceinline__ void write_slot(const SpmvArguments<V>& args, std::in
     write_row(y, static_cast<std::int64_t>(~destination), sum, alpha, beta);
 }
 
+/// Strides of a warp group loaded at once (warp_group_sum): at 4 the groups kernel kept 40-48
+/// bytes a thread in local memory under its register cap (kSpmvMaxRegisters), at 2 none.
+inline constexpr int kWarpGroupUnroll = 2;
+
+/// The whole warp on a warp group (one slot of >= warp_row_length nonzeros, contiguous): lanes
+/// stride by 32, kUnroll strides loaded at once, each lane adding its products in index order,
+/// then the butterfly sum.
+template <int kUnroll, typename V>
+__device__ Acc<V> warp_group_sum(const SpmvArguments<V>& args, std::int64_t begin, std::int64_t end,
+                                 const V* segment, int lane) {
+  using Traits = arch::ValueTraits<V>;
+  Acc<V> sum = 0;
+  for (std::int64_t j0 = begin + lane; j0 < end; j0 += kUnroll * arch::kWarpSize) {
+    std::uint32_t word[kUnroll];
+    V value[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t j = j0 + u * arch::kWarpSize;
+      if (j < end) {
+        word[u] = arch::load_streaming(args.col_add_sign + j);
+        value[u] = arch::load_streaming(args.data + j);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (j0 + u * arch::kWarpSize < end)
+        sum += Traits::to_acc(value[u]) * Traits::to_acc(segment[column_in_block(word[u])]);
+  }
+  return arch::warp_sum(sum);
+}
+
 /// One warp computes warp group `g` against `segment`: the x values of its column block, in
 /// shared memory or straight in global memory (a generic pointer either way). Every lane calls it
 /// and takes part in every ballot: the branch on the group and the round loop are warp-uniform.
@@ -107,7 +151,8 @@ __device__ __forceinline__ void write_slot(const SpmvArguments<V>& args, std::in
 /// then the kUnroll loads of (column word, value), then the gathers and the products. No load's
 /// address depends on another load, so a lane has kUnroll loads of each array in flight (the
 /// add_sign walk had one). Each lane adds its products in round order, whatever kUnroll: y does
-/// not depend on it.
+/// not depend on it. (Four groups' first two rounds loaded at once, to share one chain of
+/// latencies, measured 0.8-1.3x this walk on an H200 and spilled registers: not kept.)
 template <int kUnroll, typename V>
 __device__ void spmv_group(const SpmvArguments<V>& args, std::int32_t g, const V* segment, V* y,
                            Acc<V> alpha, Acc<V> beta, int lane) {
@@ -118,14 +163,8 @@ __device__ void spmv_group(const SpmvArguments<V>& args, std::int32_t g, const V
   const std::int64_t begin = args.begin_nnz[g];
   if (args.warp_row_length > 0 && group_rows == 1 &&
       args.begin_nnz[g + 1] - begin >= args.warp_row_length) {  // warp-uniform
-    const std::int64_t end = args.begin_nnz[g + 1];
-    Acc<V> sum = 0;
-    for (std::int64_t j = begin + lane; j < end; j += arch::kWarpSize) {
-      const std::uint32_t word = arch::load_streaming(args.col_add_sign + j);
-      sum += Traits::to_acc(arch::load_streaming(args.data + j)) *
-             Traits::to_acc(segment[word & 0xffffu]);
-    }
-    sum = arch::warp_sum(sum);
+    const Acc<V> sum =
+        warp_group_sum<kWarpGroupUnroll>(args, begin, args.begin_nnz[g + 1], segment, lane);
     if (lane == 0) write_slot(args, args.output_hash[slot0], sum, y, alpha, beta);
     return;
   }
@@ -162,24 +201,22 @@ __device__ void spmv_group(const SpmvArguments<V>& args, std::int32_t g, const V
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
       if (position[u] >= 0)
-        sum += Traits::to_acc(value[u]) * Traits::to_acc(segment[word[u] & 0xffffu]);
+        sum += Traits::to_acc(value[u]) * Traits::to_acc(segment[column_in_block(word[u])]);
   }
   if (lane < group_rows) write_slot(args, args.output_hash[slot0 + lane], sum, y, alpha, beta);
 }
 
-/// Registers a thread of the SpMV kernel may use (replaces __launch_bounds__(1024): both hold
+/// Registers a thread of the SpMV kernels may use (replaces __launch_bounds__(1024): both hold
 /// 1024-thread blocks). 40 for kUnroll <= 4: three 16-warp thread blocks an SM (3 x 512 x 40 =
-/// 61440 of 65536 registers; the 64 KiB x segment allows three), the occupancy of the add_sign
-/// walk (32 registers); ptxas (CUDA 13.0, sm_90) fits every value type in 40 without spilling,
-/// where fp64 kUnroll = 4 took 51 uncapped (two blocks an SM). kUnroll = 8: 64 (fp64 spills at 40;
-/// 53-63 used, two blocks an SM). Whether the capped schedule keeps the loads in flight is for
-/// the walk_unroll sweep to show (README).
+/// 61440 of 65536 registers). kUnroll = 8: 64 (two blocks an SM). At 40 the groups kernel keeps
+/// nothing in local memory at kUnroll = 4, the tasks kernel 8-32 bytes a thread (cuobjdump
+/// --dump-resource-usage, CUDA 13.0, sm_90; README).
 template <int kUnroll>
 inline constexpr int kSpmvMaxRegisters = kUnroll <= 4 ? 40 : 64;
 
-/// The SpMV part. Dynamic shared memory: the x segment, min(block_cols, cols) values of V,
-/// rounded up to 16 bytes. Launched with a grid of at most task_count blocks of whole warps
-/// (at most 1024 threads). kUnroll: rounds of a lane group loaded at once (walk_unroll;
+/// The SpMV part of kernel=tasks. Dynamic shared memory: the x segment, min(block_cols, cols)
+/// values of V rounded up to 16 bytes, or none when no segment fits (task_shares_x). Launched
+/// with a grid of at most task_count blocks of whole warps (at most 1024 threads). kUnroll: rounds of a lane group loaded at once (walk_unroll;
 /// spmv_group).
 template <typename V, int kUnroll>
 __global__ void __maxnreg__(kSpmvMaxRegisters<kUnroll>)
@@ -239,6 +276,30 @@ __global__ void __maxnreg__(kSpmvMaxRegisters<kUnroll>)
   }
 }
 
+/// The SpMV part of kernel=groups: every warp takes runs of groups_per_ticket consecutive warp
+/// groups by a global ticket (zeroed before the launch), in layout order, i.e. column block by
+/// column block, so that the grid works on one stripe of x at a time and finds it in the L2; x is
+/// read from global memory at the group's column block. No shared memory, no barrier: a warp never
+/// waits for another (kernel=tasks waits at every task's end for the task's slowest warp).
+template <typename V, int kUnroll>
+__global__ void __maxnreg__(kSpmvMaxRegisters<kUnroll>)
+    spmv_groups_kernel(SpmvArguments<V> args, const V* __restrict__ x, V* __restrict__ y,
+                       Acc<V> alpha, Acc<V> beta) {
+  const int lane = arch::lane_id();
+  for (;;) {
+    unsigned ticket = 0;
+    if (lane == 0) ticket = atomicAdd(args.ticket, 1u);
+    ticket = __shfl_sync(arch::kFullMask, ticket, 0);
+    const std::int64_t first = static_cast<std::int64_t>(ticket) * args.groups_per_ticket;
+    if (first >= args.group_count) return;  // warp-uniform
+    const std::int64_t end = min(first + args.groups_per_ticket, args.group_count);
+    for (std::int64_t g = first; g < end; ++g) {
+      const V* column_block_x = x + static_cast<std::int64_t>(args.group_col[g]) * args.block_cols;
+      spmv_group<kUnroll>(args, static_cast<std::int32_t>(g), column_block_x, y, alpha, beta, lane);
+    }
+  }
+}
+
 /// The combine part: one thread a row with 0 or >= 2 slots (grid-stride).
 template <typename V>
 __global__ void combine_kernel(CombineArguments<V> args, V* __restrict__ y, Acc<V> alpha,
@@ -248,7 +309,7 @@ __global__ void combine_kernel(CombineArguments<V> args, V* __restrict__ y, Acc<
     Acc<V> sum = 0;
     const std::int32_t end = args.combine_begin[k + 1];
     for (std::int32_t i = args.combine_begin[k]; i < end; ++i)
-      sum += arch::load_streaming(args.partials + i);
+      sum += args.partials[arch::load_streaming(args.combine_partials + i)];
     write_row(y, static_cast<std::int64_t>(args.combine_rows[k]), sum, alpha, beta);
   }
 }

@@ -2,6 +2,7 @@
 #include "hbp/hbp_parameters.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "tcsparse/error.hpp"
@@ -17,8 +18,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "rows of a matrix block, the scope of the reordering (auto: 4096 halved down to 32 while "
        "the matrix has fewer than 16384 blocks; paper: 512; to be measured)"},
       {"block_cols", Type::integer, "auto", 8, kLargestBlockCols, {"auto"},
-       "columns of a matrix block, a multiple of 8: its x segment sits in shared memory (auto: a "
-       "64 KiB segment, 8192 fp64 columns; paper: 4096 for 48 KB)"},
+       "columns of a matrix block, a multiple of 8: an x segment of at most 128 KiB sits in "
+       "shared memory, a wider one is read through the L2 (auto: the fewest stripes of x of at "
+       "most a third of the L2, one block when x fits; paper: 4096 for 48 KB)"},
       {"reorder", Type::choice, "hash", 0, 0, {"hash", "sort", "none"},
        "row order inside a block: the nonlinear hash of the row lengths (paper III.B), a stable "
        "sort by length, or the matrix order"},
@@ -32,14 +34,24 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "warps of a thread block; they share one x segment"},
       {"blocks_per_task", Type::integer, "auto", 1, 1 << 20, {"auto"},
        "matrix blocks (of one column block) a task holds (auto: blocks / 1024, 1 to 4 a warp)"},
-      {"fixed_share", Type::number, "0.5", 0.0, 1.0, {},
+      {"fixed_share", Type::number, "auto", 0.0, 1.0, {"auto"},
        "share of the tasks handed out in the fixed part; the rest is taken by ticket (paper "
-       "III.C; not stated there)"},
+       "III.C; not stated there; auto: 0.5 with x segments in shared memory, else 0)"},
+      {"max_slot_length", Type::integer, "1024", 1, 65536, {},
+       "a row's nonzeros in one block are cut into slots of at most this many (long ones are "
+       "taken by a whole warp each)"},
       {"walk_unroll", Type::choice, "4", 0, 0, {"1", "2", "4", "8"},
        "rounds of a lane group a lane loads at once (independent loads in flight; y does not "
        "depend on it)"},
       {"blocks_per_sm", Type::integer, "auto", 1, 64, {"auto"},
        "resident thread blocks an SM (auto: as many as fit)"},
+      {"kernel", Type::choice, "auto", 0, 0, {"auto", "tasks", "groups"},
+       "who takes the work: thread blocks take tasks sharing an x segment in shared memory "
+       "(tasks, the paper's), or warps take runs of warp groups by ticket reading x through the "
+       "L2 (groups); auto: groups when no x segment fits shared memory"},
+      {"groups_per_ticket", Type::integer, "auto", 1, 1024, {"auto"},
+       "kernel=groups: consecutive warp groups a ticket hands a warp (auto: about 8 tickets a "
+       "warp, at most 8 groups)"},
   };
 }
 
@@ -54,14 +66,49 @@ std::string_view to_string(Reorder reorder) {
   return "hash";
 }
 
+std::string_view to_string(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::tasks: return "tasks";
+    case Kernel::groups: return "groups";
+    case Kernel::automatic: return "auto";
+  }
+  return "auto";
+}
+
 std::string_view to_string(Build build) {
   return build == Build::host ? "host" : "device";
 }
 
-std::int32_t HbpParameters::resolved_block_cols(std::size_t value_bytes) const {
+std::int32_t HbpParameters::resolved_block_cols(std::size_t value_bytes, std::int64_t cols,
+                                                std::int64_t l2_bytes) const {
   if (block_cols > 0) return block_cols;
-  return static_cast<std::int32_t>(std::min<std::size_t>(
-      kLargestBlockCols, static_cast<std::size_t>(kAutoSegmentBytes) / value_bytes));
+  const double stripe_bytes =
+      std::max(1.0, kAutoStripeL2Share * static_cast<double>(std::max<std::int64_t>(l2_bytes, 1)));
+  const double x_bytes = static_cast<double>(std::max<std::int64_t>(cols, 1)) *
+                         static_cast<double>(value_bytes);
+  const auto stripes = static_cast<std::int64_t>(std::ceil(x_bytes / stripe_bytes));
+  const std::int64_t width = (std::max<std::int64_t>(cols, 1) + stripes - 1) / stripes;
+  return static_cast<std::int32_t>(std::min<std::int64_t>(kLargestBlockCols, (width + 7) / 8 * 8));
+}
+
+namespace {
+bool segment_fits_shared_memory(std::int32_t block_cols, std::size_t value_bytes) {
+  return static_cast<std::int64_t>(block_cols) * static_cast<std::int64_t>(value_bytes) <=
+         kLargestSharedSegmentBytes;
+}
+}  // namespace
+
+double HbpParameters::resolved_fixed_share(std::int32_t resolved_block_cols,
+                                           std::size_t value_bytes) const {
+  if (fixed_share >= 0.0) return fixed_share;
+  return segment_fits_shared_memory(resolved_block_cols, value_bytes) ? kDefaultFixedShare : 0.0;
+}
+
+Kernel HbpParameters::resolved_kernel(std::int32_t resolved_block_cols,
+                                      std::size_t value_bytes) const {
+  if (kernel != Kernel::automatic) return kernel;
+  return segment_fits_shared_memory(resolved_block_cols, value_bytes) ? Kernel::tasks
+                                                                       : Kernel::groups;
 }
 
 std::int32_t HbpParameters::resolved_block_rows(std::int64_t rows,
@@ -104,10 +151,17 @@ HbpParameters hbp_parameters(const detail::ParameterValues& values) {
   p.blocks_per_task = values.is_auto("blocks_per_task")
                           ? 0
                           : static_cast<std::int32_t>(values.integer("blocks_per_task"));
-  p.fixed_share = values.number("fixed_share");
+  p.fixed_share = values.is_auto("fixed_share") ? -1.0 : values.number("fixed_share");
+  p.max_slot_length = static_cast<std::int32_t>(values.integer("max_slot_length"));
   p.walk_unroll = static_cast<int>(values.integer("walk_unroll"));
   p.blocks_per_sm =
       values.is_auto("blocks_per_sm") ? 0 : static_cast<int>(values.integer("blocks_per_sm"));
+  p.groups_per_ticket = values.is_auto("groups_per_ticket")
+                            ? 0
+                            : static_cast<std::int32_t>(values.integer("groups_per_ticket"));
+  p.kernel = values.is("kernel", "tasks")    ? Kernel::tasks
+             : values.is("kernel", "groups") ? Kernel::groups
+                                             : Kernel::automatic;
   return p;
 }
 

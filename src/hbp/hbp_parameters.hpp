@@ -16,14 +16,43 @@ namespace tcsparse::hbp {
 /// thread one row of a group of 32).
 inline constexpr int kGroupRows = 32;
 
-/// Columns of a matrix block at most: the column inside a block is stored in 16 bits next to the
-/// 16-bit add_sign (one 32-bit word a nonzero, as CSR's column index).
-inline constexpr std::int32_t kLargestBlockCols = 1 << 16;
+/// Bits of the column inside a block in a nonzero's 32-bit word; the other 7 hold add_sign + 1
+/// (add_sign is -1 or 1..32: the distance to a slot's next nonzero in the next round is at most
+/// the 32 slots of a round), so a nonzero costs 4 bytes of index, as in CSR.
+inline constexpr int kColumnBits = 25;
 
-/// Bytes of the x segment a thread block keeps in shared memory with block_cols=auto: 64 KiB,
-/// so three thread blocks share one Hopper SM (228 KB). The paper (III.A) sized its 4096 fp64
-/// columns (32 KB) for a 48 KB shared memory. To be measured (README: the sweep).
-inline constexpr std::int32_t kAutoSegmentBytes = 64 * 1024;
+/// Columns of a matrix block at most (the column inside a block takes kColumnBits bits). Wide
+/// blocks are for x beyond shared memory: their x is read through the L2 (kAutoStripeL2Share).
+inline constexpr std::int32_t kLargestBlockCols = std::int32_t{1} << kColumnBits;
+
+/// The largest x segment a thread block stages in shared memory (bytes). A wider block's x is
+/// read from global memory (through L1 and L2): 128 KiB holds 16384 fp64 columns and leaves room
+/// on an A100 (164 KB) as on Hopper (228 KB).
+inline constexpr std::int64_t kLargestSharedSegmentBytes = 128 * 1024;
+
+/// block_cols=auto cuts the columns into stripes whose x takes at most this share of the L2, so
+/// that the stripe's x stays in the L2 while the blocks of that column block stream by (their
+/// tasks are taken in column-block order): one column block (no partial sums) when x fits.
+/// Measured with tcsparse_stripe_probe (a plain CSR kernel a stripe) on an H200 (60 MB L2),
+/// uniform 4-12 nonzeros a row at 16 M x 16 M, fp64: stripes of 64 / 43 / 32 / 21 / 16 / 8 MB ran
+/// 0.94x / 1.18x / 1.46x / 1.61x / 1.54x / 1.02x cuSPARSE; HBP itself with stripes of 8 / 18 / 34
+/// MB 1.28x / 1.39x / 1.25x (bench/results/2026-11-26-1830-h200-hbp-stripes).
+inline constexpr double kAutoStripeL2Share = 1.0 / 3.0;
+
+/// The L2 the host model assumes where no GPU is asked (info --json without a GPU, host
+/// tests): an H100's 50 MiB.
+inline constexpr std::int64_t kHostModelL2Bytes = 50ll << 20;
+
+/// A row's nonzeros inside one block are cut into slots of at most this many (max_slot_length):
+/// a slot is walked by one lane or, when long, by one warp, so a hub row of an R-MAT graph
+/// (10^5 nonzeros in one wide column block) would hold one warp for the whole kernel; cut, its
+/// pieces are warp groups of their own that any warp takes, each with its partial sum. Not in the
+/// paper (its blocks were at most 4096 columns wide). Must stay <= 65536 (slot_last_round is
+/// 16-bit). Measured (H200, fp64, `hbp` suite, kernel=groups): 4096 -> 1024 took the geomean
+/// from 0.65x to 0.77x cuSPARSE (circuit-like 0.32x -> 0.46x, mip1-like 0.55x -> 0.68x, R-MAT-like
+/// 18-21 0.55-0.69x -> 0.72-0.85x): a warp walks a 4096-nonzero piece in 64 dependent steps
+/// while the other warps run out of work (bench/results/2026-11-26-1830-h200-hbp-stripes).
+inline constexpr std::int32_t kDefaultMaxSlotLength = 1024;
 
 /// block_rows=auto: rows of a matrix block (paper III.A: 512, to bound the scope of the
 /// reordering). Tasks are made of blocks, so the grid has tasks for every thread block only when
@@ -83,8 +112,27 @@ inline constexpr int kDefaultWalkUnroll = 4;
 
 /// Share of the tasks given out in the fixed part (paper III.C: each warp an equal number of
 /// blocks of the same column; the rest is taken by ticket). Not stated in the paper; to be
-/// measured.
+/// measured. fixed_share=auto gives this share when the x segments sit in shared memory, and 0
+/// when they do not (block_cols above kLargestSharedSegmentBytes): a thread block's fixed tasks
+/// are contiguous, so a fixed part would spread the grid over every stripe at once, where
+/// tickets taken in order keep the grid on one stripe of x at a time.
 inline constexpr double kDefaultFixedShare = 0.5;
+
+/// Who takes the work (kernel=): `tasks`, the paper's (III.C): thread blocks take tasks (blocks of
+/// one column block), a fixed part then tickets, its warps share the task's x segment in shared
+/// memory; `groups`: warps take runs of consecutive warp groups by a global ticket and read x
+/// through the L2 (no shared memory, no barrier). auto: groups when no x segment fits shared
+/// memory (block_cols above kLargestSharedSegmentBytes), else tasks.
+enum class Kernel { automatic, tasks, groups };
+std::string_view to_string(Kernel kernel);
+
+/// kernel=groups: tickets a warp takes on average (runs of ceil(groups / (warps x this)) groups,
+/// 1 to kLargestGroupsPerTicket), so that the last tickets even out the warps' loads. Measured
+/// (H200, fp64, max_slot_length 4096): runs of 8 against the 32 that 8 tickets a warp gave on the
+/// 16 M-row matrices: uniform 4-12 1.29x -> 1.39x, power law 1.20x -> 1.45x cuSPARSE; runs of 1
+/// (a global atomic a group) 0.87x / 1.17x.
+inline constexpr std::int64_t kTicketsPerWarp = 8;
+inline constexpr std::int64_t kLargestGroupsPerTicket = 8;
 
 enum class Reorder { hash, sort, none };
 std::string_view to_string(Reorder reorder);
@@ -98,7 +146,8 @@ std::string_view to_string(Build build);
 struct HbpParameters {
   /// 0: auto (resolved_block_rows).
   std::int32_t block_rows = 0;
-  /// 0: auto (kAutoSegmentBytes / sizeof(value), at most kLargestBlockCols).
+  /// 0: auto (resolved_block_cols: L2 stripes). The paper's blocks (4096 fp64 columns, its x
+  /// segment in a 48 KB shared memory) are block_cols=4096.
   std::int32_t block_cols = 0;
   Reorder reorder = Reorder::hash;
   /// device: on an H100 it built the default suite's layouts in 1.3-18 ms where the host
@@ -109,15 +158,29 @@ struct HbpParameters {
   int warps_per_block = kDefaultWarpsPerBlock;
   /// 0: auto (resolved_blocks_per_task).
   std::int32_t blocks_per_task = 0;
-  double fixed_share = kDefaultFixedShare;
+  /// < 0: auto (resolved_fixed_share).
+  double fixed_share = -1.0;
+  /// The longest slot (kDefaultMaxSlotLength): a row's nonzeros in a block are cut into slots of
+  /// at most this many.
+  std::int32_t max_slot_length = kDefaultMaxSlotLength;
   /// Rounds a lane loads at once in a lane group (kDefaultWalkUnroll): 1, 2, 4 or 8, each a
   /// kernel instantiation.
   int walk_unroll = kDefaultWalkUnroll;
   /// 0: auto (as many as fit the SMs).
   int blocks_per_sm = 0;
+  Kernel kernel = Kernel::automatic;
+  /// kernel=groups: consecutive warp groups a ticket hands out; 0: auto (kTicketsPerWarp).
+  std::int32_t groups_per_ticket = 0;
 
-  /// block_cols for values of `value_bytes` bytes.
-  std::int32_t resolved_block_cols(std::size_t value_bytes) const;
+  /// block_cols for `cols` columns of values of `value_bytes` bytes on a GPU of `l2_bytes` of
+  /// L2: auto cuts x into the fewest stripes of at most kAutoStripeL2Share of the L2, equal
+  /// widths rounded up to 8 (one column block when x fits; at most kLargestBlockCols).
+  std::int32_t resolved_block_cols(std::size_t value_bytes, std::int64_t cols,
+                                   std::int64_t l2_bytes) const;
+  /// fixed_share for blocks of `block_cols` columns of `value_bytes` bytes (kDefaultFixedShare).
+  double resolved_fixed_share(std::int32_t block_cols, std::size_t value_bytes) const;
+  /// kernel for blocks of `block_cols` columns of `value_bytes` bytes (Kernel).
+  Kernel resolved_kernel(std::int32_t block_cols, std::size_t value_bytes) const;
   /// block_rows for a matrix of `rows` rows and `column_blocks` column blocks (the partition's
   /// blocks, empty ones included, are counted for the auto rule).
   std::int32_t resolved_block_rows(std::int64_t rows, std::int64_t column_blocks) const;

@@ -43,6 +43,8 @@ const std::vector<std::vector<std::string>> kBlockShapes = {
     {"block_rows=33", "block_cols=40", "warp_row_length=off"},
     {"block_rows=1", "block_cols=8"},
     {"block_rows=100", "block_cols=64", "warp_row_length=2"},
+    {"block_cols=24576", "max_slot_length=3"},
+    {"block_rows=16", "block_cols=72", "max_slot_length=5", "warp_row_length=4"},
 };
 
 std::string describe(const std::vector<std::string>& parameters) {
@@ -69,7 +71,10 @@ void expect_same_layout(const Matrix& matrix64, std::vector<std::string> paramet
                         const std::string& name) {
   const auto matrix = test::with_values<Value>(matrix64);
   const HbpParameters p = hbp::parse_parameters(parameters);
-  const HbpLayout<Value> host = hbp::build_layout(matrix, p, p.resolved_block_cols(sizeof(Value)));
+  const HbpLayout<Value> host = hbp::build_layout(
+      matrix, p,
+      p.resolved_block_cols(sizeof(Value), matrix.cols,
+                            detail::current_device_attribute(cudaDevAttrL2CacheSize)));
   const HbpLayout<Value> device = hbp::testing::build_on_device(matrix, p);
   const std::string context = name + ": " + describe(parameters);
   EXPECT_EQ(device.block_rows, host.block_rows) << context;
@@ -83,6 +88,7 @@ void expect_same_layout(const Matrix& matrix64, std::vector<std::string> paramet
   expect_same_array(host.block_row, device.block_row, "block_row", context);
   expect_same_array(host.block_group_begin, device.block_group_begin, "block_group_begin", context);
   expect_same_array(host.group_slot_begin, device.group_slot_begin, "group_slot_begin", context);
+  expect_same_array(host.group_col, device.group_col, "group_col", context);
   expect_same_array(host.begin_nnz, device.begin_nnz, "begin_nnz", context);
   expect_same_array(host.col_add_sign, device.col_add_sign, "col_add_sign", context);
   expect_same_array(host.data, device.data, "data", context);
@@ -90,6 +96,7 @@ void expect_same_layout(const Matrix& matrix64, std::vector<std::string> paramet
   expect_same_array(host.slot_last_round, device.slot_last_round, "slot_last_round", context);
   expect_same_array(host.combine_rows, device.combine_rows, "combine_rows", context);
   expect_same_array(host.combine_begin, device.combine_begin, "combine_begin", context);
+  expect_same_array(host.combine_partials, device.combine_partials, "combine_partials", context);
   expect_same_array(host.task_block_begin, device.task_block_begin, "task_block_begin", context);
   expect_same_array(host.task_col, device.task_col, "task_col", context);
   expect_same_array(host.task_shared_x, device.task_shared_x, "task_shared_x", context);
@@ -167,7 +174,12 @@ TEST_F(HbpGpuBuild, EdgeShapesGiveTheHostBuildsArrays) {
   // a slot as wide as the widest block: slot_last_round = 65535, the largest 16 bits hold
   const Matrix widest = test::with_row_lengths(65536, {3, 65536, 1, 0, 7}, 4);
   expect_same_layout_every_reorder(widest, "65536-wide slot",
-                                   {"block_cols=65536", "warp_row_length=off"});
+                                   {"block_cols=65536", "warp_row_length=off",
+                                    "max_slot_length=65536"});
+  // x in stripes of 1 M columns (columns above 16 bits inside a block), rows cut into slots
+  const Matrix striped = test::with_row_lengths(3000000, {150000, 0, 1, 40000, 12, 5, 700}, 5);
+  expect_same_layout_every_reorder(striped, "stripes",
+                                   {"block_cols=1000000", "max_slot_length=700"});
 }
 
 TEST_F(HbpGpuBuild, LargeGeneratedMatricesGiveTheHostBuildsArrays) {

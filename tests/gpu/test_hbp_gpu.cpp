@@ -92,6 +92,10 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"block_rows=1", "block_cols=8", "blocks_per_sm=1"},
     {"block_rows=100", "block_cols=64", "warp_row_length=2", "fixed_share=1"},
     {"block_rows=300", "block_cols=128", "fixed_share=0", "blocks_per_task=1", "warps_per_block=2"},
+    {"block_cols=24576", "max_slot_length=3"},  // x from global memory; rows cut in threes
+    {"block_rows=16", "block_cols=72", "max_slot_length=5", "warp_row_length=4"},
+    {"kernel=groups", "block_rows=64", "block_cols=40", "warps_per_block=4"},
+    {"kernel=tasks", "block_cols=24576", "warp_row_length=off"},
 };
 
 // ---- the shared catalogue ----------------------------------------------------------------------
@@ -228,8 +232,10 @@ TEST_F(HbpGpu, LaneGroupsWithHolesMatchReference) {
     }
   // a lane walking a slot of 65536 nonzeros (fp16: the 128 KiB segment fits shared memory)
   const Matrix widest = test::with_row_lengths(65536, {3, 65536, 1, 0, 7}, 20);
-  expect_matches_reference<half>(widest, {"block_cols=65536", "warp_row_length=off"});
+  expect_matches_reference<half>(widest, {"block_cols=65536", "warp_row_length=off",
+                                          "max_slot_length=65536"});
   expect_matches_reference<bfloat16>(widest, {"block_cols=65536", "warp_row_length=off",
+                                              "max_slot_length=65536",
                                               "walk_unroll=8"});
 }
 
@@ -317,12 +323,34 @@ TEST_F(HbpGpu, SpmvAndCombineAreTimedApart) {
   EXPECT_GT(times.combine_ms, 0.0);  // 16 column blocks: rows with several partial sums
 }
 
-TEST_F(HbpGpu, SegmentLargerThanSharedMemoryIsRefused) {
-  // 65536 fp64 columns = 512 KiB of x segment: no GPU has that much shared memory a block
-  const Matrix a = test::with_row_lengths(70000, {5, 5}, 15);
-  EXPECT_THROW(SpmvPlan<double>(test::with_values<double>(a), Method("hbp"),
-                                options_of({"block_cols=65536"})),
-               UnsupportedError);
+TEST_F(HbpGpu, WideBlocksReadXFromGlobalMemoryWithoutSharedMemory) {
+  // 65536 fp64 columns = 512 KiB of x: above kLargestSharedSegmentBytes, read through the L2
+  const Matrix a = test::with_row_lengths(70000, {5, 5, 70000, 0, 3}, 15);
+  const SpmvPlan<double> plan(test::with_values<double>(a), Method("hbp"),
+                              options_of({"block_cols=65536"}));
+  EXPECT_EQ(plan.stats().details["shared_memory_bytes"].get<std::int64_t>(), 0);
+  EXPECT_EQ(plan.stats().details["kernel"], "groups");
+  expect_matches_reference<double>(a, {"block_cols=65536"});
+  // the paper's kernel on the same wide blocks: tasks whose warps read x from global memory
+  const SpmvPlan<double> tasks(test::with_values<double>(a), Method("hbp"),
+                               options_of({"block_cols=65536", "kernel=tasks"}));
+  EXPECT_EQ(tasks.stats().details["shared_memory_bytes"].get<std::int64_t>(), 0);
+  EXPECT_EQ(tasks.stats().details["fixed_share"].get<double>(), 0.0);
+  expect_matches_reference<double>(a, {"block_cols=65536", "kernel=tasks"});
+}
+
+TEST_F(HbpGpu, StripesAndRowsCutIntoSlotsMatchReference) {
+  // x of 3 M values in stripes of 1 M columns (columns inside a stripe above 16 bits), a row of
+  // 150 000 nonzeros cut into slots of max_slot_length, short rows beside it
+  std::vector<std::int64_t> lengths = {150000, 0, 1, 40000};
+  for (int i = 0; i < 3000; ++i) lengths.push_back(i % 13);
+  const Matrix a = test::with_row_lengths(3000000, lengths, 16);
+  for (const std::vector<std::string>& parameters :
+       {std::vector<std::string>{"block_cols=1000000"},
+        std::vector<std::string>{"block_cols=1000000", "max_slot_length=700", "walk_unroll=8"},
+        std::vector<std::string>{"max_slot_length=65536"}, std::vector<std::string>{}}) {
+    expect_every_precision(a, parameters);
+  }
 }
 
 }  // namespace

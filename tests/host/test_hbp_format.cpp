@@ -22,6 +22,7 @@
 #include "hbp/hbp_format.hpp"
 #include "hbp/hbp_parameters.hpp"
 #include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
 #include "tcsparse/reference.hpp"
 
 namespace tcsparse::hbp {
@@ -40,6 +41,13 @@ Matrix generated(const std::string& name) {
 Matrix matrix_with_lengths(std::int64_t cols, const std::vector<std::int64_t>& lengths,
                            std::uint64_t seed = 1) {
   return test::with_row_lengths(cols, lengths, seed);
+}
+
+/// block_cols for `matrix` as a plan resolves it, with the host model's L2 (kHostModelL2Bytes).
+template <typename Value>
+std::int32_t block_cols_of(const HbpParameters& p, const CsrMatrix<Value, std::int32_t>& matrix,
+                           std::size_t value_bytes) {
+  return p.resolved_block_cols(value_bytes, matrix.cols, kHostModelL2Bytes);
 }
 
 /// The structural promises of a layout of `matrix`.
@@ -80,12 +88,27 @@ void expect_valid_layout(const CsrMatrix<Value, std::int32_t>& matrix, const Hbp
         ASSERT_GT(column, previous_column) << "a slot's nonzeros are in column order";
         previous_column = column;
         step = add_sign(layout.col_add_sign[static_cast<std::size_t>(j)]);
-        ASSERT_TRUE(step == -1 || (step > 0 && step < 2 * kGroupRows)) << step;
+        ASSERT_TRUE(step == -1 || (step > 0 && step <= kGroupRows)) << step;
         j += step;
       } while (step > 0);
     }
   }
   for (std::size_t e = 0; e < visits.size(); ++e) ASSERT_EQ(visits[e], 1) << "nonzero " << e;
+  // each group knows its block's column block (kernel=groups reads x there)
+  ASSERT_EQ(layout.group_col.size(), static_cast<std::size_t>(layout.groups()));
+  for (std::int64_t b = 0; b < layout.blocks(); ++b)
+    for (std::int32_t g = layout.block_group_begin[static_cast<std::size_t>(b)];
+         g < layout.block_group_begin[static_cast<std::size_t>(b) + 1]; ++g)
+      ASSERT_EQ(layout.group_col[static_cast<std::size_t>(g)], layout.block_col[static_cast<std::size_t>(b)]);
+  // partial sums numbered in slot order (a group writes one run); the combine's list names each
+  // exactly once
+  std::int32_t next_partial = 0;
+  for (const std::int32_t destination : layout.output_hash)
+    if (destination >= 0) ASSERT_EQ(destination, next_partial++);
+  ASSERT_EQ(next_partial, layout.partials());
+  std::vector<int> named(static_cast<std::size_t>(layout.partials()), 0);
+  for (const std::int32_t partial : layout.combine_partials) named.at(static_cast<std::size_t>(partial)) += 1;
+  for (const int n : named) ASSERT_EQ(n, 1);
   // tasks: contiguous, inside one column block, at most blocks_per_task blocks
   ASSERT_EQ(layout.task_block_begin.size(), layout.task_col.size() + 1);
   ASSERT_EQ(layout.task_block_begin.back(), layout.blocks());
@@ -102,8 +125,10 @@ void expect_valid_layout(const CsrMatrix<Value, std::int32_t>& matrix, const Hbp
                              layout.begin_nnz[static_cast<std::size_t>(layout.block_group_begin[first])];
     const std::int64_t origin = static_cast<std::int64_t>(layout.task_col[ut]) * layout.block_cols;
     const std::int64_t width = std::min<std::int64_t>(layout.block_cols, layout.cols - origin);
+    const bool fits = static_cast<std::int64_t>(layout.block_cols) *
+                          static_cast<std::int64_t>(sizeof(Value)) <= kLargestSharedSegmentBytes;
     ASSERT_EQ(layout.task_shared_x.at(ut),
-              nnz * kSectorBytes >= width * static_cast<std::int64_t>(sizeof(Value)) ? 1 : 0);
+              fits && nnz * kSectorBytes >= width * static_cast<std::int64_t>(sizeof(Value)) ? 1 : 0);
   }
 }
 
@@ -115,9 +140,10 @@ double worst_error(const Matrix& matrix64, const std::vector<std::string>& param
   const Matrix scaled = std::is_same_v<Value, double> ? matrix64 : test::scaled_for_16_bit(matrix64);
   const auto a = test::with_values<Value>(scaled);
   const HbpParameters p = parse_parameters(parameters);
-  const HbpLayout<Value> layout = build_layout(a, p, p.resolved_block_cols(sizeof(Value)));
+  const HbpLayout<Value> layout = build_layout(a, p, block_cols_of(p, a, sizeof(Value)));
   expect_valid_layout(a, layout, p.resolved_blocks_per_task(layout.blocks()));
-  const Schedule schedule = make_schedule(layout.tasks(), grid, p.fixed_share);
+  const Schedule schedule =
+      make_schedule(layout.tasks(), grid, p.resolved_fixed_share(layout.block_cols, sizeof(Value)));
   const auto x = test::make_x<Value>(scaled);
   const auto y0 = test::make_y<Value>(scaled);
   double worst = 0.0;
@@ -143,6 +169,8 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"block_rows=1", "block_cols=8"},                            // a block row holds one row
     {"block_rows=100", "block_cols=64", "warp_row_length=2", "fixed_share=1"},
     {"block_rows=300", "block_cols=128", "fixed_share=0", "blocks_per_task=1"},
+    {"block_cols=24576", "max_slot_length=3"},  // x beyond a shared segment; rows cut in threes
+    {"block_rows=16", "block_cols=72", "max_slot_length=5", "warp_row_length=4"},
 };
 
 class HbpHostApplyOnCatalogue : public ::testing::TestWithParam<NamedMatrix> {};
@@ -194,7 +222,7 @@ TEST_P(HbpHostApplyOnCatalogue, DeviceBuildRulesGiveTheHostBuildersGroupsAndTask
   if (matrix.nnz() > 400000) GTEST_SKIP() << "large: the smaller ones cover the rules";
   for (const auto& parameters : kStressParameters) {
     const HbpParameters p = parse_parameters(parameters);
-    const HbpLayout<double> layout = build_layout(matrix, p, p.resolved_block_cols(sizeof(double)));
+    const HbpLayout<double> layout = build_layout(matrix, p, block_cols_of(p, matrix, sizeof(double)));
     const std::vector<std::int64_t> lengths = slot_lengths(layout);
     std::vector<std::int32_t> group_slot_begin;
     std::int64_t run_start = 0;
@@ -282,7 +310,7 @@ TEST_P(HbpRoundWalkOnCatalogue, PositionsFromSlotLengthsAreTheAddSignWalk) {
     std::string text = GetParam().name + ":";
     for (const auto& s : parameters) text += " " + s;
     const HbpParameters p = parse_parameters(parameters);
-    expect_round_walk_is_add_sign_walk(build_layout(matrix, p, p.resolved_block_cols(sizeof(double))),
+    expect_round_walk_is_add_sign_walk(build_layout(matrix, p, block_cols_of(p, matrix, sizeof(double))),
                                        text);
   }
 }
@@ -338,12 +366,13 @@ TEST(HbpRoundWalk, GroupsWithHolesMixingShortAndLongSlots) {
   }
 }
 
-TEST(HbpRoundWalk, SlotOfAWholeBlockWidthFitsSixteenBits) {
-  // a row of 65536 nonzeros in one block of 65536 columns: slot_last_round = 65535, the largest
+TEST(HbpRoundWalk, SlotOfTheLongestSlotLengthFitsSixteenBits) {
+  // a row of 65536 nonzeros in one block with max_slot_length 65536: slot_last_round = 65535,
+  // the largest 16 bits hold
   std::vector<std::int64_t> lengths = {3, 65536, 1, 0, 7};
   const Matrix matrix = matrix_with_lengths(65536, lengths, 22);
   const std::vector<std::string> parameters = {"block_cols=65536", "warp_row_length=off",
-                                               "block_rows=32"};
+                                               "block_rows=32", "max_slot_length=65536"};
   const HbpParameters p = parse_parameters(parameters);
   const HbpLayout<double> layout = build_layout(matrix, p, 65536);
   ASSERT_EQ(layout.slots(), 4);
@@ -629,7 +658,8 @@ TEST(HbpHostApply, AllThreeReorderModesGiveTheSameY) {
     const HbpParameters p = parse_parameters({reorder, "block_rows=256", "block_cols=512"});
     const HbpLayout<double> layout = build_layout(matrix, p, 512);
     std::vector<double> y(static_cast<std::size_t>(matrix.rows), 0.0);
-    host_apply(layout, make_schedule(layout.tasks(), 7, p.fixed_share), std::span<const double>(x),
+    host_apply(layout, make_schedule(layout.tasks(), 7, p.resolved_fixed_share(512, 8)),
+               std::span<const double>(x),
                std::span<double>(y), 1.0, 0.0);
     results.push_back(y);
   }
@@ -640,12 +670,80 @@ TEST(HbpHostApply, AllThreeReorderModesGiveTheSameY) {
 TEST(HbpLayoutStatistics, ReportsBytesAgainstCsrAndTheSpread) {
   const Matrix matrix = generated("random_power_law_5000x5000_len1to2000");
   const Json statistics = host_layout_statistics(matrix, parse_parameters({}));
-  EXPECT_EQ(statistics["block_cols"], 8192);
+  EXPECT_EQ(statistics["block_cols"], 5000);  // x of 40 KB: one column block
   EXPECT_EQ(statistics["block_rows"], kAutoSmallestBlockRows);  // 157 row blocks of 32: few blocks
   EXPECT_GT(statistics["csr_bytes"].get<double>(), 0.0);
   EXPECT_LT(statistics["bytes_over_csr"].get<double>(), 1.5);
   EXPECT_TRUE(statistics.contains("warp_row_length_stddev_before"));
   EXPECT_TRUE(statistics.contains("warp_row_length_stddev_after"));
+}
+
+TEST(HbpLayout, ARowsLongRunInABlockIsCutIntoSlotsOfMaxSlotLength) {
+  // row 1: 10 000 nonzeros in one block of 20 000 columns -> 10 slots of 1000 (and a combine
+  // row); row 3: 2500 -> 1000, 1000, 500; rows of <= 1000 keep one slot
+  const Matrix matrix = matrix_with_lengths(20000, {3, 10000, 0, 2500, 1000, 7}, 21);
+  const std::vector<std::string> parameters = {"block_cols=20000", "max_slot_length=1000"};
+  const HbpParameters p = parse_parameters(parameters);
+  const HbpLayout<double> layout = build_layout(matrix, p, 20000);
+  EXPECT_EQ(layout.slots(), 1 + 10 + 3 + 1 + 1);
+  for (const std::uint16_t last : layout.slot_last_round) EXPECT_LT(last, 1000);
+  EXPECT_EQ(layout.combine_rows, (std::vector<std::int32_t>{1, 2, 3}));  // row 2: empty
+  EXPECT_EQ(layout.partials(), 13);
+  EXPECT_LT(worst_error<double>(matrix, parameters), 1e-12);
+  EXPECT_LT(worst_error<half>(matrix, parameters), 1e-2);
+  EXPECT_LT(worst_error<double>(matrix, {"block_cols=20000", "max_slot_length=1"}), 1e-12);
+}
+
+TEST(HbpLayout, WideBlocksStoreColumnsAbove16BitsAndReadXFromGlobalMemory) {
+  // 300 000 columns in blocks of 100 000 (800 KB of fp64 x each: no shared segment); columns
+  // inside a block above 65535 need the 25-bit column field
+  const Matrix matrix = generate_random_rows(2000, 300000, RowLengthDistribution::uniform, 1, 300, 22);
+  const std::vector<std::string> parameters = {"block_cols=100000"};
+  const HbpParameters p = parse_parameters(parameters);
+  const HbpLayout<double> layout = build_layout(matrix, p, 100000);
+  EXPECT_EQ(std::count(layout.task_shared_x.begin(), layout.task_shared_x.end(), 1), 0);
+  std::int32_t widest = 0;
+  for (const std::uint32_t word : layout.col_add_sign) widest = std::max(widest, column_in_block(word));
+  EXPECT_GT(widest, 65535);
+  EXPECT_EQ(p.resolved_fixed_share(100000, 8), 0.0);  // tickets in column-block order
+  EXPECT_LT(worst_error<double>(matrix, parameters), 1e-12);
+  EXPECT_LT(worst_error<float>(matrix, parameters), 1e-5);
+  EXPECT_LT(worst_error<bfloat16>(matrix, parameters), 1e-2);
+}
+
+TEST(HbpLayout, ColumnAndAddSignShareOneWord) {
+  for (const std::uint32_t column : {0u, 1u, 65535u, 65536u, kColumnMask})
+    for (const std::int32_t step : {-1, 1, 2, 31, 32}) {
+      const std::uint32_t word = col_add_sign_word(column, step);
+      EXPECT_EQ(column_in_block(word), static_cast<std::int32_t>(column));
+      EXPECT_EQ(add_sign(word), step);
+    }
+  EXPECT_EQ(kLargestBlockCols, std::int32_t{1} << 25);
+}
+
+TEST(HbpParameters, AutoBlockColsCutsXIntoStripesOfAThirdOfTheL2) {
+  const HbpParameters p = parse_parameters({});
+  constexpr std::int64_t l2 = 50ll << 20;  // stripes of at most 17.5 MB
+  EXPECT_EQ(p.resolved_block_cols(8, 5000, l2), 5000);          // x fits: one block
+  EXPECT_EQ(p.resolved_block_cols(8, 1000000, l2), 1000000);    // 8 MB: one block
+  EXPECT_EQ(p.resolved_block_cols(8, 16000000, l2), 2000000);   // 128 MB: 8 stripes of 16 MB
+  EXPECT_EQ(p.resolved_block_cols(2, 16000000, l2), 8000000);   // fp16, 32 MB: 2 stripes
+  EXPECT_EQ(p.resolved_block_cols(8, 3, l2), 8);                // rounded up to 8
+  EXPECT_EQ(p.resolved_block_cols(2, 100000000, 1ll << 30), kLargestBlockCols);  // the cap
+  EXPECT_EQ(parse_parameters({"block_cols=4096"}).resolved_block_cols(8, 16000000, l2), 4096);
+  // the fixed part only where x segments sit in shared memory
+  EXPECT_EQ(p.resolved_fixed_share(4096, 8), kDefaultFixedShare);
+  EXPECT_EQ(p.resolved_fixed_share(16384, 8), kDefaultFixedShare);  // 128 KiB
+  EXPECT_EQ(p.resolved_fixed_share(16392, 8), 0.0);
+  EXPECT_EQ(p.resolved_fixed_share(2000000, 8), 0.0);
+  EXPECT_EQ(parse_parameters({"fixed_share=1"}).resolved_fixed_share(2000000, 8), 1.0);
+  // warps take runs of groups by ticket where no x segment fits shared memory
+  EXPECT_EQ(p.resolved_kernel(16384, 8), Kernel::tasks);
+  EXPECT_EQ(p.resolved_kernel(16392, 8), Kernel::groups);
+  EXPECT_EQ(p.resolved_kernel(16392, 2), Kernel::tasks);
+  EXPECT_EQ(parse_parameters({"kernel=groups"}).resolved_kernel(64, 8), Kernel::groups);
+  EXPECT_EQ(parse_parameters({"kernel=tasks"}).resolved_kernel(2000000, 8), Kernel::tasks);
+  EXPECT_THROW(parse_parameters({"kernel=warps"}), ParameterError);
 }
 
 TEST(HbpParameters, DefaultsAndRefusals) {
@@ -655,9 +753,11 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_EQ(p.resolved_block_rows(1000000, 1), 32);  // 31250 blocks of 32 rows
   EXPECT_EQ(p.resolved_block_rows(1000000, 64), 2048);  // 489 x 64 blocks
   EXPECT_EQ(p.resolved_block_rows(1000000, 16), 512);  // 1954 x 16 blocks
-  EXPECT_EQ(p.resolved_block_cols(8), 8192);
-  EXPECT_EQ(p.resolved_block_cols(4), 16384);
-  EXPECT_EQ(p.resolved_block_cols(2), 32768);
+  EXPECT_EQ(p.block_cols, 0);  // auto: AutoBlockColsCutsXIntoStripesOfAThirdOfTheL2
+  EXPECT_EQ(p.max_slot_length, kDefaultMaxSlotLength);
+  EXPECT_EQ(parse_parameters({"max_slot_length=65536"}).max_slot_length, 65536);
+  EXPECT_THROW(parse_parameters({"max_slot_length=65537"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"max_slot_length=0"}), ParameterError);
   EXPECT_EQ(p.reorder, Reorder::hash);
   EXPECT_EQ(p.build, Build::device);
   EXPECT_EQ(parse_parameters({"build=device"}).build, Build::device);
@@ -666,7 +766,8 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_EQ(p.resolved_blocks_per_task(16384), 16);    // about 1024 tasks
   EXPECT_EQ(p.resolved_blocks_per_task(1 << 24), 4 * kDefaultWarpsPerBlock);  // 4 blocks a warp
   EXPECT_THROW(parse_parameters({"block_cols=12"}), ParameterError);
-  EXPECT_THROW(parse_parameters({"block_cols=131072"}), ParameterError);
+  EXPECT_EQ(parse_parameters({"block_cols=131072"}).block_cols, 131072);
+  EXPECT_THROW(parse_parameters({"block_cols=33554440"}), ParameterError);  // above 2^25
   EXPECT_THROW(parse_parameters({"reorder=random"}), ParameterError);
   EXPECT_THROW(parse_parameters({"fixed_share=1.5"}), ParameterError);
   EXPECT_EQ(p.walk_unroll, kDefaultWalkUnroll);
