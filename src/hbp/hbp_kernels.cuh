@@ -142,7 +142,38 @@ __device__ Acc<V> warp_group_sum(const SpmvArguments<V>& args, std::int64_t begi
   return arch::warp_sum(sum);
 }
 
-/// One warp computes warp group `g` against `segment`: the x values of its column block, in
+/// What a warp needs of warp group g before it walks it: its slots, its nonzeros and, for each
+/// lane, its slot's length - 1 (-1 past the slots, and for every lane of a warp group, which the
+/// lanes stride over instead) and its destination (output_hash).
+struct GroupHead {
+  std::int32_t slot0 = 0, slots = 0;
+  std::int64_t begin = 0, end = 0;
+  bool whole_warp = false;
+  int last = -1;
+  std::int32_t destination = 0;
+};
+
+/// The head of a group whose bounds are known: the lane's slot length and destination loaded.
+template <typename V>
+__device__ __forceinline__ GroupHead load_group_head(const SpmvArguments<V>& args,
+                                                     std::int32_t slot0, std::int32_t slots,
+                                                     std::int64_t begin, std::int64_t end,
+                                                     int lane) {
+  GroupHead head;
+  head.slot0 = slot0;
+  head.slots = slots;
+  head.begin = begin;
+  head.end = end;
+  head.whole_warp = args.warp_row_length > 0 && slots == 1 && end - begin >= args.warp_row_length;
+  if (lane < slots) {
+    if (!head.whole_warp)
+      head.last = static_cast<int>(arch::load_read_only(args.slot_last_round + slot0 + lane));
+    head.destination = arch::load_read_only(args.output_hash + slot0 + lane);
+  }
+  return head;
+}
+
+/// One warp computes the group of `head` against `segment`: the x values of its column block, in
 /// shared memory or straight in global memory (a generic pointer either way). Every lane calls it
 /// and takes part in every ballot: the branch on the group and the round loop are warp-uniform.
 ///
@@ -154,30 +185,23 @@ __device__ Acc<V> warp_group_sum(const SpmvArguments<V>& args, std::int64_t begi
 /// not depend on it. (Four groups' first two rounds loaded at once, to share one chain of
 /// latencies, measured 0.8-1.3x this walk on an H200 and spilled registers: not kept.)
 template <int kUnroll, typename V>
-__device__ void spmv_group(const SpmvArguments<V>& args, std::int32_t g, const V* segment, V* y,
-                           Acc<V> alpha, Acc<V> beta, int lane) {
+__device__ void walk_group(const SpmvArguments<V>& args, const GroupHead& head, const V* segment,
+                           V* y, Acc<V> alpha, Acc<V> beta, int lane) {
   static_assert(kUnroll >= 1 && kUnroll <= 8, "walk_unroll: 1..8 rounds at a time");
   using Traits = arch::ValueTraits<V>;
-  const std::int32_t slot0 = args.group_slot_begin[g];
-  const std::int32_t group_rows = args.group_slot_begin[g + 1] - slot0;
-  const std::int64_t begin = args.begin_nnz[g];
-  if (args.warp_row_length > 0 && group_rows == 1 &&
-      args.begin_nnz[g + 1] - begin >= args.warp_row_length) {  // warp-uniform
-    const Acc<V> sum =
-        warp_group_sum<kWarpGroupUnroll>(args, begin, args.begin_nnz[g + 1], segment, lane);
-    if (lane == 0) write_slot(args, args.output_hash[slot0], sum, y, alpha, beta);
+  if (head.whole_warp) {  // warp-uniform
+    const Acc<V> sum = warp_group_sum<kWarpGroupUnroll>(args, head.begin, head.end, segment, lane);
+    if (lane == 0) write_slot(args, head.destination, sum, y, alpha, beta);
     return;
   }
   // a lane a slot; lanes past the group's slots (last = -1) only take part in the ballots
-  const int last = lane < group_rows
-                       ? static_cast<int>(arch::load_read_only(args.slot_last_round + slot0 + lane))
-                       : -1;
+  const int last = head.last;
   const int rounds =
       static_cast<int>(__reduce_max_sync(arch::kFullMask, static_cast<unsigned>(last + 1)));
   const std::uint32_t lanes_below = (1u << lane) - 1u;
   // offsets inside the group: at most 32 slots x 65536 nonzeros, 2^21
-  const std::uint32_t* words = args.col_add_sign + begin;
-  const V* values = args.data + begin;
+  const std::uint32_t* words = args.col_add_sign + head.begin;
+  const V* values = args.data + head.begin;
   std::int32_t offset = 0;  // offset(t): nonzeros of the rounds before t
   Acc<V> sum = 0;
   for (int t = 0; t < rounds; t += kUnroll) {  // warp-uniform
@@ -203,7 +227,17 @@ __device__ void spmv_group(const SpmvArguments<V>& args, std::int32_t g, const V
       if (position[u] >= 0)
         sum += Traits::to_acc(value[u]) * Traits::to_acc(segment[column_in_block(word[u])]);
   }
-  if (lane < group_rows) write_slot(args, args.output_hash[slot0 + lane], sum, y, alpha, beta);
+  if (lane < head.slots) write_slot(args, head.destination, sum, y, alpha, beta);
+}
+
+/// One warp computes warp group `g` (walk_group after its head).
+template <int kUnroll, typename V>
+__device__ void spmv_group(const SpmvArguments<V>& args, std::int32_t g, const V* segment, V* y,
+                           Acc<V> alpha, Acc<V> beta, int lane) {
+  const std::int32_t slot0 = args.group_slot_begin[g];
+  const GroupHead head = load_group_head(args, slot0, args.group_slot_begin[g + 1] - slot0,
+                                         args.begin_nnz[g], args.begin_nnz[g + 1], lane);
+  walk_group<kUnroll>(args, head, segment, y, alpha, beta, lane);
 }
 
 /// Registers a thread of the SpMV kernels may use (replaces __launch_bounds__(1024): both hold
@@ -213,6 +247,14 @@ __device__ void spmv_group(const SpmvArguments<V>& args, std::int32_t g, const V
 /// --dump-resource-usage, CUDA 13.0, sm_90; README).
 template <int kUnroll>
 inline constexpr int kSpmvMaxRegisters = kUnroll <= 4 ? 40 : 64;
+/// The groups kernel's cap: 56 for kUnroll <= 4 (two 16-warp thread blocks an SM). It holds the
+/// next group's head beside the walk: at caps of 40 / 48 / 56 / 64, fp64 kUnroll = 4 keeps 128 /
+/// 80 / 48 / 0 bytes a thread in local memory (cuobjdump, CUDA 13.0, sm_90). Measured (H200, fp64,
+/// `hbp` suite): caps 40 / 48 / 56 / 64 / 72 gave 0.66x / 0.77x / 0.86-0.88x / 0.86x / 0.73x
+/// cuSPARSE (72: one 16-warp block an SM), against 0.81x for the walk without the head loaded
+/// ahead at 40.
+template <int kUnroll>
+inline constexpr int kGroupsMaxRegisters = kUnroll <= 4 ? 56 : 64;
 
 /// The SpMV part of kernel=tasks. Dynamic shared memory: the x segment, min(block_cols, cols)
 /// values of V rounded up to 16 bytes, or none when no segment fits (task_shares_x). Launched
@@ -276,13 +318,13 @@ __global__ void __maxnreg__(kSpmvMaxRegisters<kUnroll>)
   }
 }
 
-/// The SpMV part of kernel=groups: every warp takes runs of groups_per_ticket consecutive warp
-/// groups by a global ticket (zeroed before the launch), in layout order, i.e. column block by
-/// column block, so that the grid works on one stripe of x at a time and finds it in the L2; x is
-/// read from global memory at the group's column block. No shared memory, no barrier: a warp never
-/// waits for another (kernel=tasks waits at every task's end for the task's slowest warp).
+/// The SpMV part of kernel=groups: every warp takes runs of groups_per_ticket (<= 31) consecutive
+/// warp groups by a global ticket (zeroed before the launch), in layout order, i.e. column block
+/// by column block, so that the grid works on one stripe of x at a time and finds it in the L2; x
+/// is read from global memory at the group's column block. No shared memory, no barrier: a warp
+/// never waits for another (kernel=tasks waits at every task's end for the task's slowest warp).
 template <typename V, int kUnroll>
-__global__ void __maxnreg__(kSpmvMaxRegisters<kUnroll>)
+__global__ void __maxnreg__(kGroupsMaxRegisters<kUnroll>)
     spmv_groups_kernel(SpmvArguments<V> args, const V* __restrict__ x, V* __restrict__ y,
                        Acc<V> alpha, Acc<V> beta) {
   const int lane = arch::lane_id();
@@ -292,10 +334,31 @@ __global__ void __maxnreg__(kSpmvMaxRegisters<kUnroll>)
     ticket = __shfl_sync(arch::kFullMask, ticket, 0);
     const std::int64_t first = static_cast<std::int64_t>(ticket) * args.groups_per_ticket;
     if (first >= args.group_count) return;  // warp-uniform
-    const std::int64_t end = min(first + args.groups_per_ticket, args.group_count);
-    for (std::int64_t g = first; g < end; ++g) {
-      const V* column_block_x = x + static_cast<std::int64_t>(args.group_col[g]) * args.block_cols;
-      spmv_group<kUnroll>(args, static_cast<std::int32_t>(g), column_block_x, y, alpha, beta, lane);
+    const std::int64_t left = args.group_count - first;
+    const int count = static_cast<int>(left < args.groups_per_ticket ? left : args.groups_per_ticket);
+    // the run's bounds in one load (lane q <= count: group first + q's), its columns likewise
+    std::int32_t slot_bound = 0, column_block = 0;
+    std::int64_t nnz_bound = 0;
+    if (lane <= count) {
+      slot_bound = arch::load_read_only(args.group_slot_begin + first + lane);
+      nnz_bound = arch::load_read_only(args.begin_nnz + first + lane);
+      if (lane < count) column_block = arch::load_read_only(args.group_col + first + lane);
+    }
+    const auto head_of = [&](int q) {
+      const std::int32_t slot0 = __shfl_sync(arch::kFullMask, slot_bound, q);
+      return load_group_head(args, slot0, __shfl_sync(arch::kFullMask, slot_bound, q + 1) - slot0,
+                             __shfl_sync(arch::kFullMask, nnz_bound, q),
+                             __shfl_sync(arch::kFullMask, nnz_bound, q + 1), lane);
+    };
+    // the next group's head is loaded before this one is walked: its latency hides behind the walk
+    GroupHead head = head_of(0);
+    for (int q = 0; q < count; ++q) {  // warp-uniform
+      GroupHead next;
+      if (q + 1 < count) next = head_of(q + 1);
+      const std::int64_t origin =
+          static_cast<std::int64_t>(__shfl_sync(arch::kFullMask, column_block, q)) * args.block_cols;
+      walk_group<kUnroll>(args, head, x + origin, y, alpha, beta, lane);
+      head = next;
     }
   }
 }

@@ -49,7 +49,7 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "who takes the work: thread blocks take tasks sharing an x segment in shared memory "
        "(tasks, the paper's), or warps take runs of warp groups by ticket reading x through the "
        "L2 (groups); auto: groups when no x segment fits shared memory"},
-      {"groups_per_ticket", Type::integer, "auto", 1, 1024, {"auto"},
+      {"groups_per_ticket", Type::integer, "auto", 1, kMostGroupsPerTicket, {"auto"},
        "kernel=groups: consecutive warp groups a ticket hands a warp (auto: about 8 tickets a "
        "warp, at most 8 groups)"},
   };

@@ -133,6 +133,10 @@ std::string_view to_string(Kernel kernel);
 /// (a global atomic a group) 0.87x / 1.17x.
 inline constexpr std::int64_t kTicketsPerWarp = 8;
 inline constexpr std::int64_t kLargestGroupsPerTicket = 8;
+/// The most groups a ticket may hand out (groups_per_ticket): a warp loads a run's bounds with one
+/// load a lane, the run's groups and the end of its last.
+inline constexpr std::int32_t kMostGroupsPerTicket = 31;
+static_assert(kLargestGroupsPerTicket <= kMostGroupsPerTicket);
 
 enum class Reorder { hash, sort, none };
 std::string_view to_string(Reorder reorder);

@@ -744,6 +744,8 @@ TEST(HbpParameters, AutoBlockColsCutsXIntoStripesOfAThirdOfTheL2) {
   EXPECT_EQ(parse_parameters({"kernel=groups"}).resolved_kernel(64, 8), Kernel::groups);
   EXPECT_EQ(parse_parameters({"kernel=tasks"}).resolved_kernel(2000000, 8), Kernel::tasks);
   EXPECT_THROW(parse_parameters({"kernel=warps"}), ParameterError);
+  EXPECT_EQ(parse_parameters({"groups_per_ticket=31"}).groups_per_ticket, 31);
+  EXPECT_THROW(parse_parameters({"groups_per_ticket=32"}), ParameterError);  // one load a lane
 }
 
 TEST(HbpParameters, DefaultsAndRefusals) {
