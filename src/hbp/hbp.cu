@@ -58,6 +58,13 @@ LayoutSizes sizes_of(const DeviceLayout<Value>& layout) {
   return sizes;
 }
 
+/// block_cols as a plan on the current GPU resolves it (auto: stripes of its L2).
+std::int32_t block_cols_on_this_gpu(const HbpParameters& p, std::size_t value_bytes,
+                                    std::int64_t cols) {
+  return p.resolved_block_cols(value_bytes, cols,
+                               detail::current_device_attribute(cudaDevAttrL2CacheSize));
+}
+
 template <typename Value>
 class HbpSpmv final : public detail::SpmvMethod<Value> {
   using V = arch::device_value_t<Value>;
@@ -84,8 +91,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
  public:
   HbpSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const HbpParameters& p, Json parameters)
       : parameters_(p) {
-    const std::int32_t block_cols = p.resolved_block_cols(
-        sizeof(Value), matrix.cols, detail::current_device_attribute(cudaDevAttrL2CacheSize));
+    const std::int32_t block_cols = block_cols_on_this_gpu(p, sizeof(Value), matrix.cols);
     kind_ = p.resolved_kernel(block_cols, sizeof(Value));
     kernel_ = spmv_kernel_for(kind_, p.walk_unroll);
     Json statistics;
@@ -221,9 +227,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     const std::int64_t segment_values =
         std::min<std::int64_t>(layout.block_cols, std::max<std::int64_t>(layout.cols, 1));
     const bool segments_in_shared_memory =
-        kind_ == Kernel::tasks &&
-        static_cast<std::int64_t>(layout.block_cols) * static_cast<std::int64_t>(sizeof(V)) <=
-            kLargestSharedSegmentBytes;
+        kind_ == Kernel::tasks && segment_fits_shared_memory(layout.block_cols, sizeof(V));
     shared_bytes_ = segments_in_shared_memory
                         ? (static_cast<std::size_t>(segment_values) * sizeof(V) + 15) / 16 * 16
                         : 0;
@@ -314,11 +318,7 @@ HbpLayout<Value> build_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
   PlanStats stats;
   const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats);
   const DeviceLayout<Value> layout =
-      build_layout_on_device(csr, p,
-                             p.resolved_block_cols(sizeof(Value), matrix.cols,
-                                                   detail::current_device_attribute(
-                                                       cudaDevAttrL2CacheSize)),
-                             nullptr);
+      build_layout_on_device(csr, p, block_cols_on_this_gpu(p, sizeof(Value), matrix.cols), nullptr);
   return download_layout(layout);
 }
 

@@ -112,9 +112,8 @@ TCSPARSE_HBP_HD inline bool starts_task(std::int64_t block, std::int64_t column_
 /// (nnz x kSectorBytes >= segment bytes). Host and device (both builders decide it).
 TCSPARSE_HBP_HD inline bool task_shares_x(std::int64_t task_nnz, std::int64_t width,
                                           std::int32_t block_cols, std::size_t value_bytes) {
-  const auto bytes = static_cast<std::int64_t>(value_bytes);
-  return static_cast<std::int64_t>(block_cols) * bytes <= kLargestSharedSegmentBytes &&
-         task_nnz * kSectorBytes >= width * bytes;
+  return segment_fits_shared_memory(block_cols, value_bytes) &&
+         task_nnz * kSectorBytes >= width * static_cast<std::int64_t>(value_bytes);
 }
 
 /// The first free position at or after `home` in a bitmap `taken` of `size` positions (`words`

@@ -91,13 +91,6 @@ std::int32_t HbpParameters::resolved_block_cols(std::size_t value_bytes, std::in
   return static_cast<std::int32_t>(std::min<std::int64_t>(kLargestBlockCols, (width + 7) / 8 * 8));
 }
 
-namespace {
-bool segment_fits_shared_memory(std::int32_t block_cols, std::size_t value_bytes) {
-  return static_cast<std::int64_t>(block_cols) * static_cast<std::int64_t>(value_bytes) <=
-         kLargestSharedSegmentBytes;
-}
-}  // namespace
-
 double HbpParameters::resolved_fixed_share(std::int32_t resolved_block_cols,
                                            std::size_t value_bytes) const {
   if (fixed_share >= 0.0) return fixed_share;

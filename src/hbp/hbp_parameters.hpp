@@ -30,6 +30,14 @@ inline constexpr std::int32_t kLargestBlockCols = std::int32_t{1} << kColumnBits
 /// on an A100 (164 KB) as on Hopper (228 KB).
 inline constexpr std::int64_t kLargestSharedSegmentBytes = 128 * 1024;
 
+/// Whether a block's x segment (block_cols values of value_bytes) fits kLargestSharedSegmentBytes:
+/// the one test behind task_shared_x, fixed_share and kernel auto and the launch's shared memory
+/// (constexpr: host and device).
+constexpr bool segment_fits_shared_memory(std::int32_t block_cols, std::size_t value_bytes) {
+  return static_cast<std::int64_t>(block_cols) * static_cast<std::int64_t>(value_bytes) <=
+         kLargestSharedSegmentBytes;
+}
+
 /// block_cols=auto cuts the columns into stripes whose x takes at most this share of the L2, so
 /// that the stripe's x stays in the L2 while the blocks of that column block stream by (their
 /// tasks are taken in column-block order): one column block (no partial sums) when x fits.
