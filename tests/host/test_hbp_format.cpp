@@ -103,8 +103,11 @@ void expect_valid_layout(const CsrMatrix<Value, std::int32_t>& matrix, const Hbp
   // partial sums numbered in slot order (a group writes one run); the combine's list names each
   // exactly once
   std::int32_t next_partial = 0;
-  for (const std::int32_t destination : layout.output_hash)
-    if (destination >= 0) ASSERT_EQ(destination, next_partial++);
+  for (const std::int32_t destination : layout.output_hash) {
+    if (destination >= 0) {
+      ASSERT_EQ(destination, next_partial++);
+    }
+  }
   ASSERT_EQ(next_partial, layout.partials());
   std::vector<int> named(static_cast<std::size_t>(layout.partials()), 0);
   for (const std::int32_t partial : layout.combine_partials) named.at(static_cast<std::size_t>(partial)) += 1;
