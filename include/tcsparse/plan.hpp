@@ -155,7 +155,8 @@ class SpmvPlan {
   SpmvPlan& operator=(SpmvPlan&&) noexcept;
 
   /// x: cols values, y: rows values, both device pointers. Asynchronous on `stream`.
-  /// beta == 0 ignores y's old contents (NaN included).
+  /// beta == 0 ignores y's old contents (NaN included). A matrix without nonzeros costs one
+  /// y = beta * y (a memset for beta == 0, nothing for beta == 1), whatever the method.
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream = nullptr) const;
 
@@ -206,7 +207,8 @@ class SpmmPlan {
   SpmmPlan(SpmmPlan&&) noexcept;
   SpmmPlan& operator=(SpmmPlan&&) noexcept;
 
-  /// For a plan with C in the input type (SpmmOutput::input_type); else an Error.
+  /// For a plan with C in the input type (SpmmOutput::input_type); else an Error. A matrix
+  /// without nonzeros costs one C = beta * C, whatever the method.
   void apply(const Value* B, Value* C, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream = nullptr) const;
   /// For a plan with SpmmOutput::fp32 (fp16 / bf16 inputs; for fp32 inputs the same as apply);

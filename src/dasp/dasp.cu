@@ -1,10 +1,10 @@
 // DASP (SC'23) behind the SpmvMethod interface: the layout built once, on the GPU from the
 // uploaded CSR (build=device, dasp_device_build.hpp) or on the host and uploaded (build=host,
 // dasp_format.hpp), its values filled on the GPU (dasp_device_layout.cuh); then one kernel launch
-// per apply (dasp_kernels.cuh, chosen in dasp_kernel_table.cuh); a matrix without nonzeros costs
-// one y = beta * y (or nothing). With "row_order=plan" the layout is rewritten to the plan's row
-// order (plan_row_order_on_device) and the plan keeps that order for SpmvPlan::permute /
-// unpermute.
+// per apply (dasp_kernels.cuh, chosen in dasp_kernel_table.cuh). A matrix without nonzeros is not
+// uploaded (SpmvPlan::apply scales y for it, as for every method). With "row_order=plan" the
+// layout is rewritten to the plan's row order (plan_row_order_on_device) and the plan keeps that
+// order for SpmvPlan::permute / unpermute.
 //
 // Apply is asynchronous on the caller's stream and synchronises nothing. The long-row workspace
 // (partial sums, tickets) belongs to the plan: one plan must not be applied on two streams at
@@ -32,7 +32,6 @@
 #include "runtime/device_csr.hpp"
 #include "runtime/device_csr_view.hpp"
 #include "runtime/host_upload.hpp"
-#include "runtime/scale.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::dasp {
@@ -114,11 +113,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
 
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
-    if (nnz_ == 0) {  // nothing to multiply: y = beta * y, one launch (none when rows == 0)
-      detail::scale_async(y, rows_, beta, stream);
-      return;
-    }
-    if (warps_ == 0) return;
+    if (warps_ == 0) return;  // no nonzeros: SpmvPlan::apply scales y itself
     const auto blocks = static_cast<unsigned>((warps_ + device::kWarpsPerBlock - 1) /
                                               device::kWarpsPerBlock);
     kernel_<<<blocks, device::kThreadsPerBlock, 0, stream>>>(

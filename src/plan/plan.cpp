@@ -16,6 +16,7 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/host_upload.hpp"
 #include "runtime/permute.hpp"
+#include "runtime/scale.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr_view.hpp"
 #include "tcsparse/device.hpp"
@@ -254,6 +255,10 @@ void SpmvPlan<Value>::apply(const Value* x, Value* y, scalar_t<Value> alpha, sca
     throw Error("SpmvPlan::apply: y is null, expected " + std::to_string(rows_) + " values");
   if (cols_ > 0 && nnz_ > 0 && x == nullptr)
     throw Error("SpmvPlan::apply: x is null, expected " + std::to_string(cols_) + " values");
+  if (nnz_ == 0) {  // no products, whatever the method: y = beta * y
+    detail::scale_async(y, rows_, beta, stream);
+    return;
+  }
   impl.apply(x, y, alpha, beta, stream);
 }
 
@@ -396,6 +401,10 @@ void SpmmPlan<Value>::apply(const Value* B, Value* C, scalar_t<Value> alpha, sca
   if (layout_.output != SpmmOutput::input_type)
     throw Error("SpmmPlan::apply: the plan writes C in fp32: call apply_fp32_output");
   check_operands(B, C);
+  if (nnz_ == 0) {  // no products, whatever the method: C = beta * C
+    detail::scale_async(C, rows_ * n_, beta, stream);
+    return;
+  }
   impl.apply(B, C, alpha, beta, stream);
 }
 
@@ -412,6 +421,10 @@ void SpmmPlan<Value>::apply_fp32_output(const Value* B, float* C, float alpha, f
                   std::string(to_string(precision_of<Value>())) +
                   " (build it with SpmmLayout::output = SpmmOutput::fp32)");
     check_operands(B, C);
+    if (nnz_ == 0) {
+      detail::scale_async(C, rows_ * n_, beta, stream);
+      return;
+    }
     impl.apply(B, C, alpha, beta, stream);
   }
 }

@@ -43,14 +43,6 @@ class SplitMix64 {
   std::uint64_t state_;
 };
 
-Matrix empty_matrix(std::int32_t rows, std::int32_t cols) {
-  Matrix matrix;
-  matrix.rows = rows;
-  matrix.cols = cols;
-  matrix.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
-  return matrix;
-}
-
 /// The same lengths in a random order (Fisher-Yates).
 std::vector<std::int64_t> shuffled(std::vector<std::int64_t> lengths, std::uint64_t seed) {
   SplitMix64 rng(seed);
@@ -291,6 +283,14 @@ void take_spread(const std::vector<RealMatrixEntry>& entries, std::size_t count,
 }
 
 }  // namespace
+
+Matrix empty_matrix(std::int32_t rows, std::int32_t cols) {
+  Matrix matrix;
+  matrix.rows = rows;
+  matrix.cols = cols;
+  matrix.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  return matrix;
+}
 
 Matrix with_row_lengths(std::int64_t cols, const std::vector<std::int64_t>& lengths,
                         std::uint64_t seed) {

@@ -45,14 +45,17 @@ struct NamedMatrixName {
   }
 };
 
-/// Small matrices at the edges of every layout (see the list in test_matrices.cpp). Built once,
-/// copied out. Largest: one row of 100 000 nonzeros among 2 000 short rows.
 /// A cols-wide matrix whose row i holds exactly lengths[i] entries at distinct random columns,
 /// values in [-1, -0.1] U [0.1, 1], deterministic from the seed.
 CsrMatrix<double, std::int32_t> with_row_lengths(std::int64_t cols,
                                                  const std::vector<std::int64_t>& lengths,
                                                  std::uint64_t seed);
 
+/// A rows x cols matrix without nonzeros.
+CsrMatrix<double, std::int32_t> empty_matrix(std::int32_t rows, std::int32_t cols);
+
+/// Small matrices at the edges of every layout (see the list in test_matrices.cpp). Built once,
+/// copied out. Largest: one row of 100 000 nonzeros among 2 000 short rows.
 std::vector<NamedMatrix> edge_case_matrices();
 
 /// One matrix of moderate size (10^4..2*10^5 nonzeros) for every generator kind, and a few

@@ -1,11 +1,12 @@
-// What the method-specific GPU tests share to run a plan: options from "key=value" strings, and
-// one SpMV through a plan on its own stream with the output poisoned when beta == 0, directly or
-// captured into a CUDA graph.
+// What the GPU tests share to run a plan: options from "key=value" strings, one SpMV through a
+// plan on its own stream with the output poisoned when beta == 0, directly or captured into a
+// CUDA graph, and the nodes one apply records into a graph.
 #pragma once
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,22 @@ std::vector<Value> run_spmv_in_graph(const SpmvPlan<Value>& plan, const std::vec
   if (exec) cudaGraphExecDestroy(exec);
   if (graph) cudaGraphDestroy(graph);
   return dy.download();
+}
+
+/// The nodes (kernel launches, memsets, copies) that `apply(stream)` records into a CUDA graph:
+/// what one apply costs in launches. E.g.
+///   graph_nodes_of([&](cudaStream_t stream) { plan.apply(x, y, 1.0, 0.5, stream); })
+template <typename Apply>
+std::size_t graph_nodes_of(Apply&& apply) {
+  const detail::CudaStream stream;
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  apply(stream.get());
+  EXPECT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+  std::size_t nodes = 0;
+  EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &nodes), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  return nodes;
 }
 
 }  // namespace tcsparse::testing

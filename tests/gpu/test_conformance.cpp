@@ -40,6 +40,7 @@
 
 #include "common/test_matrices.hpp"
 #include "gpu/gpu_test.hpp"
+#include "gpu/plan_runner.hpp"
 #include "gpu/real_matrix_cases.hpp"
 #include "runtime/device_buffer.hpp"
 #include "tcsparse/error.hpp"
@@ -449,6 +450,31 @@ bool promises_bitwise_repeats(const Product& product) {
   if (product.method.is_automatic()) return false;
   if (!product.method.is_baseline()) return true;
   return product.operation == Operation::spmv && product.method == Method("cusparse_alg2");
+}
+
+/// A matrix without nonzeros: the plan scales the output once (a memset for beta == 0, one kernel
+/// otherwise, nothing for beta == 1), whatever the method; its values are checked on the edge
+/// cases of the catalogue.
+template <typename Value>
+void expect_one_scale_of_the_output(const Product& product) {
+  const Problem<Value> problem(test::empty_matrix(5000, 4000), product.n);
+  const AnyPlan<Value> plan(problem.matrix, product);
+  const DeviceBuffer<Value> input(problem.input);
+  DeviceBuffer<Value> output(problem.output_size);
+  const auto nodes = [&](Scalars s) {
+    return testing::graph_nodes_of(
+        [&](cudaStream_t stream) { plan.apply(input.data(), output.data(), s, stream); });
+  };
+  EXPECT_EQ(nodes({1.0, 0.0}), 1u) << "beta = 0: one memset";
+  EXPECT_EQ(nodes({1.0, 0.5}), 1u) << "beta = 0.5: one scale kernel";
+  EXPECT_EQ(nodes({1.0, 1.0}), 0u) << "beta = 1: nothing to do";
+}
+
+TEST_P(ApplyPromises, AMatrixWithoutNonzerosCostsOneScaleOfTheOutput) {
+  const Product& product = GetParam().product;
+  dispatch_precision(product.precision, [&](auto value) {
+    expect_one_scale_of_the_output<decltype(value)>(product);
+  });
 }
 
 TEST_P(ApplyPromises, RepeatedAppliesAreBitwiseIdentical) {
