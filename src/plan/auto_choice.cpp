@@ -78,6 +78,8 @@ MatrixFeatures auto_features(std::span<const std::int32_t> row_ptr, std::int64_t
   f.x_bytes = f.cols * f.n * value_bytes(precision);
   f.l2_cache_bytes = l2_cache_bytes > 0 ? l2_cache_bytes : kHostDefaultL2CacheBytes;
   f.x_over_l2 = static_cast<double>(f.x_bytes) / static_cast<double>(f.l2_cache_bytes);
+  f.dense_bytes = static_cast<double>(f.rows) * static_cast<double>(f.cols) *
+                  static_cast<double>(value_bytes(precision));
   return f;
 }
 
@@ -136,6 +138,7 @@ Json features_json(const MatrixFeatures& f) {
   json["stddev_row_length"] = f.stddev_row_length;
   json["x_bytes"] = f.x_bytes;
   json["l2_cache_bytes"] = f.l2_cache_bytes;
+  json["dense_bytes"] = f.dense_bytes;
   return json;
 }
 
@@ -161,8 +164,11 @@ AutoChoice choose_method(const AutoRule& rule, const MatrixFeatures& features, O
     throw UnsupportedError("method 'auto': no registered method supports " +
                            std::string(operation_label(operation)) + " in " +
                            std::string(to_string(precision)));
+  // a candidate for the request that may also take this matrix
   const auto is_candidate = [&](Method method) {
-    return std::find(candidates.begin(), candidates.end(), method) != candidates.end();
+    const auto may_choose = method.descriptor().auto_may_choose;
+    return std::find(candidates.begin(), candidates.end(), method) != candidates.end() &&
+           (may_choose == nullptr || may_choose(features));
   };
 
   AutoChoice choice{candidates.front(), features, std::string(rule.id), {}};
@@ -201,9 +207,12 @@ AutoChoice choose_method(const AutoRule& rule, const MatrixFeatures& features, O
       return choice;
     }
   }
-  const auto baseline =
-      std::find_if(candidates.begin(), candidates.end(), [](Method m) { return m.is_baseline(); });
-  choice.chosen = baseline != candidates.end() ? *baseline : candidates.front();
+  const auto baseline = std::find_if(candidates.begin(), candidates.end(),
+                                     [&](Method m) { return m.is_baseline() && is_candidate(m); });
+  const auto any = std::find_if(candidates.begin(), candidates.end(), is_candidate);
+  choice.chosen = baseline != candidates.end() ? *baseline
+                  : any != candidates.end()    ? *any
+                                               : candidates.front();
   return choice;
 }
 

@@ -5,13 +5,16 @@
 //
 //   features: rows, cols, nnz, mean / max / coefficient of variation of the row lengths, the
 //             DASP row-category shares (long / medium / short / empty by the paper's MAX_LEN and
-//             short-row bound, src/dasp/dasp_parameters.hpp), density, n, x bytes against L2
+//             short-row bound, src/dasp/dasp_parameters.hpp), density, n, x bytes against L2,
+//             the bytes of A stored dense
 //   tree:     per (operation, precision); inner node: feature < threshold ? below : at_or_above;
 //             leaf: methods ranked best first, separated by spaces
 //   choice:   the first ranked method that is a candidate for the request; failing that, the
 //             first candidate baseline, then the first candidate (registry order)
-//   candidate: registered, not "auto" itself, supports the operation and precision, and does
-//             not keep the matrix on the host (csr_full_overlap is taken only by name)
+//   candidate: registered, not "auto" itself, supports the operation and precision, does
+//             not keep the matrix on the host (csr_full_overlap is taken only by name), and
+//             takes this matrix (MethodDescriptor::auto_may_choose: cublas_dense only where A
+//             stored dense is small)
 //
 // PlanOptions::parameters under "auto" go to the chosen method, which must have every key: if it
 // has not, ParameterError names the method chosen and the key (name a method to pass parameters).
@@ -89,7 +92,8 @@ struct AutoRule {
 /// The rule compiled into the library (auto_choice_rule.inc).
 const AutoRule& fitted_auto_rule();
 
-/// The methods "auto" may choose for this request, in registry order.
+/// The methods "auto" may choose for this request, in registry order (for some matrices: each
+/// one's auto_may_choose then says for which).
 std::vector<Method> auto_candidates(Operation operation, Precision precision);
 
 struct AutoChoice {

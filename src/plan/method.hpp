@@ -143,6 +143,7 @@ struct MatrixFeatures {
   std::int64_t x_bytes = 0;            ///< cols * n * sizeof(value): the dense input
   std::int64_t l2_cache_bytes = 0;     ///< the GPU's L2 (or the host default)
   double x_over_l2 = 0.0;              ///< x_bytes / l2_cache_bytes
+  double dense_bytes = 0.0;            ///< rows * cols * sizeof(value): A stored dense
 };
 
 /// Everything the library knows about one method. Each method's folder defines one (constant
@@ -181,9 +182,10 @@ struct MethodDescriptor {
   /// PlanStats::details reports too); nullptr: no host layout.
   Json (*layout_statistics)(const CsrMatrix<double, std::int32_t>&, const ParameterValues&) = nullptr;
 
-  /// Estimated milliseconds of one apply, for the automatic choice; nullptr or nullopt: no
-  /// estimate.
-  std::optional<double> (*estimate_ms)(const MatrixFeatures&, Operation, Precision) = nullptr;
+  /// Whether "auto" may choose the method for a matrix with these features, beyond supports():
+  /// nullptr where it may for any matrix. cublas_dense densifies A, so "auto" takes it only for
+  /// small, not too sparse matrices (cublas_dense_method.cpp).
+  bool (*auto_may_choose)(const MatrixFeatures&) = nullptr;
 };
 
 /// The checked parameters of `method` (see check_parameter_values).

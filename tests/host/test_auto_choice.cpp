@@ -102,18 +102,20 @@ TEST(AutoFeatures, JsonNamesEveryFeatureOfTheRule) {
 // ---- walking a rule -----------------------------------------------------------------------------
 
 /// nnz < 1000: cusparse; else dasp first. SpMM fp32: a leaf that ranks SpMV-only methods and
-/// methods never chosen ahead of cusparse_alg3.
+/// methods never chosen ahead of cusparse_alg3. SpMM fp16: the dense baseline first.
 constexpr AutoRuleNode kHandMadeNodes[] = {
     {AutoFeature::nnz, 1000.0, 1, 2, ""},
     {AutoFeature::none, 0.0, -1, -1, "cusparse"},
     {AutoFeature::none, 0.0, -1, -1, "dasp cusparse"},
     {AutoFeature::none, 0.0, -1, -1, "no_such_method dasp csr_full_overlap auto cusparse_alg3"},
     {AutoFeature::none, 0.0, -1, -1, "csr_full_overlap"},
+    {AutoFeature::none, 0.0, -1, -1, "cublas_dense cusparse_alg3"},
 };
 constexpr AutoRuleTree kHandMadeTrees[] = {
     {Operation::spmv, Precision::fp64, 0},
     {Operation::spmm, Precision::fp32, 3},
     {Operation::spmv, Precision::fp32, 4},
+    {Operation::spmm, Precision::fp16, 5},
 };
 const AutoRule kHandMadeRule{"hand-made", kHandMadeNodes, kHandMadeTrees};
 
@@ -148,6 +150,30 @@ TEST(AutoRuleWalk, FallsBackToABaselineWhenNoRankedMethodIsACandidate) {
       choose_method(kHandMadeRule, features_with_nnz(10), Operation::spmm, Precision::fp64);
   EXPECT_TRUE(no_tree.chosen.is_baseline()) << no_tree.chosen.name();
   EXPECT_EQ(no_tree.leaf, "no tree for this operation and precision");
+}
+
+/// SpMM fp16 features of a rows x cols matrix with `per_row` nonzeros in each row.
+MatrixFeatures spmm_features(std::int32_t rows, std::int64_t cols, std::int32_t per_row) {
+  return auto_features(offsets_of(std::vector<std::int32_t>(rows, per_row)), cols,
+                       Operation::spmm, Precision::fp16, 16, 0);
+}
+
+TEST(AutoRuleWalk, StoresADenseOnlyWhereThatCopyIsSmallAndANotTooSparse) {
+  // 4096 x 4096 at 10 % (32 MiB dense): the leaf's dense baseline
+  const MatrixFeatures weight = spmm_features(4096, 4096, 410);
+  EXPECT_DOUBLE_EQ(weight.dense_bytes, 4096.0 * 4096.0 * 2);
+  EXPECT_EQ(choose_method(kHandMadeRule, weight, Operation::spmm, Precision::fp16).chosen,
+            Method("cublas_dense"));
+  // 0.5 % dense: the next ranked method
+  EXPECT_EQ(choose_method(kHandMadeRule, spmm_features(4096, 4096, 20), Operation::spmm,
+                          Precision::fp16)
+                .chosen,
+            Method("cusparse_alg3"));
+  // 40 % dense but 2 GiB stored dense (32 k x 32 k fp16)
+  const MatrixFeatures large = spmm_features(32768, 32768, 13107);
+  EXPECT_GT(large.dense_bytes, double{1 << 30});
+  EXPECT_EQ(choose_method(kHandMadeRule, large, Operation::spmm, Precision::fp16).chosen,
+            Method("cusparse_alg3"));
 }
 
 TEST(AutoRuleWalk, ABrokenNodeIndexIsAnError) {
@@ -230,6 +256,8 @@ TEST(AutoMethod, TheFittedRuleChoosesAMethodThatTakesEveryRequest) {
               << to_string(precision);
           EXPECT_FALSE(choice.chosen.is_automatic());
           EXPECT_FALSE(choice.chosen.descriptor().matrix_stays_on_host);
+          const auto may_choose = choice.chosen.descriptor().auto_may_choose;
+          EXPECT_TRUE(may_choose == nullptr || may_choose(f)) << choice.chosen.name();
         }
 }
 
