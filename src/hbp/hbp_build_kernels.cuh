@@ -223,13 +223,47 @@ __global__ void length_keys_kernel(const std::int32_t* block_of_slot,
            static_cast<unsigned long long>(static_cast<std::uint32_t>(seg_length[slot_segment[i]]));
 }
 
+/// first_free (hbp_format.hpp) walked by a whole warp, 32 words (1024 table positions) a step:
+/// lane l reads the word of probe step `base + l`, the first lane whose word has a free bit gives
+/// the position. The same position as first_free, returned to every lane; all 32 lanes call it.
+/// Rows of equal length share a home, so a block of a stencil or of short rows probes clusters of
+/// thousands of taken positions: first_free walks them a word at a time.
+__device__ inline std::int32_t warp_first_free(const std::uint32_t* taken, std::int32_t home,
+                                               std::int32_t size, std::int32_t words) {
+  const std::int32_t lane = arch::lane_id();
+  const std::int32_t tail_bits = size & 31;
+  const std::uint32_t past_size = tail_bits ? ~((1u << tail_bits) - 1u) : 0u;
+  const std::int32_t home_word = home >> 5;
+  const auto word_of_step = [&](std::int32_t step) {  // step in [0, words]
+    const std::int32_t w = home_word + step;
+    return w >= words ? w - words : w;
+  };
+  for (std::int32_t base = 0; base <= words; base += arch::kWarpSize) {
+    const std::int32_t step = base + lane;
+    std::uint32_t bits = ~0u;  // beyond the last step: nothing free
+    if (step <= words) {
+      const std::int32_t w = word_of_step(step);
+      bits = taken[w];
+      if (step == 0) bits |= (1u << (home & 31)) - 1u;  // below home: only after the wrap
+      if (w == words - 1) bits |= past_size;
+    }
+    const unsigned found = __ballot_sync(arch::kFullMask, ~bits != 0u);
+    if (found != 0u) {
+      const int first = __ffs(static_cast<int>(found)) - 1;
+      const std::uint32_t free_bits = __shfl_sync(arch::kFullMask, ~bits, first);
+      return word_of_step(base + first) * 32 + __ffs(static_cast<int>(free_bits)) - 1;
+    }
+  }
+  return -1;
+}
+
 /// Step 3 (reorder=hash), one warp (the whole thread block) a matrix block at a time:
 ///   shared  taken[0 .. words)          a bit a table position (size = max(table_size, n))
 ///           word_rank[0 .. words)      taken bits before each word (exclusive prefix)
 ///   the block's slots inserted in row order, 32 at a time: lane l hashes slot chunk + l, then for
-///   j = 0..31 in lane order every lane probes the same bitmap for slot j's home, lane 0 marks
-///   the position (the host's sequential insertion, exactly); slot_position[i] keeps it; then
-///   rank = taken positions before it, and ordered[block begin + rank] = the slot's segment.
+///   j = 0..31 in lane order the warp probes the bitmap for slot j's home (warp_first_free), lane
+///   0 marks the position (the host's sequential insertion, exactly); slot_position[i] keeps it;
+///   then rank = taken positions before it, and ordered[block begin + rank] = the slot's segment.
 __global__ void hash_order_kernel(const std::int32_t* block_slot_begin, std::int64_t blocks,
                                   const std::int32_t* slot_segment,
                                   const std::int32_t* seg_length, NonlinearHash hash,
@@ -252,7 +286,7 @@ __global__ void hash_order_kernel(const std::int32_t* block_slot_begin, std::int
       const std::int32_t count = n - chunk < arch::kWarpSize ? n - chunk : arch::kWarpSize;
       for (std::int32_t j = 0; j < count; ++j) {  // uniform over the warp
         const std::int32_t home_j = __shfl_sync(arch::kFullMask, home, j);
-        const std::int32_t position = first_free(taken, home_j, size, words);
+        const std::int32_t position = warp_first_free(taken, home_j, size, words);
         __syncwarp();
         if (lane == 0) taken[position >> 5] |= 1u << (position & 31);
         if (lane == j) slot_position[first + i] = position;

@@ -191,6 +191,24 @@ TEST_F(HbpGpuBuild, LargeGeneratedMatricesGiveTheHostBuildsArrays) {
   for (const Matrix& matrix : cases) expect_same_layout_every_reorder(matrix, "generated", {});
 }
 
+TEST_F(HbpGpuBuild, LongProbeClustersGiveTheHostOrder) {
+  // Rows of one length share a home: in blocks of thousands of rows the insertions walk clusters
+  // of thousands of taken positions (warp_first_free's several 32-word steps), wrapping past the
+  // table's end where a home lies in the last bucket; 3000 and 1100 rows leave a partial last
+  // bitmap word.
+  std::vector<std::int64_t> cycling;
+  for (int r = 0; r < 12000; ++r) cycling.push_back(1 + (r * 37) % 400);
+  const Matrix cases[] = {
+      test::with_row_lengths(20000, std::vector<std::int64_t>(12000, 3), 6),  // one home
+      test::with_row_lengths(20000, cycling, 7),                             // every bucket
+      generate_random_rows(30000, 30000, RowLengthDistribution::power_law, 1, 3000, 8),
+  };
+  for (const Matrix& matrix : cases)
+    for (const char* rows : {"block_rows=4096", "block_rows=3000", "block_rows=1100"})
+      expect_same_layout<double>(matrix, {rows, "reorder=hash"},
+                                 "clusters " + std::to_string(matrix.rows) + " rows, " + rows);
+}
+
 TEST_F(HbpGpuBuild, BothBuildsGiveBitwiseTheSameYAndReportTheirTimesApart) {
   const Matrix matrix64 = generate_rmat(16, 16, 9);
   const auto x = test::make_x<double>(matrix64);
