@@ -1,8 +1,9 @@
 // HBP preprocessing on the GPU (build=device; paper Algorithm 2, a thread a row): the five steps
 // of src/hbp/README.md with the kernels of hbp_build_kernels.cuh and CUB's scans and stable radix
 // sorts, giving exactly build_layout's arrays. Plan time only: the temporary storage lives in
-// this function, a few counts are downloaded (arrays are sized by them), the stream is
-// synchronised at the end.
+// this function, from the stream-ordered allocator on the build's stream (released there in
+// order: a cudaFree would wait for the whole device), a few counts are downloaded (arrays are
+// sized by them), the stream is synchronised at the end.
 #include "hbp/hbp_device_build.hpp"
 
 #include <algorithm>
@@ -65,7 +66,7 @@ void hash_order(const DeviceBuffer<std::int32_t>& block_slot_begin, std::int64_t
                 const DeviceBuffer<std::int32_t>& seg_length, const NonlinearHash& hash,
                 std::int64_t slots, DeviceBuffer<std::int32_t>& ordered, DeviceScratch& scratch) {
   const cudaStream_t stream = scratch.stream();
-  DeviceBuffer<std::int32_t> sizes(static_cast<std::size_t>(blocks));
+  auto sizes = DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(blocks), stream);
   block_sizes_kernel<<<grid_for(blocks), kBuildThreads, 0, stream>>>(block_slot_begin.data(),
                                                                      blocks, sizes.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
@@ -82,13 +83,13 @@ void hash_order(const DeviceBuffer<std::int32_t>& block_slot_begin, std::int64_t
   TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(build::hash_order_kernel,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(shared_bytes)));
-  DeviceBuffer<std::int32_t> slot_position(static_cast<std::size_t>(slots));
+  auto slot_position = DeviceBuffer<std::int32_t>::on_stream(
+      static_cast<std::size_t>(slots), stream);
   const auto grid = static_cast<unsigned>(std::min(blocks, kHashMaxBlocks));
   build::hash_order_kernel<<<grid, arch::kWarpSize, shared_bytes, stream>>>(
       block_slot_begin.data(), blocks, slot_segment.data(), seg_length.data(), hash,
       slot_position.data(), ordered.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // slot_position dies on return
 }
 
 }  // namespace
@@ -187,9 +188,12 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
 
   // 1. A warp a row: its segments; the combine rows and their partial sums (scans over rows + 1).
   const auto row_entries = static_cast<std::size_t>(rows + 1);
-  DeviceBuffer<std::int32_t> row_segments(row_entries), combine_flag(row_entries),
-      row_partials(row_entries), segment_begin(row_entries), combine_index(row_entries),
-      partial_begin(row_entries);
+  auto row_segments = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+  auto combine_flag = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+  auto row_partials = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+  auto segment_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+  auto combine_index = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+  auto partial_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   build::count_row_segments_kernel<<<grid_for_warps(rows + 1), kBuildThreads, 0, stream>>>(
       row_ptr, col_idx, rows, block_cols, p.max_slot_length, row_segments.data(),
       combine_flag.data(),
@@ -211,9 +215,13 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
 
   // 2. A warp a row writes its segments (key, first nonzero, length, output_hash).
   const auto slot_entries = static_cast<std::size_t>(slots);
-  DeviceBuffer<unsigned long long> seg_key(slot_entries), sorted_key(slot_entries);
-  DeviceBuffer<std::int32_t> seg_first(slot_entries), seg_length(slot_entries),
-      seg_destination(slot_entries), seg_index(slot_entries), slot_segment(slot_entries);
+  auto seg_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
+  auto sorted_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
+  auto seg_first = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  auto seg_length = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  auto seg_destination = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  auto seg_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  auto slot_segment = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   if (rows > 0 && slots > 0) {
     build::write_segments_kernel<<<grid_for_warps(rows), kBuildThreads, 0, stream>>>(
         row_ptr, col_idx, rows, block_cols, p.max_slot_length, d.block_rows, row_blocks,
@@ -227,7 +235,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   {
     std::array<std::int64_t, kLargestAggregationShift + 1> counts{};
     if (rows > 0) {
-      DeviceBuffer<unsigned long long> histogram(counts.size());
+      auto histogram = DeviceBuffer<unsigned long long>::on_stream(counts.size(), stream);
       TCSPARSE_CUDA_CHECK(cudaMemsetAsync(histogram.data(), 0, histogram.bytes(), stream));
       const std::int64_t step = hash_sample_step(rows);
       const std::int64_t sampled = (rows + step - 1) / step;
@@ -250,11 +258,11 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
       0, column_blocks * row_blocks - 1));
   stable_sort_pairs(scratch, seg_key.data(), sorted_key.data(), seg_index.data(),
                     slot_segment.data(), slots, key_bits(largest_key), "segments");
-  scratch.synchronize();  // the sort's inputs die here
-  seg_key = {};
+  seg_key = {};  // freed in stream order, after the sort
   seg_index = {};
 
-  DeviceBuffer<std::int32_t> block_start(slot_entries), block_of_slot(slot_entries);
+  auto block_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  auto block_of_slot = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   if (slots > 0) {
     build::mark_block_starts_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
         sorted_key.data(), slots, block_start.data());
@@ -262,7 +270,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     inclusive_sum(scratch, block_start.data(), block_of_slot.data(), slots, "segments");
     d.blocks = download_one(block_of_slot.data() + (slots - 1), stream);
   }
-  DeviceBuffer<std::int32_t> block_slot_begin(static_cast<std::size_t>(d.blocks + 1));
+  auto block_slot_begin = DeviceBuffer<std::int32_t>::on_stream(
+      static_cast<std::size_t>(d.blocks + 1), stream);
   d.block_col = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks));
   d.block_row = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks));
   if (slots > 0) {
@@ -278,31 +287,33 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   // 3. The reorder inside each block (hash: a warp a block; sort: a stable radix sort by
   //    (block, length); none: row order), then the groups and their sizes by scans, output_hash
   //    and slot_last_round gathered in the new order.
-  DeviceBuffer<std::int32_t> ordered(slot_entries);
+  auto ordered = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   if (slots > 0) {
     if (p.reorder == Reorder::hash) {
       hash_order(block_slot_begin, d.blocks, slot_segment, seg_length, d.hash, slots, ordered,
                  scratch);
     } else if (p.reorder == Reorder::sort) {
-      DeviceBuffer<unsigned long long> length_key(slot_entries), sorted_length_key(slot_entries);
+      auto length_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
+      auto sorted_length_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
       build::length_keys_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
           block_of_slot.data(), slot_segment.data(), seg_length.data(), slots, length_key.data());
       TCSPARSE_CUDA_CHECK_LAUNCH();
       stable_sort_pairs(scratch, length_key.data(), sorted_length_key.data(),
                         slot_segment.data(), ordered.data(), slots,
                         32 + key_bits(static_cast<unsigned long long>(d.blocks - 1)), "segments");
-      scratch.synchronize();  // the keys die here
     } else {
       TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(ordered.data(), slot_segment.data(),
                                           slot_segment.bytes(), cudaMemcpyDeviceToDevice, stream));
     }
-    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // before slot_segment dies
   }
   slot_segment = {};
 
-  DeviceBuffer<std::int64_t> slot_nnz(slot_entries + 1), slot_nnz_begin(slot_entries + 1);
-  DeviceBuffer<std::int32_t> run_anchor(slot_entries), run_start(slot_entries),
-      group_start(slot_entries + 1), group_index(slot_entries + 1);
+  auto slot_nnz = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
+  auto slot_nnz_begin = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
+  auto run_anchor = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  auto run_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  auto group_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
+  auto group_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
   build::mark_runs_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
       ordered.data(), seg_length.data(), block_of_slot.data(), block_slot_begin.data(), slots,
       p.warp_row_length, slot_nnz.data(), run_anchor.data());
@@ -344,7 +355,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   //    such slot's row-major destination maps to its number (combine_partials).
   d.combine_partials = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.partials));
   if (slots > 0 && d.partials > 0) {
-    DeviceBuffer<std::int32_t> has_partial(slot_entries), partial_number(slot_entries);
+    auto has_partial = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+    auto partial_number = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
     build::mark_partial_slots_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
         d.output_hash.data(), slots, has_partial.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
@@ -352,7 +364,6 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     build::number_partials_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
         partial_number.data(), slots, d.output_hash.data(), d.combine_partials.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
-    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // before the temporaries die
   }
 
   // 4. A warp a group: the nonzeros in rounds, with add_sign.
@@ -372,10 +383,14 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
 
   // 5. Tasks: every blocks_per_task-th block of a run of one column block starts one.
   const std::int32_t per_task = p.resolved_blocks_per_task(d.blocks);
-  DeviceBuffer<std::int32_t> column_anchor(static_cast<std::size_t>(d.blocks)),
-      column_run_start(static_cast<std::size_t>(d.blocks)),
-      task_start(static_cast<std::size_t>(d.blocks + 1)),
-      task_index(static_cast<std::size_t>(d.blocks + 1));
+  auto column_anchor = DeviceBuffer<std::int32_t>::on_stream(
+      static_cast<std::size_t>(d.blocks), stream);
+  auto column_run_start = DeviceBuffer<std::int32_t>::on_stream(
+      static_cast<std::size_t>(d.blocks), stream);
+  auto task_start = DeviceBuffer<std::int32_t>::on_stream(
+      static_cast<std::size_t>(d.blocks + 1), stream);
+  auto task_index = DeviceBuffer<std::int32_t>::on_stream(
+      static_cast<std::size_t>(d.blocks + 1), stream);
   if (d.blocks > 0) {
     build::mark_column_runs_kernel<<<grid_for(d.blocks), kBuildThreads, 0, stream>>>(
         d.block_col.data(), d.blocks, column_anchor.data());
@@ -402,7 +417,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
         static_cast<std::int64_t>(sizeof(Value)), d.task_shared_x.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
-  // the temporaries die on return: everything queued on `stream` must be done by then
+  // the layout is used on other streams after return: the build is finished here
   TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
   return d;
 }
