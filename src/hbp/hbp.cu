@@ -113,6 +113,9 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
       stop.synchronize();
       stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
       statistics = size_statistics(sizes_of(layout_));
+      Json phases = Json::object();
+      for (const auto& [step, ms] : layout_.build_phases_ms) phases[step] = ms;
+      statistics["plan_phases_ms"] = std::move(phases);
     }
     layout_.release_block_indices();  // the kernels do not read them
     partials_ = DeviceBuffer<Acc>(static_cast<std::size_t>(layout_.partials));

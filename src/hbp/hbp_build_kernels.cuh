@@ -3,7 +3,8 @@
 // build_layout); every position is decided by a scan, a stable radix sort or a fixed lane order,
 // never by the order in which atomics land (the one atomic, the shift histogram, only counts).
 //
-//   rows r (CSR: row_ptr, col_idx, values), a warp a row (paper Algorithm 2 has a thread a row)
+//   rows r (CSR: row_ptr, col_idx, values), a warp 32 rows: a lane a row of <= 32 nonzeros, the
+//     whole warp a longer one (paper Algorithm 2 has a thread a row)
 //     a segment = a run of a row's nonzeros in one column block (cb = col / block_cols);
 //     row_segments[r] = its segments; segment_begin = exclusive scan (segments in row order)
 //   segments s (row order)            seg_key[s]   = cb * row_blocks + row / block_rows
@@ -76,30 +77,89 @@ __device__ __forceinline__ bool starts_segment(const std::int32_t* col_idx, std:
   return k < end && (starts_run || (k - own_run_first) % max_slot_length == 0);
 }
 
-/// Step 1, a warp a row r in [0, rows] (Algorithm 2's thread a row, a warp so that a circuit row
-/// of 10^5 nonzeros is not one thread's walk): its segments (starts_segment, counted by ballots
-/// in windows of 32), whether it is a combine row (0 or >= 2 segments) and its partial sums; row
+/// Rows of at most this many nonzeros are walked by one lane in the row-tile kernels of steps 1
+/// and 2 (a warp a row would leave 28-31 lanes idle on the 1-4 nonzeros of a circuit or road row);
+/// longer rows by the whole warp, in windows of 32.
+inline constexpr std::int64_t kLaneRowMaxLength = 32;
+
+/// The first of the 32 consecutive rows a warp takes in the row-tile kernels (lane l: first + l).
+__device__ __forceinline__ std::int64_t warp_row_tile() { return warp_row() * arch::kWarpSize; }
+
+/// A row's segments walked by one lane, in column order: starts_segment's rule sequentially (a
+/// segment starts where a run of one column block starts, and every max_slot_length-th nonzero
+/// of a run). Calls segment(first nonzero, length, column block) for each.
+template <typename Segment>
+__device__ void for_each_segment_by_lane(const std::int32_t* col_idx, std::int64_t begin,
+                                         std::int64_t end, std::int32_t block_cols,
+                                         std::int32_t max_slot_length, Segment&& segment) {
+  std::int64_t run_first = begin, segment_first = begin;
+  std::int32_t previous_cb = 0, segment_cb = 0;
+  for (std::int64_t k = begin; k < end; ++k) {
+    const std::int32_t cb = column_block(col_idx, k, block_cols);
+    if (k == begin || cb != previous_cb) run_first = k;
+    previous_cb = cb;
+    if ((k - run_first) % max_slot_length == 0) {
+      if (k != begin) segment(segment_first, k - segment_first, segment_cb);
+      segment_first = k;
+      segment_cb = cb;
+    }
+  }
+  if (end > begin) segment(segment_first, end - segment_first, segment_cb);
+}
+
+/// Calls walk(row, begin, end) for each row of the warp's tile longer than kLaneRowMaxLength,
+/// one after the other with the whole warp (every lane calls it; `begin`, `end` are the lane's
+/// own row's bounds, `walked_by_warp` whether that row is long).
+template <typename Walk>
+__device__ void for_each_long_row_of_tile(std::int64_t row, std::int64_t begin, std::int64_t end,
+                                          bool walked_by_warp, Walk&& walk) {
+  for (std::uint32_t long_rows = __ballot_sync(arch::kFullMask, walked_by_warp); long_rows != 0u;
+       long_rows &= long_rows - 1u) {
+    const int owner = __ffs(static_cast<int>(long_rows)) - 1;
+    walk(__shfl_sync(arch::kFullMask, row, owner), __shfl_sync(arch::kFullMask, begin, owner),
+         __shfl_sync(arch::kFullMask, end, owner), owner);
+  }
+}
+
+/// Step 1, a warp 32 rows (Algorithm 2's thread a row: a lane a row of at most
+/// kLaneRowMaxLength nonzeros, the whole warp for a longer one, so that a circuit row of 10^5
+/// nonzeros is not one thread's walk): a row's segments (starts_segment, counted by ballots in
+/// windows of 32), whether it is a combine row (0 or >= 2 segments) and its partial sums; row
 /// `rows` writes zeros (the scans' totals).
 __global__ void count_row_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
                                           std::int64_t rows, std::int32_t block_cols,
                                           std::int32_t max_slot_length,
                                           std::int32_t* row_segments, std::int32_t* combine_flag,
                                           std::int32_t* row_partials) {
-  const std::int64_t r = warp_row();
-  if (r > rows) return;  // warp-uniform
-  std::int32_t count = 0;
+  const std::int64_t tile = warp_row_tile();
+  if (tile > rows) return;  // warp-uniform
+  const std::int32_t lane = arch::lane_id();
+  const std::int64_t r = tile + lane;
+  std::int64_t begin = 0, end = 0;
   if (r < rows) {
-    const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
-    std::int64_t run_first = begin;
-    // 64-bit: window + 32 must not wrap when nnz is near 2^31
-    for (std::int64_t window = begin; window < end; window += arch::kWarpSize) {  // warp-uniform
-      std::int32_t cb = 0;
-      const bool starts =
-          starts_segment(col_idx, begin, end, window, block_cols, max_slot_length, run_first, cb);
-      count += __popc(__ballot_sync(arch::kFullMask, starts));
-    }
+    begin = row_ptr[r];
+    end = row_ptr[r + 1];
   }
-  if (arch::lane_id() != 0) return;
+  const bool walked_by_warp = r < rows && end - begin > kLaneRowMaxLength;
+  std::int32_t count = 0;
+  if (r < rows && !walked_by_warp)
+    for_each_segment_by_lane(col_idx, begin, end, block_cols, max_slot_length,
+                             [&](std::int64_t, std::int64_t, std::int32_t) { ++count; });
+  for_each_long_row_of_tile(r, begin, end, walked_by_warp,
+                            [&](std::int64_t, std::int64_t row_begin, std::int64_t row_end,
+                                int owner) {
+    std::int32_t segments = 0;
+    std::int64_t run_first = row_begin;
+    // 64-bit: window + 32 must not wrap when nnz is near 2^31
+    for (std::int64_t window = row_begin; window < row_end; window += arch::kWarpSize) {
+      std::int32_t cb = 0;
+      const bool starts = starts_segment(col_idx, row_begin, row_end, window, block_cols,
+                                         max_slot_length, run_first, cb);
+      segments += __popc(__ballot_sync(arch::kFullMask, starts));
+    }
+    if (lane == owner) count = segments;
+  });
+  if (r > rows) return;
   row_segments[r] = count;
   const bool combine = r < rows && count != 1;
   combine_flag[r] = combine ? 1 : 0;
@@ -136,10 +196,11 @@ __global__ void shift_histogram_kernel(const std::int32_t* segment_begin,
     atomicAdd(&shift_counts[aggregation_shift(seg_length[s])], 1ull);
 }
 
-/// Step 2, a warp a row: its segments at [segment_begin[r], segment_begin[r + 1]), in column
-/// order. Windows of 32 nonzeros: a lane whose nonzero starts a segment (starts_segment) takes
-/// the segment's index from a ballot (running + starts on lower lanes); then the lanes stride over
-/// the row's segments for their lengths (next segment's first nonzero, or the row's end).
+/// Step 2, a warp 32 rows (a lane a short row, the whole warp a long one, as step 1): a row's
+/// segments at [segment_begin[r], segment_begin[r + 1]), in column order. A long row in windows
+/// of 32 nonzeros: a lane whose nonzero starts a segment (starts_segment) takes the segment's
+/// index from a ballot (running + starts on lower lanes); then the lanes stride over the row's
+/// segments for their lengths (next segment's first nonzero, or the row's end).
 /// seg_index[s] = s (the radix sort's values).
 __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
                                       std::int64_t rows, std::int32_t block_cols,
@@ -151,39 +212,62 @@ __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::in
                                       unsigned long long* seg_key, std::int32_t* seg_first,
                                       std::int32_t* seg_length, std::int32_t* seg_destination,
                                       std::int32_t* seg_index) {
-  const std::int64_t r = warp_row();
-  if (r >= rows) return;  // warp-uniform
+  const std::int64_t tile = warp_row_tile();
+  if (tile >= rows) return;  // warp-uniform
   const std::int32_t lane = arch::lane_id();
   const std::uint32_t lanes_below = (1u << lane) - 1u;
-  const auto row_block = static_cast<unsigned long long>(r / block_rows);
-  // 64-bit windows and segment indices: window + 32 must not wrap when nnz is near 2^31
-  const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
-  const std::int64_t first_segment = segment_begin[r];
-  const bool combine = combine_flag[r] != 0;
-  std::int32_t running = 0;  // segments started in earlier windows
-  std::int64_t run_first = begin;
-  for (std::int64_t window = begin; window < end; window += arch::kWarpSize) {  // warp-uniform
-    const std::int64_t k = window + lane;
-    std::int32_t cb = 0;
-    const bool starts =
-        starts_segment(col_idx, begin, end, window, block_cols, max_slot_length, run_first, cb);
-    const std::uint32_t started = __ballot_sync(arch::kFullMask, starts);
-    if (starts) {
-      const std::int32_t rank = running + __popc(started & lanes_below);
-      const std::int64_t s = first_segment + rank;
-      seg_key[s] = static_cast<unsigned long long>(cb) * static_cast<unsigned long long>(row_blocks) +
-                   row_block;
-      seg_first[s] = static_cast<std::int32_t>(k);
-      seg_destination[s] = combine ? partial_begin[r] + rank : ~static_cast<std::int32_t>(r);
-      seg_index[s] = static_cast<std::int32_t>(s);
-    }
-    running += __popc(started);
+  const std::int64_t r = tile + lane;
+  std::int64_t begin = 0, end = 0;
+  if (r < rows) {
+    begin = row_ptr[r];
+    end = row_ptr[r + 1];
   }
-  __syncwarp();  // seg_first of the whole row written before the lengths read it
-  const std::int64_t end_segment = first_segment + running;
-  for (std::int64_t s = first_segment + lane; s < end_segment; s += arch::kWarpSize)
-    seg_length[s] = static_cast<std::int32_t>((s + 1 < end_segment ? seg_first[s + 1] : end) -
-                                              seg_first[s]);
+  const bool walked_by_warp = r < rows && end - begin > kLaneRowMaxLength;
+  // the segment s (the row's rank-th) starting at nonzero k of column block cb in row `row`
+  const auto write_segment = [&](std::int64_t row, std::int64_t s, std::int32_t rank,
+                                 std::int64_t k, std::int32_t cb) {
+    seg_key[s] = static_cast<unsigned long long>(cb) * static_cast<unsigned long long>(row_blocks) +
+                 static_cast<unsigned long long>(row / block_rows);
+    seg_first[s] = static_cast<std::int32_t>(k);
+    seg_destination[s] =
+        combine_flag[row] != 0 ? partial_begin[row] + rank : ~static_cast<std::int32_t>(row);
+    seg_index[s] = static_cast<std::int32_t>(s);
+  };
+  if (r < rows && !walked_by_warp) {
+    const std::int64_t first_segment = segment_begin[r];
+    std::int32_t rank = 0;
+    for_each_segment_by_lane(col_idx, begin, end, block_cols, max_slot_length,
+                             [&](std::int64_t first, std::int64_t length, std::int32_t cb) {
+      write_segment(r, first_segment + rank, rank, first, cb);
+      seg_length[first_segment + rank] = static_cast<std::int32_t>(length);
+      ++rank;
+    });
+  }
+  for_each_long_row_of_tile(r, begin, end, walked_by_warp,
+                            [&](std::int64_t row, std::int64_t row_begin, std::int64_t row_end,
+                                int) {
+    // 64-bit windows and segment indices: window + 32 must not wrap when nnz is near 2^31
+    const std::int64_t first_segment = segment_begin[row];
+    std::int32_t running = 0;  // segments started in earlier windows
+    std::int64_t run_first = row_begin;
+    for (std::int64_t window = row_begin; window < row_end; window += arch::kWarpSize) {
+      std::int32_t cb = 0;
+      const bool starts = starts_segment(col_idx, row_begin, row_end, window, block_cols,
+                                         max_slot_length, run_first, cb);
+      const std::uint32_t started = __ballot_sync(arch::kFullMask, starts);
+      if (starts) {
+        const std::int32_t rank = running + __popc(started & lanes_below);
+        write_segment(row, first_segment + rank, rank, window + lane, cb);
+      }
+      running += __popc(started);
+    }
+    __syncwarp();  // seg_first of the whole row written before the lengths read it
+    const std::int64_t end_segment = first_segment + running;
+    for (std::int64_t s = first_segment + lane; s < end_segment; s += arch::kWarpSize)
+      seg_length[s] = static_cast<std::int32_t>((s + 1 < end_segment ? seg_first[s + 1] : row_end) -
+                                                seg_first[s]);
+    __syncwarp();  // before the next long row's segments are written
+  });
 }
 
 /// Step 2, a thread a slot: 1 where a block starts (its key differs from the previous slot's).

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "arch/types.cuh"
+#include "common/stopwatch.hpp"
 #include "hbp/hbp_build_kernels.cuh"
 #include "runtime/device_algorithms.cuh"
 #include "runtime/cuda_check.hpp"
@@ -45,6 +46,11 @@ unsigned grid_for(std::int64_t threads) {
 unsigned grid_for_warps(std::int64_t rows) {
   constexpr std::int64_t warps = kBuildThreads / arch::kWarpSize;
   return static_cast<unsigned>((rows + warps - 1) / warps);
+}
+
+/// The grid of a row-tile kernel over `rows` rows (a warp 32 rows).
+unsigned grid_for_row_tiles(std::int64_t rows) {
+  return grid_for_warps((rows + arch::kWarpSize - 1) / arch::kWarpSize);
 }
 
 template <typename T>
@@ -185,8 +191,14 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   const std::int32_t* row_ptr = csr.row_ptr.data();
   const std::int32_t* col_idx = csr.col_idx.data();
   DeviceScratch scratch(stream);
+  detail::PhaseTimes phases;
+  const auto lap = [&](const char* step) {  // a step's GPU time too: wait for the stream
+    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    phases.lap(step);
+  };
 
-  // 1. A warp a row: its segments; the combine rows and their partial sums (scans over rows + 1).
+  // 1. A lane a short row, a warp a long one: its segments; the combine rows and their partial
+  //    sums (scans over rows + 1).
   const auto row_entries = static_cast<std::size_t>(rows + 1);
   auto row_segments = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto combine_flag = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
@@ -194,7 +206,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   auto segment_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto combine_index = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto partial_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  build::count_row_segments_kernel<<<grid_for_warps(rows + 1), kBuildThreads, 0, stream>>>(
+  build::count_row_segments_kernel<<<grid_for_row_tiles(rows + 1), kBuildThreads, 0, stream>>>(
       row_ptr, col_idx, rows, block_cols, p.max_slot_length, row_segments.data(),
       combine_flag.data(),
       row_partials.data());
@@ -213,7 +225,10 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
       d.combine_begin.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
 
-  // 2. A warp a row writes its segments (key, first nonzero, length, output_hash).
+  lap("row_segments");
+
+  // 2. A lane a short row, a warp a long one, writes its segments (key, first nonzero, length,
+  //    output_hash).
   const auto slot_entries = static_cast<std::size_t>(slots);
   auto seg_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
   auto sorted_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
@@ -223,7 +238,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   auto seg_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto slot_segment = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   if (rows > 0 && slots > 0) {
-    build::write_segments_kernel<<<grid_for_warps(rows), kBuildThreads, 0, stream>>>(
+    build::write_segments_kernel<<<grid_for_row_tiles(rows), kBuildThreads, 0, stream>>>(
         row_ptr, col_idx, rows, block_cols, p.max_slot_length, d.block_rows, row_blocks,
         segment_begin.data(),
         combine_flag.data(), partial_begin.data(), seg_key.data(), seg_first.data(),
@@ -252,6 +267,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     }
     d.hash = hash_from_shift_histogram(d.block_rows, counts);
   }
+  lap("segments");
   //    A stable radix sort by (column block, row block) puts the segments into the blocks in the
   //    layout's order, rows in order inside each block.
   const auto largest_key = static_cast<unsigned long long>(std::max<std::int64_t>(
@@ -284,6 +300,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   sorted_key = {};
   block_start = {};
 
+  lap("blocks");
+
   // 3. The reorder inside each block (hash: a warp a block; sort: a stable radix sort by
   //    (block, length); none: row order), then the groups and their sizes by scans, output_hash
   //    and slot_last_round gathered in the new order.
@@ -307,6 +325,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     }
   }
   slot_segment = {};
+  lap("reorder");
 
   auto slot_nnz = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
   auto slot_nnz_begin = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
@@ -366,6 +385,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
 
+  lap("groups");
+
   // 4. A warp a group: the nonzeros in rounds, with add_sign.
   d.col_add_sign = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(d.nnz));
   d.data = DeviceBuffer<Value>(static_cast<std::size_t>(d.nnz));
@@ -380,6 +401,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
         reinterpret_cast<V*>(d.data.data()));
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
+
+  lap("lay_out");
 
   // 5. Tasks: every blocks_per_task-th block of a run of one column block starts one.
   const std::int32_t per_task = p.resolved_blocks_per_task(d.blocks);
@@ -418,7 +441,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
   // the layout is used on other streams after return: the build is finished here
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  lap("tasks");
+  d.build_phases_ms = phases.laps();
   return d;
 }
 
