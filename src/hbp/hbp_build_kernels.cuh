@@ -85,6 +85,25 @@ inline constexpr std::int64_t kLaneRowMaxLength = 32;
 /// The first of the 32 consecutive rows a warp takes in the row-tile kernels (lane l: first + l).
 __device__ __forceinline__ std::int64_t warp_row_tile() { return warp_row() * arch::kWarpSize; }
 
+/// A lane's row in a row-tile kernel: its nonzeros [begin, end) (empty for r >= rows) and whether
+/// the whole warp walks it (more than kLaneRowMaxLength nonzeros).
+struct TileRow {
+  std::int64_t r = 0, begin = 0, end = 0;
+  bool walked_by_warp = false;
+};
+
+__device__ __forceinline__ TileRow tile_row(std::int64_t tile, const std::int32_t* row_ptr,
+                                            std::int64_t rows) {
+  TileRow row;
+  row.r = tile + arch::lane_id();
+  if (row.r < rows) {
+    row.begin = row_ptr[row.r];
+    row.end = row_ptr[row.r + 1];
+  }
+  row.walked_by_warp = row.r < rows && row.end - row.begin > kLaneRowMaxLength;
+  return row;
+}
+
 /// A row's segments walked by one lane, in column order: starts_segment's rule sequentially (a
 /// segment starts where a run of one column block starts, and every max_slot_length-th nonzero
 /// of a run). Calls segment(first nonzero, length, column block) for each.
@@ -134,13 +153,7 @@ __global__ void count_row_segments_kernel(const std::int32_t* row_ptr, const std
   const std::int64_t tile = warp_row_tile();
   if (tile > rows) return;  // warp-uniform
   const std::int32_t lane = arch::lane_id();
-  const std::int64_t r = tile + lane;
-  std::int64_t begin = 0, end = 0;
-  if (r < rows) {
-    begin = row_ptr[r];
-    end = row_ptr[r + 1];
-  }
-  const bool walked_by_warp = r < rows && end - begin > kLaneRowMaxLength;
+  const auto [r, begin, end, walked_by_warp] = tile_row(tile, row_ptr, rows);
   std::int32_t count = 0;
   if (r < rows && !walked_by_warp)
     for_each_segment_by_lane(col_idx, begin, end, block_cols, max_slot_length,
@@ -216,13 +229,7 @@ __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::in
   if (tile >= rows) return;  // warp-uniform
   const std::int32_t lane = arch::lane_id();
   const std::uint32_t lanes_below = (1u << lane) - 1u;
-  const std::int64_t r = tile + lane;
-  std::int64_t begin = 0, end = 0;
-  if (r < rows) {
-    begin = row_ptr[r];
-    end = row_ptr[r + 1];
-  }
-  const bool walked_by_warp = r < rows && end - begin > kLaneRowMaxLength;
+  const auto [r, begin, end, walked_by_warp] = tile_row(tile, row_ptr, rows);
   // the segment s (the row's rank-th) starting at nonzero k of column block cb in row `row`
   const auto write_segment = [&](std::int64_t row, std::int64_t s, std::int32_t rank,
                                  std::int64_t k, std::int32_t cb) {
