@@ -126,9 +126,9 @@ __device__ void for_each_segment_by_lane(const std::int32_t* col_idx, std::int64
   if (end > begin) segment(segment_first, end - segment_first, segment_cb);
 }
 
-/// Calls walk(row, begin, end) for each row of the warp's tile longer than kLaneRowMaxLength,
-/// one after the other with the whole warp (every lane calls it; `begin`, `end` are the lane's
-/// own row's bounds, `walked_by_warp` whether that row is long).
+/// Calls walk(row, begin, end, owner lane) for each row of the warp's tile longer than
+/// kLaneRowMaxLength, one after the other with the whole warp (every lane calls it; `row`,
+/// `begin`, `end` are the lane's own row and its bounds, `walked_by_warp` whether it is long).
 template <typename Walk>
 __device__ void for_each_long_row_of_tile(std::int64_t row, std::int64_t begin, std::int64_t end,
                                           bool walked_by_warp, Walk&& walk) {
