@@ -236,6 +236,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// scans' temporary storage (runtime/device_algorithms.cuh) lives only here, at plan time.
   void build_table_on_device() {
     const cudaStream_t stream = nullptr;
+    detail::TemporaryMemoryScope temporaries(stream);  // first: outlives the scans' storage
     CudaEvent start, stop;
     start.record(stream);
     const std::int64_t positions = rows_ + 1;

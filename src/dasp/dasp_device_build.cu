@@ -124,6 +124,8 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
                                       const DaspParameters& parameters, DaspBlockShape shape,
                                       int value_bytes, detail::PhaseTimes* phases,
                                       cudaStream_t stream) {
+  // first: destroyed after every temporary below, it waits for their frees and releases them
+  detail::TemporaryMemoryScope temporaries(stream);
   if (shape.width != kDaspBlockWidth || (shape.rows != 8 && shape.rows != 16))
     throw UnsupportedError("DASP layout: block shape " + std::to_string(shape.rows) + "x" +
                            std::to_string(shape.width) + " is not 8x4 or 16x4");
@@ -426,6 +428,7 @@ void plan_row_order_on_device(const DaspDeviceIndex& index, std::int32_t* plan_t
   in.empty_ids = static_cast<long long>(index.empty_row_ids.size());
   const std::int64_t total = in.long_rows + in.medium_ids + in.short_ids + in.empty_ids;
   if (total == 0) return;
+  detail::TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
   DeviceScratch scratch(stream);
   auto ids = temporary<std::int32_t>(total, stream);
   TCSPARSE_BUILD_LAUNCH(build::warp_order_ids_kernel, total, stream, in, ids.data());

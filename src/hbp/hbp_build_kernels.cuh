@@ -4,7 +4,12 @@
 // never by the order in which atomics land (the one atomic, the shift histogram, only counts).
 //
 //   rows r (CSR: row_ptr, col_idx, values), a warp 32 rows: a lane a row of <= 32 nonzeros, the
-//     whole warp a longer one (paper Algorithm 2 has a thread a row)
+//     whole warp a longer one (paper Algorithm 2 has a thread a row); a row of more than 1024
+//     nonzeros is cut into chunks of 1024, a warp a chunk:
+//       row_chunks[r] = chunks of r (0 for the others); chunk_begin = exclusive scan
+//       chunk c of row r: nonzeros row_ptr[r] + (c - chunk_begin[r]) * 1024 ...; its segments
+//       chunk_segments[c]; chunk_segment_begin = exclusive scan (a chunk's first segment is
+//       segment_begin[r] + chunk_segment_begin[c] - chunk_segment_begin[chunk_begin[r]])
 //     a segment = a run of a row's nonzeros in one column block (cb = col / block_cols);
 //     row_segments[r] = its segments; segment_begin = exclusive scan (segments in row order)
 //   segments s (row order)            seg_key[s]   = cb * row_blocks + row / block_rows
@@ -82,14 +87,25 @@ __device__ __forceinline__ bool starts_segment(const std::int32_t* col_idx, std:
 /// longer rows by the whole warp, in windows of 32.
 inline constexpr std::int64_t kLaneRowMaxLength = 32;
 
+/// Rows of more than this many nonzeros are cut into chunks of this many, a warp a chunk, in
+/// steps 1 and 2: one warp walking a circuit row of 10^5-10^6 nonzeros 32 at a time was 80 % of
+/// the build (src/hbp/README.md). A multiple of 32 (a chunk is whole windows).
+inline constexpr std::int64_t kRowChunkLength = 1024;
+
+/// The chunks of a row of `length` nonzeros (0 for a row the row-tile kernels walk).
+__host__ __device__ __forceinline__ std::int64_t row_chunk_count(std::int64_t length) {
+  return length > kRowChunkLength ? (length + kRowChunkLength - 1) / kRowChunkLength : 0;
+}
+
 /// The first of the 32 consecutive rows a warp takes in the row-tile kernels (lane l: first + l).
 __device__ __forceinline__ std::int64_t warp_row_tile() { return warp_row() * arch::kWarpSize; }
 
-/// A lane's row in a row-tile kernel: its nonzeros [begin, end) (empty for r >= rows) and whether
-/// the whole warp walks it (more than kLaneRowMaxLength nonzeros).
+/// A lane's row in a row-tile kernel: its nonzeros [begin, end) (empty for r >= rows), whether
+/// the whole warp walks it (more than kLaneRowMaxLength nonzeros, at most kRowChunkLength) and
+/// whether it is left to the chunk kernels (more than kRowChunkLength).
 struct TileRow {
   std::int64_t r = 0, begin = 0, end = 0;
-  bool walked_by_warp = false;
+  bool walked_by_warp = false, chunked = false;
 };
 
 __device__ __forceinline__ TileRow tile_row(std::int64_t tile, const std::int32_t* row_ptr,
@@ -100,8 +116,79 @@ __device__ __forceinline__ TileRow tile_row(std::int64_t tile, const std::int32_
     row.begin = row_ptr[row.r];
     row.end = row_ptr[row.r + 1];
   }
-  row.walked_by_warp = row.r < rows && row.end - row.begin > kLaneRowMaxLength;
+  const std::int64_t length = row.end - row.begin;
+  row.chunked = row_chunk_count(length) > 0;
+  row.walked_by_warp = length > kLaneRowMaxLength && !row.chunked;
   return row;
+}
+
+/// A warp's chunk of a long row: nonzeros [first, end) of row `row` ([row_begin, row_end)), the
+/// row's first chunk `row_first_chunk`.
+struct RowChunk {
+  std::int64_t row = 0, row_begin = 0, row_end = 0, first = 0, end = 0, row_first_chunk = 0;
+};
+
+/// Chunk c (< chunk_begin[rows], the chunk count): its row is the r with chunk_begin[r] <= c <
+/// chunk_begin[r + 1] (a binary search: chunk_begin is non-decreasing, chunk_begin[0] = 0).
+/// The same loads on every lane.
+__device__ __forceinline__ RowChunk row_chunk(std::int64_t c, const std::int32_t* chunk_begin,
+                                              const std::int32_t* row_ptr, std::int64_t rows) {
+  std::int64_t low = 0, high = rows;  // chunk_begin[low] <= c < chunk_begin[high]
+  while (high - low > 1) {
+    const std::int64_t middle = low + (high - low) / 2;
+    if (chunk_begin[middle] <= c) low = middle; else high = middle;
+  }
+  RowChunk chunk;
+  chunk.row = low;
+  chunk.row_first_chunk = chunk_begin[low];
+  chunk.row_begin = row_ptr[low];
+  chunk.row_end = row_ptr[low + 1];
+  chunk.first = chunk.row_begin + (c - chunk.row_first_chunk) * kRowChunkLength;
+  chunk.end = chunk.first + kRowChunkLength < chunk.row_end ? chunk.first + kRowChunkLength
+                                                            : chunk.row_end;
+  return chunk;
+}
+
+/// The first nonzero of the run (of one column block) that nonzero k of a row beginning at
+/// row_begin lies in: the first k' in [row_begin, k] whose column is in k's column block (a
+/// binary search: columns are sorted within a row). starts_segment's `run_first` for a walk that
+/// starts at k inside a row.
+__device__ __forceinline__ std::int64_t run_first_of(const std::int32_t* col_idx,
+                                                     std::int64_t row_begin, std::int64_t k,
+                                                     std::int32_t block_cols) {
+  const std::int64_t block_first_col =
+      static_cast<std::int64_t>(column_block(col_idx, k, block_cols)) * block_cols;
+  std::int64_t low = row_begin, high = k;  // the answer is in [low, high]
+  while (low < high) {
+    const std::int64_t middle = low + (high - low) / 2;
+    if (col_idx[middle] >= block_first_col) high = middle; else low = middle + 1;
+  }
+  return low;
+}
+
+/// The segments starting in nonzeros [first, end) of a row that begins at row_begin, walked by the
+/// whole warp in windows of 32 (starts_segment, from `run_first`, the first nonzero of the run
+/// `first` lies in): calls start(k, cb, rank) on each lane whose nonzero k starts one (rank:
+/// segments started before it in [first, end)); returns how many started (on every lane).
+template <typename Start>
+__device__ std::int32_t for_each_segment_start_by_warp(const std::int32_t* col_idx,
+                                                       std::int64_t row_begin, std::int64_t first,
+                                                       std::int64_t end, std::int64_t run_first,
+                                                       std::int32_t block_cols,
+                                                       std::int32_t max_slot_length,
+                                                       Start&& start) {
+  const std::uint32_t lanes_below = (1u << arch::lane_id()) - 1u;
+  std::int32_t running = 0;
+  // 64-bit windows: window + 32 must not wrap when nnz is near 2^31
+  for (std::int64_t window = first; window < end; window += arch::kWarpSize) {
+    std::int32_t cb = 0;
+    const bool starts = starts_segment(col_idx, row_begin, end, window, block_cols,
+                                       max_slot_length, run_first, cb);
+    const std::uint32_t started = __ballot_sync(arch::kFullMask, starts);
+    if (starts) start(window + arch::lane_id(), cb, running + __popc(started & lanes_below));
+    running += __popc(started);
+  }
+  return running;
 }
 
 /// A row's segments walked by one lane, in column order: starts_segment's rule sequentially (a
@@ -141,42 +228,75 @@ __device__ void for_each_long_row_of_tile(std::int64_t row, std::int64_t begin, 
 }
 
 /// Step 1, a warp 32 rows (Algorithm 2's thread a row: a lane a row of at most
-/// kLaneRowMaxLength nonzeros, the whole warp for a longer one, so that a circuit row of 10^5
-/// nonzeros is not one thread's walk): a row's segments (starts_segment, counted by ballots in
-/// windows of 32), whether it is a combine row (0 or >= 2 segments) and its partial sums; row
-/// `rows` writes zeros (the scans' totals).
+/// kLaneRowMaxLength nonzeros, the whole warp one of at most kRowChunkLength): a row's segments
+/// (starts_segment, counted by ballots in windows of 32), whether it is a combine row (0 or >= 2
+/// segments) and its partial sums; row_chunks[r], the chunks of a longer row, whose three counts
+/// chunked_row_segments_kernel writes later; row `rows` writes zeros (the scans' totals).
 __global__ void count_row_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
                                           std::int64_t rows, std::int32_t block_cols,
                                           std::int32_t max_slot_length,
                                           std::int32_t* row_segments, std::int32_t* combine_flag,
-                                          std::int32_t* row_partials) {
+                                          std::int32_t* row_partials, std::int32_t* row_chunks) {
   const std::int64_t tile = warp_row_tile();
   if (tile > rows) return;  // warp-uniform
   const std::int32_t lane = arch::lane_id();
-  const auto [r, begin, end, walked_by_warp] = tile_row(tile, row_ptr, rows);
+  const auto [r, begin, end, walked_by_warp, chunked] = tile_row(tile, row_ptr, rows);
   std::int32_t count = 0;
-  if (r < rows && !walked_by_warp)
+  if (r < rows && !walked_by_warp && !chunked)
     for_each_segment_by_lane(col_idx, begin, end, block_cols, max_slot_length,
                              [&](std::int64_t, std::int64_t, std::int32_t) { ++count; });
   for_each_long_row_of_tile(r, begin, end, walked_by_warp,
                             [&](std::int64_t, std::int64_t row_begin, std::int64_t row_end,
                                 int owner) {
-    std::int32_t segments = 0;
-    std::int64_t run_first = row_begin;
-    // 64-bit: window + 32 must not wrap when nnz is near 2^31
-    for (std::int64_t window = row_begin; window < row_end; window += arch::kWarpSize) {
-      std::int32_t cb = 0;
-      const bool starts = starts_segment(col_idx, row_begin, row_end, window, block_cols,
-                                         max_slot_length, run_first, cb);
-      segments += __popc(__ballot_sync(arch::kFullMask, starts));
-    }
+    const std::int32_t segments = for_each_segment_start_by_warp(
+        col_idx, row_begin, row_begin, row_end, row_begin, block_cols, max_slot_length,
+        [](std::int64_t, std::int32_t, std::int32_t) {});
     if (lane == owner) count = segments;
   });
   if (r > rows) return;
+  row_chunks[r] = static_cast<std::int32_t>(row_chunk_count(end - begin));
+  if (chunked) return;
   row_segments[r] = count;
   const bool combine = r < rows && count != 1;
   combine_flag[r] = combine ? 1 : 0;
   row_partials[r] = combine ? count : 0;
+}
+
+/// Step 1, a warp a chunk of a row longer than kRowChunkLength (grid-stride over the chunk count
+/// chunk_begin[rows], read here: the host does not wait for it): chunk_segments[c], the segments
+/// that start in the chunk.
+__global__ void count_chunk_segments_kernel(const std::int32_t* row_ptr,
+                                            const std::int32_t* col_idx, std::int64_t rows,
+                                            const std::int32_t* chunk_begin,
+                                            std::int32_t block_cols, std::int32_t max_slot_length,
+                                            std::int32_t* chunk_segments) {
+  const std::int64_t chunks = chunk_begin[rows];
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / arch::kWarpSize);
+  for (std::int64_t c = warp_row(); c < chunks; c += warps) {  // warp-uniform
+    const RowChunk chunk = row_chunk(c, chunk_begin, row_ptr, rows);
+    const std::int32_t segments = for_each_segment_start_by_warp(
+        col_idx, chunk.row_begin, chunk.first, chunk.end,
+        run_first_of(col_idx, chunk.row_begin, chunk.first, block_cols), block_cols,
+        max_slot_length, [](std::int64_t, std::int32_t, std::int32_t) {});
+    if (arch::lane_id() == 0) chunk_segments[c] = segments;
+  }
+}
+
+/// Step 1, a thread a row: a chunked row's segments (the sum of its chunks', from their scan),
+/// whether it is a combine row and its partial sums, as count_row_segments_kernel writes them
+/// for the other rows.
+__global__ void chunked_row_segments_kernel(const std::int32_t* chunk_begin,
+                                            const std::int32_t* chunk_segment_begin,
+                                            std::int64_t rows, std::int32_t* row_segments,
+                                            std::int32_t* combine_flag,
+                                            std::int32_t* row_partials) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= rows || chunk_begin[r + 1] == chunk_begin[r]) return;
+  const std::int32_t count =
+      chunk_segment_begin[chunk_begin[r + 1]] - chunk_segment_begin[chunk_begin[r]];
+  row_segments[r] = count;
+  combine_flag[r] = count != 1 ? 1 : 0;
+  row_partials[r] = count != 1 ? count : 0;
 }
 
 /// Step 1, a thread a row r in [0, rows]: combine_rows[k] = r and combine_begin[k] = its first
@@ -209,43 +329,61 @@ __global__ void shift_histogram_kernel(const std::int32_t* segment_begin,
     atomicAdd(&shift_counts[aggregation_shift(seg_length[s])], 1ull);
 }
 
-/// Step 2, a warp 32 rows (a lane a short row, the whole warp a long one, as step 1): a row's
-/// segments at [segment_begin[r], segment_begin[r + 1]), in column order. A long row in windows
-/// of 32 nonzeros: a lane whose nonzero starts a segment (starts_segment) takes the segment's
-/// index from a ballot (running + starts on lower lanes); then the lanes stride over the row's
-/// segments for their lengths (next segment's first nonzero, or the row's end).
-/// seg_index[s] = s (the radix sort's values).
-__global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
-                                      std::int64_t rows, std::int32_t block_cols,
-                                      std::int32_t max_slot_length,
-                                      std::int32_t block_rows, std::int64_t row_blocks,
-                                      const std::int32_t* segment_begin,
-                                      const std::int32_t* combine_flag,
-                                      const std::int32_t* partial_begin,
-                                      unsigned long long* seg_key, std::int32_t* seg_first,
-                                      std::int32_t* seg_length, std::int32_t* seg_destination,
-                                      std::int32_t* seg_index) {
-  const std::int64_t tile = warp_row_tile();
-  if (tile >= rows) return;  // warp-uniform
-  const std::int32_t lane = arch::lane_id();
-  const std::uint32_t lanes_below = (1u << lane) - 1u;
-  const auto [r, begin, end, walked_by_warp] = tile_row(tile, row_ptr, rows);
-  // the segment s (the row's rank-th) starting at nonzero k of column block cb in row `row`
-  const auto write_segment = [&](std::int64_t row, std::int64_t s, std::int32_t rank,
-                                 std::int64_t k, std::int32_t cb) {
+/// Where step 2 writes a segment: the segment s (the rank-th of row `row`) starting at nonzero k
+/// of column block cb.
+struct SegmentWriter {
+  std::int32_t block_rows;
+  std::int64_t row_blocks;
+  const std::int32_t* combine_flag;
+  const std::int32_t* partial_begin;
+  unsigned long long* seg_key;
+  std::int32_t* seg_first;
+  std::int32_t* seg_destination;
+  std::int32_t* seg_index;
+
+  __device__ void write(std::int64_t row, std::int64_t s, std::int32_t rank, std::int64_t k,
+                        std::int32_t cb) const {
     seg_key[s] = static_cast<unsigned long long>(cb) * static_cast<unsigned long long>(row_blocks) +
                  static_cast<unsigned long long>(row / block_rows);
     seg_first[s] = static_cast<std::int32_t>(k);
     seg_destination[s] =
         combine_flag[row] != 0 ? partial_begin[row] + rank : ~static_cast<std::int32_t>(row);
     seg_index[s] = static_cast<std::int32_t>(s);
-  };
-  if (r < rows && !walked_by_warp) {
+  }
+};
+
+/// Segments [first_segment, end_segment) of a row ending at row_end, whose seg_first are written:
+/// their lengths (the next segment's first nonzero, or the row's end), the whole warp striding.
+__device__ __forceinline__ void write_segment_lengths_by_warp(const std::int32_t* seg_first,
+                                                              std::int64_t first_segment,
+                                                              std::int64_t end_segment,
+                                                              std::int64_t next_first,
+                                                              std::int32_t* seg_length) {
+  for (std::int64_t s = first_segment + arch::lane_id(); s < end_segment; s += arch::kWarpSize)
+    seg_length[s] = static_cast<std::int32_t>(
+        (s + 1 < end_segment ? seg_first[s + 1] : next_first) - seg_first[s]);
+}
+
+/// Step 2, a warp 32 rows (a lane a short row, the whole warp one of at most kRowChunkLength
+/// nonzeros, as step 1; chunked rows are left to write_chunk_segments_kernel): a row's segments
+/// at [segment_begin[r], segment_begin[r + 1]), in column order. A warp's row in windows of 32
+/// nonzeros: a lane whose nonzero starts a segment (starts_segment) takes the segment's index from
+/// a ballot (running + starts on lower lanes); then the lanes stride over the row's segments for
+/// their lengths. seg_index[s] = s (the radix sort's values).
+__global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
+                                      std::int64_t rows, std::int32_t block_cols,
+                                      std::int32_t max_slot_length,
+                                      const std::int32_t* segment_begin, SegmentWriter writer,
+                                      std::int32_t* seg_length) {
+  const std::int64_t tile = warp_row_tile();
+  if (tile >= rows) return;  // warp-uniform
+  const auto [r, begin, end, walked_by_warp, chunked] = tile_row(tile, row_ptr, rows);
+  if (r < rows && !walked_by_warp && !chunked) {
     const std::int64_t first_segment = segment_begin[r];
     std::int32_t rank = 0;
     for_each_segment_by_lane(col_idx, begin, end, block_cols, max_slot_length,
                              [&](std::int64_t first, std::int64_t length, std::int32_t cb) {
-      write_segment(r, first_segment + rank, rank, first, cb);
+      writer.write(r, first_segment + rank, rank, first, cb);
       seg_length[first_segment + rank] = static_cast<std::int32_t>(length);
       ++rank;
     });
@@ -253,28 +391,69 @@ __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::in
   for_each_long_row_of_tile(r, begin, end, walked_by_warp,
                             [&](std::int64_t row, std::int64_t row_begin, std::int64_t row_end,
                                 int) {
-    // 64-bit windows and segment indices: window + 32 must not wrap when nnz is near 2^31
-    const std::int64_t first_segment = segment_begin[row];
-    std::int32_t running = 0;  // segments started in earlier windows
-    std::int64_t run_first = row_begin;
-    for (std::int64_t window = row_begin; window < row_end; window += arch::kWarpSize) {
-      std::int32_t cb = 0;
-      const bool starts = starts_segment(col_idx, row_begin, row_end, window, block_cols,
-                                         max_slot_length, run_first, cb);
-      const std::uint32_t started = __ballot_sync(arch::kFullMask, starts);
-      if (starts) {
-        const std::int32_t rank = running + __popc(started & lanes_below);
-        write_segment(row, first_segment + rank, rank, window + lane, cb);
-      }
-      running += __popc(started);
-    }
+    const std::int64_t first_segment = segment_begin[row];  // 64-bit: s + 32 must not wrap
+    const std::int32_t segments = for_each_segment_start_by_warp(
+        col_idx, row_begin, row_begin, row_end, row_begin, block_cols, max_slot_length,
+        [&](std::int64_t k, std::int32_t cb, std::int32_t rank) {
+          writer.write(row, first_segment + rank, rank, k, cb);
+        });
     __syncwarp();  // seg_first of the whole row written before the lengths read it
-    const std::int64_t end_segment = first_segment + running;
-    for (std::int64_t s = first_segment + lane; s < end_segment; s += arch::kWarpSize)
-      seg_length[s] = static_cast<std::int32_t>((s + 1 < end_segment ? seg_first[s + 1] : row_end) -
-                                                seg_first[s]);
+    write_segment_lengths_by_warp(writer.seg_first, first_segment, first_segment + segments,
+                                  row_end, seg_length);
     __syncwarp();  // before the next long row's segments are written
   });
+}
+
+/// Step 2, a warp a chunk of a row longer than kRowChunkLength (grid-stride over the chunk count,
+/// as count_chunk_segments_kernel): the segments that start in the chunk, ranked from the row's
+/// earlier chunks' (chunk_segment_begin). Their lengths need the next chunk's first segment:
+/// chunk_segment_lengths_kernel, after this kernel.
+__global__ void write_chunk_segments_kernel(const std::int32_t* row_ptr,
+                                            const std::int32_t* col_idx, std::int64_t rows,
+                                            const std::int32_t* chunk_begin,
+                                            const std::int32_t* chunk_segment_begin,
+                                            std::int32_t block_cols, std::int32_t max_slot_length,
+                                            const std::int32_t* segment_begin,
+                                            SegmentWriter writer) {
+  const std::int64_t chunks = chunk_begin[rows];
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / arch::kWarpSize);
+  for (std::int64_t c = warp_row(); c < chunks; c += warps) {  // warp-uniform
+    const RowChunk chunk = row_chunk(c, chunk_begin, row_ptr, rows);
+    const std::int32_t rank_before =
+        chunk_segment_begin[c] - chunk_segment_begin[chunk.row_first_chunk];
+    const std::int64_t first_segment = segment_begin[chunk.row];
+    for_each_segment_start_by_warp(
+        col_idx, chunk.row_begin, chunk.first, chunk.end,
+        run_first_of(col_idx, chunk.row_begin, chunk.first, block_cols), block_cols,
+        max_slot_length, [&](std::int64_t k, std::int32_t cb, std::int32_t rank) {
+          writer.write(chunk.row, first_segment + rank_before + rank, rank_before + rank, k, cb);
+        });
+  }
+}
+
+/// Step 2, a warp a chunk (as write_chunk_segments_kernel, whose seg_first it reads): the lengths
+/// of the segments that start in the chunk.
+__global__ void chunk_segment_lengths_kernel(const std::int32_t* row_ptr, std::int64_t rows,
+                                             const std::int32_t* chunk_begin,
+                                             const std::int32_t* chunk_segment_begin,
+                                             const std::int32_t* segment_begin,
+                                             const std::int32_t* seg_first,
+                                             std::int32_t* seg_length) {
+  const std::int64_t chunks = chunk_begin[rows];
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / arch::kWarpSize);
+  for (std::int64_t c = warp_row(); c < chunks; c += warps) {  // warp-uniform
+    const RowChunk chunk = row_chunk(c, chunk_begin, row_ptr, rows);
+    const std::int64_t row_first_segment =
+        segment_begin[chunk.row] - chunk_segment_begin[chunk.row_first_chunk];
+    const std::int64_t row_end_segment = segment_begin[chunk.row + 1];
+    const std::int64_t first_segment = row_first_segment + chunk_segment_begin[c];
+    const std::int64_t end_segment = row_first_segment + chunk_segment_begin[c + 1];
+    // the chunk's last segment ends where the row's next one starts (in a later chunk), or at
+    // the row's end
+    const std::int64_t next_first = end_segment < row_end_segment ? seg_first[end_segment]
+                                                                  : chunk.row_end;
+    write_segment_lengths_by_warp(seg_first, first_segment, end_segment, next_first, seg_length);
+  }
 }
 
 /// Step 2, a thread a slot: 1 where a block starts (its key differs from the previous slot's).
@@ -286,7 +465,7 @@ __global__ void mark_block_starts_kernel(const unsigned long long* sorted_key, s
 }
 
 /// Step 2, a thread a slot: block_of_slot = inclusive scan - 1; at a block's first slot, its
-/// block_slot_begin, block_col and block_row.
+/// block_slot_begin, block_col and block_row; the last slot closes block_slot_begin (= slots).
 __global__ void scatter_blocks_kernel(const unsigned long long* sorted_key,
                                       const std::int32_t* block_start,
                                       std::int32_t* block_of_slot, std::int64_t slots,
@@ -296,6 +475,7 @@ __global__ void scatter_blocks_kernel(const unsigned long long* sorted_key,
   if (i >= slots) return;
   const std::int32_t b = block_of_slot[i] - 1;
   block_of_slot[i] = b;
+  if (i == slots - 1) block_slot_begin[b + 1] = static_cast<std::int32_t>(slots);
   if (!block_start[i]) return;
   block_slot_begin[b] = static_cast<std::int32_t>(i);
   block_col[b] = static_cast<std::int32_t>(sorted_key[i] / static_cast<unsigned long long>(row_blocks));

@@ -1,9 +1,10 @@
 // HBP preprocessing on the GPU (build=device; paper Algorithm 2, a thread a row): the five steps
 // of src/hbp/README.md with the kernels of hbp_build_kernels.cuh and CUB's scans and stable radix
 // sorts, giving exactly build_layout's arrays. Plan time only: the temporary storage lives in
-// this function, from the stream-ordered allocator on the build's stream (released there in
-// order: a cudaFree would wait for the whole device), a few counts are downloaded (arrays are
-// sized by them), the stream is synchronised at the end.
+// this function, from tcsparse's stream-ordered pool on the build's stream (freed there in
+// order: a cudaFree would wait for the whole device; the pool keeps it for the next step and
+// gives it back at the end), a few counts are downloaded (arrays are sized by them), the steps
+// are timed by events, and the stream is synchronised at the end.
 #include "hbp/hbp_device_build.hpp"
 
 #include <algorithm>
@@ -13,10 +14,10 @@
 #include <string>
 
 #include "arch/types.cuh"
-#include "common/stopwatch.hpp"
 #include "hbp/hbp_build_kernels.cuh"
-#include "runtime/device_algorithms.cuh"
 #include "runtime/cuda_check.hpp"
+#include "runtime/device_algorithms.cuh"
+#include "runtime/stream_phases.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::hbp {
@@ -53,10 +54,12 @@ unsigned grid_for_row_tiles(std::int64_t rows) {
   return grid_for_warps((rows + arch::kWarpSize - 1) / arch::kWarpSize);
 }
 
-template <typename T>
-void upload_one(T* device, T value, cudaStream_t stream) {
-  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(device, &value, sizeof(T), cudaMemcpyHostToDevice, stream));
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `value` dies on return
+/// Largest grid of the warp-a-chunk kernels (grid-stride: they read the chunk count on the GPU).
+constexpr std::int64_t kChunkMaxBlocks = 2048;
+
+/// The grid of a warp-a-chunk kernel for at most `most_chunks` chunks.
+unsigned grid_for_chunks(std::int64_t most_chunks) {
+  return static_cast<unsigned>(std::min<std::int64_t>(grid_for_warps(most_chunks), kChunkMaxBlocks));
 }
 
 /// One block's sizes, for the hash table's shared memory.
@@ -177,6 +180,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   if (p.max_slot_length < 1 || p.max_slot_length > kLongestSlot)
     throw ParameterError("method 'hbp': max_slot_length=" + std::to_string(p.max_slot_length) +
                          " is not accepted: expected 1.." + std::to_string(kLongestSlot));
+  // first: destroyed after every temporary below, it waits for their frees and releases them
+  detail::TemporaryMemoryScope temporaries(stream);
   DeviceLayout<Value> d;
   d.rows = csr.rows;
   d.cols = csr.cols;
@@ -191,32 +196,56 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   const std::int32_t* row_ptr = csr.row_ptr.data();
   const std::int32_t* col_idx = csr.col_idx.data();
   DeviceScratch scratch(stream);
-  detail::PhaseTimes phases;
-  const auto lap = [&](const char* step) {  // a step's GPU time too: wait for the stream
-    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
-    phases.lap(step);
-  };
+  detail::StreamPhaseTimes phases(stream);
 
-  // 1. A lane a short row, a warp a long one: its segments; the combine rows and their partial
-  //    sums (scans over rows + 1).
+  // 1. A lane a short row, a warp a long one, a warp a chunk of a longer one: its segments; the
+  //    combine rows and their partial sums (scans over rows + 1). The chunks are counted on the
+  //    GPU only: their kernels read the count, and their arrays are sized by a bound on it.
   const auto row_entries = static_cast<std::size_t>(rows + 1);
   auto row_segments = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto combine_flag = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto row_partials = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+  auto row_chunks = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto segment_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto combine_index = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto partial_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+  auto chunk_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   build::count_row_segments_kernel<<<grid_for_row_tiles(rows + 1), kBuildThreads, 0, stream>>>(
       row_ptr, col_idx, rows, block_cols, p.max_slot_length, row_segments.data(),
-      combine_flag.data(),
-      row_partials.data());
+      combine_flag.data(), row_partials.data(), row_chunks.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
+  exclusive_sum(scratch, row_chunks.data(), chunk_begin.data(), rows + 1, "rows");
+  row_chunks = {};
+  // a chunked row of L > kRowChunkLength nonzeros has ceil(L / kRowChunkLength) < 2 L /
+  // kRowChunkLength chunks
+  const std::int64_t most_chunks = 2 * (csr.nnz / build::kRowChunkLength);
+  auto chunk_segment_begin = DeviceBuffer<std::int32_t>::on_stream(
+      static_cast<std::size_t>(most_chunks + 1), stream);
+  if (most_chunks > 0) {
+    auto chunk_segments = DeviceBuffer<std::int32_t>::on_stream(
+        static_cast<std::size_t>(most_chunks + 1), stream);
+    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(chunk_segments.data(), 0, chunk_segments.bytes(), stream));
+    build::count_chunk_segments_kernel<<<grid_for_chunks(most_chunks), kBuildThreads, 0,
+                                         stream>>>(row_ptr, col_idx, rows, chunk_begin.data(),
+                                                   block_cols, p.max_slot_length,
+                                                   chunk_segments.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    exclusive_sum(scratch, chunk_segments.data(), chunk_segment_begin.data(), most_chunks + 1,
+                  "chunks");
+    build::chunked_row_segments_kernel<<<grid_for(rows), kBuildThreads, 0, stream>>>(
+        chunk_begin.data(), chunk_segment_begin.data(), rows, row_segments.data(),
+        combine_flag.data(), row_partials.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
   exclusive_sum(scratch, row_segments.data(), segment_begin.data(), rows + 1, "rows");
   exclusive_sum(scratch, combine_flag.data(), combine_index.data(), rows + 1, "rows");
   exclusive_sum(scratch, row_partials.data(), partial_begin.data(), rows + 1, "rows");
-  const std::int64_t slots = download_one(segment_begin.data() + rows, stream);
-  d.combine_row_count = download_one(combine_index.data() + rows, stream);
-  d.partials = download_one(partial_begin.data() + rows, stream);
+  const auto totals = detail::download_each<std::int32_t, 3>(
+      {segment_begin.data() + rows, combine_index.data() + rows, partial_begin.data() + rows},
+      stream);
+  const std::int64_t slots = totals[0];
+  d.combine_row_count = totals[1];
+  d.partials = totals[2];
   d.slots = slots;
   d.combine_rows = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.combine_row_count));
   d.combine_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.combine_row_count + 1));
@@ -225,10 +254,10 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
       d.combine_begin.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
 
-  lap("row_segments");
+  phases.lap("row_segments");
 
-  // 2. A lane a short row, a warp a long one, writes its segments (key, first nonzero, length,
-  //    output_hash).
+  // 2. A lane a short row, a warp a long one, a warp a chunk of a longer one, writes its segments
+  //    (key, first nonzero, length, output_hash).
   const auto slot_entries = static_cast<std::size_t>(slots);
   auto seg_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
   auto sorted_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
@@ -238,12 +267,26 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   auto seg_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto slot_segment = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   if (rows > 0 && slots > 0) {
+    const build::SegmentWriter writer{d.block_rows,           row_blocks,
+                                      combine_flag.data(),    partial_begin.data(),
+                                      seg_key.data(),         seg_first.data(),
+                                      seg_destination.data(), seg_index.data()};
     build::write_segments_kernel<<<grid_for_row_tiles(rows), kBuildThreads, 0, stream>>>(
-        row_ptr, col_idx, rows, block_cols, p.max_slot_length, d.block_rows, row_blocks,
-        segment_begin.data(),
-        combine_flag.data(), partial_begin.data(), seg_key.data(), seg_first.data(),
-        seg_length.data(), seg_destination.data(), seg_index.data());
+        row_ptr, col_idx, rows, block_cols, p.max_slot_length, segment_begin.data(), writer,
+        seg_length.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
+    if (most_chunks > 0) {
+      build::write_chunk_segments_kernel<<<grid_for_chunks(most_chunks), kBuildThreads, 0,
+                                           stream>>>(
+          row_ptr, col_idx, rows, chunk_begin.data(), chunk_segment_begin.data(), block_cols,
+          p.max_slot_length, segment_begin.data(), writer);
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+      build::chunk_segment_lengths_kernel<<<grid_for_chunks(most_chunks), kBuildThreads, 0,
+                                            stream>>>(
+          row_ptr, rows, chunk_begin.data(), chunk_segment_begin.data(), segment_begin.data(),
+          seg_first.data(), seg_length.data());
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+    }
   }
   // 2. The hash's a from a histogram of the sampled rows' segment shifts (a small download;
   //    make_hash's sample: every hash_sample_step-th row).
@@ -267,7 +310,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     }
     d.hash = hash_from_shift_histogram(d.block_rows, counts);
   }
-  lap("segments");
+  phases.lap("segments");
   //    A stable radix sort by (column block, row block) puts the segments into the blocks in the
   //    layout's order, rows in order inside each block.
   const auto largest_key = static_cast<unsigned long long>(std::max<std::int64_t>(
@@ -296,11 +339,12 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
         block_slot_begin.data(), d.block_col.data(), d.block_row.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
-  upload_one(block_slot_begin.data() + d.blocks, static_cast<std::int32_t>(slots), stream);
+  if (slots == 0)  // (else scatter_blocks_kernel writes block_slot_begin[blocks] = slots)
+    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(block_slot_begin.data(), 0, sizeof(std::int32_t), stream));
   sorted_key = {};
   block_start = {};
 
-  lap("blocks");
+  phases.lap("blocks");
 
   // 3. The reorder inside each block (hash: a warp a block; sort: a stable radix sort by
   //    (block, length); none: row order), then the groups and their sizes by scans, output_hash
@@ -325,7 +369,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     }
   }
   slot_segment = {};
-  lap("reorder");
+  phases.lap("reorder");
 
   auto slot_nnz = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
   auto slot_nnz_begin = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
@@ -385,7 +429,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
 
-  lap("groups");
+  phases.lap("groups");
 
   // 4. A warp a group: the nonzeros in rounds, with add_sign.
   d.col_add_sign = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(d.nnz));
@@ -402,7 +446,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
 
-  lap("lay_out");
+  phases.lap("lay_out");
 
   // 5. Tasks: every blocks_per_task-th block of a run of one column block starts one.
   const std::int32_t per_task = p.resolved_blocks_per_task(d.blocks);
@@ -440,8 +484,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
         static_cast<std::int64_t>(sizeof(Value)), d.task_shared_x.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
-  // the layout is used on other streams after return: the build is finished here
-  lap("tasks");
+  phases.lap("tasks");
+  // waits for the last step: the layout is used on other streams after return
   d.build_phases_ms = phases.laps();
   return d;
 }

@@ -8,6 +8,9 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -130,19 +133,94 @@ void charge_budget(std::size_t bytes) {
 void* device_allocate(std::size_t bytes) {
   charge_budget(bytes);
   void* pointer = nullptr;
-  const cudaError_t status = cudaMalloc(&pointer, bytes);
+  cudaError_t status = cudaMalloc(&pointer, bytes);
+  if (status == cudaErrorMemoryAllocation) {  // the temporary pool may hold what is missing
+    cudaGetLastError();
+    release_unused_temporary_memory();
+    status = cudaMalloc(&pointer, bytes);
+  }
   if (status != cudaSuccess) throw_allocation_failure(status, bytes, "cudaMalloc");
   ++live_allocations;
   return pointer;
 }
 
+namespace {
+
+/// tcsparse's pool of stream-ordered memory on `device`: made on first use, kept for the
+/// process (it may outlive the CUDA context at exit), holding freed memory until
+/// release_unused_temporary_memory (release threshold: no limit).
+cudaMemPool_t temporary_memory_pool(int device) {
+  static std::mutex mutex;
+  static std::map<int, cudaMemPool_t> pools;
+  const std::lock_guard lock(mutex);
+  if (const auto found = pools.find(device); found != pools.end()) return found->second;
+  cudaMemPoolProps properties{};
+  properties.allocType = cudaMemAllocationTypePinned;
+  properties.handleTypes = cudaMemHandleTypeNone;
+  properties.location.type = cudaMemLocationTypeDevice;
+  properties.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  TCSPARSE_CUDA_CHECK(cudaMemPoolCreate(&pool, &properties));
+  std::uint64_t keep_everything = std::numeric_limits<std::uint64_t>::max();
+  TCSPARSE_CUDA_CHECK(
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
+  pools.emplace(device, pool);
+  return pool;
+}
+
+int current_device() {
+  int device = 0;
+  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+}  // namespace
+
 void* device_allocate_on_stream(std::size_t bytes, cudaStream_t stream) {
   charge_budget(bytes);
   void* pointer = nullptr;
-  const cudaError_t status = cudaMallocAsync(&pointer, bytes, stream);
-  if (status != cudaSuccess) throw_allocation_failure(status, bytes, "cudaMallocAsync");
+  const cudaError_t status =
+      cudaMallocFromPoolAsync(&pointer, bytes, temporary_memory_pool(current_device()), stream);
+  if (status != cudaSuccess) throw_allocation_failure(status, bytes, "cudaMallocFromPoolAsync");
   ++live_allocations;
   return pointer;
+}
+
+namespace {
+
+std::size_t pool_attribute(cudaMemPoolAttr attribute) {
+  std::uint64_t value = 0;
+  TCSPARSE_CUDA_CHECK(
+      cudaMemPoolGetAttribute(temporary_memory_pool(current_device()), attribute, &value));
+  return static_cast<std::size_t>(value);
+}
+
+}  // namespace
+
+std::size_t temporary_memory_reserved_bytes() {
+  return pool_attribute(cudaMemPoolAttrReservedMemCurrent);
+}
+
+std::size_t temporary_memory_high_water_bytes() {
+  return pool_attribute(cudaMemPoolAttrReservedMemHigh);
+}
+
+void reset_temporary_memory_high_water() {
+  std::uint64_t zero = 0;  // the only value the attribute accepts
+  TCSPARSE_CUDA_CHECK(cudaMemPoolSetAttribute(temporary_memory_pool(current_device()),
+                                              cudaMemPoolAttrReservedMemHigh, &zero));
+}
+
+void release_unused_temporary_memory(std::size_t keep) noexcept {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  try {
+    if (cudaMemPoolTrimTo(temporary_memory_pool(device), keep) != cudaSuccess) cudaGetLastError();
+  } catch (const Error&) {  // the pool could not be made: nothing to release
+  }
 }
 
 void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept {

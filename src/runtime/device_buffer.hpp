@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -19,11 +20,46 @@ namespace tcsparse::detail {
 /// when the device is out of memory.
 void* device_allocate(std::size_t bytes);
 void device_free(void* pointer) noexcept;
-/// The same from the stream-ordered allocator (cudaMallocAsync / cudaFreeAsync on `stream`):
-/// neither waits for work on other streams, so plan-time temporaries can come and go while a copy
-/// or a kernel runs elsewhere.
+/// The same from the stream-ordered allocator (cudaMallocFromPoolAsync / cudaFreeAsync on
+/// `stream`): neither waits for work on other streams, so plan-time temporaries can come and go
+/// while a copy or a kernel runs elsewhere. They come from tcsparse's own pool on the current
+/// device, which keeps freed memory for the next allocation: the device's default pool gives it
+/// back to the driver at every synchronisation (release threshold 0), so a build that downloads a
+/// count between its steps mapped its temporaries anew after each one. A TemporaryMemoryScope
+/// gives the unused part back when a build ends (all but kTemporaryMemoryKeptBetweenBuilds), and
+/// device_allocate takes it back when cudaMalloc finds the device full.
 void* device_allocate_on_stream(std::size_t bytes, cudaStream_t stream);
 void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept;
+
+/// Gives the memory that tcsparse's stream-ordered pool on the current device holds and no
+/// allocation uses back to the driver (cudaMemPoolTrimTo), until it holds at most `keep` bytes.
+void release_unused_temporary_memory(std::size_t keep = 0) noexcept;
+/// Bytes that pool holds from the driver now, in use or kept for reuse, and the most it held since
+/// reset_temporary_memory_high_water() (tests).
+std::size_t temporary_memory_reserved_bytes();
+std::size_t temporary_memory_high_water_bytes();
+void reset_temporary_memory_high_water();
+
+/// What the pool keeps between plan builds: a small build's temporaries (so that it neither
+/// gives them back nor maps them anew: ~0.1 ms, a sizeable part of such a build), no large one's.
+inline constexpr std::size_t kTemporaryMemoryKeptBetweenBuilds = std::size_t{32} << 20;
+
+/// Declared before a plan build's temporaries (so destroyed after them): at the end of the scope,
+/// waits for `stream` (the temporaries' frees included) and releases the pool's unused memory
+/// beyond kTemporaryMemoryKeptBetweenBuilds.
+class TemporaryMemoryScope {
+ public:
+  explicit TemporaryMemoryScope(cudaStream_t stream) : stream_(stream) {}
+  ~TemporaryMemoryScope() {
+    cudaStreamSynchronize(stream_);  // noexcept: a failure is reported by the next CUDA call
+    release_unused_temporary_memory(kTemporaryMemoryKeptBetweenBuilds);
+  }
+  TemporaryMemoryScope(const TemporaryMemoryScope&) = delete;
+  TemporaryMemoryScope& operator=(const TemporaryMemoryScope&) = delete;
+
+ private:
+  cudaStream_t stream_;
+};
 
 /// Allocations of device_allocate not freed yet, over every thread (tests: a failed build
 /// leaks nothing).
@@ -194,6 +230,18 @@ template <typename T>
 T download_one(const T* device, cudaStream_t stream = nullptr) {
   T host{};
   TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
+}
+
+/// Values at several places of device memory, read with one wait for `stream` (plan time: the
+/// counts of one step).
+template <typename T, std::size_t N>
+std::array<T, N> download_each(const std::array<const T*, N>& device, cudaStream_t stream) {
+  std::array<T, N> host{};
+  for (std::size_t i = 0; i < N; ++i)
+    TCSPARSE_CUDA_CHECK(
+        cudaMemcpyAsync(&host[i], device[i], sizeof(T), cudaMemcpyDeviceToHost, stream));
   TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
   return host;
 }

@@ -191,6 +191,7 @@ template <typename Value>
 void validate_device_row_offsets(const DeviceCsrView<Value>& view, cudaStream_t stream) {
   namespace message = csr_message;
   check_shape_and_pointers(view);
+  TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
   auto check = DeviceBuffer<CsrCheck>::on_stream(1, stream);
   TCSPARSE_CUDA_CHECK(cudaMemsetAsync(check.data(), 0xFF, sizeof(CsrCheck), stream));
   check_row_offsets_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
@@ -214,6 +215,7 @@ template <typename Value>
 void validate_device_columns(const DeviceCsrView<Value>& view, cudaStream_t stream) {
   namespace message = csr_message;
   if (view.nnz == 0) return;
+  TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
   auto check = DeviceBuffer<CsrCheck>::on_stream(1, stream);
   TCSPARSE_CUDA_CHECK(cudaMemsetAsync(check.data(), 0xFF, sizeof(CsrCheck), stream));
   auto row_starts = DeviceBuffer<unsigned>::on_stream(static_cast<std::size_t>(view.nnz / 32 + 1),

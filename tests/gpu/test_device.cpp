@@ -135,5 +135,26 @@ TEST_F(DeviceTest, AllocationStillWorksAfterAnOutOfMemoryError) {
   EXPECT_EQ(buffer.download(), (std::vector<int>{3, 1, 4, 1, 5}));
 }
 
+TEST_F(DeviceTest, FreedTemporariesAreKeptForReuseUntilReleased) {
+  constexpr std::size_t kBytes = std::size_t{64} << 20;
+  detail::CudaStream stream;
+  detail::release_unused_temporary_memory();
+  ASSERT_EQ(detail::temporary_memory_reserved_bytes(), 0u);
+  std::byte* first = nullptr;
+  {
+    auto buffer = detail::DeviceBuffer<std::byte>::on_stream(kBytes, stream.get());
+    first = buffer.data();
+  }  // freed in stream order
+  stream.synchronize();
+  EXPECT_GE(detail::temporary_memory_reserved_bytes(), kBytes);  // kept across the wait
+  {
+    auto again = detail::DeviceBuffer<std::byte>::on_stream(kBytes, stream.get());
+    EXPECT_EQ(again.data(), first);  // the same memory, not a new mapping
+  }
+  stream.synchronize();
+  detail::release_unused_temporary_memory();
+  EXPECT_EQ(detail::temporary_memory_reserved_bytes(), 0u);
+}
+
 }  // namespace
 }  // namespace tcsparse

@@ -183,6 +183,23 @@ TEST_F(HbpGpuBuild, EdgeShapesGiveTheHostBuildsArrays) {
                                    {"block_cols=1000000", "max_slot_length=700"});
 }
 
+TEST_F(HbpGpuBuild, RowsCutIntoChunksGiveTheHostBuildsArrays) {
+  // Rows of more than 1024 nonzeros (build::kRowChunkLength) are walked a chunk a warp: lengths
+  // at and around the chunk edges, between short rows, and in blocks where one column block's
+  // run crosses several chunks (2500 columns: the dense rows fill most of a 4096-wide block) or
+  // is cut into slots across a chunk edge (max_slot_length=5, 700).
+  const std::vector<std::int64_t> lengths = {3, 1024, 1, 1025, 0, 2047, 2048, 2049, 40, 2500,
+                                             1100, 7, 2400, 33, 1023, 2};
+  const Matrix narrow = test::with_row_lengths(2500, lengths, 12);
+  const Matrix wide = test::with_row_lengths(1000000, lengths, 13);
+  for (const Matrix* matrix : {&narrow, &wide})
+    for (const auto& shape : kBlockShapes)
+      expect_same_layout_every_reorder(*matrix, "chunked " + std::to_string(matrix->cols) +
+                                                    " columns", shape);
+  expect_same_layout_every_reorder(narrow, "chunked 2500 columns", {"max_slot_length=700"});
+  expect_same_layout<half>(wide, {"reorder=hash"}, "chunked, fp16");
+}
+
 TEST_F(HbpGpuBuild, LargeGeneratedMatricesGiveTheHostBuildsArrays) {
   const Matrix cases[] = {
       generate_rmat(18, 16, 3),  // kron_g500-logn18-like

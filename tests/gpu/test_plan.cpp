@@ -102,6 +102,25 @@ TEST(PlanWithoutGpu, ThrowsNoDeviceError) {
 
 class CusparsePlan : public testing::GpuTest {};
 
+class PlanBuild : public testing::GpuTest {};
+
+TEST_F(PlanBuild, BuildsOnTheGpuGiveTheirTemporaryMemoryBack) {
+  // dasp and hbp build their layouts on the GPU from stream-ordered temporaries: a pool that
+  // keeps them between the build's steps and, when the build ends, keeps no more than
+  // kTemporaryMemoryKeptBetweenBuilds (4 M rows: both builds' temporaries take more than that)
+  const Matrix matrix =
+      generate_random_rows(4000000, 4000000, RowLengthDistribution::uniform, 1, 8, 5);
+  for (const char* method : {"dasp", "hbp"}) {
+    detail::release_unused_temporary_memory();
+    detail::reset_temporary_memory_high_water();
+    const SpmvPlan<double> plan(matrix, Method(method));
+    EXPECT_GT(detail::temporary_memory_high_water_bytes(),
+              detail::kTemporaryMemoryKeptBetweenBuilds) << method;
+    EXPECT_LE(detail::temporary_memory_reserved_bytes(),
+              detail::kTemporaryMemoryKeptBetweenBuilds) << method;
+  }
+}
+
 TEST_F(CusparsePlan, ReportsShapeMethodAndStatistics) {
   const Matrix matrix = small_matrix();
   const SpmvPlan<double> plan(matrix, Method("cusparse_alg2"));
