@@ -528,13 +528,72 @@ __device__ inline std::int32_t warp_first_free(const std::uint32_t* taken, std::
   return -1;
 }
 
+/// The first `k` (1..32) free table positions from `home` on, in first_free's order (home to the
+/// table's end, then from 0), taken by the whole warp: slots sharing one home inserted one after
+/// the other get exactly these, the r-th of them the r-th (each takes the first free position
+/// from home on, and the earlier ones have taken every free position before it), so a run of k
+/// such slots costs one walk instead of k. Writes the r-th position to position_of_rank[r]; all
+/// 32 lanes call it. Lane l reads the word of probe step `base + l` (as warp_first_free), counts
+/// its free bits, and a scan over the lanes says which ranks its word holds:
+///   step        0            1    2      ...  words
+///   word        home's >=    ...                home's < home (after the wrap)
+///   free bits   3            0    5      ...
+///   ranks held  0..2         -    3..7   ...
+__device__ inline void warp_take_free(std::uint32_t* taken, std::int32_t home, std::int32_t k,
+                                      std::int32_t size, std::int32_t words,
+                                      std::int32_t* position_of_rank) {
+  const std::int32_t lane = arch::lane_id();
+  const std::int32_t tail_bits = size & 31;
+  const std::uint32_t past_size = tail_bits ? ~((1u << tail_bits) - 1u) : 0u;
+  const std::int32_t home_word = home >> 5;
+  const std::uint32_t below_home = (1u << (home & 31)) - 1u;
+  std::int32_t assigned = 0;  // warp-uniform
+  for (std::int32_t base = 0; base <= words && assigned < k; base += arch::kWarpSize) {
+    const std::int32_t step = base + lane;
+    std::int32_t w = 0;
+    std::uint32_t bits = ~0u;  // beyond the last step: nothing free
+    if (step <= words) {
+      w = home_word + step >= words ? home_word + step - words : home_word + step;
+      bits = taken[w];
+      if (step == 0) bits |= below_home;    // the home word from home on ...
+      if (step == words) bits |= ~below_home;  // ... and below home after the wrap
+      if (w == words - 1) bits |= past_size;
+    }
+    std::uint32_t free_bits = ~bits;
+    const std::int32_t free_count = __popc(free_bits);
+    std::int32_t free_before = free_count;  // inclusive scan, then exclusive
+    for (int offset = 1; offset < arch::kWarpSize; offset <<= 1) {
+      const std::int32_t below = __shfl_up_sync(arch::kFullMask, free_before, offset);
+      if (lane >= offset) free_before += below;
+    }
+    const std::int32_t round_total = __shfl_sync(arch::kFullMask, free_before, arch::kWarpSize - 1);
+    free_before -= free_count;
+    const std::int32_t wanted = k - assigned;
+    const std::int32_t mine =
+        free_before < wanted ? min(free_count, wanted - free_before) : 0;
+    std::uint32_t taking = 0u;
+    for (std::int32_t t = 0; t < mine; ++t) {
+      const int bit = __ffs(static_cast<int>(free_bits)) - 1;
+      free_bits &= free_bits - 1u;
+      taking |= 1u << bit;
+      position_of_rank[assigned + free_before + t] = w * 32 + bit;
+    }
+    if (taking != 0u) atomicOr(&taken[w], taking);  // steps 0 and `words` share the home word
+    assigned += min(round_total, wanted);
+    __syncwarp();  // the marks seen by the next round's reads
+  }
+}
+
 /// Step 3 (reorder=hash), one warp (the whole thread block) a matrix block at a time:
 ///   shared  taken[0 .. words)          a bit a table position (size = max(table_size, n))
 ///           word_rank[0 .. words)      taken bits before each word (exclusive prefix)
-///   the block's slots inserted in row order, 32 at a time: lane l hashes slot chunk + l, then for
-///   j = 0..31 in lane order the warp probes the bitmap for slot j's home (warp_first_free), lane
-///   0 marks the position (the host's sequential insertion, exactly); slot_position[i] keeps it;
-///   then rank = taken positions before it, and ordered[block begin + rank] = the slot's segment.
+///   the block's slots inserted in row order, 32 at a time: lane l hashes slot chunk + l, then
+///   the chunk's runs of slots with one home (consecutive lanes), in lane order: a run of one
+///   slot probes the bitmap for its home (warp_first_free) and lane 0 marks the position, a
+///   longer run takes its positions at once (warp_take_free) (the host's sequential insertion,
+///   exactly: rows of one length share a home, and a block of a stencil or of short rows is
+///   mostly such runs); slot_position[i] keeps the position; then rank = taken positions before
+///   it, and ordered[block begin + rank] = the slot's segment.
 __global__ void hash_order_kernel(const std::int32_t* block_slot_begin, std::int64_t blocks,
                                   const std::int32_t* slot_segment,
                                   const std::int32_t* seg_length, NonlinearHash hash,
@@ -555,13 +614,26 @@ __global__ void hash_order_kernel(const std::int32_t* block_slot_begin, std::int
       const std::int32_t home =
           i < n ? hash.home(seg_length[slot_segment[first + i]]) % size : 0;
       const std::int32_t count = n - chunk < arch::kWarpSize ? n - chunk : arch::kWarpSize;
-      for (std::int32_t j = 0; j < count; ++j) {  // uniform over the warp
-        const std::int32_t home_j = __shfl_sync(arch::kFullMask, home, j);
-        const std::int32_t position = warp_first_free(taken, home_j, size, words);
-        __syncwarp();
-        if (lane == 0) taken[position >> 5] |= 1u << (position & 31);
-        if (lane == j) slot_position[first + i] = position;
-        __syncwarp();
+      const std::int32_t previous_home = __shfl_up_sync(arch::kFullMask, home, 1);
+      std::uint32_t run_starts =
+          __ballot_sync(arch::kFullMask, lane < count && (lane == 0 || home != previous_home));
+      while (run_starts != 0u) {  // uniform over the warp
+        const std::int32_t run = __ffs(static_cast<int>(run_starts)) - 1;
+        run_starts &= run_starts - 1u;
+        const std::int32_t run_end = run_starts ? __ffs(static_cast<int>(run_starts)) - 1 : count;
+        const std::int32_t run_home = __shfl_sync(arch::kFullMask, home, run);
+        if (run_end - run == 1) {
+          const std::int32_t position = warp_first_free(taken, run_home, size, words);
+          __syncwarp();
+          if (lane == 0) {
+            taken[position >> 5] |= 1u << (position & 31);
+            slot_position[first + chunk + run] = position;
+          }
+          __syncwarp();
+        } else {  // (each of its rounds ends with a __syncwarp)
+          warp_take_free(taken, run_home, run_end - run, size, words,
+                         slot_position + first + chunk + run);
+        }
       }
     }
     // exclusive prefix of the taken bits, 32 words at a time
