@@ -28,8 +28,9 @@ struct DeviceLayout {
   std::int32_t warp_row_length = 0;
   NonlinearHash hash;
   std::int64_t blocks = 0, groups = 0, slots = 0, tasks = 0, partials = 0, combine_row_count = 0;
-  /// build_layout_on_device's steps in milliseconds (each lap waits for the stream, so a step's
-  /// time is its GPU work, its downloads and its launches); empty for upload_layout.
+  /// build_layout_on_device's steps in milliseconds (CUDA events on the build's stream: a step's
+  /// time is its GPU work, its downloads and the gaps while its launches were enqueued); empty
+  /// for upload_layout.
   std::vector<std::pair<std::string, double>> build_phases_ms;
 
   detail::DeviceBuffer<std::int32_t> block_col, block_row, block_group_begin, group_slot_begin,
