@@ -282,21 +282,28 @@ __global__ void count_chunk_segments_kernel(const std::int32_t* row_ptr,
   }
 }
 
-/// Step 1, a thread a row: a chunked row's segments (the sum of its chunks', from their scan),
+/// Step 1, a thread a chunk (grid-stride over the chunk count chunk_begin[rows]), acting on its
+/// row's first chunk only: a chunked row's segments (the sum of its chunks', from their scan),
 /// whether it is a combine row and its partial sums, as count_row_segments_kernel writes them
-/// for the other rows.
-__global__ void chunked_row_segments_kernel(const std::int32_t* chunk_begin,
+/// for the other rows. (A thread a chunk, not a row: no pass over every row for a few long ones.)
+__global__ void chunked_row_segments_kernel(const std::int32_t* row_ptr,
+                                            const std::int32_t* chunk_begin,
                                             const std::int32_t* chunk_segment_begin,
                                             std::int64_t rows, std::int32_t* row_segments,
                                             std::int32_t* combine_flag,
                                             std::int32_t* row_partials) {
-  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (r >= rows || chunk_begin[r + 1] == chunk_begin[r]) return;
-  const std::int32_t count =
-      chunk_segment_begin[chunk_begin[r + 1]] - chunk_segment_begin[chunk_begin[r]];
-  row_segments[r] = count;
-  combine_flag[r] = count != 1 ? 1 : 0;
-  row_partials[r] = count != 1 ? count : 0;
+  const std::int64_t chunks = chunk_begin[rows];
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       c < chunks; c += stride) {
+    const RowChunk chunk = row_chunk(c, chunk_begin, row_ptr, rows);
+    if (c != chunk.row_first_chunk) continue;
+    const std::int32_t count = chunk_segment_begin[chunk_begin[chunk.row + 1]] -
+                               chunk_segment_begin[chunk.row_first_chunk];
+    row_segments[chunk.row] = count;
+    combine_flag[chunk.row] = count != 1 ? 1 : 0;
+    row_partials[chunk.row] = count != 1 ? count : 0;
+  }
 }
 
 /// Step 1, a thread a row r in [0, rows]: combine_rows[k] = r and combine_begin[k] = its first

@@ -232,8 +232,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     TCSPARSE_CUDA_CHECK_LAUNCH();
     exclusive_sum(scratch, chunk_segments.data(), chunk_segment_begin.data(), most_chunks + 1,
                   "chunks");
-    build::chunked_row_segments_kernel<<<grid_for(rows), kBuildThreads, 0, stream>>>(
-        chunk_begin.data(), chunk_segment_begin.data(), rows, row_segments.data(),
+    build::chunked_row_segments_kernel<<<grid_for(most_chunks), kBuildThreads, 0, stream>>>(
+        row_ptr, chunk_begin.data(), chunk_segment_begin.data(), rows, row_segments.data(),
         combine_flag.data(), row_partials.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
