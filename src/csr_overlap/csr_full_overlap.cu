@@ -11,7 +11,17 @@
 // cudaMemcpyAsync of the slot image, or three from the registered arrays and a rebase of the row
 // offsets), then the csr_overlap batch kernel (and the long-row kernels) on it writing
 // y[begin_row, end_row). In-stream order makes the copy of big batch k + slots wait for the
-// kernels of big batch k, which read the same slot; other streams' copies overlap them. The join
+// kernels of big batch k, which read the same slot; other streams' copies overlap them. With
+// copy_order=in_order (the default) an event also makes each copy wait for the previous big
+// batch's copy, so the copies hold the host-to-device link one at a time, in order:
+//
+//   link:      | copy 0 | copy 1 | copy 2 | copy 3 |
+//   stream 0:  | copy 0 |kernel 0|        | copy 2 |kernel 2|
+//   stream 1:           | copy 1 |kernel 1|        | copy 3 |kernel 3|
+//
+// and only the last big batch's kernels run after the transfer. Without the chain, a GPU with
+// several copy engines runs the streams' copies side by side, sharing the link: they land
+// together and their kernels all wait for the end of the transfer. The join
 // events make the caller's stream wait for every internal stream. Nothing is allocated or
 // synchronised: the apply can be captured in a CUDA graph. One plan must not be applied on two
 // streams at the same time (the slots are the plan's).
@@ -122,9 +132,19 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     TCSPARSE_CUDA_CHECK(cudaEventRecord(fork_.get(), stream));
     for (const CudaStream& internal : streams_)
       TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(internal.get(), fork_.get(), 0));
+    const bool chain_copies =
+        parameters_.copy_order == CopyOrder::in_order && streams_.size() > 1;
+    bool first_copy = true;
     for (const BigBatchWork& work : work_) {
       const cudaStream_t internal = streams_[static_cast<std::size_t>(work.slot)].get();
+      // copy_landed_ was last recorded after the previous big batch's copy: the wait binds to
+      // that record (cudaStreamWaitEvent waits for the event's latest record when it is called)
+      if (chain_copies && !first_copy)
+        TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(internal, copy_landed_.get(), 0));
       copy_to_slot(work, internal);
+      if (chain_copies) TCSPARSE_CUDA_CHECK(cudaEventRecord(copy_landed_.get(), internal));
+      first_copy = false;
+      rebase_row_offsets(work, internal);
       V* const y_rows = dy + work.batch.begin_row;
       if (work.batch_blocks > 0) {
         kernel_.kernel<<<work.batch_blocks, static_cast<unsigned>(kernel_.threads),
@@ -303,7 +323,8 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
            static_cast<std::size_t>(work.slot) * partition_.slot_bytes;
   }
 
-  /// The big batch's CSR into its slot on `stream`.
+  /// The big batch's CSR into its slot on `stream` (register mode: as the caller has it, then
+  /// rebase_row_offsets).
   void copy_to_slot(const BigBatchWork& work, cudaStream_t stream) const {
     std::byte* slot = slot_base(work);
     const BigBatch& b = work.batch;
@@ -324,14 +345,20 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
                                           static_cast<std::size_t>(b.nnz()) * sizeof(V),
                                           cudaMemcpyHostToDevice, stream));
     }
-    if (b.begin_nnz != 0) {
-      const auto blocks = static_cast<unsigned>(
-          std::min<std::size_t>((row_count + kRebaseThreads - 1) / kRebaseThreads, 1024));
-      rebase_row_ptr_kernel<<<blocks, kRebaseThreads, 0, stream>>>(
-          reinterpret_cast<std::int32_t*>(slot + b.row_ptr_offset),
-          static_cast<std::int64_t>(row_count), static_cast<std::int32_t>(b.begin_nnz));
-      TCSPARSE_CUDA_CHECK_LAUNCH();
-    }
+  }
+
+  /// Register mode: the big batch's row offsets, copied as the caller has them, made relative to
+  /// its first nonzero (the copy mode's slot image has them so already).
+  void rebase_row_offsets(const BigBatchWork& work, cudaStream_t stream) const {
+    const BigBatch& b = work.batch;
+    if (parameters_.host_memory == HostMemoryMode::copy || b.begin_nnz == 0) return;
+    const auto row_count = static_cast<std::size_t>(b.rows() + 1);
+    const auto blocks = static_cast<unsigned>(
+        std::min<std::size_t>((row_count + kRebaseThreads - 1) / kRebaseThreads, 1024));
+    rebase_row_ptr_kernel<<<blocks, kRebaseThreads, 0, stream>>>(
+        reinterpret_cast<std::int32_t*>(slot_base(work) + b.row_ptr_offset),
+        static_cast<std::int64_t>(row_count), static_cast<std::int32_t>(b.begin_nnz));
+    TCSPARSE_CUDA_CHECK_LAUNCH();
   }
 
   struct TableOffsets {
@@ -364,6 +391,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
   DeviceBuffer<Acc> partials_;
   std::vector<CudaStream> streams_;
   CudaEvent fork_{cudaEventDisableTiming};
+  CudaEvent copy_landed_{cudaEventDisableTiming};  ///< copy_order=in_order: the latest copy
   std::vector<CudaEvent> joins_;
 
   BatchKernelLaunch<V> kernel_;

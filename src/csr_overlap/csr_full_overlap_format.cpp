@@ -35,6 +35,12 @@ std::vector<ParameterSpec> build_specs() {
       {"device_memory_limit", Type::integer, "auto", 1024, 1e15, {"auto"},
        "bytes of the device staging ring, all slots (auto: what the big batches need, at most "
        "half the free GPU memory)"},
+      {"copy_order", Type::choice, "in_order", 0, 0, {"in_order", "per_stream"},
+       "in_order: each big batch's copy starts when the previous one has landed (one copy on "
+       "the link at a time); per_stream: each stream copies on its own (paper Alg. 8)"},
+      {"last_big_batch", Type::choice, "auto", 0, 0, {"auto", "small", "equal"},
+       "small: the last big batch 1/16 of the others, so that little computation follows the "
+       "transfer; equal: as the others (paper); auto: small from 32 MiB of matrix"},
       {"streams", Type::integer, "2", 1, kLargestStreams, {},
        "streams and staging slots (paper Alg. 8: 2)"},
       {"big_batches", Type::integer, "2", 1, 1 << 20, {},
@@ -57,6 +63,11 @@ FullOverlapParameters full_overlap_parameters(const detail::ParameterValues& val
       values.is("host_memory", "register") ? HostMemoryMode::register_arrays : HostMemoryMode::copy;
   p.device_memory_limit =
       values.is_auto("device_memory_limit") ? 0 : values.integer("device_memory_limit");
+  p.copy_order =
+      values.is("copy_order", "per_stream") ? CopyOrder::per_stream : CopyOrder::in_order;
+  p.last_big_batch = values.is("last_big_batch", "small")   ? LastBigBatch::small
+                     : values.is("last_big_batch", "equal") ? LastBigBatch::equal
+                                                            : LastBigBatch::automatic;
   p.streams = static_cast<int>(values.integer("streams"));
   p.big_batches = static_cast<int>(values.integer("big_batches"));
   p.batch.copy = copy_mechanism(values);
@@ -80,12 +91,9 @@ namespace {
 
 /// Greedy cut: each big batch takes rows while its slot image stays within `target` bytes (at
 /// least one row); a row alone above `capacity` is an error.
-std::vector<BigBatch> cut(std::span<const std::int32_t> row_ptr, std::size_t value_bytes,
-                          std::size_t target, std::size_t capacity,
-                          const FullOverlapParameters& p) {
-  std::vector<BigBatch> batches;
-  const auto rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
-  std::int64_t begin = 0;
+void cut(std::span<const std::int32_t> row_ptr, std::int64_t begin, std::int64_t rows,
+         std::size_t value_bytes, std::size_t target, std::size_t capacity,
+         const FullOverlapParameters& p, std::vector<BigBatch>& batches) {
   while (begin < rows) {
     const std::int64_t first_nnz = row_ptr[static_cast<std::size_t>(begin)];
     auto layout_to = [&](std::int64_t end) {
@@ -109,6 +117,42 @@ std::vector<BigBatch> cut(std::span<const std::int32_t> row_ptr, std::size_t val
     batches.push_back(layout_to(low));
     begin = low;
   }
+}
+
+/// The first row of a small last big batch: the last row r whose rows [r, rows) take at least
+/// `bytes` of slot image (0 when the whole matrix takes less).
+std::int64_t small_last_batch_begin(std::span<const std::int32_t> row_ptr,
+                                    std::size_t value_bytes, std::size_t bytes) {
+  const auto rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
+  const auto tail_bytes = [&](std::int64_t begin) {
+    return slot_layout(begin, rows, row_ptr[static_cast<std::size_t>(begin)], row_ptr.back(),
+                       value_bytes).bytes;
+  };
+  std::int64_t low = 0, high = rows;  // tail_bytes(low) >= bytes, if any row's does
+  if (rows == 0 || tail_bytes(0) < bytes) return 0;
+  while (low < high) {
+    const std::int64_t middle = low + (high - low + 1) / 2;
+    if (tail_bytes(middle) >= bytes) low = middle; else high = middle - 1;
+  }
+  return low;
+}
+
+/// Rows cut into big batches of about `target` bytes, the last one small where the parameters
+/// say (and there are at least two big batches and two streams to overlap them).
+std::vector<BigBatch> cut_all(std::span<const std::int32_t> row_ptr, std::size_t value_bytes,
+                              std::size_t whole, std::size_t target, std::size_t capacity,
+                              const FullOverlapParameters& p) {
+  const auto rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
+  const bool small_last =
+      p.streams > 1 && whole > target &&
+      (p.last_big_batch == LastBigBatch::small ||
+       (p.last_big_batch == LastBigBatch::automatic && whole >= kSmallLastBigBatchMinBytes));
+  const std::int64_t last_begin =
+      small_last ? small_last_batch_begin(row_ptr, value_bytes, target / kLastBigBatchShareDivisor)
+                 : 0;
+  std::vector<BigBatch> batches;
+  cut(row_ptr, 0, last_begin > 0 ? last_begin : rows, value_bytes, target, capacity, p, batches);
+  if (last_begin > 0) cut(row_ptr, last_begin, rows, value_bytes, target, capacity, p, batches);
   return batches;
 }
 
@@ -138,7 +182,8 @@ BigBatchPartition partition_big_batches(std::span<const std::int32_t> row_ptr,
   if (p.device_memory_limit > 0) {
     const std::size_t capacity =
         static_cast<std::size_t>(p.device_memory_limit) / streams / kSlotAlignBytes * kSlotAlignBytes;
-    partition.batches = cut(row_ptr, value_bytes, std::min(target, capacity), capacity, p);
+    partition.batches =
+        cut_all(row_ptr, value_bytes, whole, std::min(target, capacity), capacity, p);
     partition.device_memory_limit = static_cast<std::size_t>(p.device_memory_limit);
   } else {
     const auto bound = static_cast<std::size_t>(kAutoLimitShareOfFreeMemory *
@@ -148,7 +193,8 @@ BigBatchPartition partition_big_batches(std::span<const std::int32_t> row_ptr,
     FullOverlapParameters named = p;  // for the error message: the bound is the limit
     named.device_memory_limit = static_cast<std::int64_t>(
         std::min<std::size_t>(bound, std::numeric_limits<std::int64_t>::max()));
-    partition.batches = cut(row_ptr, value_bytes, std::min(target, capacity), capacity, named);
+    partition.batches =
+        cut_all(row_ptr, value_bytes, whole, std::min(target, capacity), capacity, named);
   }
   partition.slots = static_cast<int>(
       std::min<std::size_t>(streams, std::max<std::size_t>(partition.batches.size(), 1)));
@@ -214,6 +260,10 @@ void full_overlap_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
 Json partition_statistics(const BigBatchPartition& partition, const FullOverlapParameters& p) {
   Json stats = Json::object();
   stats["host_memory"] = p.host_memory == HostMemoryMode::copy ? "copy" : "register";
+  stats["copy_order"] = p.copy_order == CopyOrder::in_order ? "in_order" : "per_stream";
+  stats["last_big_batch"] = p.last_big_batch == LastBigBatch::small   ? "small"
+                           : p.last_big_batch == LastBigBatch::equal ? "equal"
+                                                                     : "auto";
   stats["streams"] = p.streams;
   stats["slots"] = partition.slots;
   stats["big_batches_requested"] = p.big_batches;
@@ -226,6 +276,7 @@ Json partition_statistics(const BigBatchPartition& partition, const FullOverlapP
     largest_nnz = std::max(largest_nnz, b.nnz());
   }
   stats["big_batch_rows_max"] = largest_rows;
+  stats["last_big_batch_nnz"] = partition.batches.empty() ? 0 : partition.batches.back().nnz();
   stats["big_batch_nnz_max"] = largest_nnz;
   return stats;
 }

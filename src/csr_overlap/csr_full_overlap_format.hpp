@@ -36,6 +36,34 @@ enum class HostMemoryMode {
   register_arrays,
 };
 
+/// How the big batches' host-to-device copies are ordered.
+enum class CopyOrder {
+  /// each copy starts when the previous big batch's copy has landed (an event chains them), so
+  /// one copy at a time holds the link and big batch k is computed while k + 1 is copied
+  in_order,
+  /// each stream copies its big batches on its own (Algorithm 8 as published): on a GPU with
+  /// several copy engines the streams' copies share the link and land together, and the last
+  /// big batches' kernels then run after the whole transfer
+  per_stream,
+};
+
+/// The size of the last big batch.
+enum class LastBigBatch {
+  /// small from kSmallLastBigBatchMinBytes of slot image, else equal
+  automatic,
+  /// kLastBigBatchShare of the others: with the copies in order only the last big batch's
+  /// kernels run after the transfer, so a small one leaves little computation exposed
+  small,
+  /// as large as the others (the paper's N_nz / 2 each)
+  equal,
+};
+/// A small last big batch holds this share of the others' bytes.
+inline constexpr std::size_t kLastBigBatchShareDivisor = 16;
+/// last_big_batch=auto makes it small from this many bytes of slot image (the whole matrix's):
+/// about 2.5 M fp64 nonzeros, where the last big batch's kernels take tens of microseconds, well
+/// above the few microseconds an extra copy and launch cost.
+inline constexpr std::size_t kSmallLastBigBatchMinBytes = std::size_t{32} << 20;
+
 /// Streams (and device staging slots) of Algorithm 8: two in the paper (§4.2).
 inline constexpr int kPaperStreams = 2;
 inline constexpr int kLargestStreams = 16;
@@ -51,6 +79,8 @@ inline constexpr std::size_t kSlotAlignBytes = 256;
 
 struct FullOverlapParameters {
   HostMemoryMode host_memory = HostMemoryMode::copy;
+  CopyOrder copy_order = CopyOrder::in_order;
+  LastBigBatch last_big_batch = LastBigBatch::automatic;
   int streams = kPaperStreams;
   int big_batches = kPaperBigBatches;
   /// Bytes of the device staging ring (all slots); 0: auto.
@@ -86,7 +116,8 @@ struct BigBatchPartition {
   std::size_t device_memory_limit = 0;  ///< as resolved (given, or auto)
 };
 
-/// Cuts the rows into big batches of about 1 / big_batches of the matrix's slot bytes each, never
+/// Cuts the rows into big batches of about 1 / big_batches of the matrix's slot bytes each (with
+/// a small last one, 1 / kLastBigBatchShareDivisor of that, where last_big_batch says), never
 /// splitting a row, each fitting a slot of device_memory_limit / streams bytes when the limit is
 /// given (auto: the largest big batch, bounded by kAutoLimitShareOfFreeMemory x
 /// free_device_bytes). A row whose slot image alone exceeds a slot is a ParameterError naming the

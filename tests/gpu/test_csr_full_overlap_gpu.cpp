@@ -7,11 +7,13 @@
 // csr_full_overlap: every precision; limits forcing 1, 2 and many big batches (a limit ten times
 // smaller than the matrix); a limit below one row's data is a ParameterError; both host-memory
 // modes (register streams the caller's arrays: a change of their values shows in the next
-// apply); repeated applies bitwise identical; graph capture. The catalogue, stream order and
+// apply); the copies chained in big-batch order (copy_order=in_order) or per stream (paper Alg.
+// 8); a small last big batch; repeated applies bitwise identical; graph capture. The catalogue, stream order and
 // graph capture with the defaults are also the conformance suite's.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -235,6 +237,72 @@ TEST_F(CsrFullOverlapTest, LimitsForceOneTwoAndManyBigBatches) {
   expect_matches_reference<float>(
       matrix, options_of({"host_memory=register", "device_memory_limit=" + std::to_string(bytes / 10)}),
       "fp32, registered, a tenth", 10);
+  expect_matches_reference<double>(
+      matrix, options_of({"copy_order=per_stream", "streams=3",
+                          "device_memory_limit=" + std::to_string(bytes / 10)}),
+      "copies per stream, a tenth", 10);
+  expect_matches_reference<double>(matrix, options_of({"last_big_batch=small", "big_batches=3"}),
+                                   "a small last big batch", 4);
+}
+
+/// Whether the host-to-device copies that one apply records into a CUDA graph are totally
+/// ordered by the graph's dependencies: each copy reachable from the one before it.
+bool copies_form_one_chain(const SpmvPlan<double>& plan, const double* x, double* y) {
+  const CudaStream stream;
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  plan.apply(x, y, 1.0, 0.0, stream.get());
+  EXPECT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+  std::size_t node_count = 0, edge_count = 0;
+  EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &node_count), cudaSuccess);
+  std::vector<cudaGraphNode_t> nodes(node_count);
+  EXPECT_EQ(cudaGraphGetNodes(graph, nodes.data(), &node_count), cudaSuccess);
+  EXPECT_EQ(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &edge_count), cudaSuccess);
+  std::vector<cudaGraphNode_t> from(edge_count), to(edge_count);
+  EXPECT_EQ(cudaGraphGetEdges(graph, from.data(), to.data(), nullptr, &edge_count), cudaSuccess);
+  const auto index_of = [&](cudaGraphNode_t node) {
+    return static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), node) - nodes.begin());
+  };
+  // reaches[i][j]: node j depends on node i, directly or not (the graph is small)
+  std::vector<std::vector<bool>> reaches(node_count, std::vector<bool>(node_count, false));
+  for (std::size_t e = 0; e < edge_count; ++e) reaches[index_of(from[e])][index_of(to[e])] = true;
+  for (std::size_t k = 0; k < node_count; ++k)
+    for (std::size_t i = 0; i < node_count; ++i)
+      if (reaches[i][k])
+        for (std::size_t j = 0; j < node_count; ++j)
+          if (reaches[k][j]) reaches[i][j] = true;
+  std::vector<std::size_t> copies;
+  for (std::size_t i = 0; i < node_count; ++i) {
+    cudaGraphNodeType type{};
+    EXPECT_EQ(cudaGraphNodeGetType(nodes[i], &type), cudaSuccess);
+    if (type == cudaGraphNodeTypeMemcpy) copies.push_back(i);
+  }
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  EXPECT_GE(copies.size(), 2u);
+  for (const std::size_t a : copies)
+    for (const std::size_t b : copies)
+      if (a != b && !reaches[a][b] && !reaches[b][a]) return false;
+  return true;
+}
+
+TEST_F(CsrFullOverlapTest, InOrderCopiesHoldTheLinkOneAtATime) {
+  const Matrix matrix = generate_rmat(12, 8, 4);
+  const std::vector<double> x = test::make_x<double>(matrix);
+  const DeviceBuffer<double> dx(x);
+  DeviceBuffer<double> dy(static_cast<std::size_t>(matrix.rows));
+  for (const char* streams : {"streams=2", "streams=3"}) {
+    for (const char* memory : {"host_memory=copy", "host_memory=register"}) {
+      // (one plan at a time: a second plan registering the same arrays would find them taken)
+      EXPECT_TRUE(copies_form_one_chain(
+          SpmvPlan<double>(matrix, "csr_full_overlap", options_of({streams, memory, "big_batches=6"})),
+          dx.data(), dy.data())) << streams << " " << memory;
+      // Algorithm 8 as published: each stream's copies follow only that stream's kernels
+      EXPECT_FALSE(copies_form_one_chain(
+          SpmvPlan<double>(matrix, "csr_full_overlap",
+                           options_of({streams, memory, "big_batches=6", "copy_order=per_stream"})),
+          dx.data(), dy.data())) << streams << " " << memory;
+    }
+  }
 }
 
 TEST_F(CsrFullOverlapTest, BulkCopyInEveryPrecisionAndWithManyBigBatches) {

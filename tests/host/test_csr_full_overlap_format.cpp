@@ -50,16 +50,24 @@ void expect_valid_partition(const Matrix& matrix, const BigBatchPartition& parti
 
 Matrix stencil() { return generate_stencil_2d_5pt(60, 50, 1); }
 
+FullOverlapParameters parse(const std::vector<std::string>& key_values) {
+  return full_overlap_parameters(detail::check_parameter_values(
+      "csr_full_overlap", full_overlap_parameter_specs(), key_values));
+}
+
 TEST(CsrFullOverlapParameters, CopyReachesTheBatchKernelAsCsrOverlaps) {
-  const auto parse = [](const std::vector<std::string>& key_values) {
-    return full_overlap_parameters(detail::check_parameter_values(
-        "csr_full_overlap", full_overlap_parameter_specs(), key_values));
-  };
   EXPECT_EQ(parse({}).batch.copy, CopyMechanism::cp_async);
   EXPECT_EQ(parse({"copy=auto"}).batch.copy, kDefaultCopy);
   EXPECT_EQ(parse({"copy=bulk"}).batch.copy, CopyMechanism::bulk);
   EXPECT_EQ(parse({"copy=cp_async", "streams=3"}).batch.copy, CopyMechanism::cp_async);
   EXPECT_THROW(parse({"copy=tma"}), ParameterError);
+}
+
+TEST(CsrFullOverlapParameters, CopiesAreChainedInOrderUnlessAskedPerStream) {
+  EXPECT_EQ(parse({}).copy_order, CopyOrder::in_order);
+  EXPECT_EQ(parse({"copy_order=per_stream"}).copy_order, CopyOrder::per_stream);
+  EXPECT_EQ(parse({"copy_order=in_order", "streams=3"}).copy_order, CopyOrder::in_order);
+  EXPECT_THROW(parse({"copy_order=parallel"}), ParameterError);
 }
 
 TEST(CsrFullOverlapPartition, DefaultCutsThePapersTwoBigBatches) {
@@ -70,6 +78,27 @@ TEST(CsrFullOverlapPartition, DefaultCutsThePapersTwoBigBatches) {
   EXPECT_GE(partition.batches.size(), 2u);
   EXPECT_LE(partition.batches.size(), 3u);  // row granularity may leave a small third
   EXPECT_EQ(partition.slots, 2);
+}
+
+TEST(CsrFullOverlapPartition, SmallLastBigBatchLeavesLittleComputationAfterTheTransfer) {
+  const Matrix matrix = stencil();
+  const auto cut_with = [&](const std::vector<std::string>& key_values) {
+    const BigBatchPartition partition =
+        partition_big_batches(matrix.row_ptr, sizeof(double), parse(key_values), kPlentyOfMemory);
+    expect_valid_partition(matrix, partition);
+    return partition;
+  };
+  const BigBatchPartition small = cut_with({"last_big_batch=small"});
+  ASSERT_GE(small.batches.size(), 3u);
+  const std::size_t first = small.batches.front().bytes, last = small.batches.back().bytes;
+  EXPECT_LE(last, first / kLastBigBatchShareDivisor + 2 * kSlotAlignBytes + 64 * 12);
+  EXPECT_GE(last * 2, first / kLastBigBatchShareDivisor);  // not a sliver either
+  // equal: the paper's two halves; auto on a matrix this small: the same
+  const std::size_t equal = cut_with({"last_big_batch=equal"}).batches.size();
+  EXPECT_EQ(cut_with({}).batches.size(), equal);
+  EXPECT_LT(equal, small.batches.size());
+  // one stream cannot overlap anything: no small last big batch
+  EXPECT_EQ(cut_with({"last_big_batch=small", "streams=1"}).batches.size(), equal);
 }
 
 TEST(CsrFullOverlapPartition, AutomaticLimitIsBoundedByFreeMemory) {
