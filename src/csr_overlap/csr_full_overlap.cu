@@ -39,7 +39,9 @@
 #include "arch/types.cuh"
 #include "common/stopwatch.hpp"
 #include "csr_overlap/csr_full_overlap.hpp"
+#include "csr_overlap/csr_full_overlap_decode.cuh"
 #include "csr_overlap/csr_full_overlap_format.hpp"
+#include "csr_overlap/csr_full_overlap_stream_image.hpp"
 #include "csr_overlap/csr_overlap_format.hpp"
 #include "csr_overlap/csr_overlap_kernels.cuh"
 #include "csr_overlap/csr_overlap_launch.cuh"
@@ -60,6 +62,19 @@ using detail::HostRegistration;
 using detail::PinnedHostBuffer;
 
 constexpr int kRebaseThreads = 256;
+
+/// Ints rounded up to whole kSlotAlignBytes (a decode area's arrays start aligned, as a slot's).
+std::size_t align_to_slot(std::size_t ints) {
+  constexpr std::size_t per_alignment = kSlotAlignBytes / sizeof(std::int32_t);
+  return (ints + per_alignment - 1) / per_alignment * per_alignment;
+}
+
+/// Elements of an array the batch kernel copies in whole kCopyAlignElements pieces.
+std::size_t padded_to_copies(std::int64_t count) {
+  const auto n = static_cast<std::size_t>(std::max<std::int64_t>(count, 1));
+  constexpr auto piece = static_cast<std::size_t>(kCopyAlignElements);
+  return (n + piece - 1) / piece * piece;
+}
 constexpr int kCombineThreads = 256;
 
 /// row_ptr[i] -= base for i < count: the caller's row offsets of a big batch, copied into its
@@ -81,8 +96,10 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// Everything one big batch's apply needs, fixed at plan time.
   struct BigBatchWork {
     BigBatch batch;
+    StreamImage image;  ///< what its copy carries (the slot layout unless compact)
     int slot = 0;
-    std::size_t host_image_offset = 0;  ///< copy mode: its slot image in pinned_
+    std::size_t host_image_offset = 0;  ///< copy mode: its image in pinned_
+    device::DecodeArguments decode{};   ///< compact images: expanded before the batch kernel
     device::BatchArguments<V> batch_arguments{};
     device::LongRowArguments<V> long_arguments{};
     unsigned batch_blocks = 0, long_blocks = 0;
@@ -101,6 +118,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     std::size_t free_bytes = 0, total_bytes = 0;
     TCSPARSE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     partition_ = partition_big_batches(matrix.row_ptr, sizeof(V), p, free_bytes);
+    stream_format_ = resolved_stream_format(p);
     build_tables(matrix);
     pin_host_memory(matrix);
     stats_.host_preprocess_ms = host_work.elapsed_ms();
@@ -121,6 +139,9 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["shared_memory_bytes"] = kernel_.shared_bytes;
     stats_.details["pinned_host_bytes"] = pinned_.bytes();
     stats_.details["streamed_bytes_per_apply"] = streamed_bytes_;
+    stats_.details["csr_bytes_per_apply"] = csr_bytes_;
+    stats_.details["compact_rows"] = compact_rows_;
+    stats_.details["compact_columns"] = compact_columns_;
     stats_.details["parameters"] = std::move(parameters_json);
   }
 
@@ -145,6 +166,11 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       if (chain_copies) TCSPARSE_CUDA_CHECK(cudaEventRecord(copy_landed_.get(), internal));
       first_copy = false;
       rebase_row_offsets(work, internal);
+      if (const unsigned blocks = work.decode.row_blocks + work.decode.column_blocks; blocks > 0) {
+        device::decode_big_batch_kernel<<<blocks, device::kDecodeThreads, 0, internal>>>(
+            work.decode);
+        TCSPARSE_CUDA_CHECK_LAUNCH();
+      }
       V* const y_rows = dy + work.batch.begin_row;
       if (work.batch_blocks > 0) {
         kernel_.kernel<<<work.batch_blocks, static_cast<unsigned>(kernel_.threads),
@@ -202,8 +228,15 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
         partial_count_ += static_cast<std::size_t>(table.long_tasks());
       table_batches_ += static_cast<std::int64_t>(table.batches.size());
       table_long_rows_ += static_cast<std::int64_t>(table.long_rows.size());
-      streamed_bytes_ += static_cast<std::size_t>(work.batch.rows() + 1) * sizeof(std::int32_t) +
-                         static_cast<std::size_t>(work.batch.nnz()) * (sizeof(std::int32_t) + sizeof(V));
+      work.image = stream_image(matrix.row_ptr, matrix.col_idx, work.batch, sizeof(V),
+                                stream_format_);
+      const std::size_t csr_bytes =
+          static_cast<std::size_t>(work.batch.rows() + 1) * sizeof(std::int32_t) +
+          static_cast<std::size_t>(work.batch.nnz()) * (sizeof(std::int32_t) + sizeof(V));
+      csr_bytes_ += csr_bytes;
+      streamed_bytes_ += stream_format_ == StreamFormat::compact ? work.image.bytes : csr_bytes;
+      compact_rows_ += work.image.decodes_rows() ? 1 : 0;
+      compact_columns_ += work.image.decodes_columns() ? 1 : 0;
       work_.push_back(work);
     }
   }
@@ -223,21 +256,11 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     std::size_t total = 0;
     for (BigBatchWork& work : work_) {
       work.host_image_offset = total;
-      total += work.batch.bytes;
+      total += work.image.bytes;
     }
     pinned_ = PinnedHostBuffer<std::byte>(total);
-    for (const BigBatchWork& work : work_) {
-      std::byte* image = pinned_.data() + work.host_image_offset;
-      const BigBatch& b = work.batch;
-      std::fill(image, image + b.bytes, std::byte{0});
-      const std::vector<std::int32_t> rebased = rebased_row_ptr(matrix.row_ptr, b);
-      detail::copy_host_in_parallel(image + b.row_ptr_offset, rebased.data(),
-                                    rebased.size() * sizeof(std::int32_t));
-      detail::copy_host_in_parallel(image + b.col_offset, matrix.col_idx.data() + b.begin_nnz,
-                                    static_cast<std::size_t>(b.nnz()) * sizeof(std::int32_t));
-      detail::copy_host_in_parallel(image + b.value_offset, matrix.values.data() + b.begin_nnz,
-                                    static_cast<std::size_t>(b.nnz()) * sizeof(V));
-    }
+    for (const BigBatchWork& work : work_)
+      write_stream_image(matrix, work.batch, work.image, pinned_.data() + work.host_image_offset);
   }
 
   /// Registers each array on exactly its own bytes. Not rounded out to whole pages: the rest of
@@ -276,18 +299,54 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     long_task_ptr_ = DeviceBuffer<std::int32_t>(long_task_ptr_host_);
     long_row_tasks_ = DeviceBuffer<LongRowTask>(long_row_tasks_host_);
     partials_ = DeviceBuffer<Acc>(partial_count_);
+    // a decode area a slot: int32 row offsets and columns of its largest compact big batch
+    std::size_t decoded_rows = 0, decoded_columns = 0;
+    for (const BigBatchWork& work : work_) {
+      if (work.image.decodes_rows())
+        decoded_rows = std::max(decoded_rows, static_cast<std::size_t>(work.batch.rows() + 1));
+      if (work.image.decodes_columns())
+        decoded_columns = std::max(decoded_columns, padded_to_copies(work.batch.nnz()));
+    }
+    decode_area_ints_ = align_to_slot(decoded_rows) + align_to_slot(decoded_columns);
+    decoded_rows_ints_ = align_to_slot(decoded_rows);
+    decode_ = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(partition_.slots) * decode_area_ints_);
+    decode_.fill_bytes(0);  // the column padding the batch kernel copies is never uninitialised
     TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
     stats_.upload_ms += upload.elapsed_ms();
-    stats_.device_bytes = slots_.bytes() + batches_.bytes() + long_rows_.bytes() +
+    stats_.device_bytes = slots_.bytes() + decode_.bytes() + batches_.bytes() + long_rows_.bytes() +
                           long_task_ptr_.bytes() + long_row_tasks_.bytes() + partials_.bytes();
 
     for (std::size_t k = 0; k < work_.size(); ++k) {
       BigBatchWork& work = work_[k];
       const TableOffsets& offsets = table_offsets_[k];
       std::byte* slot = slot_base(work);
-      const auto* row_ptr = reinterpret_cast<const std::int32_t*>(slot + work.batch.row_ptr_offset);
-      const auto* col_idx = reinterpret_cast<const std::int32_t*>(slot + work.batch.col_offset);
-      const auto* values = reinterpret_cast<const V*>(slot + work.batch.value_offset);
+      const StreamImage& image = work.image;
+      std::int32_t* const decoded_row_ptr =
+          decode_.data() + static_cast<std::size_t>(work.slot) * decode_area_ints_;
+      std::int32_t* const decoded_col_idx = decoded_row_ptr + decoded_rows_ints_;
+      const auto* row_ptr = image.decodes_rows()
+                                ? decoded_row_ptr
+                                : reinterpret_cast<const std::int32_t*>(slot + image.row_offset);
+      const auto* col_idx = image.decodes_columns()
+                                ? decoded_col_idx
+                                : reinterpret_cast<const std::int32_t*>(slot + image.column_offset);
+      const auto* values = reinterpret_cast<const V*>(slot + image.value_offset);
+      device::DecodeArguments& d = work.decode;
+      d.rows = work.batch.rows();
+      d.nnz = static_cast<std::int32_t>(work.batch.nnz());
+      if (image.decodes_rows()) {
+        d.row_anchors = reinterpret_cast<const std::int32_t*>(slot + image.row_anchor_offset);
+        d.row_lengths = slot + image.row_offset;
+        d.row_length_bytes = image.rows == RowEncoding::lengths8 ? 1 : 2;
+        d.row_ptr = decoded_row_ptr;
+        d.row_blocks = static_cast<unsigned>(image.row_chunks(work.batch));
+      }
+      if (image.decodes_columns()) {
+        d.column_bases = reinterpret_cast<const std::int32_t*>(slot + image.column_base_offset);
+        d.column_offsets = reinterpret_cast<const std::uint16_t*>(slot + image.column_offset);
+        d.col_idx = decoded_col_idx;
+        d.column_blocks = static_cast<unsigned>(image.column_chunks(work.batch));
+      }
       auto& a = work.batch_arguments;
       a.row_ptr = row_ptr;
       a.col_idx = col_idx;
@@ -329,8 +388,8 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     std::byte* slot = slot_base(work);
     const BigBatch& b = work.batch;
     if (parameters_.host_memory == HostMemoryMode::copy) {
-      TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(slot, pinned_.data() + work.host_image_offset, b.bytes,
-                                          cudaMemcpyHostToDevice, stream));
+      TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(slot, pinned_.data() + work.host_image_offset,
+                                          work.image.bytes, cudaMemcpyHostToDevice, stream));
       return;
     }
     const auto row_count = static_cast<std::size_t>(b.rows() + 1);
@@ -374,7 +433,9 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
   std::vector<LongRowTask> long_row_tasks_host_;
   std::size_t partial_count_ = 0;
   std::int64_t table_batches_ = 0, table_long_rows_ = 0;
-  std::size_t streamed_bytes_ = 0;
+  std::size_t streamed_bytes_ = 0, csr_bytes_ = 0;
+  StreamFormat stream_format_ = StreamFormat::csr;
+  std::int64_t compact_rows_ = 0, compact_columns_ = 0;  ///< big batches decoding each
 
   // host memory (one of the two modes)
   PinnedHostBuffer<std::byte> pinned_;
@@ -385,6 +446,8 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
 
   // device
   DeviceBuffer<std::byte> slots_;
+  DeviceBuffer<std::int32_t> decode_;  ///< a decode area a slot: row offsets, then columns
+  std::size_t decode_area_ints_ = 0, decoded_rows_ints_ = 0;
   DeviceBuffer<int2> batches_;
   DeviceBuffer<std::int32_t> long_rows_, long_task_ptr_;
   DeviceBuffer<LongRowTask> long_row_tasks_;

@@ -41,6 +41,10 @@ std::vector<ParameterSpec> build_specs() {
       {"last_big_batch", Type::choice, "auto", 0, 0, {"auto", "small", "equal"},
        "small: the last big batch 1/16 of the others, so that little computation follows the "
        "transfer; equal: as the others (paper); auto: small from 32 MiB of matrix"},
+      {"stream_format", Type::choice, "auto", 0, 0, {"auto", "csr", "compact"},
+       "csr: stream the CSR arrays as they are; compact: row lengths and column offsets in 8 / "
+       "16 bits where a big batch allows, expanded on the GPU (host_memory=copy); auto: compact "
+       "with host_memory=copy and an automatic device_memory_limit"},
       {"streams", Type::integer, "2", 1, kLargestStreams, {},
        "streams and staging slots (paper Alg. 8: 2)"},
       {"big_batches", Type::integer, "2", 1, 1 << 20, {},
@@ -68,10 +72,28 @@ FullOverlapParameters full_overlap_parameters(const detail::ParameterValues& val
   p.last_big_batch = values.is("last_big_batch", "small")   ? LastBigBatch::small
                      : values.is("last_big_batch", "equal") ? LastBigBatch::equal
                                                             : LastBigBatch::automatic;
+  p.stream_format = values.is("stream_format", "csr")       ? StreamFormat::csr
+                    : values.is("stream_format", "compact") ? StreamFormat::compact
+                                                            : StreamFormat::automatic;
   p.streams = static_cast<int>(values.integer("streams"));
   p.big_batches = static_cast<int>(values.integer("big_batches"));
   p.batch.copy = copy_mechanism(values);
   return p;
+}
+
+StreamFormat resolved_stream_format(const FullOverlapParameters& p) {
+  const bool copied = p.host_memory == HostMemoryMode::copy;
+  switch (p.stream_format) {
+    case StreamFormat::csr: return StreamFormat::csr;
+    case StreamFormat::compact:
+      if (!copied)
+        throw ParameterError(std::string("method '") + kMethodName +
+                             "': stream_format=compact needs host_memory=copy (the plan writes "
+                             "the compact image; register mode streams the caller's arrays)");
+      return StreamFormat::compact;
+    default:
+      return copied && p.device_memory_limit <= 0 ? StreamFormat::compact : StreamFormat::csr;
+  }
 }
 
 BigBatch slot_layout(std::int64_t begin_row, std::int64_t end_row, std::int64_t begin_nnz,
@@ -264,6 +286,7 @@ Json partition_statistics(const BigBatchPartition& partition, const FullOverlapP
   stats["last_big_batch"] = p.last_big_batch == LastBigBatch::small   ? "small"
                            : p.last_big_batch == LastBigBatch::equal ? "equal"
                                                                      : "auto";
+  stats["stream_format"] = resolved_stream_format(p) == StreamFormat::compact ? "compact" : "csr";
   stats["streams"] = p.streams;
   stats["slots"] = partition.slots;
   stats["big_batches_requested"] = p.big_batches;

@@ -47,6 +47,17 @@ enum class CopyOrder {
   per_stream,
 };
 
+/// What an apply streams of each big batch (csr_full_overlap_stream_image.hpp).
+enum class StreamFormat {
+  /// compact with host_memory=copy and an automatic device_memory_limit, else csr
+  automatic,
+  /// the slot image: int32 row offsets and columns, the values
+  csr,
+  /// row lengths and column offsets in 8 / 16 bits where the big batch allows, expanded on the
+  /// GPU; needs host_memory=copy (the plan writes the image)
+  compact,
+};
+
 /// The size of the last big batch.
 enum class LastBigBatch {
   /// small from kSmallLastBigBatchMinBytes of slot image, else equal
@@ -81,6 +92,7 @@ struct FullOverlapParameters {
   HostMemoryMode host_memory = HostMemoryMode::copy;
   CopyOrder copy_order = CopyOrder::in_order;
   LastBigBatch last_big_batch = LastBigBatch::automatic;
+  StreamFormat stream_format = StreamFormat::automatic;
   int streams = kPaperStreams;
   int big_batches = kPaperBigBatches;
   /// Bytes of the device staging ring (all slots); 0: auto.
@@ -91,6 +103,9 @@ struct FullOverlapParameters {
 
 /// The parameter schema (MethodDescriptor::parameters).
 std::span<const ParameterSpec> full_overlap_parameter_specs();
+/// stream_format as it applies (automatic resolved); a ParameterError for compact with
+/// host_memory=register.
+StreamFormat resolved_stream_format(const FullOverlapParameters& p);
 FullOverlapParameters full_overlap_parameters(const detail::ParameterValues& values);
 
 /// Rows [begin_row, end_row) with nonzeros [begin_nnz, end_nnz), and where its arrays lie in a

@@ -8,7 +8,7 @@
 // smaller than the matrix); a limit below one row's data is a ParameterError; both host-memory
 // modes (register streams the caller's arrays: a change of their values shows in the next
 // apply); the copies chained in big-batch order (copy_order=in_order) or per stream (paper Alg.
-// 8); a small last big batch; repeated applies bitwise identical; graph capture. The catalogue, stream order and
+// 8); a small last big batch; the compact stream (bitwise the csr stream's product); repeated applies bitwise identical; graph capture. The catalogue, stream order and
 // graph capture with the defaults are also the conformance suite's.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -303,6 +303,72 @@ TEST_F(CsrFullOverlapTest, InOrderCopiesHoldTheLinkOneAtATime) {
           dx.data(), dy.data())) << streams << " " << memory;
     }
   }
+}
+
+/// y = A x (alpha 1, beta 0) by a csr_full_overlap plan with `parameters`.
+template <typename Value>
+std::vector<Value> product_of(const Matrix& matrix64, const CsrMatrix<Value, std::int32_t>& matrix,
+                              const std::vector<std::string>& parameters) {
+  const SpmvPlan<Value> plan(matrix, "csr_full_overlap", options_of(parameters));
+  const std::vector<Value> x = test::make_x<Value>(matrix64);
+  const std::vector<Value> y0 = test::make_y<Value>(matrix64);
+  return run_spmv(plan, x, y0, {1.0, 0.0});
+}
+
+/// The compact stream changes the bytes on the link, not the product: bitwise the csr stream's y.
+template <typename Value>
+void expect_compact_gives_the_csr_product(const Matrix& matrix64,
+                                          const std::vector<std::string>& common,
+                                          const std::string& what) {
+  const CsrMatrix<Value, std::int32_t> matrix = test::with_values<Value>(matrix64);
+  std::vector<std::string> compact = common, csr = common;
+  compact.push_back("stream_format=compact");
+  csr.push_back("stream_format=csr");
+  const SpmvPlan<Value> plan(matrix, "csr_full_overlap", options_of(compact));
+  EXPECT_GT(plan.stats().details.value("compact_rows", 0) +
+                plan.stats().details.value("compact_columns", 0), 0) << what;
+  EXPECT_LT(plan.stats().details.value("streamed_bytes_per_apply", 0.0),
+            plan.stats().details.value("csr_bytes_per_apply", 0.0)) << what;
+  const std::vector<Value> from_compact = product_of(matrix64, matrix, compact);
+  const std::vector<Value> from_csr = product_of(matrix64, matrix, csr);
+  ASSERT_EQ(from_compact.size(), from_csr.size());
+  EXPECT_EQ(std::memcmp(from_compact.data(), from_csr.data(), from_csr.size() * sizeof(Value)), 0)
+      << what;
+}
+
+TEST_F(CsrFullOverlapTest, CompactStreamGivesTheCsrStreamsProductBitForBit) {
+  const Matrix stencil = generate_stencil_2d_5pt(300, 200, 3);  // 8-bit rows, 16-bit columns
+  expect_compact_gives_the_csr_product<double>(stencil, {}, "stencil fp64");
+  expect_compact_gives_the_csr_product<float>(stencil, {"big_batches=5"}, "stencil fp32");
+  expect_compact_gives_the_csr_product<half>(test::scaled_for_16_bit(stencil), {}, "stencil fp16");
+  expect_compact_gives_the_csr_product<bfloat16>(test::scaled_for_16_bit(stencil),
+                                                 {"last_big_batch=small"}, "stencil bf16");
+  // power-law rows (16-bit lengths where a long row is in the big batch, 32-bit columns),
+  // long rows taken by the long-row kernels, many big batches through a small ring
+  const Matrix rmat = generate_rmat(14, 12, 5);
+  const std::size_t bytes = matrix_bytes(rmat, sizeof(double));
+  expect_compact_gives_the_csr_product<double>(
+      rmat, {"streams=3", "device_memory_limit=" + std::to_string(bytes / 10)}, "rmat, a tenth");
+  expect_compact_gives_the_csr_product<double>(rmat, {"copy=cp_async", "big_batches=3"}, "rmat");
+  // a row longer than 2^16 (32-bit offsets) whose sorted columns fit 16-bit chunk offsets
+  const Matrix long_row = test::with_row_lengths(70'000, {66'000}, 4);
+  expect_compact_gives_the_csr_product<double>(long_row, {"big_batches=1"}, "a row of 66000");
+}
+
+TEST_F(CsrFullOverlapTest, CompactStreamNeedsThePlansOwnHostImage) {
+  const Matrix matrix = generate_stencil_2d_5pt(30, 20, 3);
+  EXPECT_THROW(SpmvPlan<double>(matrix, "csr_full_overlap",
+                                options_of({"host_memory=register", "stream_format=compact"})),
+               ParameterError);
+  // auto: compact where the plan writes the image and sizes the ring, csr elsewhere
+  const auto format_of = [&](const std::vector<std::string>& parameters) {
+    return SpmvPlan<double>(matrix, "csr_full_overlap", options_of(parameters))
+        .stats().details.value("stream_format", std::string());
+  };
+  EXPECT_EQ(format_of({}), "compact");
+  EXPECT_EQ(format_of({"host_memory=register"}), "csr");
+  EXPECT_EQ(format_of({"device_memory_limit=1000000"}), "csr");
+  EXPECT_EQ(format_of({"device_memory_limit=1000000", "stream_format=compact"}), "compact");
 }
 
 TEST_F(CsrFullOverlapTest, BulkCopyInEveryPrecisionAndWithManyBigBatches) {
