@@ -240,7 +240,10 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     CudaEvent start, stop;
     start.record(stream);
     const std::int64_t positions = rows_ + 1;
-    DeviceBuffer<unsigned long long> scanned(static_cast<std::size_t>(positions));
+    // temporaries from the stream-ordered pool: no cudaMalloc / cudaFree (which waits for the
+    // device) of 8 bytes a row at every build
+    auto scanned =
+        DeviceBuffer<unsigned long long>::on_stream(static_cast<std::size_t>(positions), stream);
     device::mark_rows_kernel<<<table_grid(positions), kTableThreads, 0, stream>>>(
         matrix_.row_ptr, rows_, rule_, scanned.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
@@ -258,7 +261,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
 
     std::int64_t task_count = 0;
     if (long_count > 0) {
-      DeviceBuffer<std::int32_t> pieces(static_cast<std::size_t>(long_count + 1));
+      auto pieces =
+          DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(long_count + 1), stream);
       long_task_ptr_ = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(long_count + 1));
       device::long_row_pieces_kernel<<<table_grid(long_count + 1), kTableThreads, 0, stream>>>(
           matrix_.row_ptr, long_rows_.data(), long_count, shape_.long_row_piece, pieces.data());

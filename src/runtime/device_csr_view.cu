@@ -1,12 +1,12 @@
 // The GPU check of a DeviceCsrView and its copies (device_csr_view.hpp).
 //
-// The check is two grid-stride kernels over the caller's arrays, each writing into a CsrCheck (the
-// row offsets' check and the columns' may run apart: a plan checks the offsets while the columns
-// are still on their way):
+// The check is grid-stride kernels over the caller's arrays, writing into a CsrCheck (the row
+// offsets' check and the columns' may run apart, as a plan checks the offsets while the columns
+// are still on their way, or together with one download, validate_device_csr):
 //   check_row_offsets_kernel  one thread per row r: row_ptr[r + 1] < row_ptr[r] -> atomicMin of r;
 //                             thread 0 also copies row_ptr[0] and row_ptr[rows]
 //   mark_row_starts_kernel    one thread per row: the bit of its first entry in a bitmap of the
-//                             entries (after the row offsets passed)
+//                             entries (offsets outside [0, nnz) skipped)
 //   check_columns_kernel      one thread per entry k: column out of [0, cols) -> code 2k, column
 //                             <= the previous column while k is not the first entry of its row
 //                             (its bit is clear) -> code 2k + 1; atomicMin of the code.
@@ -82,14 +82,16 @@ __global__ void check_row_offsets_kernel(const std::int32_t* row_ptr, std::int64
 }
 
 /// One thread per row: the bit of the row's first entry set in `row_starts` (a bit per entry,
-/// zeroed first). Needs checked row offsets.
+/// zeroed first). Offsets outside [0, nnz) are skipped, so that it may run before the row
+/// offsets' check has answered (its column results then go unread).
 __global__ void mark_row_starts_kernel(const std::int32_t* row_ptr, std::int64_t rows,
-                                       unsigned* row_starts) {
+                                       std::int64_t nnz, unsigned* row_starts) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        row < rows; row += stride) {
     const std::int64_t first = row_ptr[row];
-    if (first < row_ptr[row + 1]) atomicOr(&row_starts[first / 32], 1u << (first % 32));
+    if (first >= 0 && first < nnz && first < row_ptr[row + 1])
+      atomicOr(&row_starts[first / 32], 1u << (first % 32));
   }
 }
 
@@ -185,19 +187,11 @@ std::size_t bytes_of(std::int64_t count) {
   return static_cast<std::size_t>(count) * sizeof(T);
 }
 
-}  // namespace
-
+/// Throws what the row offsets' check found wrong, if anything.
 template <typename Value>
-void validate_device_row_offsets(const DeviceCsrView<Value>& view, cudaStream_t stream) {
+void report_row_offsets(const CsrCheck& found, const DeviceCsrView<Value>& view,
+                        cudaStream_t stream) {
   namespace message = csr_message;
-  check_shape_and_pointers(view);
-  TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
-  auto check = DeviceBuffer<CsrCheck>::on_stream(1, stream);
-  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(check.data(), 0xFF, sizeof(CsrCheck), stream));
-  check_row_offsets_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
-      view.row_ptr, view.rows, check.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-  const CsrCheck found = download_one(check.data(), stream);
   if (found.first_offset != 0) throw ValidationError(message::first_row_offset(found.first_offset));
   if (found.first_decreasing_row != kNothingFound) {
     const auto row = static_cast<std::int64_t>(found.first_decreasing_row);
@@ -211,25 +205,12 @@ void validate_device_row_offsets(const DeviceCsrView<Value>& view, cudaStream_t 
     throw ValidationError(message::last_row_offset(found.last_offset, view.nnz));
 }
 
+/// Throws what the columns' check found wrong, if anything (the row offsets passed).
 template <typename Value>
-void validate_device_columns(const DeviceCsrView<Value>& view, cudaStream_t stream) {
+void report_columns(const CsrCheck& found, const DeviceCsrView<Value>& view,
+                    cudaStream_t stream) {
   namespace message = csr_message;
-  if (view.nnz == 0) return;
-  TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
-  auto check = DeviceBuffer<CsrCheck>::on_stream(1, stream);
-  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(check.data(), 0xFF, sizeof(CsrCheck), stream));
-  auto row_starts = DeviceBuffer<unsigned>::on_stream(static_cast<std::size_t>(view.nnz / 32 + 1),
-                                                      stream);
-  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(row_starts.data(), 0, row_starts.bytes(), stream));
-  mark_row_starts_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
-      view.row_ptr, view.rows, row_starts.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-  check_columns_kernel<<<check_grid(view.nnz), kCheckThreads, 0, stream>>>(
-      view.col_idx, row_starts.data(), view.cols, view.nnz, check.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-  const CsrCheck found = download_one(check.data(), stream);
   if (found.first_bad_entry_code == kNothingFound) return;
-
   const auto k = static_cast<std::int64_t>(found.first_bad_entry_code / 2);
   const bool out_of_range = found.first_bad_entry_code % 2 == 0;
   auto described = DeviceBuffer<BadEntry>::on_stream(1, stream);
@@ -244,10 +225,68 @@ void validate_device_columns(const DeviceCsrView<Value>& view, cudaStream_t stre
   throw ValidationError(message::unsorted_column(entry.row, entry.column, entry.previous_column));
 }
 
+/// A CsrCheck on `stream`, set to "nothing found".
+DeviceBuffer<CsrCheck> fresh_check(cudaStream_t stream) {
+  auto check = DeviceBuffer<CsrCheck>::on_stream(1, stream);
+  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(check.data(), 0xFF, sizeof(CsrCheck), stream));
+  return check;
+}
+
+/// The columns' kernels (the bitmap of row starts, then the entries) into `check`; the bitmap
+/// lives on `stream` until the caller's download.
+template <typename Value>
+DeviceBuffer<unsigned> launch_column_check(const DeviceCsrView<Value>& view, CsrCheck* check,
+                                           cudaStream_t stream) {
+  auto row_starts = DeviceBuffer<unsigned>::on_stream(static_cast<std::size_t>(view.nnz / 32 + 1),
+                                                      stream);
+  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(row_starts.data(), 0, row_starts.bytes(), stream));
+  mark_row_starts_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
+      view.row_ptr, view.rows, view.nnz, row_starts.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  check_columns_kernel<<<check_grid(view.nnz), kCheckThreads, 0, stream>>>(
+      view.col_idx, row_starts.data(), view.cols, view.nnz, check);
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  return row_starts;
+}
+
+}  // namespace
+
+template <typename Value>
+void validate_device_row_offsets(const DeviceCsrView<Value>& view, cudaStream_t stream) {
+  check_shape_and_pointers(view);
+  TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
+  auto check = fresh_check(stream);
+  check_row_offsets_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
+      view.row_ptr, view.rows, check.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  report_row_offsets(download_one(check.data(), stream), view, stream);
+}
+
+template <typename Value>
+void validate_device_columns(const DeviceCsrView<Value>& view, cudaStream_t stream) {
+  if (view.nnz == 0) return;
+  TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
+  auto check = fresh_check(stream);
+  const auto row_starts = launch_column_check(view, check.data(), stream);
+  report_columns(download_one(check.data(), stream), view, stream);
+}
+
+/// Both checks in one pass: every kernel, then one download (the row offsets' answer first:
+/// with bad offsets the columns' answer is not read).
 template <typename Value>
 void validate_device_csr(const DeviceCsrView<Value>& view) {
-  validate_device_row_offsets(view, nullptr);
-  validate_device_columns(view, nullptr);
+  check_shape_and_pointers(view);
+  const cudaStream_t stream = nullptr;
+  TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
+  auto check = fresh_check(stream);
+  check_row_offsets_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
+      view.row_ptr, view.rows, check.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  DeviceBuffer<unsigned> row_starts;
+  if (view.nnz > 0) row_starts = launch_column_check(view, check.data(), stream);
+  const CsrCheck found = download_one(check.data(), stream);
+  report_row_offsets(found, view, stream);
+  report_columns(found, view, stream);
 }
 
 template <typename Value>

@@ -20,8 +20,8 @@ namespace tcsparse::detail {
 /// row_ptr[rows] == nnz, then the first entry (in storage order) whose column is out of [0, cols),
 /// repeats the previous column or is smaller than it. Also throws ValidationError for a null or
 /// host (pageable or pinned) pointer or memory of another device, IndexOverflowError when rows,
-/// cols or nnz exceed 32-bit indices. Runs two kernels on the legacy default stream and waits for
-/// them: the view's arrays must be complete when it is called (work writing them on another
+/// cols or nnz exceed 32-bit indices. Runs its kernels on the legacy default stream and waits for
+/// them once: the view's arrays must be complete when it is called (work writing them on another
 /// stream must be synchronised first). Costs about one read of row_ptr and col_idx.
 template <typename Value>
 void validate_device_csr(const DeviceCsrView<Value>& view);
