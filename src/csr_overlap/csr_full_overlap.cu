@@ -16,8 +16,8 @@
 // batch's copy, so the copies hold the host-to-device link one at a time, in order:
 //
 //   link:      | copy 0 | copy 1 | copy 2 | copy 3 |
-//   stream 0:  | copy 0 |kernel 0|        | copy 2 |kernel 2|
-//   stream 1:           | copy 1 |kernel 1|        | copy 3 |kernel 3|
+//   stream 0:  | copy 0 | kern 0 | copy 2 | kern 2 |
+//   stream 1:           | copy 1 | kern 1 | copy 3 | kern 3 |
 //
 // and only the last big batch's kernels run after the transfer. Without the chain, a GPU with
 // several copy engines runs the streams' copies side by side, sharing the link: they land
@@ -62,6 +62,7 @@ using detail::HostRegistration;
 using detail::PinnedHostBuffer;
 
 constexpr int kRebaseThreads = 256;
+constexpr int kCombineThreads = 256;
 
 /// Ints rounded up to whole kSlotAlignBytes (a decode area's arrays start aligned, as a slot's).
 std::size_t align_to_slot(std::size_t ints) {
@@ -75,7 +76,6 @@ std::size_t padded_to_copies(std::int64_t count) {
   constexpr auto piece = static_cast<std::size_t>(kCopyAlignElements);
   return (n + piece - 1) / piece * piece;
 }
-constexpr int kCombineThreads = 256;
 
 /// row_ptr[i] -= base for i < count: the caller's row offsets of a big batch, copied into its
 /// slot as they are (register mode), made relative to the big batch's first nonzero.

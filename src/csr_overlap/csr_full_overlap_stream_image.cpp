@@ -90,6 +90,42 @@ StreamImage lay_out(RowEncoding rows, ColumnEncoding columns, const BigBatch& b,
   return image;
 }
 
+/// to[i] = from[i] for i < count, over OpenMP threads (images of hundreds of MB).
+template <typename T>
+void copy_elements(T* to, const T* from, std::int64_t count) {
+  const int team = detail::threads_for(count, 0);
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
+  for (std::int64_t i = 0; i < count; ++i) to[i] = from[i];
+}
+
+/// Zeroes what write_stream_image leaves unwritten: the bytes between the sections' data and to
+/// the end (alignment and the 16-element padding of columns and values).
+void zero_padding(const StreamImage& image, const BigBatch& b, std::size_t value_bytes,
+                  std::byte* out) {
+  const auto rows = static_cast<std::size_t>(b.rows()), nnz = static_cast<std::size_t>(b.nnz());
+  std::vector<std::pair<std::size_t, std::size_t>> written;  // [begin, end) of each section's data
+  if (image.decodes_rows()) {
+    written.emplace_back(image.row_anchor_offset, static_cast<std::size_t>(image.row_chunks(b)) * 4);
+    written.emplace_back(image.row_offset, rows * row_length_bytes(image.rows));
+  } else {
+    written.emplace_back(image.row_offset, (rows + 1) * 4);
+  }
+  if (image.decodes_columns()) {
+    written.emplace_back(image.column_base_offset, static_cast<std::size_t>(image.column_chunks(b)) * 4);
+    written.emplace_back(image.column_offset, nnz * 2);
+  } else {
+    written.emplace_back(image.column_offset, nnz * 4);
+  }
+  std::size_t at = 0;  // sections are laid out in this order
+  for (const auto& [offset, bytes] : written) {
+    std::memset(out + at, 0, offset - at);
+    at = offset + bytes;
+  }
+  std::memset(out + at, 0, image.value_offset - at);
+  const std::size_t values_end = image.value_offset + nnz * value_bytes;
+  std::memset(out + values_end, 0, image.bytes - values_end);
+}
+
 }  // namespace
 
 StreamImage stream_image(std::span<const std::int32_t> row_ptr,
@@ -106,7 +142,7 @@ StreamImage stream_image(std::span<const std::int32_t> row_ptr,
 template <typename Value>
 void write_stream_image(const CsrMatrix<Value, std::int32_t>& matrix, const BigBatch& b,
                         const StreamImage& image, std::byte* out) {
-  std::memset(out, 0, image.bytes);
+  zero_padding(image, b, sizeof(Value), out);
   const auto& row_ptr = matrix.row_ptr;
   const auto& col_idx = matrix.col_idx;
   const auto base = static_cast<std::int32_t>(b.begin_nnz);
@@ -133,8 +169,8 @@ void write_stream_image(const CsrMatrix<Value, std::int32_t>& matrix, const BigB
   }
   const int nonzero_team = detail::threads_for(b.nnz(), 0);
   if (!image.decodes_columns()) {
-    std::memcpy(out + image.column_offset, col_idx.data() + b.begin_nnz,
-                static_cast<std::size_t>(b.nnz()) * sizeof(std::int32_t));
+    copy_elements(reinterpret_cast<std::int32_t*>(out + image.column_offset),
+                  col_idx.data() + b.begin_nnz, b.nnz());
   } else {
     auto* bases = reinterpret_cast<std::int32_t*>(out + image.column_base_offset);
     auto* offsets = reinterpret_cast<std::uint16_t*>(out + image.column_offset);
@@ -149,8 +185,8 @@ void write_stream_image(const CsrMatrix<Value, std::int32_t>& matrix, const BigB
         offsets[i] = static_cast<std::uint16_t>(col_idx[static_cast<std::size_t>(b.begin_nnz + i)] - low);
     }
   }
-  std::memcpy(out + image.value_offset, matrix.values.data() + b.begin_nnz,
-              static_cast<std::size_t>(b.nnz()) * sizeof(Value));
+  copy_elements(reinterpret_cast<Value*>(out + image.value_offset),
+                matrix.values.data() + b.begin_nnz, b.nnz());
 }
 
 void decode_stream_image(const std::byte* bytes, const StreamImage& image, const BigBatch& b,

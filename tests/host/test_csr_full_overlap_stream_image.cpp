@@ -2,7 +2,8 @@
 // a big batch. csr is the slot layout as it is; compact takes the smallest encoding of each
 // index array the big batch allows (8 / 16-bit row lengths, 16-bit column offsets from a base a
 // 4096-nonzero chunk) and is never larger than the slot; decoding a written image gives the big
-// batch's rebased row offsets and its columns exactly, on every catalogue matrix and cut.
+// batch's rebased row offsets and its columns exactly, on every catalogue matrix and cut, and
+// the padding the batch kernel copies is zero.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -30,7 +31,7 @@ StreamImage compact_image(const Matrix& m, const BigBatch& b) {
 /// Writes the image of `b`, decodes it, and compares with the big batch's own arrays.
 void expect_round_trip(const Matrix& m, const BigBatch& b, const StreamImage& image,
                        const std::string& what) {
-  std::vector<std::byte> bytes(image.bytes);
+  std::vector<std::byte> bytes(image.bytes, std::byte{0x5A});  // poisoned: padding must be written
   write_stream_image(m, b, image, bytes.data());
   std::vector<std::int32_t> row_ptr, col_idx;
   decode_stream_image(bytes.data(), image, b, row_ptr, col_idx);
@@ -42,6 +43,14 @@ void expect_round_trip(const Matrix& m, const BigBatch& b, const StreamImage& im
   const auto* values = reinterpret_cast<const double*>(bytes.data() + image.value_offset);
   for (std::int64_t i = 0; i < b.nnz(); ++i)
     ASSERT_EQ(values[i], m.values[static_cast<std::size_t>(b.begin_nnz + i)]) << what;
+  // the padding the batch kernel copies (up to the next 16 elements) and the alignment are zero
+  const std::size_t column_bytes = image.decodes_columns() ? 2 : 4;
+  for (std::size_t at = image.column_offset + static_cast<std::size_t>(b.nnz()) * column_bytes;
+       at < image.value_offset; ++at)
+    ASSERT_EQ(bytes[at], std::byte{0}) << what << ": column padding at byte " << at;
+  for (std::size_t at = image.value_offset + static_cast<std::size_t>(b.nnz()) * sizeof(double);
+       at < image.bytes; ++at)
+    ASSERT_EQ(bytes[at], std::byte{0}) << what << ": value padding at byte " << at;
   EXPECT_LE(image.bytes, b.bytes) << what;
   EXPECT_EQ(image.value_offset % kSlotAlignBytes, 0u) << what;
   EXPECT_EQ(image.column_offset % kSlotAlignBytes, 0u) << what;
