@@ -42,8 +42,8 @@ enum class CopyOrder {
   /// one copy at a time holds the link and big batch k is computed while k + 1 is copied
   in_order,
   /// each stream copies its big batches on its own (Algorithm 8 as published): on a GPU with
-  /// several copy engines the streams' copies share the link and land together, and the last
-  /// big batches' kernels then run after the whole transfer
+  /// several copy engines the driver may run the streams' copies side by side, sharing the link,
+  /// so that they land together and their kernels all run after the transfer
   per_stream,
 };
 
@@ -62,8 +62,8 @@ enum class StreamFormat {
 enum class LastBigBatch {
   /// small from kSmallLastBigBatchMinBytes of slot image, else equal
   automatic,
-  /// kLastBigBatchShare of the others: with the copies in order only the last big batch's
-  /// kernels run after the transfer, so a small one leaves little computation exposed
+  /// 1 / kLastBigBatchShareDivisor of the others: with the copies in order only the last big
+  /// batch's kernels run after the transfer, so a small one leaves little computation exposed
   small,
   /// as large as the others (the paper's N_nz / 2 each)
   equal,
