@@ -66,15 +66,7 @@ constexpr int kCombineThreads = 256;
 
 /// Ints rounded up to whole kSlotAlignBytes (a decode area's arrays start aligned, as a slot's).
 std::size_t align_to_slot(std::size_t ints) {
-  constexpr std::size_t per_alignment = kSlotAlignBytes / sizeof(std::int32_t);
-  return (ints + per_alignment - 1) / per_alignment * per_alignment;
-}
-
-/// Elements of an array the batch kernel copies in whole kCopyAlignElements pieces.
-std::size_t padded_to_copies(std::int64_t count) {
-  const auto n = static_cast<std::size_t>(std::max<std::int64_t>(count, 1));
-  constexpr auto piece = static_cast<std::size_t>(kCopyAlignElements);
-  return (n + piece - 1) / piece * piece;
+  return align_up(ints, kSlotAlignBytes / sizeof(std::int32_t));
 }
 
 /// row_ptr[i] -= base for i < count: the caller's row offsets of a big batch, copied into its
@@ -305,7 +297,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       if (work.image.decodes_rows())
         decoded_rows = std::max(decoded_rows, static_cast<std::size_t>(work.batch.rows() + 1));
       if (work.image.decodes_columns())
-        decoded_columns = std::max(decoded_columns, padded_to_copies(work.batch.nnz()));
+        decoded_columns = std::max(decoded_columns, padded_elements(work.batch.nnz()));
     }
     decode_area_ints_ = align_to_slot(decoded_rows) + align_to_slot(decoded_columns);
     decoded_rows_ints_ = align_to_slot(decoded_rows);

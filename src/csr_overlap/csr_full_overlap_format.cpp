@@ -15,16 +15,6 @@ using Type = ParameterSpec::Type;
 
 constexpr const char* kMethodName = "csr_full_overlap";
 
-std::size_t align_up(std::size_t bytes, std::size_t alignment) {
-  return (bytes + alignment - 1) / alignment * alignment;
-}
-
-/// Copies are widened to kCopyAlignElements-element boundaries (csr_overlap_kernels.cuh).
-std::size_t padded_elements(std::int64_t nnz) {
-  const auto n = static_cast<std::size_t>(std::max<std::int64_t>(nnz, 1));
-  return align_up(n, static_cast<std::size_t>(kCopyAlignElements));
-}
-
 std::vector<ParameterSpec> build_specs() {
   // The batch kernel's own parameters are csr_overlap's defaults (not repeated here), but for
   // its copy mechanism.

@@ -88,6 +88,18 @@ inline constexpr double kAutoLimitShareOfFreeMemory = 0.5;
 /// 256 matches cudaMalloc's.
 inline constexpr std::size_t kSlotAlignBytes = 256;
 
+/// `bytes` rounded up to a multiple of `alignment`.
+inline std::size_t align_up(std::size_t bytes, std::size_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
+/// Elements an array holds in a slot: `count` (at least one) widened to whole
+/// kCopyAlignElements pieces, as the batch kernel's copies read them (csr_overlap_kernels.cuh).
+inline std::size_t padded_elements(std::int64_t count) {
+  const auto n = static_cast<std::size_t>(count > 1 ? count : 1);
+  return align_up(n, static_cast<std::size_t>(kCopyAlignElements));
+}
+
 struct FullOverlapParameters {
   HostMemoryMode host_memory = HostMemoryMode::copy;
   CopyOrder copy_order = CopyOrder::in_order;

@@ -7,20 +7,9 @@
 #include <limits>
 
 #include "common/parallel.hpp"
-#include "csr_overlap/csr_overlap_rules.hpp"
 
 namespace tcsparse::csr_overlap {
 namespace {
-
-std::size_t align_up(std::size_t bytes, std::size_t alignment) {
-  return (bytes + alignment - 1) / alignment * alignment;
-}
-
-/// Elements of an array the batch kernel copies in whole 16-element pieces.
-std::size_t padded(std::int64_t count) {
-  const auto n = static_cast<std::size_t>(std::max<std::int64_t>(count, 1));
-  return align_up(n, static_cast<std::size_t>(kCopyAlignElements));
-}
 
 std::size_t row_length_bytes(RowEncoding encoding) {
   return encoding == RowEncoding::lengths8 ? 1 : 2;
@@ -61,7 +50,8 @@ ColumnEncoding column_encoding(std::span<const std::int32_t> col_idx, const BigB
   return chunks > 0 && too_wide < 0 ? ColumnEncoding::offsets16 : ColumnEncoding::columns32;
 }
 
-/// Lays the sections out one after another, each aligned to kSlotAlignBytes.
+/// Lays the sections out one after another, each aligned to kSlotAlignBytes (compact images;
+/// a csr image is the slot layout, BigBatch's offsets).
 StreamImage lay_out(RowEncoding rows, ColumnEncoding columns, const BigBatch& b,
                     std::size_t value_bytes) {
   StreamImage image;
@@ -81,11 +71,11 @@ StreamImage lay_out(RowEncoding rows, ColumnEncoding columns, const BigBatch& b,
   }
   if (image.decodes_columns()) {
     image.column_base_offset = place(static_cast<std::size_t>(image.column_chunks(b)) * 4);
-    image.column_offset = place(padded(b.nnz()) * 2);
+    image.column_offset = place(padded_elements(b.nnz()) * 2);
   } else {
-    image.column_offset = place(padded(b.nnz()) * 4);
+    image.column_offset = place(padded_elements(b.nnz()) * 4);
   }
-  image.value_offset = place(padded(b.nnz()) * value_bytes);
+  image.value_offset = place(padded_elements(b.nnz()) * value_bytes);
   image.bytes = at;
   return image;
 }
@@ -131,8 +121,11 @@ void zero_padding(const StreamImage& image, const BigBatch& b, std::size_t value
 StreamImage stream_image(std::span<const std::int32_t> row_ptr,
                          std::span<const std::int32_t> col_idx, const BigBatch& batch,
                          std::size_t value_bytes, StreamFormat format) {
-  const StreamImage csr =
-      lay_out(RowEncoding::offsets32, ColumnEncoding::columns32, batch, value_bytes);
+  StreamImage csr;  // the slot layout as it is
+  csr.row_offset = batch.row_ptr_offset;
+  csr.column_offset = batch.col_offset;
+  csr.value_offset = batch.value_offset;
+  csr.bytes = batch.bytes;
   if (format != StreamFormat::compact) return csr;
   const StreamImage compact = lay_out(row_encoding(row_ptr, batch),
                                       column_encoding(col_idx, batch), batch, value_bytes);
