@@ -39,7 +39,8 @@ struct HostUploadName {
 constexpr HostUploadName kHostUploadNames[] = {{HostUpload::automatic, "automatic"},
                                                {HostUpload::staged, "staged"},
                                                {HostUpload::registered, "register"},
-                                               {HostUpload::direct, "direct"}};
+                                               {HostUpload::direct, "direct"},
+                                               {HostUpload::compact, "compact"}};
 }  // namespace
 
 std::string_view to_string(HostUpload upload) {
@@ -52,7 +53,7 @@ HostUpload parse_host_upload(std::string_view text) {
   for (const HostUploadName& entry : kHostUploadNames)
     if (entry.name == text) return entry.upload;
   throw ParameterError(fmt::format(
-      "host upload '{}' is not one of automatic, staged, register, direct", text));
+      "host upload '{}' is not one of automatic, staged, register, direct, compact", text));
 }
 
 std::string_view to_string(DenseLayout layout) {
