@@ -7,9 +7,6 @@
 //   staged             HostUploader staged by chunk size x ring depth x copy threads (pool warm)
 //   host_copy          copy_host_in_parallel pageable -> pinned, by threads (no DMA)
 //   host_alloc         cudaHostAlloc of one staging ring, cold
-//   indices            an index array (columns of a band, random columns) by copy_indices, staged
-//                      as it is or compact, all threads and one fewer (TCSPARSE_PROBE_QUICK set:
-//                      the staged sweep above is left out)
 //   validate           CsrMatrix::validate() of each generator spec given (gen:... or kind:...)
 // Usage: tcsparse_upload_probe [MiB] [generator specs...]   (default 1024 MiB)
 #include <cuda_runtime_api.h>
@@ -17,12 +14,9 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "common/stopwatch.hpp"
@@ -151,18 +145,13 @@ int main(int argc, char** argv) {
     j["copy_threads"] = config.copy_threads ? config.copy_threads : all_threads;
     print(j);
   };
-  const bool quick = std::getenv("TCSPARSE_PROBE_QUICK") != nullptr;
-  if (quick) {
-    staged_record({});
-  } else {
-    for (const std::size_t chunk_mib : {1, 2, 4, 8, 16, 32, 64})
-      for (const int chunks : {2, 3, 4, 6})
-        staged_record({chunk_mib << 20, chunks, 0});
-    for (const int threads : {1, 2, 4, 6, 8, 10, 12, 16})
-      if (threads <= all_threads)
-        for (const std::size_t chunk_mib : {4, 8, 16})
-          staged_record({chunk_mib << 20, detail::kStagingChunks, threads});
-  }
+  for (const std::size_t chunk_mib : {1, 2, 4, 8, 16, 32, 64})
+    for (const int chunks : {2, 3, 4, 6})
+      staged_record({chunk_mib << 20, chunks, 0});
+  for (const int threads : {1, 2, 4, 6, 8, 10, 12, 16})
+    if (threads <= all_threads)
+      for (const std::size_t chunk_mib : {4, 8, 16})
+        staged_record({chunk_mib << 20, detail::kStagingChunks, threads});
   // a check of the bytes that arrived (the last staged copy)
   {
     const std::vector<std::byte> back = device.download();
@@ -170,39 +159,6 @@ int main(int argc, char** argv) {
     j["what"] = "staged_bytes_exact";
     j["ok"] = std::memcmp(back.data(), source.data(), bytes) == 0;
     print(j);
-  }
-  // index arrays: staged as they are against compact (copy_indices), columns of a band (every
-  // group in 16 bits) and random columns (every group raw), all threads and one fewer
-  {
-    const std::size_t count = bytes / sizeof(std::int32_t);
-    std::vector<std::int32_t> band(count), random(count);
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::uint64_t hash = (i + 1) * 0x9E3779B97F4A7C15ull;
-      band[i] = static_cast<std::int32_t>(i / 14 + (hash >> 40) % 30000);
-      random[i] = static_cast<std::int32_t>((hash >> 33) % 1500000000u);
-    }
-    auto* indices = reinterpret_cast<std::int32_t*>(device.data());
-    for (const int threads : {all_threads - 1, all_threads})
-      for (const auto& [name, array] : {std::pair{"band", &band}, std::pair{"random", &random}})
-        for (const HostUpload policy : {HostUpload::staged, HostUpload::compact}) {
-          const detail::StagingConfig config{detail::kStagingChunkBytes, detail::kStagingChunks,
-                                             threads};
-          const auto run = [&] {
-            detail::HostUploader uploader(policy, nullptr, config);
-            uploader.copy_indices(indices, array->data(), count);
-            uploader.finish();
-          };
-          run();
-          Json j = record("indices", bytes, time_runs(run));
-          j["columns"] = name;
-          j["policy"] = to_string(policy);
-          j["copy_threads"] = threads;
-          j["exact"] = device.download() ==
-                       std::vector<std::byte>(reinterpret_cast<const std::byte*>(array->data()),
-                                              reinterpret_cast<const std::byte*>(array->data()) + bytes);
-          print(j);
-        }
   }
   for (int a = 2; a < argc; ++a) {
     std::string spec = argv[a];

@@ -56,8 +56,7 @@ class SpmmMethod;
 /// src/runtime/host_upload.hpp). Host memory that is already pinned (cudaMallocHost) or
 /// registered (cudaHostRegister) is always copied directly.
 enum class HostUpload {
-  /// compact for pageable index arrays of at least a few MiB, staged for other pageable arrays
-  /// of that size, direct for small ones
+  /// staged for pageable arrays of at least a few MiB, direct for small ones
   automatic,
   /// pageable -> a ring of pinned staging chunks -> device, host copy and DMA overlapped
   staged,
@@ -65,13 +64,10 @@ enum class HostUpload {
   registered,
   /// one cudaMemcpy from wherever the array is (from pageable memory: the driver's own staging)
   direct,
-  /// staged, and index arrays (row offsets, column indices) written into the chunks as 16-bit
-  /// offsets wherever 4096 consecutive indices span fewer than 2^16, expanded on the GPU
-  compact,
 };
-/// "automatic", "staged", "register", "direct", "compact".
+/// "automatic", "staged", "register", "direct".
 std::string_view to_string(HostUpload upload);
-/// The inverse of to_string; anything else is a ParameterError listing the five words.
+/// The inverse of to_string; anything else is a ParameterError listing the four words.
 HostUpload parse_host_upload(std::string_view text);
 
 /// How B and C of an SpMM are stored (both the same way). Row-major: element (i, j) at i * n + j;

@@ -39,8 +39,7 @@ struct HostUploadName {
 constexpr HostUploadName kHostUploadNames[] = {{HostUpload::automatic, "automatic"},
                                                {HostUpload::staged, "staged"},
                                                {HostUpload::registered, "register"},
-                                               {HostUpload::direct, "direct"},
-                                               {HostUpload::compact, "compact"}};
+                                               {HostUpload::direct, "direct"}};
 }  // namespace
 
 std::string_view to_string(HostUpload upload) {
@@ -53,7 +52,7 @@ HostUpload parse_host_upload(std::string_view text) {
   for (const HostUploadName& entry : kHostUploadNames)
     if (entry.name == text) return entry.upload;
   throw ParameterError(fmt::format(
-      "host upload '{}' is not one of automatic, staged, register, direct, compact", text));
+      "host upload '{}' is not one of automatic, staged, register, direct", text));
 }
 
 std::string_view to_string(DenseLayout layout) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <span>
-#include <type_traits>
 #include <utility>
 
 #include "common/omp_thread_limit.hpp"
@@ -22,10 +21,7 @@ namespace {
 template <typename T>
 void upload_front(HostUploader& uploader, DeviceBuffer<T>& device, std::span<const T> host) {
   if (device.size() > host.size()) device.fill_bytes(0);
-  if constexpr (std::is_same_v<T, std::int32_t>)
-    uploader.copy_indices(device.data(), host.data(), host.size());
-  else
-    uploader.copy(device.data(), host.data(), host.size_bytes());
+  uploader.copy(device.data(), host.data(), host.size_bytes());
 }
 
 }  // namespace
@@ -120,7 +116,7 @@ DeviceCsr<Value> upload_csr_beside(
     const StagingConfig staging{kStagingChunkBytes, kStagingChunks,
                                 std::max(1, resolve_threads(0) - 1)};
     HostUploader uploader(policy, stream.get(), staging);
-    uploader.copy_indices(csr.row_ptr.data(), matrix.row_ptr.data(), csr.row_ptr.size());
+    uploader.copy(csr.row_ptr.data(), matrix.row_ptr.data(), csr.row_ptr.bytes());
     row_ptr_landed.record(stream.get());
     // declared after the uploader, so destroyed (joined) first when a copy throws
     std::jthread worker([&] {
@@ -134,7 +130,7 @@ DeviceCsr<Value> upload_csr_beside(
       }
     });
     try {
-      uploader.copy_indices(csr.col_idx.data(), matrix.col_idx.data(), csr.col_idx.size());
+      uploader.copy(csr.col_idx.data(), matrix.col_idx.data(), csr.col_idx.bytes());
       col_idx_landed.record(stream.get());
     } catch (...) {
       col_idx_recorded.count_down();  // `work` must not wait for it forever

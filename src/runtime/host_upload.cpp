@@ -10,7 +10,6 @@
 #include <mutex>
 
 #include "common/parallel.hpp"
-#include "runtime/compact_indices.hpp"
 #include "runtime/staging_ring.hpp"
 
 namespace tcsparse::detail {
@@ -145,10 +144,7 @@ HostUploader::HostUploader(HostUpload policy, cudaStream_t stream, StagingConfig
 }
 
 HostUploader::~HostUploader() {
-  // Never free a device slot under a running expansion (a copy that threw may have left one),
-  // nor free, pool or refill a chunk, or unregister a range, under a running DMA.
-  if (expand_stream_ && cudaStreamSynchronize(expand_stream_->get()) != cudaSuccess)
-    cudaGetLastError();
+  // Never free, pool or refill a chunk, or unregister a range, under a running DMA.
   if (cudaStreamSynchronize(stream_) != cudaSuccess) {
     cudaGetLastError();
     return;  // the chunks are freed, not pooled: a DMA may still read them
@@ -156,13 +152,10 @@ HostUploader::~HostUploader() {
   if (!ring_.empty()) StagingPool::release(std::move(ring_), staging_.chunk_bytes);
 }
 
-HostUpload HostUploader::resolve(HostUpload policy, const void* source, std::size_t bytes,
-                                 bool indices) {
+HostUpload HostUploader::resolve(HostUpload policy, const void* source, std::size_t bytes) {
   if (bytes == 0 || is_pinned_host_memory(source)) return HostUpload::direct;
-  const HostUpload staged = indices ? HostUpload::compact : HostUpload::staged;
   if (policy == HostUpload::automatic)
-    return bytes >= kStagedUploadMinimumBytes ? staged : HostUpload::direct;
-  if (policy == HostUpload::compact) return staged;
+    return bytes >= kStagedUploadMinimumBytes ? HostUpload::staged : HostUpload::direct;
   return policy;
 }
 
@@ -177,8 +170,7 @@ void HostUploader::copy(void* destination, const void* source, std::size_t bytes
       registrations_.push_back(std::move(registration));
       return;
     }
-    case HostUpload::staged:
-    case HostUpload::compact: break;
+    case HostUpload::staged: break;
     default:
       TCSPARSE_CUDA_CHECK(
           cudaMemcpyAsync(destination, source, bytes, cudaMemcpyHostToDevice, stream_));
@@ -187,120 +179,16 @@ void HostUploader::copy(void* destination, const void* source, std::size_t bytes
   copy_staged(destination, source, bytes);
 }
 
-void HostUploader::copy_indices(std::int32_t* destination, const std::int32_t* source,
-                                std::size_t count) {
-  const std::size_t bytes = count * sizeof(std::int32_t);
-  if (resolve(policy_, source, bytes, true) == HostUpload::compact &&
-      compact_piece_capacity(staging_.chunk_bytes) > 0) {
-    copy_compact(destination, source, count);
-    return;
-  }
-  // chunks too small for one group of indices: staged as they are
-  copy(destination, source, bytes);
-}
-
-void HostUploader::acquire_ring() {
-  if (!ring_.empty()) return;
-  const int count = staging_.chunks;
-  ring_ = StagingPool::acquire(staging_.chunk_bytes, count);
-  drained_.clear();
-  drained_.reserve(static_cast<std::size_t>(count));
-  for (int k = 0; k < count; ++k) drained_.emplace_back(cudaEventDisableTiming);
-  in_flight_.assign(static_cast<std::size_t>(count), false);
-  next_chunk_ = 0;
-}
-
-void HostUploader::copy_compact(std::int32_t* destination, const std::int32_t* source,
-                                std::size_t count) {
-  acquire_ring();
-  if (!expand_stream_) {
-    device_slots_ = DeviceBuffer<std::byte>::on_stream(
-        static_cast<std::size_t>(kCompactDeviceSlots) * staging_.chunk_bytes, stream_);
-    expand_stream_ = std::make_unique<CudaStream>();
-    expanded_.clear();
-    for (int s = 0; s < kCompactDeviceSlots; ++s) expanded_.emplace_back(cudaEventDisableTiming);
-    slot_used_.assign(kCompactDeviceSlots, false);
-    next_slot_ = 0;
-  }
-  const int chunks = staging_.chunks;
-  const std::size_t capacity = compact_piece_capacity(staging_.chunk_bytes);
-  const std::size_t pieces = (count + capacity - 1) / capacity;
-  const auto piece_count = [&](std::size_t k) { return std::min(capacity, count - k * capacity); };
-  const int team = host_copy_threads(std::min(count * sizeof(std::int32_t), staging_.chunk_bytes),
-                                     staging_.copy_threads);
-  CompactPieceEncoder encoder(capacity, team);
-  const int first = next_chunk_;
-  auto ring_index = [&](int c) { return static_cast<std::size_t>((first + c) % chunks); };
-  const cudaStream_t expand = expand_stream_->get();
-  // Whether the piece being filled goes compact: while compact pieces pay (at least half their
-  // groups in 16 bits); after one that did not, kCompactRetryPieces pieces go as they are
-  // (straight to the destination, as a staged copy), then compact is tried again.
-  bool compact = true;
-  int as_they_are = 0;
-  bool expanded_any = false;
-  int last_slot = 0;
-  stage_pieces_through_ring(
-      chunks, pieces, team,
-      [&](std::size_t k, int c, int thread, int threads) {
-        std::byte* chunk = ring_[ring_index(c)].get();
-        const std::int32_t* piece = source + k * capacity;
-        if (compact) {
-          encoder.encode(piece, piece_count(k), chunk, thread, threads);
-          return;
-        }
-        const auto [begin, end] =
-            host_copy_slice(piece_count(k) * sizeof(std::int32_t), thread, threads);
-        if (end > begin)
-          std::memcpy(chunk + begin, reinterpret_cast<const std::byte*>(piece) + begin, end - begin);
-      },
-      [&](int c) {  // the chunk's previous DMA has read it
-        const std::size_t at = ring_index(c);
-        if (in_flight_[at]) drained_[at].synchronize();
-        in_flight_[at] = false;
-      },
-      [&](std::size_t k, int c) {
-        const std::size_t at = ring_index(c);
-        if (!compact) {
-          TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(destination + k * capacity, ring_[at].get(),
-                                              piece_count(k) * sizeof(std::int32_t),
-                                              cudaMemcpyHostToDevice, stream_));
-          drained_[at].record(stream_);
-          in_flight_[at] = true;
-          compact = --as_they_are <= 0;
-          return;
-        }
-        const int slot = next_slot_;
-        const auto s = static_cast<std::size_t>(slot);
-        next_slot_ = (next_slot_ + 1) % kCompactDeviceSlots;
-        std::byte* landing = device_slots_.data() + s * staging_.chunk_bytes;
-        // the slot's previous piece must be expanded before this one lands on it
-        if (slot_used_[s]) TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(stream_, expanded_[s].get()));
-        TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(landing, ring_[at].get(), encoder.bytes(),
-                                            cudaMemcpyHostToDevice, stream_));
-        drained_[at].record(stream_);
-        in_flight_[at] = true;
-        TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(expand, drained_[at].get()));
-        expand_compact_piece_async(landing, piece_count(k), destination + k * capacity, expand);
-        expanded_[s].record(expand);
-        slot_used_[s] = true;
-        expanded_any = true;
-        last_slot = slot;
-        if (2 * encoder.raw_groups() > compact_groups(piece_count(k))) {
-          compact = false;
-          as_they_are = kCompactRetryPieces;
-        }
-      });
-  next_chunk_ = static_cast<int>((static_cast<std::size_t>(first) + pieces) %
-                                 static_cast<std::size_t>(chunks));
-  // what the caller enqueues next on stream_ reads the expanded indices
-  if (expanded_any)
-    TCSPARSE_CUDA_CHECK(
-        cudaStreamWaitEvent(stream_, expanded_[static_cast<std::size_t>(last_slot)].get()));
-}
-
 void HostUploader::copy_staged(void* destination, const void* source, std::size_t bytes) {
   const int count = staging_.chunks;
-  acquire_ring();
+  if (ring_.empty()) {
+    ring_ = StagingPool::acquire(staging_.chunk_bytes, count);
+    drained_.clear();
+    drained_.reserve(static_cast<std::size_t>(count));
+    for (int k = 0; k < count; ++k) drained_.emplace_back(cudaEventDisableTiming);
+    in_flight_.assign(static_cast<std::size_t>(count), false);
+    next_chunk_ = 0;
+  }
   // the ring as seen from next_chunk_: piece k of this copy uses ring chunk (first + k) % count
   const int first = next_chunk_;
   auto ring_index = [&](int k) { return static_cast<std::size_t>((first + k) % count); };

@@ -17,15 +17,7 @@
 //     (falls back to staged where the range cannot be registered, e.g. a page shared with an
 //     array registered before);
 //   - `direct`: one cudaMemcpyAsync from wherever the array is;
-//   - `compact`: staged, and an index array (copy_indices: row offsets, column indices) written
-//     into the chunks in 16 bits wherever 4096 consecutive indices span fewer than 2^16
-//     (compact_indices.hpp); each chunk's DMA lands in one of kCompactDeviceSlots device slots,
-//     from which a kernel on a stream of the uploader's own expands it into the destination. The
-//     staged copy is bound by the host's memory (read the array, write the chunk, the DMA reads
-//     the chunk): 16-bit groups halve the last two. Where most groups of a piece do not fit 16
-//     bits (random columns), the next kCompactRetryPieces pieces are staged as they are;
-//   - `automatic`: compact (index arrays) or staged (the rest) from kStagedUploadMinimumBytes
-//     on, direct below.
+//   - `automatic`: staged from kStagedUploadMinimumBytes on, direct below.
 //
 // Measured on the H100 machine (16 cores, Xeon; 1 GiB from pageable memory, tcsparse_upload_probe,
 // bench/results/2026-11-25-0318-h100-plan-build/upload-probe.jsonl):
@@ -48,7 +40,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <span>
 #include <utility>
@@ -69,13 +60,6 @@ inline constexpr std::size_t kStagingChunkBytes = std::size_t{8} << 20;
 inline constexpr int kStagingChunks = 4;
 /// `automatic` stages pageable arrays from this size on; smaller ones are copied directly.
 inline constexpr std::size_t kStagedUploadMinimumBytes = std::size_t{4} << 20;
-/// Device slots a `compact` copy lands its chunks in: a slot is refilled once its previous
-/// chunk is expanded (a few microseconds), while the next chunk's DMA (~75 us) runs.
-inline constexpr int kCompactDeviceSlots = 2;
-/// After a compact piece with more than half its groups raw (random columns: a raw group costs
-/// the encoder twice a memcpy's time), this many pieces go as they are before compact is tried
-/// again.
-inline constexpr int kCompactRetryPieces = 8;
 /// How a staged copy runs; the defaults are the named constants above. tcsparse_upload_probe
 /// sweeps them; a plan whose host work runs beside its upload gives the copy fewer threads.
 struct StagingConfig {
@@ -198,23 +182,14 @@ class HostUploader {
 
   /// Enqueues the copy of `bytes` from host `source` to device `destination`.
   void copy(void* destination, const void* source, std::size_t bytes);
-  /// Enqueues the copy of `count` indices (row offsets, column indices) from host `source` to
-  /// device `destination`: as copy(), except that `compact` (and `automatic`, from
-  /// kStagedUploadMinimumBytes on) sends a pageable array as compact pieces expanded on the GPU.
-  /// Work enqueued on the uploader's stream after this call sees the indices.
-  void copy_indices(std::int32_t* destination, const std::int32_t* source, std::size_t count);
   /// Waits for every copy enqueued so far and releases the registrations made for them.
   void finish();
 
-  /// The way copy() (`indices` false) or copy_indices() (true) takes `bytes` from `source` under
-  /// `policy` (never `automatic`; `compact` only for indices).
-  static HostUpload resolve(HostUpload policy, const void* source, std::size_t bytes,
-                            bool indices = false);
+  /// The way copy() takes `bytes` from `source` under `policy` (never `automatic`).
+  static HostUpload resolve(HostUpload policy, const void* source, std::size_t bytes);
 
  private:
-  void acquire_ring();
   void copy_staged(void* destination, const void* source, std::size_t bytes);
-  void copy_compact(std::int32_t* destination, const std::int32_t* source, std::size_t count);
 
   using PooledChunk = std::unique_ptr<std::byte, void (*)(std::byte*)>;
   HostUpload policy_;
@@ -225,12 +200,6 @@ class HostUploader {
   std::vector<bool> in_flight_;
   int next_chunk_ = 0;  ///< the ring chunk the next staged piece uses
   std::vector<HostRegistration> registrations_;
-  // compact copies: made at the first one
-  DeviceBuffer<std::byte> device_slots_;  ///< kCompactDeviceSlots chunks, on stream_
-  std::vector<CudaEvent> expanded_;       ///< per device slot: recorded after its expansion
-  std::vector<bool> slot_used_;
-  int next_slot_ = 0;
-  std::unique_ptr<CudaStream> expand_stream_;  ///< where the expansions run beside the DMAs
 };
 
 /// Copies `bytes` from host to device by `policy` and waits until they have landed.

@@ -42,18 +42,22 @@ inline std::pair<std::size_t, std::size_t> host_copy_slice(std::size_t bytes, in
   return {start(slice), start(slice + 1)};
 }
 
-/// The ring walk of a staged copy, without CUDA (so the host tests run it): `pieces` pieces go
-/// through a ring of `chunk_count` chunks, piece k through chunk k % chunk_count. Before a chunk
-/// is filled, `wait(chunk)` (its previous DMA has read it); then every thread of one OpenMP team of
-/// `team` threads calls `fill(piece, chunk, thread, threads)` (its share of the piece); after, once
-/// the team has passed a barrier, `ship(piece, chunk)` (enqueue its DMA). wait and ship run on the
-/// calling thread only (the one whose CUDA device is set), the team waiting at a barrier. An
-/// exception from wait or ship stops the copy and is rethrown here; fill must not throw.
-template <typename Fill, typename Wait, typename Ship>
-void stage_pieces_through_ring(int chunk_count, std::size_t pieces, int team, Fill&& fill,
-                               Wait&& wait, Ship&& ship) {
-  if (pieces == 0) return;
-  if (chunk_count < 1) throw Error("stage_through_ring: the ring needs at least one chunk");
+/// The host side of a staged copy, without CUDA (so the host tests run it): `bytes` of `source`
+/// go through the ring `chunks` (`chunk_count` buffers of `chunk_bytes`) piece by piece; piece k
+/// (bytes [k * chunk_bytes, ...)) uses chunk k % chunk_count. Before a chunk is filled,
+/// `wait(chunk)` (its previous DMA has read it); after, `ship(chunk, offset, size)` (enqueue its
+/// DMA). One OpenMP team of up to `threads` threads (0: all) copies each piece, one slice a
+/// thread; wait and ship run on the calling thread only (the one whose CUDA device is set), the
+/// team waiting at a barrier. An exception from wait or ship stops the copy and is rethrown here.
+template <typename Wait, typename Ship>
+void stage_through_ring(std::byte* const* chunks, int chunk_count, std::size_t chunk_bytes,
+                        const std::byte* source, std::size_t bytes, int threads, Wait&& wait,
+                        Ship&& ship) {
+  if (bytes == 0) return;
+  if (chunk_count < 1 || chunk_bytes == 0)
+    throw Error("stage_through_ring: the ring needs at least one chunk of at least one byte");
+  const std::size_t pieces = (bytes + chunk_bytes - 1) / chunk_bytes;
+  const int team = host_copy_threads(std::min(bytes, chunk_bytes), threads);
   std::exception_ptr failure;
   bool failed = false;
   auto guarded = [&](auto&& action) {
@@ -73,40 +77,20 @@ void stage_pieces_through_ring(int chunk_count, std::size_t pieces, int team, Fi
 #pragma omp barrier
     for (std::size_t k = 0; k < pieces && !failed; ++k) {
       const int chunk = static_cast<int>(k % static_cast<std::size_t>(chunk_count));
-      fill(k, chunk, thread, threads_in_team);
+      const std::size_t offset = k * chunk_bytes;
+      const std::size_t size = std::min(chunk_bytes, bytes - offset);
+      const auto [begin, end] = host_copy_slice(size, thread, threads_in_team);
+      if (end > begin) std::memcpy(chunks[chunk] + begin, source + offset + begin, end - begin);
 #pragma omp barrier
 #pragma omp master
       guarded([&] {
-        ship(k, chunk);
+        ship(chunk, offset, size);
         if (k + 1 < pieces) wait(static_cast<int>((k + 1) % static_cast<std::size_t>(chunk_count)));
       });
 #pragma omp barrier
     }
   }
   if (failure) std::rethrow_exception(failure);
-}
-
-/// A staged copy of `bytes` of `source` through the ring `chunks` (`chunk_count` buffers of
-/// `chunk_bytes`): piece k is bytes [k * chunk_bytes, ...), copied into its chunk by a team of up
-/// to `threads` threads (0: all), one slice a thread; `ship(chunk, offset, size)` enqueues its DMA.
-/// wait as stage_pieces_through_ring.
-template <typename Wait, typename Ship>
-void stage_through_ring(std::byte* const* chunks, int chunk_count, std::size_t chunk_bytes,
-                        const std::byte* source, std::size_t bytes, int threads, Wait&& wait,
-                        Ship&& ship) {
-  if (bytes == 0) return;
-  if (chunk_count < 1 || chunk_bytes == 0)
-    throw Error("stage_through_ring: the ring needs at least one chunk of at least one byte");
-  const std::size_t pieces = (bytes + chunk_bytes - 1) / chunk_bytes;
-  const auto piece_size = [&](std::size_t k) { return std::min(chunk_bytes, bytes - k * chunk_bytes); };
-  stage_pieces_through_ring(
-      chunk_count, pieces, host_copy_threads(std::min(bytes, chunk_bytes), threads),
-      [&](std::size_t k, int chunk, int thread, int threads_in_team) {
-        const std::size_t offset = k * chunk_bytes;
-        const auto [begin, end] = host_copy_slice(piece_size(k), thread, threads_in_team);
-        if (end > begin) std::memcpy(chunks[chunk] + begin, source + offset + begin, end - begin);
-      },
-      wait, [&](std::size_t k, int chunk) { ship(chunk, k * chunk_bytes, piece_size(k)); });
 }
 
 }  // namespace tcsparse::detail

@@ -2,10 +2,8 @@
 // on the GPU, against the CPU reference (double accumulation; outputs poisoned when beta == 0).
 //
 // Upload: pageable, pinned (cudaMallocHost) and already-registered sources land byte for byte
-// under every policy, for 0, 1 byte, below / at / above one staging chunk and many chunks; index
-// arrays (copy_indices) land index for index under every policy whatever their indices (local,
-// scattered, mixed, negative, the int32 extremes), also through small rings on a non-blocking
-// stream with plain copies between them; a plan built under each policy applies correctly.
+// under every policy, for 0, 1 byte, below / at / above one staging chunk and many chunks; a plan
+// built under each policy applies correctly.
 // csr_full_overlap: every precision; limits forcing 1, 2 and many big batches (a limit ten times
 // smaller than the matrix); a limit below one row's data is a ParameterError; both host-memory
 // modes (register streams the caller's arrays: a change of their values shows in the next
@@ -16,19 +14,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
-#include <limits>
 #include <numeric>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "common/test_matrices.hpp"
 #include "csr_overlap/csr_full_overlap_format.hpp"
 #include "gpu/gpu_test.hpp"
 #include "gpu/plan_runner.hpp"
-#include "runtime/compact_indices.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/host_upload.hpp"
 #include "tcsparse/device.hpp"
@@ -62,8 +56,7 @@ std::vector<std::size_t> upload_sizes() {
 }
 
 constexpr HostUpload kPolicies[] = {HostUpload::automatic, HostUpload::staged,
-                                    HostUpload::registered, HostUpload::direct,
-                                    HostUpload::compact};
+                                    HostUpload::registered, HostUpload::direct};
 
 void expect_upload_exact(const std::byte* source, std::size_t bytes, HostUpload policy,
                          const std::string& what) {
@@ -147,93 +140,6 @@ TEST_F(HostUploadTest, StagedCopiesThroughASmallRingLandExactlyOneAfterAnother) 
           EXPECT_EQ(back[sizes[i]], std::byte{0xEE}) << "wrote past the end";
         }
       }
-}
-
-/// Index arrays of `count` indices: columns of a band (every group compact), random columns
-/// (every group raw), the two alternating every 3 groups, and values no matrix has (negative,
-/// the int32 extremes: the upload carries them exactly, the plan's checks refuse them).
-std::vector<std::pair<std::string, std::vector<std::int32_t>>> index_arrays(std::size_t count) {
-  std::vector<std::int32_t> band(count), random(count), mixed(count), odd(count);
-  std::uint64_t state = 12345;
-  for (std::size_t i = 0; i < count; ++i) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    band[i] = static_cast<std::int32_t>(i / 9 + (state >> 40) % 20000);
-    random[i] = static_cast<std::int32_t>((state >> 33) % 1500000000u);
-    mixed[i] = (i / detail::kCompactGroup) % 3 == 2 ? random[i] : band[i];
-    odd[i] = i % 5 == 0   ? std::numeric_limits<std::int32_t>::min()
-             : i % 5 == 1 ? std::numeric_limits<std::int32_t>::max()
-                          : -band[i];
-  }
-  return {{"band", band}, {"random", random}, {"mixed", mixed}, {"negative and extremes", odd}};
-}
-
-void expect_indices_exact(const std::int32_t* source, std::size_t count, HostUpload policy,
-                          const std::string& what) {
-  DeviceBuffer<std::int32_t> device(count + 1);
-  device.fill_bytes(0xEE);
-  {
-    detail::HostUploader uploader(policy);
-    uploader.copy_indices(device.data(), source, count);
-    uploader.finish();
-  }
-  const std::vector<std::int32_t> back = device.download();
-  EXPECT_TRUE(std::equal(source, source + count, back.begin()))
-      << what << ", " << count << " indices, " << to_string(policy);
-  EXPECT_EQ(back[count], static_cast<std::int32_t>(0xEEEEEEEE)) << what << ": wrote past the end";
-}
-
-TEST_F(HostUploadTest, IndexArraysArriveExactlyUnderEveryPolicy) {
-  const std::size_t piece = detail::compact_piece_capacity(detail::kStagingChunkBytes);
-  for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{4097},
-                                  std::size_t{1} << 20, piece - 1, piece, piece + 1,
-                                  3 * piece + 12345})
-    for (const auto& [name, indices] : index_arrays(count)) {
-      for (const HostUpload policy : kPolicies)
-        expect_indices_exact(indices.data(), count, policy, "pageable " + name);
-      if (count == 0 || count % 2 == 0) continue;  // the odd counts, also pinned and registered
-      detail::PinnedHostBuffer<std::int32_t> pinned(count);
-      std::copy(indices.begin(), indices.end(), pinned.data());
-      expect_indices_exact(pinned.data(), count, HostUpload::compact, "pinned " + name);
-      const detail::HostRegistration registration(indices.data(), count * sizeof(std::int32_t));
-      expect_indices_exact(indices.data(), count, HostUpload::compact, "registered " + name);
-    }
-}
-
-TEST_F(HostUploadTest, CompactCopiesThroughSmallRingsOnAStreamLandExactly) {
-  // chunks of 3 groups (a piece of 12 288 indices), rings of 1-3, 1 and 4 threads, on a
-  // non-blocking stream: index copies of many pieces and plain copies between them go on from
-  // ring chunk to ring chunk and device slot to device slot
-  const std::size_t chunk = 3 * (sizeof(detail::CompactGroupHeader) + detail::kCompactGroup * 4);
-  ASSERT_EQ(detail::compact_piece_capacity(chunk), 3 * detail::kCompactGroup);
-  auto arrays = index_arrays(7 * 3 * detail::kCompactGroup + 100);
-  // random columns for two pieces, then a band: the pieces after the first raw one go as they
-  // are (kCompactRetryPieces), then compact again
-  const std::size_t piece = 3 * detail::kCompactGroup;
-  std::vector<std::int32_t> switching(2 * piece + (detail::kCompactRetryPieces + 3) * piece + 5);
-  for (std::size_t i = 0; i < switching.size(); ++i)
-    switching[i] = i < 2 * piece ? arrays[1].second[i % arrays[1].second.size()]
-                                 : static_cast<std::int32_t>(i / 11);
-  arrays.emplace_back("random, then a band", switching);
-  const std::vector<std::byte> bytes = pattern(5 * chunk + 3);
-  for (const int chunks : {1, 2, 3})
-    for (const int threads : {1, 4}) {
-      const CudaStream stream;
-      std::vector<DeviceBuffer<std::int32_t>> indices;
-      DeviceBuffer<std::byte> plain(bytes.size());
-      {
-        detail::HostUploader uploader(HostUpload::compact, stream.get(), {chunk, chunks, threads});
-        for (const auto& [name, array] : arrays) {
-          indices.emplace_back(array.size());
-          uploader.copy_indices(indices.back().data(), array.data(), array.size());
-          if (indices.size() == 2) uploader.copy(plain.data(), bytes.data(), bytes.size());
-        }
-        uploader.finish();
-      }
-      for (std::size_t a = 0; a < arrays.size(); ++a)
-        EXPECT_EQ(indices[a].download(), arrays[a].second)
-            << arrays[a].first << ", ring of " << chunks << ", " << threads << " threads";
-      EXPECT_EQ(plain.download(), bytes) << "ring of " << chunks << ", " << threads << " threads";
-    }
 }
 
 TEST_F(HostUploadTest, StagingChunksArePooledAndReused) {

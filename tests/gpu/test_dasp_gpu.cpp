@@ -416,8 +416,7 @@ TEST_F(DaspGpu, LayoutIsTheSameWhereverItIsBuiltUnderEveryUploadPolicy) {
   const std::vector<std::vector<std::string>> builds = {
       {"build=device"}, {"build=host", "upload=overlapped"}, {"build=host", "upload=after"}};
   for (const HostUpload policy : {HostUpload::automatic, HostUpload::staged,
-                                  HostUpload::registered, HostUpload::direct,
-                                  HostUpload::compact}) {
+                                  HostUpload::registered, HostUpload::direct}) {
     const detail::HostUploadScope scope(policy);
     for (const auto& build : builds) {
       SCOPED_TRACE(describe_parameters(build) + ", " + std::string(to_string(policy)));

@@ -455,9 +455,8 @@ Command add_bench_command(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--host-upload", options->host_upload,
                   "How plans copy the matrix to the GPU (PlanOptions::host_upload): automatic, "
-                  "staged (pinned staging ring), register (cudaHostRegister), direct, compact (staged, "
-                  "index arrays in 16 bits where they allow it)")
-      ->check(CLI::IsMember({"automatic", "staged", "register", "direct", "compact"}))
+                  "staged (pinned staging ring), register (cudaHostRegister), direct")
+      ->check(CLI::IsMember({"automatic", "staged", "register", "direct"}))
       ->capture_default_str();
   sub->add_flag("--from-device", options->from_device,
                 "Build every plan from a CSR already on the GPU (uploaded before the build's "

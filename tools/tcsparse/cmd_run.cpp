@@ -280,9 +280,8 @@ Command add_product_command(CLI::App& app, Operation operation) {
       ->check(key_value())
       ->allow_extra_args(false);
   sub->add_option("--host-upload", options->host_upload,
-                  "How the plan copies the matrix to the GPU: automatic, staged, register, direct, "
-                  "compact")
-      ->check(CLI::IsMember({"automatic", "staged", "register", "direct", "compact"}))
+                  "How the plan copies the matrix to the GPU: automatic, staged, register, direct")
+      ->check(CLI::IsMember({"automatic", "staged", "register", "direct"}))
       ->capture_default_str();
   sub->add_flag("--json", options->json, "Print the result as one JSON object");
   sub->add_flag("--copy-bandwidth", options->copy_bandwidth,
