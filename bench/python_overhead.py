@@ -4,14 +4,20 @@
 nanobind call: no array inspection, no checks).
 
     python3 bench/python_overhead.py [--calls 10000] [--repeats 11]
-        [--method cusparse,dasp] [--library cupy,torch] [--device cuda|cpu]
+        [--batch 256] [--method cusparse,dasp] [--library cupy,torch] [--device cuda|cpu]
 
-Every combination of --method and --library (comma-separated lists) prints one JSON line. The two
-loops run in turns, `repeats` times, each synchronised once at the end; the matrix is small enough
-(64 x 64 stencil, 4 k rows) that the host, not the GPU, bounds the loop. Per call, in
-microseconds: python_call_us and extension_apply_us (medians over the repeats),
-python_overhead_us (the median of the differences of the loops run in the same turn),
-python_overhead_min_us (the difference of the fastest of each), and checked_call_us, a call that
+Every combination of --method and --library (comma-separated lists) prints one JSON line. What is
+timed is the host's time a call: the calls are issued in batches of --batch (256, well below the
+depth of a CUDA stream's launch queue) and the stream is synchronised after each batch outside
+the timing, so a GPU that runs the small kernels (64 x 64 stencil, 4 k rows) slower than the host
+issues them never blocks a timed call (a loop synchronised only at its end measures the GPU's
+time whenever the GPU is the slower one, and the difference of two such loops is noise). A batch
+of plan(x, y) and a batch of the extension's apply run in turns, `repeats` x calls / batch pairs,
+so that each difference is taken between neighbours in time (the host's speed drifts by tens of
+per cent from process to process on a shared machine). Per call, in microseconds:
+python_call_us and extension_apply_us (medians over the batches), python_overhead_us (the median
+of the pairs' differences), python_overhead_min_us (the difference of the fastest batch of each),
+and checked_call_us, a call that
 takes every check (the first call of a plan, or one whose arrays differ from the last call's).
 Needs a GPU and CuPy and/or PyTorch; --device cpu measures a CPU plan instead (the reference on
 an 8 x 8 stencil, 64 rows) with NumPy or torch CPU arrays, without a GPU.
@@ -27,13 +33,39 @@ import numpy as np
 import tcsparse
 
 
-def loop_us(call, calls, synchronize):
-    """Wall time of `calls` calls, synchronised at the end, per call in microseconds."""
-    start = time.perf_counter()
-    for _ in range(calls):
-        call()
+BATCH = 256
+
+
+def paired_batches_us(first, second, calls, synchronize, batch):
+    """The host's time a call of `first` and of `second` (lists, one entry a batch): batches of
+    each in turns, each synchronised after it outside the timing."""
+    times = ([], [])
     synchronize()
-    return (time.perf_counter() - start) / calls * 1e6
+    for done in range(0, calls, batch):
+        count = min(batch, calls - done)
+        for call, kept in zip((first, second), times):
+            start = time.perf_counter()
+            for _ in range(count):
+                call()
+            kept.append((time.perf_counter() - start) / count * 1e6)
+            synchronize()
+    return times
+
+
+def loop_us(call, calls, synchronize, batch):
+    """The host's time of `calls` calls, per call in microseconds: calls issued in batches of
+    `batch`, the stream synchronised between batches outside the timing (module docstring)."""
+    elapsed, done = 0.0, 0
+    synchronize()
+    while done < calls:
+        count = min(batch, calls - done)
+        start = time.perf_counter()
+        for _ in range(count):
+            call()
+        elapsed += time.perf_counter() - start
+        synchronize()
+        done += count
+    return elapsed / calls * 1e6
 
 
 def arrays(library, device, size):
@@ -53,7 +85,7 @@ def arrays(library, device, size):
     return x_host, np.zeros(size), lambda a: a.__array_interface__["data"][0], lambda: None
 
 
-def measure(A, method, library, device, calls, repeats):
+def measure(A, method, library, device, calls, repeats, batch):
     plan = tcsparse.SpmvPlan(A, method=method if device == "cuda" else "auto",
                              precision="fp64", device=device)
     x, y, address, synchronize = arrays(library, device, A.shape[0])
@@ -83,12 +115,15 @@ def measure(A, method, library, device, calls, repeats):
     synchronize()
     python, extension, checked = [], [], []
     for _ in range(repeats):
-        python.append(loop_us(python_call, calls, synchronize))
-        extension.append(loop_us(extension_apply, calls, synchronize))
+        python_batches, extension_batches = paired_batches_us(python_call, extension_apply, calls,
+                                                              synchronize, batch)
+        python += python_batches
+        extension += extension_batches
     for _ in range(max(1, repeats // 4)):
-        checked.append(loop_us(checked_call, max(1, calls // 4), synchronize))
+        checked.append(loop_us(checked_call, max(1, calls // 4), synchronize, batch))
     return {
         "method": plan.method, "library": library, "device": plan.device, "calls": calls,
+        "batch": batch,
         "repeats": repeats, "rows": A.shape[0], "nnz": A.nnz,
         "python_call_us": round(statistics.median(python), 3),
         "extension_apply_us": round(statistics.median(extension), 3),
@@ -102,12 +137,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=11)
+    parser.add_argument("--batch", type=int, default=BATCH,
+                        help="calls between two synchronisations (untimed)")
     parser.add_argument("--method", default="cusparse,dasp",
                         help="comma-separated methods (device cuda; a CPU plan is the reference)")
     parser.add_argument("--library", default="cupy,torch",
                         help="comma-separated: cupy, torch (numpy with --device cpu)")
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     args = parser.parse_args(argv)
+
     if args.device == "cuda" and not tcsparse.cuda_available():
         print("no CUDA GPU (--device cpu measures a CPU plan)", file=sys.stderr)
         return 2
@@ -116,7 +154,8 @@ def main(argv=None):
     A = tcsparse.generate("stencil2d", nx=side, ny=side, seed=1)
     for library in args.library.split(","):
         for method in methods:
-            print(json.dumps(measure(A, method, library, args.device, args.calls, args.repeats)),
+            print(json.dumps(measure(A, method, library, args.device, args.calls, args.repeats,
+                                     args.batch)),
                   flush=True)
     return 0
 
