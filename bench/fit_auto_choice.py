@@ -18,7 +18,9 @@ Model: per (operation, precision) one decision tree of depth <= --depth, greedy,
 minimising the summed log(time of the leaf's method / best time) over the cases, a leaf's
 method ranking the methods by that sum. A method not timed on a case is unknown there: a leaf
 ranks the methods by their mean regret over the cases they were timed on, those timed on fewer
-than half of its cases (MIN_COVERAGE) last.
+than a quarter of its cases (MIN_COVERAGE) or on fewer than --min-leaf cases last. SpMM trees
+split only on SPLIT_FEATURES["spmm"] (density, max_row_length, n), which carry over from one
+DLMC model to another; SpMV trees may split on every feature.
 
 Evaluation: leave-one-family-out (a family: a SuiteSparse group, a DLMC model, a generator kind;
 see family()), per (operation, precision): geomean of time(chosen) / time(best) and the share of
@@ -70,6 +72,11 @@ def auto_may_choose(method, features, precision):
     dense_bytes = features["rows"] * features["cols"] * VALUE_BYTES[precision]
     return dense_bytes <= AUTO_DENSE_MAX_BYTES and features["density"] >= AUTO_DENSE_MIN_DENSITY
 OPERATIONS = ["spmv", "spmm"]
+# The features a tree may split on, per operation. SpMM is fitted on DLMC models (and generated
+# LLM weights) only, and leave-one-family-out trains on one model to predict the other: the row
+# length distribution shares and cv differ per model and pruning and do not carry over, while
+# density (sparse against dense), max_row_length (cusparse_alg3's imbalance) and n do.
+SPLIT_FEATURES = {"spmv": FEATURES, "spmm": ["density", "max_row_length", "n"]}
 PRECISIONS = ["fp64", "fp32", "fp16", "bf16"]
 
 
@@ -242,23 +249,26 @@ def cost_matrix(cases, methods):
 
 # ---- the tree -------------------------------------------------------------------------------
 
-# A method timed on fewer than this share of a node's cases is ranked after those timed on more:
-# its mean regret over a handful of cases says little.
-MIN_COVERAGE = 0.5
+# A method timed on fewer than this share of a node's cases, or on fewer than min_leaf of them, is
+# ranked after those timed on more: its mean regret over a handful of cases says little. (A
+# quarter, not a half: some methods were timed on one GPU only, e.g. SpMM cublas_dense on the H200,
+# and where they were timed their mean regret over dozens of cases is as good as any.)
+MIN_COVERAGE = 0.25
 
 
-def node_regret(cost_sum, timed, cases):
+def node_regret(cost_sum, timed, cases, min_timed):
     """Regret of each method over a node's cases: its mean regret where it was timed, scaled to
     the node's case count; infinite where it was timed on too few of them."""
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = cost_sum / timed
-    return np.where(timed >= MIN_COVERAGE * cases, mean * cases, np.inf)
+    enough = (timed >= MIN_COVERAGE * cases) & (timed >= min_timed)
+    return np.where(enough, mean * cases, np.inf)
 
 
-def leaf(cost, methods):
+def leaf(cost, methods, min_timed):
     cases = cost.shape[0]
     timed = (~np.isnan(cost)).sum(axis=0)
-    totals = node_regret(np.nansum(cost, axis=0), timed, cases)
+    totals = node_regret(np.nansum(cost, axis=0), timed, cases, min_timed)
     with np.errstate(divide="ignore", invalid="ignore"):
         fallback_order = np.nan_to_num(np.nansum(cost, axis=0) / timed, nan=np.inf)
     order = sorted(range(len(methods)), key=lambda j: (totals[j], fallback_order[j]))
@@ -266,13 +276,16 @@ def leaf(cost, methods):
             "regret": float(totals[order[0]])}
 
 
-def best_split(x, cost, min_leaf, max_thresholds=64):
-    """(regret, feature, threshold) of the split with the least summed regret, or None."""
+def best_split(x, cost, min_leaf, features, max_thresholds=64):
+    """(regret, feature, threshold) of the split on one of `features` with the least summed
+    regret, or None."""
     best = None
     count = x.shape[0]
     timed = ~np.isnan(cost)
     known = np.nan_to_num(cost, nan=0.0)
     for f in range(x.shape[1]):
+        if FEATURES[f] not in features:
+            continue
         order = np.argsort(x[:, f], kind="stable")
         values = x[order, f]
         prefix = np.cumsum(known[order], axis=0)
@@ -286,9 +299,10 @@ def best_split(x, cost, min_leaf, max_thresholds=64):
         if positions.size > max_thresholds:
             positions = positions[np.linspace(0, positions.size - 1, max_thresholds).astype(int)]
         cases_below = positions[:, None]
-        below = node_regret(prefix[positions - 1], prefix_timed[positions - 1], cases_below).min(axis=1)
+        below = node_regret(prefix[positions - 1], prefix_timed[positions - 1], cases_below,
+                            min_leaf).min(axis=1)
         above = node_regret(total - prefix[positions - 1], total_timed - prefix_timed[positions - 1],
-                            count - cases_below).min(axis=1)
+                            count - cases_below, min_leaf).min(axis=1)
         k = int(np.argmin(below + above))
         regret = float(below[k] + above[k])
         if not math.isfinite(regret):
@@ -300,18 +314,19 @@ def best_split(x, cost, min_leaf, max_thresholds=64):
     return best
 
 
-def fit_tree(x, cost, methods, depth, min_leaf, min_gain):
-    node = leaf(cost, methods)
+def fit_tree(x, cost, methods, depth, min_leaf, min_gain, features=FEATURES):
+    node = leaf(cost, methods, min_leaf)
     if depth == 0 or x.shape[0] < 2 * min_leaf:
         return node
-    split = best_split(x, cost, min_leaf)
+    split = best_split(x, cost, min_leaf, features)
     if split is None or node["regret"] - split[0] < min_gain:
         return node
     _, feature, threshold = split
     mask = x[:, FEATURES.index(feature)] < threshold
     return {"feature": feature, "threshold": threshold, "cases": int(x.shape[0]),
-            "below": fit_tree(x[mask], cost[mask], methods, depth - 1, min_leaf, min_gain),
-            "at_or_above": fit_tree(x[~mask], cost[~mask], methods, depth - 1, min_leaf, min_gain)}
+            "below": fit_tree(x[mask], cost[mask], methods, depth - 1, min_leaf, min_gain, features),
+            "at_or_above": fit_tree(x[~mask], cost[~mask], methods, depth - 1, min_leaf, min_gain,
+                                    features)}
 
 
 def walk(tree, x):
@@ -333,8 +348,9 @@ def choose(tree, case):
 def fit(cases, args):
     methods = sorted({m for c in cases for m in c.times})
     x = np.array([c.x for c in cases])
+    features = SPLIT_FEATURES[cases[0].operation]
     return fit_tree(x, cost_matrix(cases, methods), methods, args.depth, args.min_leaf,
-                    args.min_gain)
+                    args.min_gain, features)
 
 
 # ---- evaluation -----------------------------------------------------------------------------
@@ -453,7 +469,8 @@ def main():
     parser.add_argument("--out-dir", default="bench/results/auto-choice")
     parser.add_argument("--rule", default="src/plan/auto_choice_rule.inc")
     parser.add_argument("--depth", type=int, default=3)
-    parser.add_argument("--min-leaf", type=int, default=12, help="fewest cases in a leaf")
+    parser.add_argument("--min-leaf", type=int, default=12,
+                        help="fewest cases in a leaf, and fewest a method must be timed on to rank")
     parser.add_argument("--min-gain", type=float, default=0.5,
                         help="least drop of the summed log regret for a split")
     args = parser.parse_args()
