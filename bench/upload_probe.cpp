@@ -7,7 +7,11 @@
 //   staged             HostUploader staged by chunk size x ring depth x copy threads (pool warm)
 //   host_copy          copy_host_in_parallel pageable -> pinned, by threads (no DMA)
 //   host_alloc         cudaHostAlloc of one staging ring, cold
+// Environment: TCSPARSE_PROBE_QUICK (staged with the default ring only, all threads and one
+// fewer), TCSPARSE_PROBE_SERIAL_FILL (the source written by one thread, not all).
 //   validate           CsrMatrix::validate() of each generator spec given (gen:... or kind:...)
+//   upload_csr         the upload of that matrix as a plan makes it (fp64, PlanStats::upload_ms:
+//                      the copies), and staged_same_bytes, one staged copy of as many bytes
 // Usage: tcsparse_upload_probe [MiB] [generator specs...]   (default 1024 MiB)
 #include <cuda_runtime_api.h>
 #include <omp.h>
@@ -15,6 +19,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -23,6 +28,7 @@
 #include "common/uninitialized_vector.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
+#include "runtime/device_csr.hpp"
 #include "runtime/host_upload.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/json.hpp"
@@ -74,7 +80,10 @@ int main(int argc, char** argv) {
   }
   TCSPARSE_CUDA_CHECK(cudaFree(nullptr));  // the context, outside every timing
   detail::UninitializedVector<std::byte> source(bytes);
-#pragma omp parallel for schedule(static)
+  // TCSPARSE_PROBE_SERIAL_FILL set: the source written by one thread, as a reader or generator
+  // writes a matrix (its pages then lie where that thread ran); else by all threads
+  const bool serial_fill = std::getenv("TCSPARSE_PROBE_SERIAL_FILL") != nullptr;
+#pragma omp parallel for schedule(static) if (!serial_fill)
   for (std::size_t i = 0; i < bytes; ++i) source[i] = static_cast<std::byte>(i * 131 + 7);
   detail::DeviceBuffer<std::byte> device(bytes);
 
@@ -145,13 +154,18 @@ int main(int argc, char** argv) {
     j["copy_threads"] = config.copy_threads ? config.copy_threads : all_threads;
     print(j);
   };
-  for (const std::size_t chunk_mib : {1, 2, 4, 8, 16, 32, 64})
-    for (const int chunks : {2, 3, 4, 6})
-      staged_record({chunk_mib << 20, chunks, 0});
-  for (const int threads : {1, 2, 4, 6, 8, 10, 12, 16})
-    if (threads <= all_threads)
-      for (const std::size_t chunk_mib : {4, 8, 16})
-        staged_record({chunk_mib << 20, detail::kStagingChunks, threads});
+  if (std::getenv("TCSPARSE_PROBE_QUICK")) {  // the default ring, all threads and one fewer
+    staged_record({});
+    staged_record({detail::kStagingChunkBytes, detail::kStagingChunks, all_threads - 1});
+  } else {
+    for (const std::size_t chunk_mib : {1, 2, 4, 8, 16, 32, 64})
+      for (const int chunks : {2, 3, 4, 6})
+        staged_record({chunk_mib << 20, chunks, 0});
+    for (const int threads : {1, 2, 4, 6, 8, 10, 12, 16})
+      if (threads <= all_threads)
+        for (const std::size_t chunk_mib : {4, 8, 16})
+          staged_record({chunk_mib << 20, detail::kStagingChunks, threads});
+  }
   // a check of the bytes that arrived (the last staged copy)
   {
     const std::vector<std::byte> back = device.download();
@@ -170,6 +184,29 @@ int main(int argc, char** argv) {
     j["rows"] = matrix.rows;
     j["nnz"] = matrix.nnz();
     print(j);
+    // the matrix's own upload, as a plan makes it (upload_csr: three arrays through the ring),
+    // against one staged copy of as many bytes from the probe's source
+    const CsrMatrix<double, std::int32_t>& csr = matrix;
+    const std::size_t csr_bytes = csr.row_ptr.size() * 4 + csr.col_idx.size() * 12;
+    std::vector<double> upload_ms;  // PlanStats::upload_ms: the copies, not the allocations
+    for (int r = 0; r < kRepeats; ++r) {
+      PlanStats stats;
+      const detail::DeviceCsr<double> on_device = detail::upload_csr(csr, stats);
+      upload_ms.push_back(stats.upload_ms);
+    }
+    std::sort(upload_ms.begin(), upload_ms.end());
+    Json upload = record("upload_csr", csr_bytes, {upload_ms.front(), upload_ms[upload_ms.size() / 2]});
+    upload["matrix"] = argv[a];
+    print(upload);
+    if (csr_bytes <= bytes) {
+      Json copy = record("staged_same_bytes", csr_bytes, time_runs([&] {
+        detail::HostUploader uploader(HostUpload::staged);
+        uploader.copy(device.data(), source.data(), csr_bytes);
+        uploader.finish();
+      }));
+      copy["matrix"] = argv[a];
+      print(copy);
+    }
   }
   return 0;
 }
