@@ -145,7 +145,6 @@ def main(argv=None):
                         help="comma-separated: cupy, torch (numpy with --device cpu)")
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     args = parser.parse_args(argv)
-
     if args.device == "cuda" and not tcsparse.cuda_available():
         print("no CUDA GPU (--device cpu measures a CPU plan)", file=sys.stderr)
         return 2

@@ -7,12 +7,12 @@
 //   staged             HostUploader staged by chunk size x ring depth x copy threads (pool warm)
 //   host_copy          copy_host_in_parallel pageable -> pinned, by threads (no DMA)
 //   host_alloc         cudaHostAlloc of one staging ring, cold
-// Environment: TCSPARSE_PROBE_QUICK (staged with the default ring only, all threads and one
-// fewer), TCSPARSE_PROBE_SERIAL_FILL (the source written by one thread, not all).
 //   validate           CsrMatrix::validate() of each generator spec given (gen:... or kind:...)
 //   upload_csr         the upload of that matrix as a plan makes it (fp64, PlanStats::upload_ms:
 //                      the copies), and staged_same_bytes, one staged copy of as many bytes
 // Usage: tcsparse_upload_probe [MiB] [generator specs...]   (default 1024 MiB)
+// Environment: TCSPARSE_PROBE_QUICK (staged with the default ring only, all threads and one
+// fewer), TCSPARSE_PROBE_SERIAL_FILL (the source written by one thread, not all).
 #include <cuda_runtime_api.h>
 #include <omp.h>
 
@@ -195,7 +195,8 @@ int main(int argc, char** argv) {
       upload_ms.push_back(stats.upload_ms);
     }
     std::sort(upload_ms.begin(), upload_ms.end());
-    Json upload = record("upload_csr", csr_bytes, {upload_ms.front(), upload_ms[upload_ms.size() / 2]});
+    Json upload =
+        record("upload_csr", csr_bytes, {upload_ms.front(), upload_ms[upload_ms.size() / 2]});
     upload["matrix"] = argv[a];
     print(upload);
     if (csr_bytes <= bytes) {
