@@ -33,6 +33,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -191,9 +192,10 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
           const TcaParameters& parameters)
       : n_(n), layout_(layout), parameters_(parameters) {
     const auto start = std::chrono::steady_clock::now();
+    std::optional<TileCensus> census;  // taken once: for the auto rule and the tiles' layout
     if (parameters_.kernel_is_auto) {
-      const std::int64_t stored_tiles = count_stored_tiles(
-          matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data());
+      census = census_tiles(matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data());
+      const std::int64_t stored_tiles = census->stored_tiles();
       parameters_.kernel = resolve_auto_kernel(matrix.nnz(), stored_tiles, n_, layout_.dense);
       stats_.details["auto_nonzeros_per_tile"] =
           stored_tiles > 0
@@ -201,7 +203,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
               : 0.0;
     }
     if (parameters_.kernel == TcaKernel::tiles) {
-      plan_tiles(matrix, start);
+      plan_tiles(matrix, start, census ? &*census : nullptr);
       return;
     }
     TcaLayout work;
@@ -267,27 +269,50 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// kernel=tiles: the tile layout built on the host and uploaded; the kernel instantiation, its
   /// shared memory and the split-K buffers fixed here, so that apply only launches.
   void plan_tiles(const CsrMatrix<Value, std::int32_t>& matrix,
-                  std::chrono::steady_clock::time_point start) {
+                  std::chrono::steady_clock::time_point start, const TileCensus* census) {
     const auto multiprocessors =
         static_cast<int>(detail::current_device_attribute(cudaDevAttrMultiProcessorCount));
     const TilesShape shape = choose_tiles_shape(matrix.rows, matrix.cols, n_, layout_.dense,
                                                 multiprocessors, parameters_.chunk_columns);
-    const TileLayout tiles = build_tile_layout(matrix, shape);
+    const TileLayout tiles =
+        census ? build_tile_layout(matrix, shape, *census) : build_tile_layout(matrix, shape);
     const auto built = std::chrono::steady_clock::now();
     stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
     tiles_.shape = shape;
     tiles_.rows = matrix.rows;
     tiles_.cols = matrix.cols;
-    tiles_.chunk_tile_begin = detail::DeviceBuffer<std::int32_t>(tiles.chunk_tile_begin);
-    tiles_.tiles = detail::DeviceBuffer<TileInfo>(std::span<const TileInfo>(tiles.tiles));
-    tiles_.entries = detail::DeviceBuffer<std::uint32_t>(tiles.entries);
-    if (shape.chunks > 1) {
-      tiles_.partials =
-          detail::DeviceBuffer<float>(static_cast<std::size_t>(shape.partial_bytes / 4));
-      tiles_.arrivals = detail::DeviceBuffer<unsigned>(
-          static_cast<std::size_t>(shape.row_blocks * std::max<std::int64_t>(shape.slices, 1)));
-      TCSPARSE_CUDA_CHECK(cudaMemset(tiles_.arrivals.data(), 0, tiles_.arrivals.bytes()));
-    }
+    // One allocation and one synchronisation for every array (on a matrix of a few thousand
+    // nonzeros each cudaMalloc and each synchronous copy costs about what its kernel does).
+    const std::size_t arrivals =
+        shape.chunks > 1
+            ? static_cast<std::size_t>(shape.row_blocks * std::max<std::int64_t>(shape.slices, 1))
+            : 0;
+    const std::size_t partials =
+        shape.chunks > 1 ? static_cast<std::size_t>(shape.partial_bytes / 4) : 0;
+    const auto at = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
+    const std::size_t tiles_at = at(tiles.chunk_tile_begin.size() * sizeof(std::int32_t));
+    const std::size_t entries_at = tiles_at + at(tiles.tiles.size() * sizeof(TileInfo));
+    const std::size_t partials_at = entries_at + at(tiles.entries.size() * sizeof(std::uint32_t));
+    const std::size_t arrivals_at = partials_at + at(partials * sizeof(float));
+    tiles_.storage = detail::DeviceBuffer<std::byte>(arrivals_at + arrivals * sizeof(unsigned));
+    std::byte* base = tiles_.storage.data();
+    tiles_.chunk_tile_begin = reinterpret_cast<std::int32_t*>(base);
+    tiles_.tiles = reinterpret_cast<TileInfo*>(base + tiles_at);
+    tiles_.entries = reinterpret_cast<std::uint32_t*>(base + entries_at);
+    tiles_.partials = partials ? reinterpret_cast<float*>(base + partials_at) : nullptr;
+    tiles_.arrivals = arrivals ? reinterpret_cast<unsigned*>(base + arrivals_at) : nullptr;
+    const auto copy = [&](std::size_t offset, const auto& from) {
+      if (!from.empty())
+        TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(base + offset, from.data(),
+                                            from.size() * sizeof(from[0]),
+                                            cudaMemcpyHostToDevice, cudaStreamLegacy));
+    };
+    copy(0, tiles.chunk_tile_begin);
+    copy(tiles_at, tiles.tiles);
+    copy(entries_at, tiles.entries);
+    if (arrivals)
+      TCSPARSE_CUDA_CHECK(
+          cudaMemsetAsync(tiles_.arrivals, 0, arrivals * sizeof(unsigned), cudaStreamLegacy));
     TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
     stats_.upload_ms = std::chrono::duration<double, std::milli>(
                            std::chrono::steady_clock::now() - built).count();
@@ -295,7 +320,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     else allow_tiles_shared_memory<V>();
     stats_.stored_values = matrix.nnz();
     stats_.padding_ratio = 0.0;
-    stats_.device_bytes = tiles.bytes() + tiles_.partials.bytes() + tiles_.arrivals.bytes();
+    stats_.device_bytes = static_cast<std::int64_t>(tiles_.storage.bytes());
     const Json details = tiles_details(tiles);
     for (const auto& [key, value] : details.items()) stats_.details[key] = value;
     stats_.details["kernel"] = kernel_name(parameters_.kernel);
@@ -333,13 +358,13 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   void launch_tiles(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
     const TilesShape& shape = tiles_.shape;
     device::TilesArguments<Out> args;
-    args.chunk_tile_begin = tiles_.chunk_tile_begin.data();
-    args.tiles = reinterpret_cast<const int2*>(tiles_.tiles.data());
-    args.entries = tiles_.entries.data();
+    args.chunk_tile_begin = tiles_.chunk_tile_begin;
+    args.tiles = reinterpret_cast<const int2*>(tiles_.tiles);
+    args.entries = tiles_.entries;
     args.B = reinterpret_cast<const std::uint16_t*>(B);
     args.C = C;
-    args.partials = tiles_.partials.data();
-    args.arrivals = tiles_.arrivals.data();
+    args.partials = tiles_.partials;
+    args.arrivals = tiles_.arrivals;
     args.rows = tiles_.rows;
     args.cols = tiles_.cols;
     args.n = n_;
@@ -430,13 +455,14 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   struct DeviceTiles {  ///< kernel=tiles (then matrix_ stays empty)
     TilesShape shape;
     std::int64_t rows = 0, cols = 0;
-    detail::DeviceBuffer<std::int32_t> chunk_tile_begin;
-    detail::DeviceBuffer<TileInfo> tiles;
-    detail::DeviceBuffer<std::uint32_t> entries;
+    detail::DeviceBuffer<std::byte> storage;  ///< the arrays below, each at a 256-byte boundary
+    const std::int32_t* chunk_tile_begin = nullptr;
+    const TileInfo* tiles = nullptr;
+    const std::uint32_t* entries = nullptr;
     // Written by every apply (scratch of the split-K sum): one plan must not run on two streams
     // at once.
-    mutable detail::DeviceBuffer<float> partials;     ///< split-K sums, chunks > 1
-    mutable detail::DeviceBuffer<unsigned> arrivals;  ///< split-K counters, zero between applies
+    float* partials = nullptr;     ///< split-K sums, chunks > 1
+    unsigned* arrivals = nullptr;  ///< split-K counters, zero between applies, chunks > 1
   } tiles_;
 };
 

@@ -83,27 +83,58 @@ std::int64_t TileLayout::bytes() const {
                                    entries.size() * sizeof(std::uint32_t));
 }
 
+TileCensus census_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
+                        const std::int32_t* col_idx) {
+  TileCensus census;
+  const std::int64_t row_blocks = ceil_div(rows, kTileRows);
+  census.row_block_begin.reserve(static_cast<std::size_t>(row_blocks + 1));
+  census.row_block_begin.push_back(0);
+  // slot_of[tile]: where the current row block counts that column tile, -1 where it has none
+  std::vector<std::int32_t> slot_of(static_cast<std::size_t>(ceil_div(cols, kTileColumns)), -1);
+  std::vector<std::int32_t> found, counts;  // the row block's tiles in order of discovery
+  for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+    found.clear();
+    counts.clear();
+    const std::int64_t end_row = std::min(rows, (rb + 1) * kTileRows);
+    for (std::int64_t k = row_ptr[rb * kTileRows]; k < row_ptr[end_row]; ++k) {
+      const std::int32_t tile = col_idx[k] / kTileColumns;
+      std::int32_t& slot = slot_of[static_cast<std::size_t>(tile)];
+      if (slot < 0) {
+        slot = static_cast<std::int32_t>(found.size());
+        found.push_back(tile);
+        counts.push_back(0);
+      }
+      ++counts[static_cast<std::size_t>(slot)];
+    }
+    const std::size_t first = census.column_tiles.size();
+    census.column_tiles.insert(census.column_tiles.end(), found.begin(), found.end());
+    std::sort(census.column_tiles.begin() + static_cast<std::ptrdiff_t>(first),
+              census.column_tiles.end());
+    for (std::size_t t = first; t < census.column_tiles.size(); ++t) {
+      std::int32_t& slot = slot_of[static_cast<std::size_t>(census.column_tiles[t])];
+      census.nonzeros.push_back(counts[static_cast<std::size_t>(slot)]);
+      slot = -1;
+    }
+    census.row_block_begin.push_back(static_cast<std::int64_t>(census.column_tiles.size()));
+  }
+  return census;
+}
+
 std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                                 const std::int32_t* col_idx) {
-  std::vector<std::int64_t> last_row_block(static_cast<std::size_t>(ceil_div(cols, kTileColumns)),
-                                           -1);
-  std::int64_t tiles = 0;
-  for (std::int64_t row = 0; row < rows; ++row) {
-    const std::int64_t row_block = row / kTileRows;
-    for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
-      std::int64_t& mark = last_row_block[col_idx[k] / kTileColumns];
-      if (mark != row_block) {
-        mark = row_block;
-        ++tiles;
-      }
-    }
-  }
-  return tiles;
+  return census_tiles(rows, cols, row_ptr, col_idx).stored_tiles();
 }
 
 TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                              const std::int32_t* col_idx, const std::uint16_t* values,
                              const TilesShape& shape) {
+  return build_tile_layout(rows, cols, row_ptr, col_idx, values, shape,
+                           census_tiles(rows, cols, row_ptr, col_idx));
+}
+
+TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
+                             const std::int32_t* col_idx, const std::uint16_t* values,
+                             const TilesShape& shape, const TileCensus& census) {
   TileLayout layout;
   layout.rows = rows;
   layout.cols = cols;
@@ -112,70 +143,45 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
   require_32_bit(layout.nnz, "nonzeros");
   const std::int64_t row_blocks = shape.row_blocks, chunks = shape.chunks;
   const std::int64_t tiles_per_chunk = shape.chunk_columns / kTileColumns;
-  const auto column_tiles = static_cast<std::size_t>(ceil_div(cols, kTileColumns));
-
-  // Pass 1: the stored tiles of every (row block, chunk), then their offsets.
-  layout.chunk_tile_begin.assign(static_cast<std::size_t>(row_blocks * chunks + 1), 0);
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(row_blocks * chunks + 1), 0);
-  std::vector<std::int64_t> seen_in(column_tiles, -1);  // the last row block that used a tile
-  for (std::int64_t rb = 0; rb < row_blocks; ++rb)
-    for (std::int64_t row = rb * kTileRows; row < std::min(rows, (rb + 1) * kTileRows); ++row)
-      for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
-        const std::int64_t tile = col_idx[k] / kTileColumns;
-        if (seen_in[tile] != rb) {
-          seen_in[tile] = rb;
-          ++counts[rb * chunks + tile / tiles_per_chunk + 1];
-        }
-      }
-  for (std::size_t i = 1; i < counts.size(); ++i) counts[i] += counts[i - 1];
-  const std::int64_t tile_count = counts.back();
+  const std::int64_t tile_count = census.stored_tiles();
   require_32_bit(tile_count, "stored tiles");
+
+  // The tiles of every (row block, chunk): a row block's tiles are by column, so each chunk's
+  // are a run of them; then each tile's column and first entry (a row block's entries start
+  // where its CSR does).
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(row_blocks * chunks + 1), 0);
+  layout.tiles.resize(static_cast<std::size_t>(tile_count + 1));
+  for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+    std::int64_t entry = row_ptr[rb * kTileRows];
+    for (std::int64_t t = census.row_block_begin[rb]; t < census.row_block_begin[rb + 1]; ++t) {
+      const std::int32_t tile = census.column_tiles[static_cast<std::size_t>(t)];
+      ++counts[static_cast<std::size_t>(rb * chunks + tile / tiles_per_chunk + 1)];
+      layout.tiles[static_cast<std::size_t>(t)] = {static_cast<std::int32_t>(entry),
+                                                   tile * kTileColumns};
+      entry += census.nonzeros[static_cast<std::size_t>(t)];
+    }
+  }
+  layout.tiles.back() = {static_cast<std::int32_t>(layout.nnz), 0};
+  for (std::size_t i = 1; i < counts.size(); ++i) counts[i] += counts[i - 1];
+  layout.chunk_tile_begin.resize(counts.size());
   std::transform(counts.begin(), counts.end(), layout.chunk_tile_begin.begin(),
                  [](std::int64_t c) { return static_cast<std::int32_t>(c); });
 
-  // Pass 2: each row block's tiles by column, then its entries tile by tile (row order inside
-  // a tile: the kernel does not depend on it).
-  layout.tiles.resize(static_cast<std::size_t>(tile_count + 1));
-  layout.tiles.back() = {static_cast<std::int32_t>(layout.nnz), 0};
+  // Each row block's entries, tile by tile (row order inside a tile: the kernel does not depend
+  // on it), in one pass over its nonzeros.
   layout.entries.resize(static_cast<std::size_t>(layout.nnz));
-  std::vector<std::int32_t> tile_of(column_tiles, -1);
-  std::vector<std::int32_t> row_block_tiles;
-  std::vector<std::int32_t> cursor;  // the next entry of each of the row block's tiles
+  std::vector<std::int32_t> cursor_of(static_cast<std::size_t>(ceil_div(cols, kTileColumns)));
   for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+    for (std::int64_t t = census.row_block_begin[rb]; t < census.row_block_begin[rb + 1]; ++t)
+      cursor_of[static_cast<std::size_t>(census.column_tiles[static_cast<std::size_t>(t)])] =
+          layout.tiles[static_cast<std::size_t>(t)].entry_begin;
     const std::int64_t first_row = rb * kTileRows, end_row = std::min(rows, first_row + kTileRows);
-    row_block_tiles.clear();
     for (std::int64_t row = first_row; row < end_row; ++row)
       for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
-        const std::int32_t tile = col_idx[k] / kTileColumns;
-        if (tile_of[tile] < 0) {
-          tile_of[tile] = 0;
-          row_block_tiles.push_back(tile);
-        }
+        const std::int32_t column = col_idx[k];
+        layout.entries[static_cast<std::size_t>(cursor_of[column / kTileColumns]++)] = tile_entry(
+            values[k], tile_slot(static_cast<int>(row - first_row), column % kTileColumns));
       }
-    std::sort(row_block_tiles.begin(), row_block_tiles.end());
-    const std::int64_t first_tile = counts[rb * chunks];
-    cursor.assign(row_block_tiles.size(), 0);
-    for (std::size_t i = 0; i < row_block_tiles.size(); ++i) {
-      tile_of[row_block_tiles[i]] = static_cast<std::int32_t>(i);
-      layout.tiles[first_tile + i].column = row_block_tiles[i] * kTileColumns;
-    }
-    for (std::int64_t row = first_row; row < end_row; ++row)  // entries a tile
-      for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
-        ++cursor[tile_of[col_idx[k] / kTileColumns]];
-    std::int64_t entry = row_ptr[first_row];  // the row block's entries start where its CSR does
-    for (std::size_t i = 0; i < row_block_tiles.size(); ++i) {
-      layout.tiles[first_tile + i].entry_begin = static_cast<std::int32_t>(entry);
-      const std::int32_t count = cursor[i];
-      cursor[i] = static_cast<std::int32_t>(entry);
-      entry += count;
-    }
-    for (std::int64_t row = first_row; row < end_row; ++row)
-      for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
-        const std::int32_t i = tile_of[col_idx[k] / kTileColumns];
-        layout.entries[cursor[i]++] = tile_entry(
-            values[k], tile_slot(static_cast<int>(row - first_row), col_idx[k] % kTileColumns));
-      }
-    for (const std::int32_t tile : row_block_tiles) tile_of[tile] = -1;
   }
   return layout;
 }

@@ -126,8 +126,19 @@ struct TileLayout {
   std::int64_t bytes() const;
 };
 
-/// Stored tiles of the matrix in chunks of `chunk_columns` (every non-empty 16 x 16 tile; the
-/// chunk width does not change which tiles are stored). Used by the shape and auto rules.
+/// The non-empty 16 x 16 tiles of each row block, by column, with their nonzeros: one pass over
+/// the nonzeros, which the auto rule counts and the layout is built from (the chunk width does
+/// not change which tiles are stored).
+struct TileCensus {
+  std::vector<std::int64_t> row_block_begin;  ///< row blocks + 1: each one's tiles below
+  std::vector<std::int32_t> column_tiles;     ///< column / 16 of each tile, ascending in a row block
+  std::vector<std::int32_t> nonzeros;         ///< of each tile
+  std::int64_t stored_tiles() const { return static_cast<std::int64_t>(column_tiles.size()); }
+};
+TileCensus census_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
+                        const std::int32_t* col_idx);
+
+/// census_tiles(...).stored_tiles().
 std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                                 const std::int32_t* col_idx);
 
@@ -136,6 +147,10 @@ std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std:
 TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                              const std::int32_t* col_idx, const std::uint16_t* values,
                              const TilesShape& shape);
+/// The same from the matrix's census (census_tiles), taken once for the auto rule too.
+TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
+                             const std::int32_t* col_idx, const std::uint16_t* values,
+                             const TilesShape& shape, const TileCensus& census);
 
 template <typename Value>
 TileLayout build_tile_layout(const CsrMatrix<Value, std::int32_t>& matrix,
@@ -143,6 +158,14 @@ TileLayout build_tile_layout(const CsrMatrix<Value, std::int32_t>& matrix,
   static_assert(sizeof(Value) == 2, "tiles hold 16-bit values");
   return build_tile_layout(matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data(),
                            reinterpret_cast<const std::uint16_t*>(matrix.values.data()), shape);
+}
+template <typename Value>
+TileLayout build_tile_layout(const CsrMatrix<Value, std::int32_t>& matrix, const TilesShape& shape,
+                             const TileCensus& census) {
+  static_assert(sizeof(Value) == 2, "tiles hold 16-bit values");
+  return build_tile_layout(matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data(),
+                           reinterpret_cast<const std::uint16_t*>(matrix.values.data()), shape,
+                           census);
 }
 
 /// {"tiles": .., "nonzeros_per_tile": .., "chunks": .., "chunk_columns": .., "slice_columns": ..,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -194,6 +195,34 @@ std::vector<test::NamedMatrix> tiles_matrices() {
   result.push_back(
       {"llm_95_skewed", generate_llm_weights(300, 200, 0.95, LlmRowProfile::skewed, 2)});
   return result;
+}
+
+TEST(TileCensus, ListsEachRowBlocksNonEmptyTilesByColumnWithTheirNonzeros) {
+  for (const test::NamedMatrix& named : tiles_matrices()) {
+    if (named.matrix.nnz() > 300000) continue;
+    SCOPED_TRACE(named.name);
+    const auto& m = named.matrix;
+    // the same, counted the plain way: nonzeros of each (row block, column tile)
+    std::map<std::pair<std::int64_t, std::int32_t>, std::int32_t> expected;
+    for (std::int64_t row = 0; row < m.rows; ++row)
+      for (std::int64_t k = m.row_ptr[row]; k < m.row_ptr[row + 1]; ++k)
+        ++expected[{row / kTileRows, m.col_idx[k] / kTileColumns}];
+    const TileCensus census = census_tiles(m.rows, m.cols, m.row_ptr.data(), m.col_idx.data());
+    const std::int64_t row_blocks = (m.rows + kTileRows - 1) / kTileRows;
+    ASSERT_EQ(census.row_block_begin.size(), static_cast<std::size_t>(row_blocks + 1));
+    EXPECT_EQ(census.stored_tiles(), static_cast<std::int64_t>(expected.size()));
+    auto next = expected.begin();
+    for (std::int64_t rb = 0; rb < row_blocks; ++rb)
+      for (std::int64_t t = census.row_block_begin[rb]; t < census.row_block_begin[rb + 1]; ++t) {
+        ASSERT_NE(next, expected.end());
+        EXPECT_EQ(next->first, std::make_pair(rb, census.column_tiles[t]));  // in (rb, column) order
+        EXPECT_EQ(next->second, census.nonzeros[t]);
+        ++next;
+      }
+    EXPECT_EQ(next, expected.end());
+    EXPECT_EQ(count_stored_tiles(m.rows, m.cols, m.row_ptr.data(), m.col_idx.data()),
+              census.stored_tiles());
+  }
 }
 
 TEST(TileLayout, StoresEveryNonzeroOnceInEveryChunkWidth) {
