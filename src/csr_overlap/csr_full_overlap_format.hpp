@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/align.hpp"
 #include "csr_overlap/csr_overlap_format.hpp"
 #include "csr_overlap/csr_overlap_parameters.hpp"
 #include "plan/parameters.hpp"
@@ -88,10 +89,7 @@ inline constexpr double kAutoLimitShareOfFreeMemory = 0.5;
 /// 256 matches cudaMalloc's.
 inline constexpr std::size_t kSlotAlignBytes = 256;
 
-/// `bytes` rounded up to a multiple of `alignment`.
-inline std::size_t align_up(std::size_t bytes, std::size_t alignment) {
-  return (bytes + alignment - 1) / alignment * alignment;
-}
+using detail::align_up;
 
 /// Elements an array holds in a slot: `count` (at least one) widened to whole
 /// kCopyAlignElements pieces, as the batch kernel's copies read them (csr_overlap_kernels.cuh).

@@ -41,6 +41,7 @@
 
 #include "arch/mma.cuh"
 #include "arch/types.cuh"
+#include "common/align.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
@@ -282,14 +283,16 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     tiles_.rows = matrix.rows;
     tiles_.cols = matrix.cols;
     // One allocation and one synchronisation for every array (on a matrix of a few thousand
-    // nonzeros each cudaMalloc and each synchronous copy costs about what its kernel does).
+    // nonzeros each cudaMalloc and each synchronous copy costs about what its kernel does), each
+    // array at a multiple of cudaMalloc's alignment.
+    constexpr std::size_t kArrayAlignBytes = 256;
     const std::size_t arrivals =
         shape.chunks > 1
             ? static_cast<std::size_t>(shape.row_blocks * std::max<std::int64_t>(shape.slices, 1))
             : 0;
     const std::size_t partials =
         shape.chunks > 1 ? static_cast<std::size_t>(shape.partial_bytes / 4) : 0;
-    const auto at = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
+    const auto at = [](std::size_t bytes) { return detail::align_up(bytes, kArrayAlignBytes); };
     const std::size_t tiles_at = at(tiles.chunk_tile_begin.size() * sizeof(std::int32_t));
     const std::size_t entries_at = tiles_at + at(tiles.tiles.size() * sizeof(TileInfo));
     const std::size_t partials_at = entries_at + at(tiles.entries.size() * sizeof(std::uint32_t));
