@@ -68,6 +68,11 @@ FullOverlapParameters full_overlap_parameters(const detail::ParameterValues& val
   p.streams = static_cast<int>(values.integer("streams"));
   p.big_batches = static_cast<int>(values.integer("big_batches"));
   p.batch.copy = copy_mechanism(values);
+  if (p.batch.copy == CopyMechanism::direct)
+    throw ParameterError(std::string("method '") + kMethodName +
+                         "': parameter copy=direct is not accepted: its batch kernel runs a "
+                         "block a batch, and only csr_overlap's warp unit reads a batch "
+                         "directly (expected cp_async or bulk)");
   return p;
 }
 

@@ -206,12 +206,14 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
 
   /// device_csr: borrow `view`'s arrays, or copy them.
   bool borrows(const DeviceCsrView<Value>& view) const {
+    // copy=direct reads exactly nnz elements with plain loads: any alignment
+    const bool pieces = parameters_.copy == CopyMechanism::cp_async;  // 16-byte cp.async pieces
     const char* obstacle = nullptr;
-    if (parameters_.copy != CopyMechanism::cp_async)
+    if (parameters_.copy == CopyMechanism::bulk)
       obstacle = "copy=bulk copies whole 16-byte pieces";
-    else if (!copy_aligned(view.col_idx))
+    else if (pieces && !copy_aligned(view.col_idx))
       obstacle = "DeviceCsrView::col_idx is not 16-byte aligned";
-    else if (!copy_aligned(view.values))
+    else if (pieces && !copy_aligned(view.values))
       obstacle = "DeviceCsrView::values is not 16-byte aligned";
     switch (parameters_.device_csr) {
       case DeviceCsrUse::copy: return false;

@@ -97,8 +97,12 @@ std::size_t batch_shared_bytes(const CsrOverlapParameters& parameters, std::size
     const auto offsets =
         static_cast<std::size_t>(warp_stage_offsets(parameters.partition_rule().max_batch_rows));
     const auto warps = static_cast<std::size_t>(parameters.threads_per_block / 32);
+    // copy=direct: only the products (in the accumulator type: fp32 for 16-bit values)
+    const std::size_t element_bytes =
+        parameters.copy == CopyMechanism::direct ? std::max<std::size_t>(value_bytes, 4)
+                                                 : value_bytes + sizeof(std::int32_t);
     return warps * static_cast<std::size_t>(parameters.pipeline_stages) *
-           (capacity * (value_bytes + sizeof(std::int32_t)) + offsets * sizeof(std::int32_t));
+           (capacity * element_bytes + offsets * sizeof(std::int32_t));
   }
   const auto list = static_cast<std::size_t>(
       warp_row_capacity(parameters.max_batch_size, parameters.warp_row_factor));
@@ -311,6 +315,7 @@ Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& t
                               : Json(parameters.row_threads_max)},
       {"warp_row_factor", parameters.warp_row_factor},
       {"batch_unit", parameters.batch_unit == BatchUnit::warp ? "warp" : "block"},
+      {"copy", copy_mechanism_name(parameters.copy)},
       {"long_rows", static_cast<std::int64_t>(table.long_rows.size())},
       {"long_row_nnz", long_nnz},
       {"long_row_piece", parameters.long_row_piece},

@@ -621,18 +621,18 @@ __device__ __forceinline__ T sum_strided(const T* products, std::int32_t first, 
 /// warp_row_length (> 0) is left by its vector and taken, in the same round of rows, by the whole
 /// warp (the vectors' such rows in lane order).
 template <int kVector, typename V>
-__device__ __forceinline__ void sum_warp_batch_rows(const WarpStage<V>& stage,
+__device__ __forceinline__ void sum_warp_batch_rows(const Acc<V>* products,
+                                                    const std::int32_t* offsets,
                                                     V* __restrict__ y, Acc<V> alpha, Acc<V> beta,
                                                     std::int32_t warp_row_length) {
   constexpr int kVectorsPerWarp = arch::kWarpSize / kVector;
-  const Acc<V>* const products = stage_products(stage);
   const int lane_in_warp = arch::lane_id();
   const int lane = lane_in_warp % kVector;
-  const std::int32_t begin_row = stage.offsets[0], end_row = stage.offsets[1];
-  const std::int32_t copy_first = stage.offsets[2];
+  const std::int32_t begin_row = offsets[0], end_row = offsets[1];
+  const std::int32_t copy_first = offsets[2];
   // row r of the batch starts at stage element row_start(r) and ends at row_start(r + 1)
   auto row_start = [&](std::int32_t r) {
-    return stage.offsets[kWarpStageHeader + r - begin_row] - copy_first;
+    return offsets[kWarpStageHeader + r - begin_row] - copy_first;
   };
   for (std::int32_t first = begin_row; first < end_row; first += kVectorsPerWarp) {
     const std::int32_t row = first + lane_in_warp / kVector;
@@ -656,6 +656,51 @@ __device__ __forceinline__ void sum_warp_batch_rows(const WarpStage<V>& stage,
     }
   }
 }
+
+/// The row sums of a warp batch whose products and offsets (header, then the row offsets) are
+/// in shared memory, at the vector size and warp-pass length of its batch_mode.
+template <typename V>
+__device__ __forceinline__ void sum_warp_batch(const Acc<V>* products, const std::int32_t* offsets,
+                                               std::int32_t nnz, const VectorSizeRule& rule,
+                                               V* __restrict__ y, Acc<V> alpha, Acc<V> beta) {
+  const std::int32_t rows = offsets[1] - offsets[0];
+  const BatchMode mode = batch_mode(nnz, rows, rule, arch::kWarpSize);
+  const std::int32_t warp_rows = mode.warp_row_length;
+  switch (mode.width) {
+    case 1: sum_warp_batch_rows<1>(products, offsets, y, alpha, beta, warp_rows); break;
+    case 2: sum_warp_batch_rows<2>(products, offsets, y, alpha, beta, warp_rows); break;
+    case 4: sum_warp_batch_rows<4>(products, offsets, y, alpha, beta, warp_rows); break;
+    case 8: sum_warp_batch_rows<8>(products, offsets, y, alpha, beta, warp_rows); break;
+    case 16: sum_warp_batch_rows<16>(products, offsets, y, alpha, beta, warp_rows); break;
+    default: sum_warp_batch_rows<32>(products, offsets, y, alpha, beta, 0); break;
+  }
+}
+
+/// The extents of a warp's batches g, g + warps, ... in order, read 32 at a time
+/// (load_extent_window): next() gives the extent of batch k, k = 0, 1, 2, ... from call to call.
+class BatchExtentWindow {
+ public:
+  __device__ BatchExtentWindow(const int2* batches, const std::int32_t* row_ptr, std::int64_t first,
+                               std::int64_t warps, int count)
+      : batches_(batches), row_ptr_(row_ptr), first_(first), warps_(warps), count_(count),
+        window_(load_extent_window(batches, row_ptr, first, warps, count, 0)) {}
+
+  __device__ BatchExtent next() {
+    if (k_ - window_start_ >= arch::kWarpSize) {
+      window_start_ += arch::kWarpSize;
+      window_ = load_extent_window(batches_, row_ptr_, first_, warps_, count_, window_start_);
+    }
+    return extent_from_lane(window_, k_++ - window_start_);
+  }
+
+ private:
+  const int2* batches_;
+  const std::int32_t* row_ptr_;
+  std::int64_t first_, warps_;
+  int count_;
+  int k_ = 0, window_start_ = 0;
+  BatchExtent window_;
+};
 
 /// batch_unit=warp (see the layout above). Launched with blockDim.x a multiple of 32 and
 /// warps * S * (C * (sizeof(V) + 4) + 4 * O) bytes of dynamic shared memory
@@ -686,20 +731,11 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
                         cols + stages * capacity + s * offsets};
   };
 
-  int window_start = 0;
-  BatchExtent window = load_extent_window(a.batches, a.row_ptr, first, warps, count, 0);
-  // the extent of the warp's batch k (k ascending by one from call to call)
-  auto extent_of = [&](int k) {
-    if (k - window_start >= arch::kWarpSize) {
-      window_start += arch::kWarpSize;
-      window = load_extent_window(a.batches, a.row_ptr, first, warps, count, window_start);
-    }
-    return extent_from_lane(window, k - window_start);
-  };
-  for (int k = 0; k < stages - 1; ++k) fetch_warp_batch(a, k < count, extent_of(k), stage_of(k));
+  BatchExtentWindow extents(a.batches, a.row_ptr, first, warps, count);
+  for (int k = 0; k < stages - 1; ++k) fetch_warp_batch(a, k < count, extents.next(), stage_of(k));
   for (int n = 0; n < count; ++n) {
     const int ahead = n + stages - 1;  // its stage was freed by the __syncwarp closing batch n - 1
-    fetch_warp_batch(a, ahead < count, extent_of(ahead), stage_of(ahead % stages));
+    fetch_warp_batch(a, ahead < count, extents.next(), stage_of(ahead % stages));
     // batch n's group is done when at most S - 1 newer ones are in flight
     switch (stages) {
       case 1: arch::async_copy_wait<0>(); break;
@@ -714,19 +750,114 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
     const std::int32_t end_nonzero = stage.offsets[kWarpStageHeader + rows] - stage.offsets[2];
     multiply_stage(stage, first_nonzero, end_nonzero, x);
     __syncwarp();  // every product in place before the rows add them
-    const BatchMode mode =
-        batch_mode(end_nonzero - first_nonzero, rows, a.vector_sizes, arch::kWarpSize);
-    switch (mode.width) {
-      case 1: sum_warp_batch_rows<1>(stage, y, alpha, beta, mode.warp_row_length); break;
-      case 2: sum_warp_batch_rows<2>(stage, y, alpha, beta, mode.warp_row_length); break;
-      case 4: sum_warp_batch_rows<4>(stage, y, alpha, beta, mode.warp_row_length); break;
-      case 8: sum_warp_batch_rows<8>(stage, y, alpha, beta, mode.warp_row_length); break;
-      case 16: sum_warp_batch_rows<16>(stage, y, alpha, beta, mode.warp_row_length); break;
-      default: sum_warp_batch_rows<32>(stage, y, alpha, beta, 0); break;
-    }
+    sum_warp_batch(stage_products(stage), stage.offsets, end_nonzero - first_nonzero,
+                   a.vector_sizes, y, alpha, beta);
     __syncwarp();  // every lane done with the stage before a fetch refills it
   }
   arch::async_copy_wait<0>();  // the empty tail groups: no copy outlives the warp
+}
+
+// copy=direct: a warp's batch is not copied. The warp reads its values and columns from global
+// memory (coalesced: lane l takes nonzeros first + l, first + l + 32, ...) straight into the
+// products, and shared memory holds, a warp, only what the row sums read:
+//
+//   | products (C x Acc)                         | header | row_ptr[begin_row .. end_row] |
+//     products[i - first_nonzero] = values[i] * x[cols[i]]     (O ints: warp_stage_offsets)
+//
+// The products and the order of the row sums are the cp_async kernel's, so with the same
+// partition both give the same bits. No stage to refill, hence no pipeline: the SM's other warps
+// hide each batch's load latency (fp64, H200: 8 blocks of 4 warps an SM, bound by registers).
+// The batches are the warp unit's, with at most kDirectDefaultMaxBatchRows rows by default.
+
+/// Row offsets a lane of a direct warp batch loads ahead of the products: 4 x 32, a batch of up
+/// to 127 rows (the loop after the products loads any others).
+inline constexpr int kDirectOffsetLoads = 4;
+
+/// Products a lane of a direct warp batch has in flight: loads of values and columns, then as
+/// many x gathers.
+inline constexpr int kDirectProductsInFlight = 8;
+
+/// products[i - first] = values[i] * x[cols[i]] for i in [first, end), lane l taking l, l + 32,
+/// ..., with kDirectProductsInFlight loads of values and columns, then as many gathers, in flight.
+template <typename V>
+__device__ __forceinline__ void multiply_global(Acc<V>* products, const BatchArguments<V>& a,
+                                                std::int32_t first, std::int32_t end,
+                                                const V* __restrict__ x) {
+  constexpr int kStep = kDirectProductsInFlight * arch::kWarpSize;
+  for (std::int32_t base = first + arch::lane_id(); base < end; base += kStep) {
+    std::int32_t c[kDirectProductsInFlight];
+    V xv[kDirectProductsInFlight], v[kDirectProductsInFlight];
+#pragma unroll
+    for (int u = 0; u < kDirectProductsInFlight; ++u) {
+      const std::int32_t i = base + u * arch::kWarpSize;
+      c[u] = i < end ? arch::load_streaming(a.col_idx + i) : 0;
+      v[u] = i < end ? arch::load_streaming(a.values + i) : V(0);
+    }
+#pragma unroll
+    for (int u = 0; u < kDirectProductsInFlight; ++u) xv[u] = arch::load_read_only(x + c[u]);
+#pragma unroll
+    for (int u = 0; u < kDirectProductsInFlight; ++u) {
+      const std::int32_t i = base + u * arch::kWarpSize;
+      if (i < end) products[i - first] = to_acc(v[u]) * to_acc(xv[u]);
+    }
+  }
+}
+
+/// batch_unit=warp, copy=direct (see above). Launched as warp_batch_kernel, with
+/// warps * (C * sizeof(Acc) + 4 * O) bytes of dynamic shared memory (batch_shared_bytes).
+template <typename V, int kMaxThreads, int kMinBlocks>
+__global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
+    warp_direct_batch_kernel(const BatchArguments<V> a, const V* __restrict__ x,
+                             V* __restrict__ y, Acc<V> alpha, Acc<V> beta) {
+  const int warps_per_block = static_cast<int>(blockDim.x) / arch::kWarpSize;
+  const int warp = arch::warp_id_in_block();
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * warps_per_block;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * warps_per_block + warp;
+  if (first >= a.batch_count) return;  // the whole warp: it uses no block barrier
+  const int count = static_cast<int>((a.batch_count - 1 - first) / warps + 1);
+  const auto capacity = static_cast<std::size_t>(a.stage_capacity);
+  unsigned char* const base =
+      csr_overlap_shared + static_cast<std::size_t>(warp) *
+                               (capacity * sizeof(Acc<V>) +
+                                static_cast<std::size_t>(a.stage_offsets) * sizeof(std::int32_t));
+  Acc<V>* const products = reinterpret_cast<Acc<V>*>(base);
+  auto* const offsets = reinterpret_cast<std::int32_t*>(base + capacity * sizeof(Acc<V>));
+  const int lane = arch::lane_id();
+
+  BatchExtentWindow extents(a.batches, a.row_ptr, first, warps, count);
+  for (int n = 0; n < count; ++n) {
+    const BatchExtent e = extents.next();
+    const std::int32_t rows = e.end_row - e.begin_row;
+    const std::int32_t nnz = e.end_nonzero - e.first_nonzero;
+    if (nnz > a.stage_capacity) __trap();  // a partition bug: never overrun the products
+    if (rows + 1 + kWarpStageHeader > a.stage_offsets) __trap();  // more than max_batch_rows
+    // the first kDirectOffsetLoads x 32 row offsets are loaded before, and stored after, the
+    // products, so their load latency hides behind the products' (short rows: batches of 100+)
+    const std::int32_t* const row_offsets = a.row_ptr + e.begin_row;
+    std::int32_t first_offsets[kDirectOffsetLoads];
+#pragma unroll
+    for (int u = 0; u < kDirectOffsetLoads; ++u) {
+      const std::int32_t i = lane + u * arch::kWarpSize;
+      first_offsets[u] = i <= rows ? arch::load_read_only(row_offsets + i) : 0;
+    }
+    multiply_global(products, a, e.first_nonzero, e.end_nonzero, x);
+#pragma unroll
+    for (int u = 0; u < kDirectOffsetLoads; ++u) {
+      const std::int32_t i = lane + u * arch::kWarpSize;
+      if (i <= rows) offsets[kWarpStageHeader + i] = first_offsets[u];
+    }
+    for (std::int32_t i = lane + kDirectOffsetLoads * arch::kWarpSize; i <= rows;
+         i += arch::kWarpSize)
+      offsets[kWarpStageHeader + i] = arch::load_read_only(row_offsets + i);
+    if (lane == 0) {
+      offsets[0] = e.begin_row;
+      offsets[1] = e.end_row;
+      offsets[2] = e.first_nonzero;
+    }
+    __syncwarp();  // every product and offset in place before the rows add them
+    sum_warp_batch(products, offsets, nnz, a.vector_sizes, y, alpha, beta);
+    __syncwarp();  // every lane done with the batch before the next one overwrites it
+  }
 }
 
 // ---- the long-row kernels ---------------------------------------------------------------------

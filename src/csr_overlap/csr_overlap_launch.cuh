@@ -75,9 +75,13 @@ BatchKernel<V> batch_kernel_build(bool register_bound_build) {
              : &device::batch_kernel<V, device::kLargestBatchBlock, 1, kCopy>;
 }
 
-/// The same for the warp-batch kernel (batch_unit=warp, cp.async only).
+/// The same for the warp-batch kernels (batch_unit=warp): cp.async stages, or copy=direct.
 template <typename V>
-BatchKernel<V> warp_batch_kernel_build(bool register_bound_build) {
+BatchKernel<V> warp_batch_kernel_build(bool register_bound_build, CopyMechanism copy) {
+  if (copy == CopyMechanism::direct)
+    return register_bound_build
+               ? &device::warp_direct_batch_kernel<V, kRegisterBoundThreads, kRegisterBoundBlocks>
+               : &device::warp_direct_batch_kernel<V, device::kLargestBatchBlock, 1>;
   return register_bound_build
              ? &device::warp_batch_kernel<V, kRegisterBoundThreads, kRegisterBoundBlocks>
              : &device::warp_batch_kernel<V, device::kLargestBatchBlock, 1>;
@@ -118,7 +122,9 @@ BatchKernelLaunch<V> prepare_batch_kernel(const CsrOverlapParameters& parameters
       parameters.register_bound && launch.threads <= kRegisterBoundThreads;
   launch.unit = parameters.batch_unit;
   if (parameters.batch_unit == BatchUnit::warp)
-    launch.kernel = warp_batch_kernel_build<V>(register_bound_build);
+    launch.kernel = warp_batch_kernel_build<V>(register_bound_build, parameters.copy);
+  else if (parameters.copy == CopyMechanism::direct)
+    throw ParameterError(std::string(method) + ": copy=direct needs batch_unit=warp");
   else if (parameters.copy == CopyMechanism::bulk)
     launch.kernel = batch_kernel_build<V, CopyMechanism::bulk>(register_bound_build);
   else

@@ -71,20 +71,28 @@ std::vector<ParameterSpec> build_parameter_specs() {
 }  // namespace
 
 ParameterSpec copy_parameter_spec() {
-  return {"copy", Type::choice, "auto", 0, 0, {"auto", "cp_async", "bulk"},
-          "global-to-shared copies of the batch kernel: cp_async (16-byte pieces, every thread) "
-          "or bulk (sm_90: one thread, TMA 1D bulk copies on an mbarrier); auto: cp_async, to "
-          "be measured"};
+  return {"copy", Type::choice, "auto", 0, 0, {"auto", "cp_async", "bulk", "direct"},
+          "global-to-shared copies of the batch kernel: cp_async (16-byte pieces, every thread), "
+          "bulk (sm_90: one thread, TMA 1D bulk copies on an mbarrier) or direct (warp unit, "
+          "one stage: values and columns read straight into the products, not copied; not in "
+          "the paper); auto: direct where batch_unit=auto takes warps for a matrix of 2^20 "
+          "nonzeros or more, else cp_async"};
 }
 
 CopyMechanism copy_mechanism(const detail::ParameterValues& values) {
   if (values.is("copy", "bulk")) return CopyMechanism::bulk;
   if (values.is("copy", "cp_async")) return CopyMechanism::cp_async;
+  if (values.is("copy", "direct")) return CopyMechanism::direct;
   return kDefaultCopy;
 }
 
 const char* copy_mechanism_name(CopyMechanism copy) {
-  return copy == CopyMechanism::bulk ? "bulk" : "cp_async";
+  switch (copy) {
+    case CopyMechanism::bulk: return "bulk";
+    case CopyMechanism::direct: return "direct";
+    case CopyMechanism::cp_async: break;
+  }
+  return "cp_async";
 }
 
 std::span<const ParameterSpec> parameter_specs() {
@@ -136,6 +144,7 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
                           ? 0
                           : static_cast<std::int32_t>(values.integer("warp_row_factor"));
   p.copy = copy_mechanism(values);
+  p.copy_automatic = values.is_auto("copy");
   if (values.is("batch_unit", "warp"))
     p.take_unit(BatchUnit::warp);
   else if (values.is("batch_unit", "block"))
@@ -146,6 +155,21 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
     throw ParameterError("method 'csr_overlap': parameter copy=bulk is not accepted with "
                          "batch_unit=warp: a warp's stages are copied with cp_async (use "
                          "batch_unit=block for the bulk copy)");
+  if (p.copy == CopyMechanism::direct) {
+    if (p.batch_unit_automatic) {  // only warps read their batches directly
+      p.batch_unit_automatic = false;
+      p.take_unit(BatchUnit::warp);
+    }
+    if (p.batch_unit == BatchUnit::block)
+      throw ParameterError("method 'csr_overlap': parameter copy=direct is not accepted with "
+                           "batch_unit=block: only a warp reads its batch straight from global "
+                           "memory (use batch_unit=warp or auto)");
+    if (p.pipeline_stages != 1)
+      throw ParameterError("method 'csr_overlap': parameter pipeline_stages=" +
+                           std::to_string(p.pipeline_stages) +
+                           " is not accepted with copy=direct: a warp reads its batch when it "
+                           "computes it, so there is one stage (expected pipeline_stages=1)");
+  }
   p.device_csr = values.is("device_csr", "borrow") ? DeviceCsrUse::borrow
                  : values.is("device_csr", "copy") ? DeviceCsrUse::copy
                                                    : DeviceCsrUse::automatic;
@@ -158,9 +182,14 @@ CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::in
   p.batch_unit_automatic = false;
   const bool long_enough =
       rows > 0 && static_cast<double>(nnz) >= kWarpUnitMinMeanRowLength * static_cast<double>(rows);
-  if (!long_enough || nnz < kWarpUnitMinNonzeros || p.copy != CopyMechanism::cp_async) return p;
   CsrOverlapParameters warps = p;
   warps.take_unit(BatchUnit::warp);
+  if (p.copy_automatic && p.pipeline_stages == 1 && nnz >= kDirectWarpMinNonzeros) {
+    CsrOverlapParameters direct = warps;
+    direct.copy = CopyMechanism::direct;
+    if (batch_shared_bytes(direct, sizeof(double)) <= kWarpUnitMaxBlockSharedBytes) return direct;
+  }
+  if (!long_enough || nnz < kWarpUnitMinNonzeros || p.copy != CopyMechanism::cp_async) return p;
   return batch_shared_bytes(warps, sizeof(double)) <= kWarpUnitMaxBlockSharedBytes ? warps : p;
 }
 

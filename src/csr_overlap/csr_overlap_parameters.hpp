@@ -84,7 +84,11 @@ inline constexpr int kRegisterBoundBlocks = 12;
 ///    group a batch and waited for with cp.async.wait_group;
 ///  - bulk: one thread starts two bulk copies (the TMA unit, one-dimensional: values, columns)
 ///    that complete on the stage's mbarrier, on which every thread waits. sm_90 and later only.
-enum class CopyMechanism { cp_async, bulk };
+///  - direct (batch_unit=warp, one stage; not in the paper): no copy of values and columns; the
+///    warp reads them from global memory straight into the products it computes (coalesced,
+///    kWarpProductsInFlight a lane in flight) and keeps only the products and the batch's row
+///    offsets in shared memory, about half a cp_async stage, so an SM holds more warps.
+enum class CopyMechanism { cp_async, bulk, direct };
 
 /// copy=auto. cp_async until the two are measured against each other on an H100 / H200
 /// (README: `tcsparse bench ... --variant bulk:copy=bulk`).
@@ -113,11 +117,23 @@ inline constexpr BatchUnit kDefaultBatchUnit = BatchUnit::block;
 inline constexpr double kWarpUnitMinMeanRowLength = 4.0;
 inline constexpr std::int64_t kWarpUnitMinNonzeros = std::int64_t{1} << 20;
 
+/// batch_unit=auto with copy=auto (and one pipeline stage) on a matrix of at least
+/// kWarpUnitMinNonzeros nonzeros, whatever its mean row length: warps with copy=direct. Measured
+/// (H200, README "Direct reads"): on the default suite's nine matrices of 12-27 M nonzeros
+/// fp64 0.86x -> 0.95x cuSPARSE (geomean), fp32 0.86x -> 0.91x, and rows of 1-4 nonzeros no
+/// longer lose with warps (short_rows_5m fp32 0.80x -> 0.99x).
+inline constexpr std::int64_t kDirectWarpMinNonzeros = kWarpUnitMinNonzeros;
+
 /// max_batch_size and max_batch_rows of a warp batch (auto): 512 nonzeros, 16 a lane, and 256
 /// rows. One stage of fp64 is then 544 x 12 + 264 x 4 bytes = 7.4 KiB, so seven blocks of four
 /// warps fit an SM's 228 KiB; measured against M = 1024, R = 64 / 128 and two stages (README).
 inline constexpr std::int32_t kWarpDefaultMaxBatchSize = 512;
 inline constexpr std::int32_t kWarpDefaultMaxBatchRows = 256;
+/// max_batch_rows of a direct warp batch (copy=direct, auto): 128. Measured against 256 on the
+/// default suite's nine matrices of 12-27 M nonzeros (H200, README "Direct reads"): fp64 0.956x
+/// -> 0.981x cuSPARSE (short_rows_5m 0.83x -> 0.99x, banded_2m 0.99x -> 1.08x), fp32 0.908x ->
+/// 0.906x.
+inline constexpr std::int32_t kDirectDefaultMaxBatchRows = 128;
 
 /// batch_unit=auto takes warps only where a block's warp stages of fp64 fit this much shared
 /// memory (the defaults need 30 KiB): parameters chosen for the block unit (a large
@@ -129,8 +145,9 @@ inline constexpr std::size_t kWarpUnitMaxBlockSharedBytes = 96 * 1024;
 ///    for the matrix, so the plan builds in a few SpMV-times; the arrays must outlive the plan,
 ///    and new values are written into them in place (update_values is refused);
 ///  - copy: keeps its own copy (padded to kCopyAlignElements), independent of the caller's;
-///  - automatic: borrow where the batch copies allow it (copy=cp_async, col_idx and values
-///    16-byte aligned, as cudaMalloc and the Python libraries' allocators give), else copy.
+///  - automatic: borrow where the batch copies allow it (copy=direct, or copy=cp_async with
+///    col_idx and values 16-byte aligned, as cudaMalloc and the Python libraries' allocators
+///    give), else copy.
 enum class DeviceCsrUse { automatic, borrow, copy };
 
 struct CsrOverlapParameters {
@@ -159,14 +176,15 @@ struct CsrOverlapParameters {
   /// Plans from a DeviceCsrView only (a plan from host CSR always owns its upload).
   DeviceCsrUse device_csr = DeviceCsrUse::automatic;
   BatchUnit batch_unit = kDefaultBatchUnit;
-  /// batch_unit=auto and max_batch_size=auto: for_matrix() chooses them.
+  /// batch_unit=auto, copy=auto and max_batch_size=auto: for_matrix() chooses them.
   bool batch_unit_automatic = false;
+  bool copy_automatic = false;
   bool max_batch_size_automatic = false;
 
   /// These parameters for a matrix of `rows` rows and `nnz` nonzeros: batch_unit=auto resolved
-  /// (warps from kWarpUnitMinMeanRowLength and kWarpUnitMinNonzeros on, within
-  /// kWarpUnitMaxBlockSharedBytes; blocks for copy=bulk), with the warp unit's max_batch_size
-  /// when that was auto too.
+  /// (with copy=auto, direct warps from kDirectWarpMinNonzeros on; else warps from
+  /// kWarpUnitMinMeanRowLength and kWarpUnitMinNonzeros on, within kWarpUnitMaxBlockSharedBytes;
+  /// blocks for copy=bulk), with the warp unit's max_batch_size when that was auto too.
   CsrOverlapParameters for_matrix(std::int64_t rows, std::int64_t nnz) const;
 
   /// Takes `unit`, with its own max_batch_size where that is auto (1024 a block, 512 a warp).
@@ -182,9 +200,10 @@ struct CsrOverlapParameters {
   }
 
   PartitionRule partition_rule() const {
-    const std::int32_t automatic_rows = batch_unit == BatchUnit::warp
-                                            ? std::min(kWarpDefaultMaxBatchRows, max_batch_size)
-                                            : max_batch_size;
+    const std::int32_t warp_rows =
+        copy == CopyMechanism::direct ? kDirectDefaultMaxBatchRows : kWarpDefaultMaxBatchRows;
+    const std::int32_t automatic_rows =
+        batch_unit == BatchUnit::warp ? std::min(warp_rows, max_batch_size) : max_batch_size;
     return {max_batch_size, max_batch_rows > 0 ? max_batch_rows : automatic_rows};
   }
   VectorSizeRule vector_size_rule() const {
@@ -205,10 +224,10 @@ std::span<const ParameterSpec> parameter_specs();
 /// switch points that decrease.
 CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& values);
 
-/// The "copy" parameter's value: "auto" (kDefaultCopy), "cp_async" or "bulk".
+/// The "copy" parameter's value: "auto" (kDefaultCopy), "cp_async", "bulk" or "direct".
 CopyMechanism copy_mechanism(const detail::ParameterValues& values);
 
-/// "cp_async" or "bulk".
+/// "cp_async", "bulk" or "direct".
 const char* copy_mechanism_name(CopyMechanism copy);
 
 /// The spec of the "copy" parameter (csr_overlap's and csr_full_overlap's schemas).

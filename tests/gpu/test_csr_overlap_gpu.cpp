@@ -159,6 +159,20 @@ std::vector<std::vector<std::string>> bulk_stress_parameters() {
   return sets;
 }
 
+/// copy=direct (a warp reads its batch straight from global memory into the products): every
+/// warp stress set again with one stage and the direct reads, and the unit left to auto (which
+/// copy=direct resolves to warps).
+std::vector<std::vector<std::string>> direct_stress_parameters() {
+  std::vector<std::vector<std::string>> sets = {{"copy=direct"}};
+  for (std::vector<std::string> parameters : kStressParameters) {
+    if (!takes_warp_batches(parameters)) continue;
+    std::erase_if(parameters, [](const std::string& p) { return p.starts_with("pipeline_stages="); });
+    parameters.push_back("copy=direct");
+    sets.push_back(std::move(parameters));
+  }
+  return sets;
+}
+
 bool gpu_has_bulk_copy() { return query_device(0).compute_capability_major >= 9; }
 
 /// Skips the calling test on a GPU without the sm_90 bulk copy (copy=bulk is refused there).
@@ -238,6 +252,39 @@ TEST_P(CsrOverlapGpuOnCatalogue, BulkCopyIsBitwiseEqualToCpAsync) {
     EXPECT_EQ(std::memcmp(bulk.data(), cp_async.data(), bulk.size() * sizeof(double)), 0)
         << describe(options_of(parameters));
     EXPECT_EQ(std::memcmp(bulk16.data(), cp_async16.data(), bulk16.size() * sizeof(bfloat16)), 0)
+        << describe(options_of(parameters));
+  }
+}
+
+TEST_P(CsrOverlapGpuOnCatalogue, DirectReadsMatchReferenceInEveryPrecision) {
+  for (const auto& parameters : direct_stress_parameters()) {
+    const PlanOptions options = options_of(parameters);
+    expect_matches_reference<double>(GetParam().matrix, options);
+    expect_matches_reference<float>(GetParam().matrix, options);
+    expect_matches_reference<half>(GetParam().matrix, options);
+    expect_matches_reference<bfloat16>(GetParam().matrix, options);
+  }
+}
+
+TEST_P(CsrOverlapGpuOnCatalogue, DirectReadsAreBitwiseEqualToCpAsyncStages) {
+  // the same products, the same row sums in the same order: only where they are read from differs
+  for (std::vector<std::string> parameters : direct_stress_parameters()) {
+    const std::vector<double> direct = overlap_result<double>(GetParam().matrix, parameters);
+    const std::vector<half> direct16 = overlap_result<half>(GetParam().matrix, parameters);
+    // the same partition: direct warps cap their batches at fewer rows by default
+    const std::int32_t rows = csr_overlap::parse_parameters(parameters).partition_rule().max_batch_rows;
+    std::erase(parameters, std::string("copy=direct"));
+    std::erase_if(parameters, [](const std::string& p) { return p.starts_with("max_batch_rows="); });
+    parameters.push_back("copy=cp_async");
+    parameters.push_back("max_batch_rows=" + std::to_string(rows));
+    if (!takes_warp_batches(parameters)) parameters.push_back("batch_unit=warp");
+    const std::vector<double> staged = overlap_result<double>(GetParam().matrix, parameters);
+    const std::vector<half> staged16 = overlap_result<half>(GetParam().matrix, parameters);
+    ASSERT_EQ(direct.size(), staged.size());
+    ASSERT_EQ(direct16.size(), staged16.size());
+    EXPECT_EQ(std::memcmp(direct.data(), staged.data(), direct.size() * sizeof(double)), 0)
+        << describe(options_of(parameters));
+    EXPECT_EQ(std::memcmp(direct16.data(), staged16.data(), direct16.size() * sizeof(half)), 0)
         << describe(options_of(parameters));
   }
 }
@@ -495,20 +542,32 @@ TEST_F(CsrOverlapGpu, StatsDescribeTheTableAndTheLaunch) {
   EXPECT_TRUE(s.details["parameters"].is_object());
 }
 
-TEST_F(CsrOverlapGpu, AutoGivesWarpsLargeMatricesOfFourNonzerosARowAndBlocksTheRest) {
-  // 2^18 rows of 4: 2^20 nonzeros (csr_overlap::kWarpUnitMinNonzeros); one fewer, or few rows
+TEST_F(CsrOverlapGpu, AutoGivesDirectWarpsToMatricesOfAMillionNonzerosAndBlocksTheRest) {
+  // 2^20 nonzeros (csr_overlap::kDirectWarpMinNonzeros) in rows of 4 or of 2; one fewer; few rows
   const std::int64_t rows = std::int64_t{1} << 18;
   const Matrix four = test::with_row_lengths(5000, std::vector<std::int64_t>(rows, 4), 3);
+  const Matrix two = test::with_row_lengths(5000, std::vector<std::int64_t>(2 * rows, 2), 4);
   std::vector<std::int64_t> lengths(rows, 4);
   lengths.back() = 3;
   const Matrix shorter = test::with_row_lengths(5000, lengths, 3);
   const Matrix small = test::with_row_lengths(1000, std::vector<std::int64_t>(300, 40), 3);
-  const SpmvPlan<double> warps(four, Method("csr_overlap"));
-  EXPECT_EQ(warps.stats().details["batch_unit"], "warp");
-  EXPECT_EQ(warps.stats().details["max_batch_size"], csr_overlap::kWarpDefaultMaxBatchSize);
-  EXPECT_EQ(warps.stats().details["max_batch_rows"], 256);
+  for (const Matrix* large : {&four, &two}) {
+    const SpmvPlan<double> direct(*large, Method("csr_overlap"));
+    EXPECT_EQ(direct.stats().details["batch_unit"], "warp");
+    EXPECT_EQ(direct.stats().details["copy"], "direct");
+    EXPECT_EQ(direct.stats().details["max_batch_size"], csr_overlap::kWarpDefaultMaxBatchSize);
+    EXPECT_EQ(direct.stats().details["max_batch_rows"], csr_overlap::kDirectDefaultMaxBatchRows);
+  }
+  // with the cp.async copies asked for: warps from 4 nonzeros a row on, as before direct reads
+  const SpmvPlan<double> staged(four, Method("csr_overlap"), options_of({"copy=cp_async"}));
+  EXPECT_EQ(staged.stats().details["batch_unit"], "warp");
+  EXPECT_EQ(staged.stats().details["copy"], "cp_async");
+  EXPECT_EQ(staged.stats().details["max_batch_rows"], csr_overlap::kWarpDefaultMaxBatchRows);
+  const SpmvPlan<double> staged_two(two, Method("csr_overlap"), options_of({"copy=cp_async"}));
+  EXPECT_EQ(staged_two.stats().details["batch_unit"], "block");
   const SpmvPlan<double> blocks(shorter, Method("csr_overlap"));
   EXPECT_EQ(blocks.stats().details["batch_unit"], "block");
+  EXPECT_EQ(blocks.stats().details["copy"], "cp_async");
   EXPECT_EQ(blocks.stats().details["max_batch_size"], 1024);
   const SpmvPlan<double> small_blocks(small, Method("csr_overlap"));
   EXPECT_EQ(small_blocks.stats().details["batch_unit"], "block");
@@ -520,6 +579,7 @@ TEST_F(CsrOverlapGpu, AutoGivesWarpsLargeMatricesOfFourNonzerosARowAndBlocksTheR
     EXPECT_EQ(bulk.stats().details["batch_unit"], "block");
   }
   expect_matches_reference<double>(four);
+  expect_matches_reference<float>(two);
   expect_matches_reference<half>(shorter);
 }
 
@@ -605,7 +665,9 @@ TEST_F(CsrOverlapGpu, APlanFromDeviceCsrBorrowsTheCallersArraysInEveryPrecision)
 }
 
 TEST_F(CsrOverlapGpu, BorrowedArraysWithEveryStressParameterSetMatchReference) {
-  for (const auto& parameters : kStressParameters) {
+  std::vector<std::vector<std::string>> sets = kStressParameters;
+  for (auto& direct : direct_stress_parameters()) sets.push_back(std::move(direct));
+  for (const auto& parameters : sets) {
     std::vector<std::string> borrowing = parameters;
     borrowing.push_back("device_csr=borrow");
     expect_borrowed_plan_reads_the_callers_arrays<double>(borrowing);
@@ -651,6 +713,21 @@ TEST_F(CsrOverlapGpu, MisalignedDeviceArraysAreCopiedOrRefusedToBorrow) {
   } catch (const ParameterError& error) {
     EXPECT_NE(std::string(error.what()).find("16-byte aligned"), std::string::npos) << error.what();
   }
+}
+
+TEST_F(CsrOverlapGpu, DirectReadsBorrowMisalignedDeviceArrays) {
+  // copy=direct reads exactly nnz elements with plain loads, so no alignment is asked for
+  const Matrix scaled = unpadded_matrix();
+  const auto a = test::with_values<double>(scaled);
+  const CallerDeviceCsr<double> caller(a, 1);  // 8 bytes past a 256-byte boundary
+  for (const char* use : {"device_csr=auto", "device_csr=borrow"}) {
+    const SpmvPlan<double> plan(caller.view(), Method("csr_overlap"),
+                                options_of({"copy=direct", use}));
+    EXPECT_EQ(plan.stats().details["device_csr"], "borrowed") << use;
+    expect_plan_computes(plan, a, scaled, std::string("copy=direct, misaligned, ") + use);
+  }
+  expect_borrowed_plan_reads_the_callers_arrays<float>({"copy=direct"});
+  expect_borrowed_plan_reads_the_callers_arrays<bfloat16>({"copy=direct"});
 }
 
 TEST_F(CsrOverlapGpu, BulkCopyPlansFromDeviceCsrCopyTheArrays) {

@@ -61,6 +61,7 @@ TEST(CsrFullOverlapParameters, CopyReachesTheBatchKernelAsCsrOverlaps) {
   EXPECT_EQ(parse({"copy=bulk"}).batch.copy, CopyMechanism::bulk);
   EXPECT_EQ(parse({"copy=cp_async", "streams=3"}).batch.copy, CopyMechanism::cp_async);
   EXPECT_THROW(parse({"copy=tma"}), ParameterError);
+  EXPECT_THROW(parse({"copy=direct"}), ParameterError);  // csr_overlap's warp unit only
 }
 
 TEST(CsrFullOverlapParameters, CopiesAreChainedInOrderUnlessAskedPerStream) {

@@ -426,9 +426,32 @@ TEST(CsrOverlapParameters, DefaultsAreThePapersAndChecksRefuseWhatTheSchemaCanno
   EXPECT_THROW(parse_parameters({"warp_row_factor=0"}), ParameterError);
 }
 
-TEST(CsrOverlapParameters, AutoTakesWarpsForLargeMatricesWhoseRowsAverageFourOrMore) {
-  constexpr std::int64_t kRows = std::int64_t{1} << 18, kLarge = kWarpUnitMinNonzeros;
+TEST(CsrOverlapParameters, AutoTakesDirectWarpsForMatricesOfAMillionNonzerosOrMore) {
+  constexpr std::int64_t kLarge = kDirectWarpMinNonzeros;
   const CsrOverlapParameters automatic = parse_parameters({});
+  EXPECT_TRUE(automatic.copy_automatic);
+  EXPECT_EQ(automatic.copy, CopyMechanism::cp_async);  // without a matrix
+  for (const std::int64_t rows : {std::int64_t{1}, kLarge / 2, kLarge}) {  // any mean row length
+    const CsrOverlapParameters large = automatic.for_matrix(rows, kLarge);
+    EXPECT_EQ(large.batch_unit, BatchUnit::warp) << rows;
+    EXPECT_EQ(large.copy, CopyMechanism::direct) << rows;
+    EXPECT_EQ(large.max_batch_size, kWarpDefaultMaxBatchSize) << rows;
+  }
+  // smaller matrices keep blocks and cp_async
+  EXPECT_EQ(automatic.for_matrix(kLarge / 8, kLarge - 1).batch_unit, BatchUnit::block);
+  EXPECT_EQ(automatic.for_matrix(kLarge / 8, kLarge - 1).copy, CopyMechanism::cp_async);
+  // a copy, a unit or a pipeline that was given stays
+  EXPECT_EQ(with({"copy=cp_async"}).for_matrix(1000, kLarge).copy, CopyMechanism::cp_async);
+  EXPECT_EQ(with({"batch_unit=warp"}).for_matrix(1000, kLarge).copy, CopyMechanism::cp_async);
+  EXPECT_EQ(with({"batch_unit=block"}).for_matrix(1000, kLarge).copy, CopyMechanism::cp_async);
+  EXPECT_EQ(with({"pipeline_stages=2"}).for_matrix(1000, kLarge).copy, CopyMechanism::cp_async);
+  // warps whose direct stages would not fit kWarpUnitMaxBlockSharedBytes: the rule below
+  EXPECT_EQ(with({"threads_per_block=1024"}).for_matrix(1000, kLarge).batch_unit, BatchUnit::block);
+}
+
+TEST(CsrOverlapParameters, AutoWithCpAsyncTakesWarpsForLargeMatricesWhoseRowsAverageFourOrMore) {
+  constexpr std::int64_t kRows = std::int64_t{1} << 18, kLarge = kWarpUnitMinNonzeros;
+  const CsrOverlapParameters automatic = parse_parameters({"copy=cp_async"});
   EXPECT_TRUE(automatic.batch_unit_automatic);
   EXPECT_EQ(automatic.batch_unit, kDefaultBatchUnit);
   const CsrOverlapParameters warps = automatic.for_matrix(kRows, 4 * kRows);
@@ -486,6 +509,47 @@ TEST(CsrOverlapParameters, CopyIsCpAsyncUntilMeasuredAndBulkOnRequest) {
   // the copy mechanism changes nothing of the partition or the host model
   EXPECT_EQ(parse_parameters({"copy=bulk"}).partition_rule().max_batch_size,
             parse_parameters({}).partition_rule().max_batch_size);
+}
+
+TEST(CsrOverlapParameters, DirectReadsAreAWarpsWithOneStageAndKeepOnlyProductsAndOffsets) {
+  EXPECT_EQ(parse_parameters({"copy=direct"}).copy, CopyMechanism::direct);
+  EXPECT_STREQ(copy_mechanism_name(CopyMechanism::direct), "direct");
+  // copy=direct takes warps whatever the matrix: batch_unit=auto resolves at once
+  const CsrOverlapParameters direct = parse_parameters({"copy=direct"});
+  EXPECT_EQ(direct.batch_unit, BatchUnit::warp);
+  EXPECT_EQ(direct.for_matrix(10, 1).batch_unit, BatchUnit::warp);
+  EXPECT_EQ(direct.partition_rule().max_batch_size, kWarpDefaultMaxBatchSize);
+  EXPECT_EQ(parse_parameters({"copy=direct", "batch_unit=warp"}).batch_unit, BatchUnit::warp);
+  // a block unit or a pipeline is refused, naming the way out
+  try {
+    parse_parameters({"copy=direct", "batch_unit=block"});
+    ADD_FAILURE() << "copy=direct with batch_unit=block was accepted";
+  } catch (const ParameterError& e) {
+    EXPECT_NE(std::string(e.what()).find("batch_unit=warp"), std::string::npos) << e.what();
+  }
+  try {
+    parse_parameters({"copy=direct", "pipeline_stages=2"});
+    ADD_FAILURE() << "copy=direct with pipeline_stages=2 was accepted";
+  } catch (const ParameterError& e) {
+    EXPECT_NE(std::string(e.what()).find("pipeline_stages=1"), std::string::npos) << e.what();
+  }
+  // shared memory a warp: the products (accumulator type) and the offsets, no values or columns
+  const CsrOverlapParameters staged = parse_parameters({"batch_unit=warp"});
+  const auto capacity = static_cast<std::size_t>(stage_capacity(kWarpDefaultMaxBatchSize));
+  const auto offsets = static_cast<std::size_t>(warp_stage_offsets(kDirectDefaultMaxBatchRows));
+  const auto staged_offsets =
+      static_cast<std::size_t>(warp_stage_offsets(kWarpDefaultMaxBatchRows));
+  const auto warps = static_cast<std::size_t>(kDefaultThreadsPerBlock / 32);
+  EXPECT_EQ(batch_shared_bytes(direct, 8), warps * (capacity * 8 + offsets * 4));
+  EXPECT_EQ(batch_shared_bytes(direct, 4), warps * (capacity * 4 + offsets * 4));
+  EXPECT_EQ(batch_shared_bytes(direct, 2), warps * (capacity * 4 + offsets * 4));  // fp32 products
+  EXPECT_EQ(batch_shared_bytes(staged, 8), warps * (capacity * 12 + staged_offsets * 4));
+  // the partition: the warp unit's batch size, with its own row cap unless one is given
+  EXPECT_EQ(direct.partition_rule().max_batch_size, staged.partition_rule().max_batch_size);
+  EXPECT_EQ(direct.partition_rule().max_batch_rows, kDirectDefaultMaxBatchRows);
+  EXPECT_EQ(staged.partition_rule().max_batch_rows, kWarpDefaultMaxBatchRows);
+  EXPECT_EQ(with({"copy=direct", "max_batch_rows=200"}).partition_rule().max_batch_rows, 200);
+  EXPECT_EQ(with({"copy=direct", "max_batch_size=64"}).partition_rule().max_batch_rows, 64);
 }
 
 TEST(CsrOverlapBulkCopy, SixteenElementBoundariesAreSixteenByteBoundariesForEveryValueType) {
