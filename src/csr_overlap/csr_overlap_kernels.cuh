@@ -777,34 +777,72 @@ inline constexpr int kDirectOffsetLoads = 4;
 /// many x gathers.
 inline constexpr int kDirectProductsInFlight = 8;
 
-/// products[i - first] = values[i] * x[cols[i]] for i in [first, end), lane l taking l, l + 32,
-/// ..., with kDirectProductsInFlight loads of values and columns, then as many gathers, in flight.
+/// One round of a lane's products: kDirectProductsInFlight values and columns, loaded
+/// (load_round) before they are multiplied (multiply_round), so that a warp can start the
+/// loads of its next batch's first round before the row sums of this one.
+template <typename V>
+struct DirectRound {
+  std::int32_t cols[kDirectProductsInFlight];
+  V values[kDirectProductsInFlight];
+};
+
+/// Loads elements base, base + 32, ... (< end) of the matrix into `round` (zeros past end).
+template <typename V>
+__device__ __forceinline__ void load_round(DirectRound<V>& round, const BatchArguments<V>& a,
+                                           std::int32_t base, std::int32_t end) {
+#pragma unroll
+  for (int u = 0; u < kDirectProductsInFlight; ++u) {
+    const std::int32_t i = base + u * arch::kWarpSize;
+    round.cols[u] = i < end ? arch::load_streaming(a.col_idx + i) : 0;
+    round.values[u] = i < end ? arch::load_streaming(a.values + i) : V(0);
+  }
+}
+
+/// products[i - first] = values[i] * x[cols[i]] for the round's elements i = base, base + 32,
+/// ... < end, with all its gathers in flight (a lane past `end` reads x[0], a batch with
+/// nonzeros has columns, and writes nothing).
+template <typename V>
+__device__ __forceinline__ void multiply_round(const DirectRound<V>& round, Acc<V>* products,
+                                               std::int32_t base, std::int32_t first,
+                                               std::int32_t end, const V* __restrict__ x) {
+  V xv[kDirectProductsInFlight];
+#pragma unroll
+  for (int u = 0; u < kDirectProductsInFlight; ++u)
+    xv[u] = arch::load_read_only(x + round.cols[u]);
+#pragma unroll
+  for (int u = 0; u < kDirectProductsInFlight; ++u) {
+    const std::int32_t i = base + u * arch::kWarpSize;
+    if (i < end) products[i - first] = to_acc(round.values[u]) * to_acc(xv[u]);
+  }
+}
+
+/// Whether a direct warp loads the first round of its next batch before the row sums of this
+/// one: for 16-bit values, whose round takes few registers (default suite, H200, the nine
+/// matrices of >= 10 M nonzeros: fp16 0.89x -> 0.93x cuSPARSE); fp32 and fp64 lose 4 % and
+/// 10 % with it (their rounds stay live through the row sums; README "Direct reads").
+template <typename V>
+inline constexpr bool kDirectLoadsAhead = sizeof(V) == 2;
+
+/// products[i - first] for i = begin + lane, begin + lane + 32, ... < end, a round at a time.
 template <typename V>
 __device__ __forceinline__ void multiply_global(Acc<V>* products, const BatchArguments<V>& a,
-                                                std::int32_t first, std::int32_t end,
-                                                const V* __restrict__ x) {
+                                                std::int32_t first, std::int32_t begin,
+                                                std::int32_t end, const V* __restrict__ x) {
   constexpr int kStep = kDirectProductsInFlight * arch::kWarpSize;
-  for (std::int32_t base = first + arch::lane_id(); base < end; base += kStep) {
-    std::int32_t c[kDirectProductsInFlight];
-    V xv[kDirectProductsInFlight], v[kDirectProductsInFlight];
-#pragma unroll
-    for (int u = 0; u < kDirectProductsInFlight; ++u) {
-      const std::int32_t i = base + u * arch::kWarpSize;
-      c[u] = i < end ? arch::load_streaming(a.col_idx + i) : 0;
-      v[u] = i < end ? arch::load_streaming(a.values + i) : V(0);
-    }
-#pragma unroll
-    for (int u = 0; u < kDirectProductsInFlight; ++u) xv[u] = arch::load_read_only(x + c[u]);
-#pragma unroll
-    for (int u = 0; u < kDirectProductsInFlight; ++u) {
-      const std::int32_t i = base + u * arch::kWarpSize;
-      if (i < end) products[i - first] = to_acc(v[u]) * to_acc(xv[u]);
-    }
+  for (std::int32_t i = begin + arch::lane_id(); i < end; i += kStep) {
+    DirectRound<V> round;
+    load_round(round, a, i, end);
+    multiply_round(round, products, i, first, end, x);
   }
 }
 
 /// batch_unit=warp, copy=direct (see above). Launched as warp_batch_kernel, with
 /// warps * (C * sizeof(Acc) + 4 * O) bytes of dynamic shared memory (batch_shared_bytes).
+/// A warp's batches in turn:
+///
+///   batch n:  its row offsets loaded | round 0 loaded (unless loaded ahead) and multiplied
+///             | rounds 1.. (load, multiply) | offsets and header stored
+///             | kDirectLoadsAhead: round 0 of batch n + 1 loaded | row sums
 template <typename V, int kMaxThreads, int kMinBlocks>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
     warp_direct_batch_kernel(const BatchArguments<V> a, const V* __restrict__ x,
@@ -823,10 +861,17 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
   Acc<V>* const products = reinterpret_cast<Acc<V>*>(base);
   auto* const offsets = reinterpret_cast<std::int32_t*>(base + capacity * sizeof(Acc<V>));
   const int lane = arch::lane_id();
+  constexpr int kStep = kDirectProductsInFlight * arch::kWarpSize;
 
   BatchExtentWindow extents(a.batches, a.row_ptr, first, warps, count);
+  BatchExtent e{};
+  DirectRound<V> round0;  // kDirectLoadsAhead: round 0 of batch e, loaded during the last one
+  if constexpr (kDirectLoadsAhead<V>) {
+    e = extents.next();
+    load_round(round0, a, e.first_nonzero + lane, e.end_nonzero);
+  }
   for (int n = 0; n < count; ++n) {
-    const BatchExtent e = extents.next();
+    if constexpr (!kDirectLoadsAhead<V>) e = extents.next();
     const std::int32_t rows = e.end_row - e.begin_row;
     const std::int32_t nnz = e.end_nonzero - e.first_nonzero;
     if (nnz > a.stage_capacity) __trap();  // a partition bug: never overrun the products
@@ -840,7 +885,12 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
       const std::int32_t i = lane + u * arch::kWarpSize;
       first_offsets[u] = i <= rows ? arch::load_read_only(row_offsets + i) : 0;
     }
-    multiply_global(products, a, e.first_nonzero, e.end_nonzero, x);
+    if constexpr (kDirectLoadsAhead<V>) {
+      multiply_round(round0, products, e.first_nonzero + lane, e.first_nonzero, e.end_nonzero, x);
+      multiply_global(products, a, e.first_nonzero, e.first_nonzero + kStep, e.end_nonzero, x);
+    } else {
+      multiply_global(products, a, e.first_nonzero, e.first_nonzero, e.end_nonzero, x);
+    }
 #pragma unroll
     for (int u = 0; u < kDirectOffsetLoads; ++u) {
       const std::int32_t i = lane + u * arch::kWarpSize;
@@ -853,6 +903,12 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
       offsets[0] = e.begin_row;
       offsets[1] = e.end_row;
       offsets[2] = e.first_nonzero;
+    }
+    if constexpr (kDirectLoadsAhead<V>) {
+      if (n + 1 < count) {  // the next batch's first loads run during this batch's row sums
+        e = extents.next();
+        load_round(round0, a, e.first_nonzero + lane, e.end_nonzero);
+      }
     }
     __syncwarp();  // every product and offset in place before the rows add them
     sum_warp_batch(products, offsets, nnz, a.vector_sizes, y, alpha, beta);
