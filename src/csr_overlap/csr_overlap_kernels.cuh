@@ -799,8 +799,9 @@ __device__ __forceinline__ void load_round(DirectRound<V>& round, const BatchArg
 }
 
 /// products[i - first] = values[i] * x[cols[i]] for the round's elements i = base, base + 32,
-/// ... < end, with all its gathers in flight (a lane past `end` reads x[0], a batch with
-/// nonzeros has columns, and writes nothing).
+/// ... < end, with all its gathers in flight. A lane past `end` (or every lane, for a round
+/// loaded ahead for a batch of empty rows) reads x[0] and writes nothing: x has an element 0,
+/// since a plan runs its kernels only for a matrix with nonzeros (SpmvPlan::apply).
 template <typename V>
 __device__ __forceinline__ void multiply_round(const DirectRound<V>& round, Acc<V>* products,
                                                std::int32_t base, std::int32_t first,
