@@ -86,8 +86,8 @@ inline constexpr int kRegisterBoundBlocks = 12;
 ///    that complete on the stage's mbarrier, on which every thread waits. sm_90 and later only.
 ///  - direct (batch_unit=warp, one stage; not in the paper): no copy of values and columns; the
 ///    warp reads them from global memory straight into the products it computes (coalesced,
-///    kWarpProductsInFlight a lane in flight) and keeps only the products and the batch's row
-///    offsets in shared memory, about half a cp_async stage, so an SM holds more warps.
+///    kDirectProductsInFlight a lane in flight) and keeps only the products and the batch's row
+///    offsets in shared memory (fp64: 4.8 KiB a warp against a cp_async stage's 7.4 KiB).
 enum class CopyMechanism { cp_async, bulk, direct };
 
 /// copy=auto. cp_async until the two are measured against each other on an H100 / H200
@@ -120,8 +120,8 @@ inline constexpr std::int64_t kWarpUnitMinNonzeros = std::int64_t{1} << 20;
 /// batch_unit=auto with copy=auto (and one pipeline stage) on a matrix of at least
 /// kWarpUnitMinNonzeros nonzeros, whatever its mean row length: warps with copy=direct. Measured
 /// (H200, README "Direct reads"): on the default suite's nine matrices of 12-27 M nonzeros
-/// fp64 0.86x -> 0.95x cuSPARSE (geomean), fp32 0.86x -> 0.91x, and rows of 1-4 nonzeros no
-/// longer lose with warps (short_rows_5m fp32 0.80x -> 0.99x).
+/// fp64 0.86x -> 0.97x cuSPARSE (geomean), fp32 0.86x -> 0.89x, fp16 / bf16 0.86x -> 0.92x,
+/// and rows of 1-4 nonzeros no longer lose with warps (short_rows_5m fp32 0.80x -> 0.99x).
 inline constexpr std::int64_t kDirectWarpMinNonzeros = kWarpUnitMinNonzeros;
 
 /// max_batch_size and max_batch_rows of a warp batch (auto): 512 nonzeros, 16 a lane, and 256
