@@ -37,9 +37,6 @@ using detail::CudaEvent;
 using detail::DeviceBuffer;
 using detail::download_one;
 
-/// Threads a block of the plan-time table kernels, and their largest grid (grid-stride above it).
-constexpr int kTableThreads = 256;
-constexpr std::int64_t kTableMaxBlocks = 1 << 15;
 constexpr int kCombineThreads = 256;
 
 /// Whether a device array may be borrowed by the cp.async copies: their 16-byte pieces start at
@@ -47,12 +44,6 @@ constexpr int kCombineThreads = 256;
 bool copy_aligned(const void* array) {
   return reinterpret_cast<std::uintptr_t>(array) % arch::kAsyncCopyChunkBytes == 0;
 }
-
-unsigned table_grid(std::int64_t items) {
-  return static_cast<unsigned>(
-      std::clamp<std::int64_t>((items + kTableThreads - 1) / kTableThreads, 1, kTableMaxBlocks));
-}
-
 
 template <typename Value>
 class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
@@ -171,10 +162,20 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
       TCSPARSE_CUDA_CHECK(cudaMemcpy(out.table.batches.data(), batches_.data(),
                                      out.table.batches.size() * sizeof(BatchRange),
                                      cudaMemcpyDeviceToHost));
-    out.table.long_rows = long_rows_.download();
-    out.table.long_task_ptr =
-        long_task_ptr_.empty() ? std::vector<std::int32_t>{0} : long_task_ptr_.download();
-    out.table.long_row_tasks = long_row_tasks_.download();
+    out.table.long_rows.resize(static_cast<std::size_t>(long_arguments_.long_count));
+    if (!out.table.long_rows.empty())  // the arrays are allocated at their bounds (table_capacity)
+      TCSPARSE_CUDA_CHECK(cudaMemcpy(out.table.long_rows.data(), long_rows_.data(),
+                                     out.table.long_rows.size() * sizeof(std::int32_t),
+                                     cudaMemcpyDeviceToHost));
+    out.table.long_task_ptr.resize(out.table.long_rows.size() + 1);
+    TCSPARSE_CUDA_CHECK(cudaMemcpy(out.table.long_task_ptr.data(), long_task_ptr_.data(),
+                                   out.table.long_task_ptr.size() * sizeof(std::int32_t),
+                                   cudaMemcpyDeviceToHost));
+    out.table.long_row_tasks.resize(static_cast<std::size_t>(long_arguments_.task_count));
+    if (!out.table.long_row_tasks.empty())
+      TCSPARSE_CUDA_CHECK(cudaMemcpy(out.table.long_row_tasks.data(), long_row_tasks_.data(),
+                                     out.table.long_row_tasks.size() * sizeof(LongRowTask),
+                                     cudaMemcpyDeviceToHost));
     return out;
   }
 
@@ -234,54 +235,44 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     return row_ptr;
   }
 
-  /// Marks, scans (in place) and scatters on the legacy stream (csr_overlap_kernels.cuh); the
-  /// scans' temporary storage (runtime/device_algorithms.cuh) lives only here, at plan time.
+  /// The whole table (batches, long rows, their tasks) in one scan on the legacy stream
+  /// (RowCounts in, TableScatter out: csr_overlap_kernels.cuh) into arrays allocated at
+  /// table_capacity beforehand, then one wait for the counts; the scan's temporary storage
+  /// (runtime/device_algorithms.cuh) lives only here, at plan time. The plan's arrays come from
+  /// the pool (DeviceBuffer::from_pool): mapped already, where a cudaMalloc maps new pages.
   void build_table_on_device() {
     const cudaStream_t stream = nullptr;
-    detail::TemporaryMemoryScope temporaries(stream);  // first: outlives the scans' storage
+    detail::TemporaryMemoryScope temporaries(stream);  // first: outlives the scan's storage
+    const std::int32_t piece = shape_.long_row_piece;
+    const TableCapacity capacity = table_capacity(rows_, nnz_, rule_, piece);
+    const auto elements = [](std::int64_t count) { return static_cast<std::size_t>(count); };
+    batches_ = DeviceBuffer<int2>::from_pool(elements(capacity.batches));
+    long_rows_ = DeviceBuffer<std::int32_t>::from_pool(elements(capacity.long_rows));
+    long_task_ptr_ = DeviceBuffer<std::int32_t>::from_pool(elements(capacity.long_rows + 1));
+    long_row_tasks_ = DeviceBuffer<LongRowTask>::from_pool(elements(capacity.long_tasks));
     CudaEvent start, stop;
     start.record(stream);
-    const std::int64_t positions = rows_ + 1;
-    // temporaries from the stream-ordered pool: no cudaMalloc / cudaFree (which waits for the
-    // device) of 8 bytes a row at every build
-    auto scanned =
-        DeviceBuffer<unsigned long long>::on_stream(static_cast<std::size_t>(positions), stream);
-    device::mark_rows_kernel<<<table_grid(positions), kTableThreads, 0, stream>>>(
-        matrix_.row_ptr, rows_, rule_, scanned.data());
-    TCSPARSE_CUDA_CHECK_LAUNCH();
+    auto totals = DeviceBuffer<TableCounts>::on_stream(1, stream);
     detail::DeviceScratch scratch(stream);
-    detail::exclusive_sum(scratch, scanned.data(), scanned.data(), positions, "rows");
-    const unsigned long long totals = download_one(scanned.data() + rows_);
-    const auto batch_count = static_cast<std::int64_t>(totals & 0xffffffffull);
-    const auto long_count = static_cast<std::int64_t>(totals >> 32);
-
-    batches_ = DeviceBuffer<int2>(static_cast<std::size_t>(batch_count));
-    long_rows_ = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(long_count));
-    device::scatter_batches_kernel<<<table_grid(positions), kTableThreads, 0, stream>>>(
-        matrix_.row_ptr, rows_, rule_, scanned.data(), batches_.data(), long_rows_.data());
-    TCSPARSE_CUDA_CHECK_LAUNCH();
-
-    std::int64_t task_count = 0;
-    if (long_count > 0) {
-      auto pieces =
-          DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(long_count + 1), stream);
-      long_task_ptr_ = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(long_count + 1));
-      device::long_row_pieces_kernel<<<table_grid(long_count + 1), kTableThreads, 0, stream>>>(
-          matrix_.row_ptr, long_rows_.data(), long_count, shape_.long_row_piece, pieces.data());
-      TCSPARSE_CUDA_CHECK_LAUNCH();
-      detail::exclusive_sum(scratch, pieces.data(), long_task_ptr_.data(), long_count + 1,
-                            "long rows");
-      task_count = download_one(long_task_ptr_.data() + long_count);
-      long_row_tasks_ = DeviceBuffer<LongRowTask>(static_cast<std::size_t>(task_count));
-      device::describe_long_row_tasks_kernel<<<table_grid(long_count), kTableThreads, 0, stream>>>(
-          matrix_.row_ptr, long_rows_.data(), long_task_ptr_.data(), long_count,
-          shape_.long_row_piece, long_row_tasks_.data());
-      TCSPARSE_CUDA_CHECK_LAUNCH();
-      if (task_count > long_count)
-        long_partials_ = DeviceBuffer<Acc>(static_cast<std::size_t>(task_count));
-    }
+    const device::TableArrays arrays{batches_.data(), long_rows_.data(), long_task_ptr_.data(),
+                                     long_row_tasks_.data(), capacity};
+    detail::exclusive_sum_of(
+        scratch, device::RowCounts{matrix_.row_ptr, rows_, rule_, piece},
+        device::TableScatter{matrix_.row_ptr, rows_, rule_, piece, arrays, totals.data()},
+        rows_ + 1, "rows");
     stop.record(stream);
-    stop.synchronize();
+    const TableCounts counts = download_one(totals.data());
+    const std::int64_t batch_count = counts.batches, long_count = counts.long_rows,
+                       task_count = counts.long_tasks;
+    if (batch_count > capacity.batches || long_count > capacity.long_rows ||
+        task_count > capacity.long_tasks)
+      throw Error("csr_overlap: the batch table outgrew its bounds (" +
+                  std::to_string(batch_count) + " batches, " + std::to_string(long_count) +
+                  " long rows, " + std::to_string(task_count) + " tasks; bounds " +
+                  std::to_string(capacity.batches) + ", " + std::to_string(capacity.long_rows) +
+                  ", " + std::to_string(capacity.long_tasks) + "): a bug, please report it");
+    if (task_count > long_count)
+      long_partials_ = DeviceBuffer<Acc>::from_pool(elements(task_count));
     stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
     stats_.device_bytes += batches_.bytes() + long_rows_.bytes() + long_task_ptr_.bytes() +
                            long_row_tasks_.bytes() + long_partials_.bytes();

@@ -32,26 +32,36 @@ BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRul
     throw Error("csr_overlap: invalid partition settings");
   const std::int64_t rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
   const std::int32_t* rp = row_ptr.data();
-  // the GPU's passes, position by position: flags, exclusive scan, scatter
-  std::vector<unsigned long long> scanned(static_cast<std::size_t>(rows) + 1);
-  unsigned long long running = 0;
+  // the GPU's passes, position by position: counts, exclusive scan, scatter
+  std::vector<RowKind> kinds(static_cast<std::size_t>(rows) + 1);
+  std::vector<TableCounts> scanned(static_cast<std::size_t>(rows) + 1);
+  TableCounts running;
   for (std::int64_t r = 0; r <= rows; ++r) {
+    const RowKind kind = row_kind(rp, r, rows, rule);
+    kinds[static_cast<std::size_t>(r)] = kind;
     scanned[static_cast<std::size_t>(r)] = running;
-    running += row_flag(rp, r, rows, rule);
+    running = running + row_counts(rp, r, kind, long_row_piece);
   }
-  const unsigned long long totals = scanned[static_cast<std::size_t>(rows)];
+  const TableCounts totals = scanned[static_cast<std::size_t>(rows)];
   BatchTable table;
-  table.batches.assign(static_cast<std::size_t>(totals & 0xffffffffull), BatchRange{-1, -1});
-  table.long_rows.assign(static_cast<std::size_t>(totals >> 32), -1);
+  table.batches.assign(static_cast<std::size_t>(totals.batches), BatchRange{-1, -1});
+  table.long_rows.assign(static_cast<std::size_t>(totals.long_rows), -1);
+  table.long_task_ptr.assign(static_cast<std::size_t>(totals.long_rows) + 1, -1);
+  table.long_task_ptr.back() = static_cast<std::int32_t>(totals.long_tasks);
   for (std::int64_t p = 0; p <= rows; ++p) {
-    const ScatterWrites w = scatter_writes(rp, p, rows, rule, scanned[static_cast<std::size_t>(p)]);
+    const auto at = static_cast<std::size_t>(p);
+    const ScatterWrites w = scatter_writes(rp, p, rows, rule, kinds[at], scanned[at]);
     const auto row = static_cast<std::int32_t>(p);
     auto check = [&](std::int64_t index, std::size_t size) {
       if (index >= static_cast<std::int64_t>(size))
         throw Error("csr_overlap: table index out of range at row " + std::to_string(p));
       return static_cast<std::size_t>(index);
     };
-    if (w.long_index >= 0) table.long_rows[check(w.long_index, table.long_rows.size())] = row;
+    if (w.long_index >= 0) {
+      table.long_rows[check(w.long_index, table.long_rows.size())] = row;
+      table.long_task_ptr[static_cast<std::size_t>(w.long_index)] =
+          static_cast<std::int32_t>(w.long_first_task);
+    }
     if (w.begin_index >= 0)
       table.batches[check(w.begin_index, table.batches.size())].begin_row = row;
     if (w.end_index >= 0) table.batches[check(w.end_index, table.batches.size())].end_row = row;
@@ -60,10 +70,13 @@ BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRul
     if (batch.begin_row < 0 || batch.end_row <= batch.begin_row)
       throw Error("csr_overlap: a batch without rows (" + std::to_string(batch.begin_row) + ", " +
                   std::to_string(batch.end_row) + ")");
-  table.long_task_ptr.assign(1, 0);
-  for (const std::int32_t row : table.long_rows) {
+  for (std::size_t j = 0; j < table.long_rows.size(); ++j) {
+    const std::int32_t row = table.long_rows[j];
     const std::int32_t pieces = long_row_pieces(row_length(rp, row), long_row_piece);
-    table.long_task_ptr.push_back(table.long_task_ptr.back() + pieces);
+    if (table.long_task_ptr[j + 1] - table.long_task_ptr[j] != pieces)
+      throw Error("csr_overlap: long row " + std::to_string(row) + " numbered " +
+                  std::to_string(table.long_task_ptr[j + 1] - table.long_task_ptr[j]) +
+                  " pieces, expected " + std::to_string(pieces));
     for (std::int32_t index = 0; index < pieces; ++index)
       table.long_row_tasks.push_back(long_row_task(rp, row, index, pieces, long_row_piece));
   }

@@ -63,58 +63,66 @@ __device__ __forceinline__ void store_result(V* y, std::int64_t row, Acc<V> sum,
 // (static: this header is included by csr_overlap.cu and csr_full_overlap.cu, and only templates
 // may be defined in both)
 
-/// Pass 1, one thread a position r in [0, rows]: flags[r] = row_flag (csr_overlap_rules.hpp).
-static __global__ void mark_rows_kernel(const std::int32_t* __restrict__ row_ptr, std::int64_t rows,
-                                 PartitionRule rule, unsigned long long* __restrict__ flags) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       r <= rows; r += stride)
-    flags[r] = row_flag(row_ptr, r, rows, rule);
-}
+// The table is one CUB scan (detail::exclusive_sum_of): RowCounts gives the scan its item at
+// position r in [0, rows], and TableScatter receives the exclusive prefix at p where the scan
+// would store it and writes the batches, the long rows and their pieces' descriptors. The arrays
+// are allocated at table_capacity (csr_overlap_rules.hpp) before the scan; a write past them
+// (impossible for valid CSR) is dropped, and the totals tell. (An inclusive scan whose prefix
+// also carried the row's kind, so that each row is classified once, was slower: its 24-byte
+// items cost more than the second classification, run 111.)
 
-/// Pass 2, one thread a position p in [0, rows], after the exclusive scan of the flags: writes
-/// the starts, the ends and the long rows where scatter_writes says.
-static __global__ void scatter_batches_kernel(const std::int32_t* __restrict__ row_ptr, std::int64_t rows,
-                                       PartitionRule rule,
-                                       const unsigned long long* __restrict__ scanned,
-                                       int2* __restrict__ batches,
-                                       std::int32_t* __restrict__ long_rows) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t p = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       p <= rows; p += stride) {
-    const ScatterWrites w = scatter_writes(row_ptr, p, rows, rule, scanned[p]);
+/// Pass 1, position r in [0, rows]: row_counts of its row_kind (csr_overlap_rules.hpp).
+struct RowCounts {
+  const std::int32_t* row_ptr;
+  std::int64_t rows;
+  PartitionRule rule;
+  std::int32_t piece;
+  __device__ TableCounts operator()(std::int64_t r) const {
+    return row_counts(row_ptr, r, row_kind(row_ptr, r, rows, rule), piece);
+  }
+};
+
+/// The table's arrays as allocated (TableCapacity elements each; long_task_ptr one more).
+struct TableArrays {
+  int2* batches;
+  std::int32_t* long_rows;
+  std::int32_t* long_task_ptr;
+  LongRowTask* long_row_tasks;
+  TableCapacity capacity;
+};
+
+/// Pass 2, position p in [0, rows] with its exclusive prefix of the counts: writes the starts,
+/// the ends, the long rows with their first task and their tasks where scatter_writes says, and
+/// at p == rows the totals and the end of long_task_ptr.
+struct TableScatter {
+  const std::int32_t* row_ptr;
+  std::int64_t rows;
+  PartitionRule rule;
+  std::int32_t piece;
+  TableArrays out;
+  TableCounts* totals;
+  __device__ void operator()(std::int64_t p, const TableCounts& before) const {
+    const TableCapacity& capacity = out.capacity;
+    if (p == rows) {
+      *totals = before;
+      if (before.long_rows <= capacity.long_rows)
+        out.long_task_ptr[before.long_rows] = static_cast<std::int32_t>(before.long_tasks);
+    }
+    const ScatterWrites w =
+        scatter_writes(row_ptr, p, rows, rule, row_kind(row_ptr, p, rows, rule), before);
     const auto row = static_cast<std::int32_t>(p);
-    if (w.long_index >= 0) long_rows[w.long_index] = row;
-    if (w.begin_index >= 0) batches[w.begin_index].x = row;
-    if (w.end_index >= 0) batches[w.end_index].y = row;
-  }
-}
-
-/// Pass 4, one thread a long row j: the descriptors of its pieces, from long_task_ptr[j] on.
-static __global__ void describe_long_row_tasks_kernel(
-    const std::int32_t* __restrict__ row_ptr, const std::int32_t* __restrict__ long_rows,
-    const std::int32_t* __restrict__ long_task_ptr, std::int64_t long_count, std::int32_t piece,
-    LongRowTask* __restrict__ tasks) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       j < long_count; j += stride) {
-    const std::int32_t first = long_task_ptr[j], pieces = long_task_ptr[j + 1] - first;
+    if (w.begin_index >= 0 && w.begin_index < capacity.batches) out.batches[w.begin_index].x = row;
+    if (w.end_index >= 0 && w.end_index < capacity.batches) out.batches[w.end_index].y = row;
+    if (w.long_index < 0 || w.long_index >= capacity.long_rows) return;
+    out.long_rows[w.long_index] = row;
+    out.long_task_ptr[w.long_index] = static_cast<std::int32_t>(w.long_first_task);
+    const std::int32_t pieces = long_row_pieces(row_length(row_ptr, row), piece);
     for (std::int32_t index = 0; index < pieces; ++index)
-      tasks[first + index] = long_row_task(row_ptr, long_rows[j], index, pieces, piece);
+      if (w.long_first_task + index < capacity.long_tasks)
+        out.long_row_tasks[w.long_first_task + index] =
+            long_row_task(row_ptr, row, index, pieces, piece);
   }
-}
-
-/// pieces[j] = the pieces of long row j for j < long_count, 0 at j == long_count (then an
-/// exclusive scan gives long_task_ptr).
-static __global__ void long_row_pieces_kernel(const std::int32_t* __restrict__ row_ptr,
-                                       const std::int32_t* __restrict__ long_rows,
-                                       std::int64_t long_count, std::int32_t piece,
-                                       std::int32_t* __restrict__ pieces) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       j <= long_count; j += stride)
-    pieces[j] = j < long_count ? long_row_pieces(row_length(row_ptr, long_rows[j]), piece) : 0;
-}
+};
 
 // ---- the batch kernel -------------------------------------------------------------------------
 
@@ -676,6 +684,24 @@ __device__ __forceinline__ void sum_warp_batch(const Acc<V>* products, const std
   }
 }
 
+/// batch_unit=warp: the batches of this warp, `first`, `first + warps`, ... (`count` of them,
+/// 0 for a warp past the last batch), `warp` its index in the block.
+struct WarpBatches {
+  int warp;
+  std::int64_t first;
+  std::int64_t warps;
+  int count;
+};
+__device__ __forceinline__ WarpBatches warp_batches(std::int64_t batch_count) {
+  const int warps_per_block = static_cast<int>(blockDim.x) / arch::kWarpSize;
+  const int warp = arch::warp_id_in_block();
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * warps_per_block;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * warps_per_block + warp;
+  const int count =
+      first < batch_count ? static_cast<int>((batch_count - 1 - first) / warps + 1) : 0;
+  return {warp, first, warps, count};
+}
+
 /// The extents of a warp's batches g, g + warps, ... in order, read 32 at a time
 /// (load_extent_window): next() gives the extent of batch k, k = 0, 1, 2, ... from call to call.
 class BatchExtentWindow {
@@ -711,12 +737,8 @@ template <typename V, int kMaxThreads, int kMinBlocks>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
     warp_batch_kernel(const BatchArguments<V> a, const V* __restrict__ x, V* __restrict__ y,
                       Acc<V> alpha, Acc<V> beta) {
-  const int warps_per_block = static_cast<int>(blockDim.x) / arch::kWarpSize;
-  const int warp = arch::warp_id_in_block();
-  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * warps_per_block;
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * warps_per_block + warp;
-  if (first >= a.batch_count) return;  // the whole warp: it uses no block barrier
-  const int count = static_cast<int>((a.batch_count - 1 - first) / warps + 1);
+  const auto [warp, first, warps, count] = warp_batches(a.batch_count);
+  if (count == 0) return;  // the whole warp: it uses no block barrier
   const int stages = a.stages;
   const std::size_t capacity = static_cast<std::size_t>(a.stage_capacity);
   const std::size_t offsets = static_cast<std::size_t>(a.stage_offsets);
@@ -848,12 +870,8 @@ template <typename V, int kMaxThreads, int kMinBlocks>
 __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
     warp_direct_batch_kernel(const BatchArguments<V> a, const V* __restrict__ x,
                              V* __restrict__ y, Acc<V> alpha, Acc<V> beta) {
-  const int warps_per_block = static_cast<int>(blockDim.x) / arch::kWarpSize;
-  const int warp = arch::warp_id_in_block();
-  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * warps_per_block;
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * warps_per_block + warp;
-  if (first >= a.batch_count) return;  // the whole warp: it uses no block barrier
-  const int count = static_cast<int>((a.batch_count - 1 - first) / warps + 1);
+  const auto [warp, first, warps, count] = warp_batches(a.batch_count);
+  if (count == 0) return;  // the whole warp: it uses no block barrier
   const auto capacity = static_cast<std::size_t>(a.stage_capacity);
   unsigned char* const base =
       csr_overlap_shared + static_cast<std::size_t>(warp) *

@@ -67,63 +67,107 @@ TCSPARSE_CSR_OVERLAP_HD inline bool is_long_row(const std::int32_t* row_ptr, std
   return row_length(row_ptr, r) > rule.max_batch_size;
 }
 
-/// Row r (0 <= r < rows, not long) starts a batch.
+/// Row r (0 <= r < rows, not long) starts a batch. Each test costs at most one 32-bit modulo
+/// (a 64-bit division is a hundred instructions, and the GPU build asks this of every row).
 TCSPARSE_CSR_OVERLAP_HD inline bool is_batch_start(const std::int32_t* row_ptr, std::int64_t r,
                                                    PartitionRule rule) {
   if (r == 0) return true;
   const std::int32_t window = rule.max_batch_size / 2;
   const std::int32_t start = row_ptr[r];
-  const std::int32_t previous_start = row_ptr[r - 1];
-  if (start - previous_start > window) return true;       // previous row long or wide
-  if (row_ptr[r + 1] - start > window) return true;       // this row wide
-  if (start / window != previous_start / window) return true;
-  if (r / rule.max_batch_rows != (r - 1) / rule.max_batch_rows) return true;
-  return false;
+  const std::int32_t previous_length = start - row_ptr[r - 1];
+  if (previous_length > window) return true;         // previous row long or wide
+  if (row_ptr[r + 1] - start > window) return true;  // this row wide
+  // floor(start / W) != floor(row_ptr[r - 1] / W): with 0 <= previous_length <= W, a multiple of
+  // W lies in (row_ptr[r - 1], start] exactly when start % W < previous_length
+  if (start % window < previous_length) return true;
+  // floor(r / R) != floor((r - 1) / R) (rows < 2^31)
+  return static_cast<std::int32_t>(r) % rule.max_batch_rows == 0;
 }
 
-/// A batch ends just before row p (1 <= p <= rows): row p-1 is in a batch and row p is not in the
-/// same one.
-TCSPARSE_CSR_OVERLAP_HD inline bool is_batch_end(const std::int32_t* row_ptr, std::int64_t p,
-                                                 std::int64_t rows, PartitionRule rule) {
-  if (is_long_row(row_ptr, p - 1, rule)) return false;
-  if (p == rows) return true;
-  if (is_long_row(row_ptr, p, rule)) return true;
-  return is_batch_start(row_ptr, p, rule);
+/// What row r is to the table (r == rows, past the last row: inside_batch, nothing).
+enum class RowKind : std::int32_t { inside_batch, batch_start, long_row };
+TCSPARSE_CSR_OVERLAP_HD inline RowKind row_kind(const std::int32_t* row_ptr, std::int64_t r,
+                                               std::int64_t rows, PartitionRule rule) {
+  if (r >= rows) return RowKind::inside_batch;
+  if (is_long_row(row_ptr, r, rule)) return RowKind::long_row;
+  return is_batch_start(row_ptr, r, rule) ? RowKind::batch_start : RowKind::inside_batch;
 }
 
-/// Pass 1 of the table build, position r in [0, rows]: 1 if row r starts a batch, 1 << 32 if it
-/// is a long row, 0 otherwise (and at r == rows). The exclusive scan of these flags gives each
-/// start its batch index (low 32 bits), each long row its index (high 32 bits), and the totals
-/// at [rows].
-TCSPARSE_CSR_OVERLAP_HD inline unsigned long long row_flag(const std::int32_t* row_ptr,
-                                                          std::int64_t r, std::int64_t rows,
-                                                          PartitionRule rule) {
-  if (r >= rows) return 0;
-  if (is_long_row(row_ptr, r, rule)) return 1ull << 32;
-  return is_batch_start(row_ptr, r, rule) ? 1ull : 0ull;
+/// Upper bounds on the table's sizes from the matrix's size alone, so that the GPU build can
+/// allocate its arrays before it partitions the rows. By is_batch_start a non-long row r > 0
+/// starts a batch only when the row before it or r itself is longer than W (each at most
+/// nnz / (W + 1) rows), when row_ptr[r] enters another window (at most nnz / W times: the offsets
+/// rise from 0 to nnz) or when r enters another group of R rows ((rows - 1) / R times); row 0
+/// starts the first. A long row holds more than M nonzeros, and it is long_row_pieces(length,
+/// piece) <= length / piece + 1 tasks.
+struct TableCapacity {
+  std::int64_t batches = 0;
+  std::int64_t long_rows = 0;
+  std::int64_t long_tasks = 0;
+};
+inline TableCapacity table_capacity(std::int64_t rows, std::int64_t nnz, PartitionRule rule,
+                                    std::int64_t piece) {
+  if (rows <= 0) return {};
+  const std::int64_t window = rule.max_batch_size / 2;
+  const std::int64_t batches =
+      1 + 2 * (nnz / (window + 1)) + nnz / window + (rows - 1) / rule.max_batch_rows;
+  std::int64_t long_rows = nnz / (std::int64_t{rule.max_batch_size} + 1);
+  long_rows = long_rows < rows ? long_rows : rows;
+  return {batches < rows ? batches : rows, long_rows, long_rows ? nnz / piece + long_rows : 0};
 }
 
-/// Pass 2, position p in [0, rows] with `scanned` = the exclusive scan of the flags at p: where
-/// p is written (-1: nowhere) as a long row, as the begin_row of a batch, as the end_row of one.
+/// Pieces (long-row tasks, one block each) of a long row of `length` nonzeros.
+TCSPARSE_CSR_OVERLAP_HD inline std::int32_t long_row_pieces(std::int64_t length, std::int64_t piece) {
+  return static_cast<std::int32_t>((length + piece - 1) / piece);
+}
+
+/// What a position adds to the table, and (an exclusive scan of them) the numbering before it:
+/// batch starts, long rows and the long rows' pieces. At [rows], the totals.
+struct TableCounts {
+  std::int32_t batches = 0;
+  std::int32_t long_rows = 0;
+  std::int64_t long_tasks = 0;
+};
+TCSPARSE_CSR_OVERLAP_HD inline TableCounts operator+(TableCounts a, TableCounts b) {
+  return {a.batches + b.batches, a.long_rows + b.long_rows, a.long_tasks + b.long_tasks};
+}
+
+/// Pass 1 of the table build, row r of kind `kind`: one batch if it starts one; one long row and
+/// its pieces if it is long; nothing otherwise (and at r == rows).
+TCSPARSE_CSR_OVERLAP_HD inline TableCounts row_counts(const std::int32_t* row_ptr, std::int64_t r,
+                                                     RowKind kind, std::int64_t piece) {
+  switch (kind) {
+    case RowKind::batch_start: return {1, 0, 0};
+    case RowKind::long_row: return {0, 1, long_row_pieces(row_length(row_ptr, r), piece)};
+    default: return {};
+  }
+}
+
+/// Pass 2, position p in [0, rows] of kind `kind`, with `before` = the exclusive scan of the
+/// counts at p: where p is written (-1: nowhere) as a long row (and from which task on its
+/// pieces), as the begin_row of a batch, as the end_row of one.
 struct ScatterWrites {
   std::int64_t long_index = -1;
+  std::int64_t long_first_task = -1;
   std::int64_t begin_index = -1;
   std::int64_t end_index = -1;
 };
 TCSPARSE_CSR_OVERLAP_HD inline ScatterWrites scatter_writes(const std::int32_t* row_ptr,
                                                            std::int64_t p, std::int64_t rows,
-                                                           PartitionRule rule,
-                                                           unsigned long long scanned) {
+                                                           PartitionRule rule, RowKind kind,
+                                                           TableCounts before) {
   ScatterWrites w;
-  const auto batch = static_cast<std::int64_t>(scanned & 0xffffffffull);
-  if (p < rows) {
-    if (is_long_row(row_ptr, p, rule))
-      w.long_index = static_cast<std::int64_t>(scanned >> 32);
-    else if (is_batch_start(row_ptr, p, rule))
-      w.begin_index = batch;
+  if (kind == RowKind::long_row) {
+    w.long_index = before.long_rows;
+    w.long_first_task = before.long_tasks;
+  } else if (kind == RowKind::batch_start) {
+    w.begin_index = before.batches;
   }
-  // row p - 1 belongs to the last batch started before p
-  if (p >= 1 && is_batch_end(row_ptr, p, rows, rule)) w.end_index = batch - 1;
+  // a batch ends just before p when row p - 1 is in one (not long) and row p is not in the same
+  // one (p is the end, a long row or a batch start); it is the last batch started before p
+  if (p >= 1 && !is_long_row(row_ptr, p - 1, rule) &&
+      (p == rows || kind != RowKind::inside_batch))
+    w.end_index = before.batches - 1;
   return w;
 }
 
@@ -173,10 +217,6 @@ TCSPARSE_CSR_OVERLAP_HD inline std::int32_t warp_row_capacity(std::int32_t max_b
   return warp_row_factor > 0 ? max_batch_size / (warp_row_factor + 1) + 1 : 0;
 }
 
-/// Pieces (long-row tasks, one block each) of a long row of `length` nonzeros.
-TCSPARSE_CSR_OVERLAP_HD inline std::int32_t long_row_pieces(std::int64_t length, std::int64_t piece) {
-  return static_cast<std::int32_t>((length + piece - 1) / piece);
-}
 
 /// One piece of a long row as a block of the long-row kernel takes it: the row, the piece's
 /// nonzeros [begin, end) and the row's piece count (1: the block writes y; more: it writes a

@@ -229,6 +229,18 @@ void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept {
   if (cudaFreeAsync(pointer, stream) != cudaSuccess) cudaGetLastError();
 }
 
+void* download_bounce() {
+  struct PinnedBounce {
+    void* pointer = nullptr;
+    ~PinnedBounce() {
+      if (pointer && cudaFreeHost(pointer) != cudaSuccess) cudaGetLastError();  // at exit
+    }
+  };
+  thread_local PinnedBounce bounce;
+  if (!bounce.pointer) TCSPARSE_CUDA_CHECK(cudaMallocHost(&bounce.pointer, kDownloadBounceBytes));
+  return bounce.pointer;
+}
+
 void device_free(void* pointer) noexcept {
   if (!pointer) return;
   --live_allocations;

@@ -8,7 +8,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,6 +32,11 @@ void device_free(void* pointer) noexcept;
 /// device_allocate takes it back when cudaMalloc finds the device full.
 void* device_allocate_on_stream(std::size_t bytes, cudaStream_t stream);
 void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept;
+
+/// The calling thread's pinned host buffer of kDownloadBounceBytes for download_one: a small
+/// copy into pageable memory is staged by the driver and waits longer for it.
+inline constexpr std::size_t kDownloadBounceBytes = 256;
+void* download_bounce();
 
 /// Gives the memory that tcsparse's stream-ordered pool on the current device holds and no
 /// allocation uses back to the driver (cudaMemPoolTrimTo), until it holds at most `keep` bytes.
@@ -104,15 +111,29 @@ class DeviceBuffer {
     return buffer;
   }
 
+  /// `count` elements of a plan's own from the same pool (on the legacy stream), where the pool
+  /// holds mapped memory from earlier builds: a cudaMalloc of a few MB maps new pages, about
+  /// 0.1 ms on an H200. Released as cudaFree releases: once the whole device has finished
+  /// (cudaDeviceSynchronize), so that destroying a plan while an apply runs on another stream is
+  /// as safe as with cudaMalloc'd arrays.
+  static DeviceBuffer from_pool(std::size_t count) {
+    DeviceBuffer buffer = on_stream(count, nullptr);
+    buffer.synchronize_device_on_release_ = true;
+    return buffer;
+  }
+
   DeviceBuffer(DeviceBuffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
-        stream_ordered_(other.stream_ordered_), stream_(other.stream_) {}
+        stream_ordered_(other.stream_ordered_),
+        synchronize_device_on_release_(other.synchronize_device_on_release_),
+        stream_(other.stream_) {}
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     if (this != &other) {
       release();
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
       stream_ordered_ = other.stream_ordered_;
+      synchronize_device_on_release_ = other.synchronize_device_on_release_;
       stream_ = other.stream_;
     }
     return *this;
@@ -151,6 +172,8 @@ class DeviceBuffer {
 
  private:
   void release() noexcept {
+    if (data_ && synchronize_device_on_release_ && cudaDeviceSynchronize() != cudaSuccess)
+      cudaGetLastError();  // noexcept: a failure is reported by the next CUDA call
     if (stream_ordered_) device_free_on_stream(data_, stream_);
     else device_free(data_);
   }
@@ -158,6 +181,7 @@ class DeviceBuffer {
   T* data_ = nullptr;
   std::size_t size_ = 0;
   bool stream_ordered_ = false;
+  bool synchronize_device_on_release_ = false;  ///< from_pool
   cudaStream_t stream_ = nullptr;
 };
 
@@ -229,9 +253,12 @@ class CusparseHandle {
 /// count a kernel or a scan produced).
 template <typename T>
 T download_one(const T* device, cudaStream_t stream = nullptr) {
-  T host{};
-  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kDownloadBounceBytes);
+  void* bounce = download_bounce();
+  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(bounce, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
   TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  T host;
+  std::memcpy(&host, bounce, sizeof(T));
   return host;
 }
 

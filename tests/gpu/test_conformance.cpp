@@ -772,6 +772,47 @@ TEST_F(DeviceCsrViewValidation, TheFirstBadRowIsNamed) {
   expect_same_error_as_the_host(m, "row 0: column 2 appears twice");
 }
 
+TEST_F(DeviceCsrViewValidation, EveryEntryOfALargeMatrixIsChecked) {
+  // 2^17 rows of 0..16 columns (about a million entries): the column check counts descents over
+  // many warps, blocks and grid-stride rounds, each lane comparing with the lane below it (lane 0
+  // loads its own predecessor). A duplicate anywhere inside a row, at a warp's first or last lane
+  // or at the very end, and a column out of range at a row's first entry, are found and named
+  // as the host names them; descents from one row to the next (every row start) are accepted.
+  const Matrix large = generate_random_rows(1 << 17, 1 << 12, RowLengthDistribution::uniform, 0,
+                                            16, 3);
+  {
+    const DeviceCopy<double> device(large);
+    EXPECT_NO_THROW(SpmvPlan<double>(device.view(), "csr_overlap"));
+  }
+  const auto nnz = static_cast<std::int64_t>(large.col_idx.size());
+  std::vector<bool> row_start(static_cast<std::size_t>(nnz), false);
+  for (std::int64_t r = 0; r < large.rows; ++r)
+    if (large.row_ptr[r] < large.row_ptr[r + 1]) row_start[large.row_ptr[r]] = true;
+  // the entry nearest `target` (at or after it; at or before it at the end) that is not the
+  // first of its row
+  const auto inside_a_row = [&](std::int64_t target) {
+    std::int64_t k = target;
+    while (k < nnz && row_start[static_cast<std::size_t>(k)]) ++k;
+    if (k == nnz)
+      for (k = target; row_start[static_cast<std::size_t>(k)];) --k;
+    return k;
+  };
+  for (const std::int64_t target :
+       {std::int64_t{1}, std::int64_t{32 * 1000}, std::int64_t{32 * 1001 - 1}, nnz / 2,
+        nnz / 2 + 32 * 97, nnz - 1}) {
+    const std::int64_t k = inside_a_row(target);
+    auto m = large;
+    m.col_idx[k] = m.col_idx[k - 1];
+    SCOPED_TRACE("duplicate at entry " + std::to_string(k));
+    expect_same_error_as_the_host(m, "appears twice");
+  }
+  std::int64_t row = large.rows / 2;
+  while (large.row_ptr[row] == large.row_ptr[row + 1]) ++row;
+  auto m = large;
+  m.col_idx[large.row_ptr[row]] = static_cast<std::int32_t>(large.cols);
+  expect_same_error_as_the_host(m, "is out of range");
+}
+
 TEST_F(DeviceCsrViewValidation, HostPointersAreRefused) {
   const auto m = valid();
   const DeviceCopy<double> device(m);
