@@ -10,12 +10,13 @@
 //   - every other row r > 0 starts a new batch when the row before it is long or wide, or when
 //     floor(row_ptr[r] / W) != floor(row_ptr[r-1] / W) (its first nonzero lies in another window
 //     of W nonzeros), or when floor(r / R) != floor((r-1) / R); row 0 always starts one.
-// Each row's decision reads only row_ptr[r-1..r+1], so a GPU thread per row marks the starts and a
-// scan numbers them. Guarantees: rows are never split; a batch is a run of consecutive non-long
-// rows; a batch of several rows holds rows of <= W nonzeros whose first nonzeros lie in one window
-// [kW, (k+1)W), so it has at most (k+1)W - 1 + W - kW = 2W - 1 = M - 1 nonzeros; a single-row batch
-// at most M; every batch at most R rows. Unlike the paper's sequential greedy fill, batches are
-// about W (not M) nonzeros on average: the price of a partition that needs no sequential pass.
+// Each row's decision reads only row_ptr[r-1..r+1], so one scan over the rows decides each row as
+// it reads it and numbers the starts (row_kind, row_counts, scatter_writes). Guarantees: rows are
+// never split; a batch is a run of consecutive non-long rows; a batch of several rows holds rows
+// of <= W nonzeros whose first nonzeros lie in one window [kW, (k+1)W), so it has at most
+// (k+1)W - 1 + W - kW = 2W - 1 = M - 1 nonzeros; a single-row batch at most M; every batch at
+// most R rows. Unlike the paper's sequential greedy fill, batches are about W (not M) nonzeros on
+// average: the price of a partition that needs no sequential pass.
 #pragma once
 
 #include <cstdint>
