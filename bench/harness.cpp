@@ -25,7 +25,7 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/host_upload.hpp"
-#include "stream_gate.hpp"
+#include "runtime/stream_gate.hpp"
 #include "tcsparse/device.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
@@ -42,6 +42,7 @@ namespace {
 using detail::CudaEvent;
 using detail::CudaStream;
 using detail::DeviceBuffer;
+using detail::StreamGate;
 
 // ---- timing constants (DESIGN.md, "Timing") ----
 /// Warm-up: at least this many applies (and at least HarnessOptions::warmup_ms), so that clocks

@@ -102,6 +102,13 @@ struct PlanOptions {
   int device = 0;  ///< CUDA device ordinal
   /// How the matrix reaches the GPU (PlanStats::upload_ms measures it).
   HostUpload host_upload = HostUpload::automatic;
+  /// Under Method("auto"): true (default) builds the rule's few best-ranked methods and cuSPARSE
+  /// and keeps the one whose applies, timed on this matrix at plan time, are fastest (a few dozen
+  /// applies of each, plus their builds, join the plan's build); false builds the rule's first
+  /// choice only, for plans built so often that the build dominates. Ignored for a named method,
+  /// and under "auto" when parameters are given (they go to the rule's choice) or A has no
+  /// nonzeros. PlanStats::details["auto"]["measured"] lists each candidate's times.
+  bool auto_measure = true;
   /// Method-specific parameters as "key=value" pairs, e.g. {"max_medium_row_length=256"},
   /// checked against the method's schema (Method::parameters()): an unknown key or a value out of
   /// range is a ParameterError naming the method, the key and what it accepts.

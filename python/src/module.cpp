@@ -236,7 +236,8 @@ std::unique_ptr<AnyPlan> build_plan(const std::string& operation, const std::str
                                     std::int64_t n, Address row_ptr, Address col_idx,
                                     Address values, const std::string& device, bool on_device,
                                     int ordinal, const std::string& method,
-                                    const std::vector<std::string>& parameters) {
+                                    const std::vector<std::string>& parameters,
+                                    bool auto_measure) {
   const bool spmm = operation == "spmm";
   if (!spmm && operation != "spmv") throw tcsparse::Error("operation must be spmv or spmm");
   if (spmm && n < 1) throw tcsparse::ValidationError("SpmmPlan: n must be at least 1");
@@ -250,6 +251,7 @@ std::unique_ptr<AnyPlan> build_plan(const std::string& operation, const std::str
         tcsparse::PlanOptions options;
         options.device = ordinal;
         options.parameters = parameters;
+        options.auto_measure = auto_measure;
         const tcsparse::Method chosen(method);
         auto make = [&](const auto& matrix) -> std::unique_ptr<AnyPlan> {
           if (spmm)
@@ -608,6 +610,6 @@ NB_MODULE(_tcsparse, m) {
 
   m.def("build_plan", &build_plan, "operation"_a, "precision"_a, "rows"_a, "cols"_a, "nnz"_a,
         "n"_a, "row_ptr"_a, "col_idx"_a, "values"_a, "device"_a, "on_device"_a, "ordinal"_a,
-        "method"_a, "parameters"_a,
+        "method"_a, "parameters"_a, "auto_measure"_a,
         "Builds a plan from CSR arrays given by address (the GIL is released while it builds).");
 }

@@ -358,7 +358,7 @@ class _Plan:
     _operation = "spmv"
 
     def __init__(self, A: Any, n: int, method: str, precision: Any, device: Any,
-                 parameters: Optional[Mapping[str, Any]]) -> None:
+                 parameters: Optional[Mapping[str, Any]], auto_measure: bool) -> None:
         if not isinstance(method, str):
             raise TypeError(f"method must be a name (str), one of tcsparse.methods(); got "
                             f"{type(method).__name__}")
@@ -395,7 +395,8 @@ class _Plan:
         self._plan = _core.build_plan(
             self._operation, csr.precision, csr.rows, csr.cols, csr.nnz, n,
             csr.views[0].address, csr.views[1].address, csr.views[2].address,
-            self._device, csr.on_device, ordinal, registry_method, parameter_list)
+            self._device, csr.on_device, ordinal, registry_method, parameter_list,
+            bool(auto_measure))
         # A plan from device CSR may read the arrays at every call (csr_overlap borrows them,
         # device_csr=auto): they live as long as the plan, the int32/dtype copies made above too.
         self._device_matrix = csr if csr.on_device else None
@@ -536,6 +537,10 @@ class SpmvPlan(_Plan):
     A is converted if it differs. device: "cuda", "cuda:N" or "cpu" (the CPU reference, double
     accumulation, on NumPy arrays). parameters: the method's options, e.g.
     {"max_medium_row_length": 128} (tcsparse.method_info(name)["parameters"]).
+    auto_measure: under method="auto", True (default) builds the rule's best-ranked methods and
+    cuSPARSE, times a few calls of each on A and keeps the fastest (plan.stats["details"]["auto"]
+    lists the times); False builds the rule's first choice only, for plans rebuilt so often that
+    the build matters more than the call.
     Building releases the GIL. Raises NoDeviceError on a machine without a GPU (device="cuda"),
     UnsupportedError for a precision the method lacks, ParameterError for a bad parameter,
     ValidationError for an invalid matrix.
@@ -544,8 +549,9 @@ class SpmvPlan(_Plan):
     _operation = "spmv"
 
     def __init__(self, A: Any, method: str = "auto", precision: Any = None, device: Any = "cuda",
-                 parameters: Optional[Mapping[str, Any]] = None) -> None:
-        super().__init__(A, 0, method, precision, device, parameters)
+                 parameters: Optional[Mapping[str, Any]] = None,
+                 auto_measure: bool = True) -> None:
+        super().__init__(A, 0, method, precision, device, parameters, auto_measure)
 
     def __call__(self, x: Any, y: Any = None, alpha: float = 1.0, beta: float = 0.0,
                  stream: Any = None) -> Any:
@@ -589,16 +595,17 @@ class SpmvPlan(_Plan):
 class SpmmPlan(_Plan):
     """C = alpha * A @ B + beta * C with B (cols x n) and C (rows x n) row-major (C order).
 
-    As SpmvPlan otherwise (A, method, precision, device, parameters)."""
+    As SpmvPlan otherwise (A, method, precision, device, parameters, auto_measure)."""
 
     _operation = "spmm"
 
     def __init__(self, A: Any, n: int, method: str = "auto", precision: Any = None,
-                 device: Any = "cuda", parameters: Optional[Mapping[str, Any]] = None) -> None:
+                 device: Any = "cuda", parameters: Optional[Mapping[str, Any]] = None,
+                 auto_measure: bool = True) -> None:
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
             raise ValueError(f"n (the columns of B) must be a positive int; got {n!r}")
         self.n: int = int(n)
-        super().__init__(A, self.n, method, precision, device, parameters)
+        super().__init__(A, self.n, method, precision, device, parameters, auto_measure)
 
     def __call__(self, B: Any, C: Any = None, alpha: float = 1.0, beta: float = 0.0,
                  stream: Any = None) -> Any:

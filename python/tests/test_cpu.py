@@ -332,6 +332,16 @@ def test_cpu_plans_refuse_gpu_methods_parameters_and_streams(plan):
         tcsparse.SpmmPlan(A, 0, device="cpu")
 
 
+def test_auto_measure_is_accepted_and_the_cpu_reference_ignores_it():
+    A = tcsparse.generate("banded", n=16, bandwidth=2)
+    x = np.arange(16, dtype=np.float64)
+    for measure in (True, False):
+        y = tcsparse.SpmvPlan(A, device="cpu", auto_measure=measure)(x)
+        np.testing.assert_allclose(y, A @ x, rtol=1e-12)
+        C = tcsparse.SpmmPlan(A, 2, device="cpu", auto_measure=measure)(np.ones((16, 2)))
+        np.testing.assert_allclose(C, A @ np.ones((16, 2)), rtol=1e-12)
+
+
 # ---- without a GPU: GPU calls raise NoDeviceError ----
 
 @pytest.mark.skipif(HAS_GPU, reason="checks the behaviour on a machine without a GPU")

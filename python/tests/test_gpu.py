@@ -86,6 +86,17 @@ def test_auto_never_picks_a_method_that_refuses_the_precision(cp):
         assert precision in tcsparse.method_info(plan.method)["spmv"]
 
 
+def test_auto_measures_its_trials_unless_told_not_to(cp):
+    A = matrix()
+    measured = tcsparse.SpmvPlan(A).stats["details"]["auto"]
+    assert measured["choice"] == "measured"
+    timed = {t["method"]: t["apply_ms"] for t in measured["measured"] if "apply_ms" in t}
+    assert "cusparse" in timed and measured["chosen"] == min(timed, key=timed.get)
+    rule = tcsparse.SpmvPlan(A, auto_measure=False).stats["details"]["auto"]
+    assert rule["choice"] == "rule" and "measured" not in rule
+    assert rule["chosen"] == rule["trial_methods"][0]
+
+
 # ---- zero copy, streams ----
 
 def test_output_is_written_in_place_without_new_allocations(cp):

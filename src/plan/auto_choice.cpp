@@ -171,7 +171,7 @@ AutoChoice choose_method(const AutoRule& rule, const MatrixFeatures& features, O
            (may_choose == nullptr || may_choose(features));
   };
 
-  AutoChoice choice{candidates.front(), features, std::string(rule.id), {}};
+  AutoChoice choice{candidates.front(), features, std::string(rule.id), {}, {}};
   // the tree of this request, walked to its leaf
   std::string_view ranked;
   const auto tree = std::find_if(rule.trees.begin(), rule.trees.end(), [&](const AutoRuleTree& t) {
@@ -198,29 +198,45 @@ AutoChoice choose_method(const AutoRule& rule, const MatrixFeatures& features, O
     choice.leaf = "no tree for this operation and precision";
   }
 
-  // the first ranked candidate, else the first candidate baseline, else the first candidate
+  // in the leaf's order: its first kAutoMeasuredCandidates candidates besides the baseline (the
+  // first candidate baseline, cusparse), and the baseline, last if the leaf does not rank it;
+  // failing all, the first candidate
+  const auto baseline = std::find_if(candidates.begin(), candidates.end(),
+                                     [&](Method m) { return m.is_baseline() && is_candidate(m); });
+  const auto is_baseline = [&](Method m) { return baseline != candidates.end() && m == *baseline; };
+  const auto taken = [&](Method m) {
+    return std::find(choice.trial_methods.begin(), choice.trial_methods.end(), m) !=
+           choice.trial_methods.end();
+  };
+  int others = 0;
   std::istringstream names{std::string(ranked)};
   for (std::string name; names >> name;) {
     const std::optional<Method> method = registered(name);
-    if (method && is_candidate(*method)) {
-      choice.chosen = *method;
-      return choice;
+    if (!method || !is_candidate(*method) || taken(*method)) continue;
+    if (is_baseline(*method)) {
+      choice.trial_methods.push_back(*method);
+    } else if (others < kAutoMeasuredCandidates) {
+      choice.trial_methods.push_back(*method);
+      ++others;
     }
   }
-  const auto baseline = std::find_if(candidates.begin(), candidates.end(),
-                                     [&](Method m) { return m.is_baseline() && is_candidate(m); });
-  const auto any = std::find_if(candidates.begin(), candidates.end(), is_candidate);
-  choice.chosen = baseline != candidates.end() ? *baseline
-                  : any != candidates.end()    ? *any
-                                               : candidates.front();
+  if (baseline != candidates.end() && !taken(*baseline)) choice.trial_methods.push_back(*baseline);
+  if (choice.trial_methods.empty()) {
+    const auto any = std::find_if(candidates.begin(), candidates.end(), is_candidate);
+    choice.trial_methods.push_back(any != candidates.end() ? *any : candidates.front());
+  }
+  choice.chosen = choice.trial_methods.front();
   return choice;
 }
 
 Json auto_details(const AutoChoice& choice) {
+  Json trial_methods = Json::array();
+  for (const Method method : choice.trial_methods) trial_methods.push_back(std::string(method.name()));
   return Json{{"chosen", std::string(choice.chosen.name())},
               {"features", features_json(choice.features)},
               {"rule", choice.rule_id},
-              {"leaf", choice.leaf}};
+              {"leaf", choice.leaf},
+              {"trial_methods", std::move(trial_methods)}};
 }
 
 ParameterValues parameters_for_choice(const AutoChoice& choice,

@@ -11,6 +11,12 @@
 //             leaf: methods ranked best first, separated by spaces
 //   choice:   the first ranked method that is a candidate for the request; failing that, the
 //             first candidate baseline, then the first candidate (registry order)
+//   measured: by default (PlanOptions::auto_measure) the plan builds the leaf's first
+//             kAutoMeasuredCandidates candidates besides the first candidate baseline (cusparse),
+//             and that baseline,
+//             times a few applies of each on the matrix (plan/auto_measure.hpp) and keeps the
+//             fastest: the rule narrows the field, the GPU settles what the features cannot
+//             tell apart (bench/results/auto-choice/evaluation.md has both, held out)
 //   candidate: registered, not "auto" itself, supports the operation and precision, does
 //             not keep the matrix on the host (csr_full_overlap is taken only by name), and
 //             takes this matrix (MethodDescriptor::auto_may_choose: cublas_dense only where A
@@ -19,7 +25,8 @@
 // PlanOptions::parameters under "auto" go to the chosen method, which must have every key: if it
 // has not, ParameterError names the method chosen and the key (name a method to pass parameters).
 // The plan's method() is then the chosen method, and its PlanStats::details carry
-// "auto": {"chosen", "features", "rule"}.
+// "auto": {"chosen", "features", "rule", "leaf"} and, for a measured choice, "measured": each
+// candidate's build and apply time.
 #pragma once
 
 #include <cstddef>
@@ -96,11 +103,22 @@ const AutoRule& fitted_auto_rule();
 /// one's auto_may_choose then says for which).
 std::vector<Method> auto_candidates(Operation operation, Precision precision);
 
+/// How many of the leaf's ranked candidates besides the baseline a measured choice builds and
+/// times (bench/fit_auto_choice.py MEASURED_CANDIDATES simulates the same): two take the held-out
+/// share within 5 % of the fastest from 85-99 % to 99-100 % per operation and precision
+/// (bench/results/auto-choice/evaluation.md), and timing the baseline too keeps "auto" from
+/// running slower than cuSPARSE on the matrix it measured.
+inline constexpr int kAutoMeasuredCandidates = 2;
+
 struct AutoChoice {
-  Method chosen;
+  Method chosen;  ///< the rule's choice: trial_methods.front()
   MatrixFeatures features;
   std::string rule_id;
   std::string leaf;  ///< the tests on the way to the leaf, e.g. "nnz < 1.2e+05, density >= 0.01"
+  /// What a measured choice builds and times, in the leaf's order: its first
+  /// kAutoMeasuredCandidates candidates other than the first candidate baseline, and that
+  /// baseline (last if the leaf does not rank it).
+  std::vector<Method> trial_methods;
 };
 
 /// The choice of `rule` for these features: UnsupportedError when no registered method supports

@@ -12,6 +12,7 @@
 
 #include "core/csr_validation.hpp"
 #include "plan/auto_choice.hpp"
+#include "plan/auto_measure.hpp"
 #include "plan/method.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/host_upload.hpp"
@@ -146,9 +147,9 @@ void update_from_host(Impl& object, std::int64_t nnz, std::span<const Value> val
 
 /// The method a plan builds, with its checked parameters, and what "auto" saw when it chose it.
 struct PlanMethod {
-  Method method;
+  Method method;  ///< the named method, or the rule's choice under "auto"
   detail::ParameterValues parameters;
-  std::optional<Json> auto_details;  ///< set when the caller asked for "auto"
+  std::optional<detail::AutoChoice> choice;  ///< set when the caller asked for "auto"
 };
 
 /// Before any GPU work: a named method must have the factory and accept the parameters (a bad
@@ -171,24 +172,68 @@ PlanMethod resolve_method(Method method, std::optional<detail::ParameterValues> 
                           const PlanOptions& options, RowOffsets&& row_offsets, std::int64_t cols,
                           Operation operation, Precision precision, std::int64_t n) {
   if (named) return {method, std::move(*named), std::nullopt};
-  const detail::AutoChoice choice =
-      choose_automatically(row_offsets(), cols, operation, precision, n);
-  return {choice.chosen, detail::parameters_for_choice(choice, options.parameters),
-          detail::auto_details(choice)};
+  detail::AutoChoice choice = choose_automatically(row_offsets(), cols, operation, precision, n);
+  detail::ParameterValues parameters = detail::parameters_for_choice(choice, options.parameters);
+  return {choice.chosen, std::move(parameters), std::move(choice)};
 }
 
-/// The method object as built, under "auto" wrapped to report the choice in its statistics.
+/// The method object under "auto", wrapped to report the choice in its statistics.
 template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> reporting_choice(
-    std::unique_ptr<detail::SpmvMethod<Value>> built, const PlanMethod& resolved) {
-  if (!resolved.auto_details) return built;
-  return std::make_unique<detail::AutoSpmvMethod<Value>>(std::move(built), *resolved.auto_details);
+    std::unique_ptr<detail::SpmvMethod<Value>> built, Json details) {
+  return std::make_unique<detail::AutoSpmvMethod<Value>>(std::move(built), std::move(details));
 }
 template <typename Value>
 std::unique_ptr<detail::SpmmMethod<Value>> reporting_choice(
-    std::unique_ptr<detail::SpmmMethod<Value>> built, const PlanMethod& resolved) {
-  if (!resolved.auto_details) return built;
-  return std::make_unique<detail::AutoSpmmMethod<Value>>(std::move(built), *resolved.auto_details);
+    std::unique_ptr<detail::SpmmMethod<Value>> built, Json details) {
+  return std::make_unique<detail::AutoSpmmMethod<Value>>(std::move(built), std::move(details));
+}
+
+/// The trial timer of SpMV plans: x (cols) and y (rows) zeroed.
+template <typename Value>
+detail::TrialTimer<detail::SpmvMethod<Value>, Value, Value> spmv_trial_timer(std::int64_t rows,
+                                                                           std::int64_t cols) {
+  return {static_cast<std::size_t>(cols), static_cast<std::size_t>(rows)};
+}
+
+/// The trial timer of SpMM plans: B (cols x n) and C (rows x n) zeroed, C with room for fp32
+/// output (as many floats as the wider of the input type and fp32 needs).
+template <typename Value>
+detail::TrialTimer<detail::SpmmMethod<Value>, Value, float> spmm_trial_timer(std::int64_t rows,
+                                                                           std::int64_t cols,
+                                                                           std::int64_t n) {
+  constexpr std::size_t floats_per_value = (sizeof(Value) + sizeof(float) - 1) / sizeof(float);
+  return {static_cast<std::size_t>(cols * n), static_cast<std::size_t>(rows * n) * floats_per_value};
+}
+
+/// The plan's method object: `build(method, parameters)` of the named method, or under "auto"
+/// the choice (measured among its trial methods where `measurable` and PlanOptions::auto_measure
+/// say so, plan/auto_measure.hpp) wrapped to report it. `built` is set to the method built.
+template <typename Object, typename Build, typename MakeTimer>
+std::unique_ptr<Object> build_method(const PlanMethod& resolved, const PlanOptions& options,
+                                     bool measurable, Build&& build, MakeTimer&& make_timer,
+                                     Method& built) {
+  built = resolved.method;
+  if (!resolved.choice) return build(resolved.method, resolved.parameters);
+  detail::AutoChoice choice = *resolved.choice;
+  // parameters given under "auto" are for the rule's choice: nothing else is tried then
+  if (!options.parameters.empty()) choice.trial_methods = {choice.chosen};
+  const bool measure = measurable && options.auto_measure && choice.trial_methods.size() > 1;
+  Json details = detail::auto_details(choice);
+  Json measured = Json::array();
+  detail::AutoBuilt<Object> chosen = detail::build_auto_choice<Object>(
+      choice, measure,
+      [&](Method method) {
+        return build(method, method == resolved.method
+                                 ? resolved.parameters
+                                 : detail::checked_parameters(method.descriptor(), {}));
+      },
+      make_timer, measured);
+  built = chosen.method;
+  details["chosen"] = std::string(chosen.method.name());
+  details["choice"] = measure ? "measured" : "rule";
+  if (measure) details["measured"] = std::move(measured);
+  return reporting_choice(std::move(chosen.object), std::move(details));
 }
 
 }  // namespace
@@ -210,12 +255,18 @@ SpmvPlan<Value>::SpmvPlan(const CsrMatrix<Value, std::int32_t>& matrix, Method m
       method, std::move(named), options,
       [&] { return std::span<const std::int32_t>(matrix.row_ptr); }, matrix.cols,
       Operation::spmv, precision_of<Value>(), 1);
-  method_ = resolved.method;
-  if (!resolved.method.descriptor().checks_csr_on_device) matrix.validate();
   const detail::HostUploadScope upload(options.host_upload);
-  impl_ = reporting_choice(
-      resolved.method.descriptor().spmv.template of<Value>()(matrix, resolved.parameters),
-      resolved);
+  bool validated = false;
+  impl_ = build_method<detail::SpmvMethod<Value>>(
+      resolved, options, nnz_ > 0,
+      [&](Method chosen, const detail::ParameterValues& parameters) {
+        if (!chosen.descriptor().checks_csr_on_device && !validated) {
+          matrix.validate();
+          validated = true;
+        }
+        return chosen.descriptor().spmv.template of<Value>()(matrix, parameters);
+      },
+      [&] { return spmv_trial_timer<Value>(rows_, cols_); }, method_);
 }
 
 template <typename Value>
@@ -230,14 +281,18 @@ SpmvPlan<Value>::SpmvPlan(const DeviceCsrView<Value>& matrix, Method method,
   const PlanMethod resolved = resolve_method(
       method, std::move(named), options, [&] { return download_row_ptr(matrix); }, matrix.cols,
       Operation::spmv, precision_of<Value>(), 1);
-  method_ = resolved.method;
-  const detail::MethodDescriptor& descriptor = resolved.method.descriptor();
-  if (const auto from_device = descriptor.spmv_from_device.template of<Value>())
-    impl_ = reporting_choice(from_device(matrix, resolved.parameters), resolved);
-  else  // the host round trip
-    impl_ = reporting_choice(descriptor.spmv.template of<Value>()(
-                                 detail::download_device_csr(matrix), resolved.parameters),
-                             resolved);
+  std::optional<CsrMatrix<Value, std::int32_t>> downloaded;  // once, for the methods that need it
+  impl_ = build_method<detail::SpmvMethod<Value>>(
+      resolved, options, nnz_ > 0,
+      [&](Method chosen, const detail::ParameterValues& parameters) {
+        const detail::MethodDescriptor& descriptor = chosen.descriptor();
+        if (const auto from_device = descriptor.spmv_from_device.template of<Value>())
+          return from_device(matrix, parameters);
+        // the host round trip
+        if (!downloaded) downloaded = detail::download_device_csr(matrix);
+        return descriptor.spmv.template of<Value>()(*downloaded, parameters);
+      },
+      [&] { return spmv_trial_timer<Value>(rows_, cols_); }, method_);
 }
 
 template <typename Value>
@@ -345,11 +400,13 @@ SpmmPlan<Value>::SpmmPlan(const CsrMatrix<Value, std::int32_t>& matrix, std::int
       method, std::move(named), options,
       [&] { return std::span<const std::int32_t>(matrix.row_ptr); }, matrix.cols,
       Operation::spmm, precision_of<Value>(), n);
-  method_ = resolved.method;
   const detail::HostUploadScope upload(options.host_upload);
-  impl_ = reporting_choice(resolved.method.descriptor().spmm.template of<Value>()(
-                               matrix, n, layout_, resolved.parameters),
-                           resolved);
+  impl_ = build_method<detail::SpmmMethod<Value>>(
+      resolved, options, nnz_ > 0 && n > 0,
+      [&](Method chosen, const detail::ParameterValues& parameters) {
+        return chosen.descriptor().spmm.template of<Value>()(matrix, n, layout_, parameters);
+      },
+      [&] { return spmm_trial_timer<Value>(rows_, cols_, n); }, method_);
 }
 
 template <typename Value>
@@ -366,15 +423,18 @@ SpmmPlan<Value>::SpmmPlan(const DeviceCsrView<Value>& matrix, std::int64_t n, Me
   const PlanMethod resolved = resolve_method(
       method, std::move(named), options, [&] { return download_row_ptr(matrix); }, matrix.cols,
       Operation::spmm, precision_of<Value>(), n);
-  method_ = resolved.method;
-  const detail::MethodDescriptor& descriptor = resolved.method.descriptor();
-  if (const auto from_device = descriptor.spmm_from_device.template of<Value>())
-    impl_ = reporting_choice(from_device(matrix, n, layout_, resolved.parameters), resolved);
-  else  // the host round trip
-    impl_ = reporting_choice(descriptor.spmm.template of<Value>()(
-                                 detail::download_device_csr(matrix), n, layout_,
-                                 resolved.parameters),
-                             resolved);
+  std::optional<CsrMatrix<Value, std::int32_t>> downloaded;  // once, for the methods that need it
+  impl_ = build_method<detail::SpmmMethod<Value>>(
+      resolved, options, nnz_ > 0 && n > 0,
+      [&](Method chosen, const detail::ParameterValues& parameters) {
+        const detail::MethodDescriptor& descriptor = chosen.descriptor();
+        if (const auto from_device = descriptor.spmm_from_device.template of<Value>())
+          return from_device(matrix, n, layout_, parameters);
+        // the host round trip
+        if (!downloaded) downloaded = detail::download_device_csr(matrix);
+        return descriptor.spmm.template of<Value>()(*downloaded, n, layout_, parameters);
+      },
+      [&] { return spmm_trial_timer<Value>(rows_, cols_, n); }, method_);
 }
 
 template <typename Value>

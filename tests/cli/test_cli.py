@@ -308,6 +308,14 @@ def test_parameters_are_checked_before_anything_runs(cli):
     cli.run("bench", "--suite", "small", "--list", "--param", "blocks_in_flight=4")
 
 
+def test_auto_measure_is_a_boolean_option_of_runs_and_bench(cli):
+    for value in ("true", "false", "0", "1"):
+        cli.run("bench", "--suite", "small", "--list", "--methods", "auto", "--auto-measure", value)
+    for command in (["bench", "--suite", "small", "--list"], ["spmv", STENCIL_10x10]):
+        result = cli.run(*command, "--auto-measure", "sometimes", expect_rc=104)  # CLI11: conversion
+        check("--auto-measure" in result.stderr and "sometimes" in result.stderr, result.stderr)
+
+
 def test_info_reports_layout_statistics_as_json(cli):
     info = cli.json("info", STENCIL_10x10, "--json")
     dasp = info["methods"]["dasp"]

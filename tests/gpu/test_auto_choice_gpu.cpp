@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -92,11 +93,103 @@ TEST_F(AutoPlan, FromDeviceCsrChoosesAsFromHostCsr) {
   const detail::DeviceBuffer<double> values(matrix.values);
   const DeviceCsrView<double> view{matrix.rows,    matrix.cols,    matrix.nnz(),
                                    row_ptr.data(), col_idx.data(), values.data()};
-  const SpmvPlan<double> from_device(view, Method("auto"));
-  const SpmvPlan<double> from_host(matrix, Method("auto"));
+  // the rule's choice alike; a measured choice times the same methods (and may differ by noise)
+  PlanOptions rule_only;
+  rule_only.auto_measure = false;
+  const SpmvPlan<double> from_device(view, Method("auto"), rule_only);
+  const SpmvPlan<double> from_host(matrix, Method("auto"), rule_only);
   EXPECT_EQ(from_device.method(), from_host.method());
   EXPECT_EQ(from_device.stats().details["auto"]["features"],
             from_host.stats().details["auto"]["features"]);
+  const SpmvPlan<double> measured_from_device(view, Method("auto"));
+  const SpmvPlan<double> measured_from_host(matrix, Method("auto"));
+  EXPECT_EQ(measured_from_device.stats().details["auto"]["trial_methods"],
+            measured_from_host.stats().details["auto"]["trial_methods"]);
+}
+
+/// The measured choice's promises: every trial method was built and timed (or skipped with a
+/// reason), and the plan's method is the one with the least apply time.
+void expect_fastest_trial_kept(const PlanStats& stats, Method plan_method) {
+  const Json& choice = stats.details["auto"];
+  ASSERT_EQ(choice["choice"], "measured") << choice.dump();
+  const Json& trials = choice["trial_methods"];
+  const Json& measured = choice["measured"];
+  ASSERT_EQ(measured.size(), trials.size()) << choice.dump();
+  EXPECT_NE(std::find(trials.begin(), trials.end(), Json("cusparse")), trials.end());
+  std::string fastest;
+  double fastest_ms = 1e300;
+  for (std::size_t k = 0; k < measured.size(); ++k) {
+    EXPECT_EQ(measured[k]["method"], trials[k]);
+    if (measured[k].contains("skipped")) continue;
+    const double apply_ms = measured[k]["apply_ms"].get<double>();
+    EXPECT_GT(apply_ms, 0.0);
+    EXPECT_GT(measured[k]["build_ms"].get<double>(), 0.0);
+    if (apply_ms < fastest_ms) {
+      fastest_ms = apply_ms;
+      fastest = measured[k]["method"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(choice["chosen"], fastest);
+  EXPECT_EQ(std::string(plan_method.name()), fastest);
+}
+
+TEST_F(AutoPlan, AMeasuredChoiceKeepsTheFastestOfItsTrials) {
+  for (const Matrix& matrix : {generate_rmat(12, 8, 2), generate_stencil_2d_5pt(200, 200, 1)}) {
+    const SpmvPlan<double> spmv(matrix, Method("auto"));
+    expect_fastest_trial_kept(spmv.stats(), spmv.method());
+    const SpmvPlan<half> spmv_half(test::with_values<half>(matrix), Method("auto"));
+    expect_fastest_trial_kept(spmv_half.stats(), spmv_half.method());
+    const SpmmPlan<float> spmm(test::with_values<float>(matrix), 16, Method("auto"));
+    expect_fastest_trial_kept(spmm.stats(), spmm.method());
+  }
+}
+
+TEST_F(AutoPlan, ARuleOnlyChoiceBuildsTheRulesFirstMethod) {
+  PlanOptions options;
+  options.auto_measure = false;
+  const SpmvPlan<double> plan(generate_rmat(12, 8, 2), Method("auto"), options);
+  const Json& choice = plan.stats().details["auto"];
+  EXPECT_EQ(choice["choice"], "rule");
+  EXPECT_FALSE(choice.contains("measured"));
+  EXPECT_EQ(choice["chosen"], choice["trial_methods"][0]);
+  EXPECT_EQ(std::string(plan.method().name()), choice["chosen"].get<std::string>());
+}
+
+TEST_F(AutoPlan, AMatrixWithoutNonzerosIsNotMeasured) {
+  Matrix empty;
+  empty.rows = 40;
+  empty.cols = 30;
+  empty.row_ptr.assign(41, 0);
+  const SpmvPlan<double> plan(empty, Method("auto"));
+  EXPECT_EQ(plan.stats().details["auto"]["choice"], "rule");
+  const SpmmPlan<double> spmm(empty, 8, Method("auto"));
+  EXPECT_EQ(spmm.stats().details["auto"]["choice"], "rule");
+}
+
+TEST_F(AutoPlan, AMeasuredSpmmSkipsATrialThatRefusesTheLayoutAndComputesWithTheRest) {
+  const Matrix matrix = generate_pruned_weights(512, 1024, 0.7, 6);
+  const auto values = test::with_values<half>(matrix);
+  constexpr std::int64_t n = 16;
+  SpmmLayout column_major;
+  column_major.dense = DenseLayout::column_major;
+  column_major.output = SpmmOutput::fp32;
+  const SpmmPlan<half> plan(values, n, Method("auto"), {}, column_major);
+  expect_fastest_trial_kept(plan.stats(), plan.method());
+  for (const Json& trial : plan.stats().details["auto"]["measured"])
+    if (trial.contains("skipped"))
+      EXPECT_FALSE(trial["skipped"].get<std::string>().empty());
+
+  const std::vector<half> b = test::make_b<half>(matrix, n);  // row-major, for the reference
+  const detail::DeviceBuffer<half> device_b(test::transposed(b, matrix.cols, n));
+  detail::DeviceBuffer<float> device_c(
+      test::make_poisoned<float>(static_cast<std::size_t>(matrix.rows * n)));
+  plan.apply_fp32_output(device_b.data(), device_c.data(), 1.0f, 0.0f);
+  const std::vector<float> c = test::transposed(device_c.download(), n, matrix.rows);
+  std::vector<double> expected(c.size(), 0.0);
+  spmm_reference(values, std::span<const half>(b), n, std::span<double>(expected), 1.0, 0.0);
+  EXPECT_LT(relative_error(std::span<const float>(c), std::span<const double>(expected)),
+            test::tolerance<half>())
+      << plan.method().name();
 }
 
 TEST_F(AutoPlan, AParameterTheChosenMethodLacksIsAParameterErrorNamingIt) {

@@ -110,12 +110,16 @@ constexpr AutoRuleNode kHandMadeNodes[] = {
     {AutoFeature::none, 0.0, -1, -1, "no_such_method dasp csr_full_overlap auto cusparse_alg3"},
     {AutoFeature::none, 0.0, -1, -1, "csr_full_overlap"},
     {AutoFeature::none, 0.0, -1, -1, "cublas_dense cusparse_alg3"},
+    {AutoFeature::none, 0.0, -1, -1, "tca cusparse_alg3 cusparse_alg2 cusparse"},
+    {AutoFeature::none, 0.0, -1, -1, "cusparse cusparse_alg2 dasp csr_overlap"},
 };
 constexpr AutoRuleTree kHandMadeTrees[] = {
     {Operation::spmv, Precision::fp64, 0},
     {Operation::spmm, Precision::fp32, 3},
     {Operation::spmv, Precision::fp32, 4},
     {Operation::spmm, Precision::fp16, 5},
+    {Operation::spmm, Precision::bf16, 6},
+    {Operation::spmv, Precision::bf16, 7},
 };
 const AutoRule kHandMadeRule{"hand-made", kHandMadeNodes, kHandMadeTrees};
 
@@ -174,6 +178,51 @@ TEST(AutoRuleWalk, StoresADenseOnlyWhereThatCopyIsSmallAndANotTooSparse) {
   EXPECT_GT(large.dense_bytes, double{1 << 30});
   EXPECT_EQ(choose_method(kHandMadeRule, large, Operation::spmm, Precision::fp16).chosen,
             Method("cusparse_alg3"));
+}
+
+/// The names of a choice's trial methods, in order.
+std::vector<std::string> trial_names(const AutoChoice& choice) {
+  std::vector<std::string> names;
+  for (const Method m : choice.trial_methods) names.emplace_back(m.name());
+  return names;
+}
+
+TEST(AutoRuleWalk, TrialsAreTheFirstRankedCandidatesThenTheBaseline) {
+  using Names = std::vector<std::string>;
+  static_assert(kAutoMeasuredCandidates == 2, "the cases below count two ranked candidates");
+  // a leaf of one method that is the baseline: nothing else to time
+  EXPECT_EQ(trial_names(choose_method(kHandMadeRule, features_with_nnz(999), Operation::spmv,
+                                      Precision::fp64)),
+            (Names{"cusparse"}));
+  // the baseline ranked second: the two ranked, once each
+  EXPECT_EQ(trial_names(choose_method(kHandMadeRule, features_with_nnz(1000), Operation::spmv,
+                                      Precision::fp64)),
+            (Names{"dasp", "cusparse"}));
+  // four ranked: the first two, then the baseline the leaf ranked last
+  const AutoChoice four = choose_method(kHandMadeRule, spmm_features(4096, 4096, 410),
+                                        Operation::spmm, Precision::bf16);
+  EXPECT_EQ(trial_names(four), (Names{"tca", "cusparse_alg3", "cusparse"}));
+  EXPECT_EQ(four.chosen, four.trial_methods.front());
+  // the baseline ranked first: still two others to time against it
+  const AutoChoice baseline_first = choose_method(kHandMadeRule, features_with_nnz(10),
+                                                  Operation::spmv, Precision::bf16);
+  EXPECT_EQ(trial_names(baseline_first), (Names{"cusparse", "cusparse_alg2", "dasp"}));
+  EXPECT_EQ(baseline_first.chosen, Method("cusparse"));
+  // methods that cannot take the request are passed over, not counted
+  EXPECT_EQ(trial_names(choose_method(kHandMadeRule, features_with_nnz(10), Operation::spmm,
+                                      Precision::fp32)),
+            (Names{"cusparse_alg3", "cusparse"}));
+  // only a host-resident method ranked: the baseline alone
+  EXPECT_EQ(trial_names(choose_method(kHandMadeRule, features_with_nnz(10), Operation::spmv,
+                                      Precision::fp32)),
+            (Names{"cusparse"}));
+  // cublas_dense where A stored dense is small, else the next ranked
+  EXPECT_EQ(trial_names(choose_method(kHandMadeRule, spmm_features(4096, 4096, 410),
+                                      Operation::spmm, Precision::fp16)),
+            (Names{"cublas_dense", "cusparse_alg3", "cusparse"}));
+  EXPECT_EQ(trial_names(choose_method(kHandMadeRule, spmm_features(4096, 4096, 20),
+                                      Operation::spmm, Precision::fp16)),
+            (Names{"cusparse_alg3", "cusparse"}));
 }
 
 TEST(AutoRuleWalk, ABrokenNodeIndexIsAnError) {
@@ -258,6 +307,17 @@ TEST(AutoMethod, TheFittedRuleChoosesAMethodThatTakesEveryRequest) {
           EXPECT_FALSE(choice.chosen.descriptor().matrix_stays_on_host);
           const auto may_choose = choice.chosen.descriptor().auto_may_choose;
           EXPECT_TRUE(may_choose == nullptr || may_choose(f)) << choice.chosen.name();
+          // what a measured choice times: candidates for the request, cuSPARSE among them
+          ASSERT_FALSE(choice.trial_methods.empty());
+          EXPECT_EQ(choice.trial_methods.front(), choice.chosen);
+          EXPECT_LE(choice.trial_methods.size(), std::size_t{kAutoMeasuredCandidates} + 1);
+          for (const Method m : choice.trial_methods) {
+            EXPECT_TRUE(m.supports(operation, precision)) << m.name();
+            EXPECT_FALSE(m.descriptor().matrix_stays_on_host) << m.name();
+          }
+          EXPECT_NE(std::find(choice.trial_methods.begin(), choice.trial_methods.end(),
+                              Method("cusparse")),
+                    choice.trial_methods.end());
         }
 }
 
@@ -284,9 +344,9 @@ TEST(AutoMethod, AutomaticChoiceReportsChosenFeaturesAndRule) {
 }
 
 TEST(AutoMethod, ParametersGoToTheChosenMethodIfItHasThem) {
-  AutoChoice dasp_choice{Method("dasp"), {}, "test", ""};
+  AutoChoice dasp_choice{Method("dasp"), {}, "test", "", {}};
   EXPECT_NO_THROW(parameters_for_choice(dasp_choice, {"max_medium_row_length=256"}));
-  AutoChoice cusparse_choice{Method("cusparse"), {}, "test", ""};
+  AutoChoice cusparse_choice{Method("cusparse"), {}, "test", "", {}};
   try {
     parameters_for_choice(cusparse_choice, {"max_medium_row_length=256"});
     FAIL() << "cusparse accepted a DASP parameter";

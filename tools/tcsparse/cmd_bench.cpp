@@ -49,6 +49,7 @@ struct BenchOptions {
   std::vector<std::string> parameters;  ///< PlanOptions::parameters, for experiments
   std::vector<std::string> variants;    ///< "LABEL:KEY=VALUE,...", for experiments
   std::string host_upload = "automatic";  ///< PlanOptions::host_upload
+  bool auto_measure = true;               ///< PlanOptions::auto_measure
   bool list = false;
   bool from_device = false;  ///< build plans from CSR already on the GPU (DeviceCsrView)
   int plan_builds = 3;       ///< plans built per case; plan_build_ms is their median
@@ -294,6 +295,7 @@ class BenchRun {
     harness_.runs = options.runs;
     harness_.warmup_ms = options.warmup_ms;
     harness_.plan.host_upload = parse_host_upload(options.host_upload);
+    harness_.plan.auto_measure = options.auto_measure;
     harness_.plan_from_device = options.from_device;
     harness_.plan_builds = options.plan_builds;
     harness_.spmm_layout = {parse_dense_layout(options.layout),
@@ -457,6 +459,10 @@ Command add_bench_command(CLI::App& app) {
                   "How plans copy the matrix to the GPU (PlanOptions::host_upload): automatic, "
                   "staged (pinned staging ring), register (cudaHostRegister), direct")
       ->check(CLI::IsMember({"automatic", "staged", "register", "direct"}))
+      ->capture_default_str();
+  sub->add_option("--auto-measure", options->auto_measure,
+                  "Plans of method auto time the rule's best-ranked methods and cuSPARSE and keep "
+                  "the fastest (true, PlanOptions::auto_measure) or build the rule's first (false)")
       ->capture_default_str();
   sub->add_flag("--from-device", options->from_device,
                 "Build every plan from a CSR already on the GPU (uploaded before the build's "

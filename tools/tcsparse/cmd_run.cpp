@@ -36,6 +36,7 @@ struct RunOptions {
   std::string device = "gpu";
   std::vector<std::string> parameters;
   std::string host_upload = "automatic";  ///< PlanOptions::host_upload
+  bool auto_measure = true;               ///< PlanOptions::auto_measure
   bool json = false;
   bool copy_bandwidth = false;  ///< measure the copy bandwidth (about a second) for the share
   const CLI::Option* method_option = nullptr;  ///< to tell --method given from its default
@@ -57,9 +58,19 @@ void print_gpu_record(const bench::BenchRecord& r) {
   fmt::print("matrix     {}  {} x {}, {} nonzeros\n", r.matrix, r.rows, r.cols, r.nnz);
   fmt::print("case       {} {} {}{}  on {}\n", r.operation, r.method, r.precision,
              r.operation == "spmm" ? fmt::format(" n={}", r.n) : std::string(), r.gpu);
-  if (r.details.contains("auto"))
-    fmt::print("auto       chose {} ({})\n", r.details["auto"]["chosen"].get<std::string>(),
-               r.details["auto"]["leaf"].get<std::string>());
+  if (r.details.contains("auto")) {
+    const Json& choice = r.details["auto"];
+    fmt::print("auto       chose {} ({}; {})\n", choice["chosen"].get<std::string>(),
+               choice["leaf"].get<std::string>(), choice.value("choice", "rule"));
+    for (const Json& trial : choice.value("measured", Json::array()))
+      if (trial.contains("apply_ms"))
+        fmt::print("           {:<14} apply {:.4f} ms, built in {:.2f} ms\n",
+                   trial["method"].get<std::string>(), trial["apply_ms"].get<double>(),
+                   trial["build_ms"].get<double>());
+      else
+        fmt::print("           {:<14} skipped: {}\n", trial["method"].get<std::string>(),
+                   trial["skipped"].get<std::string>());
+  }
   fmt::print("plan       host {:.3f} ms, upload {:.3f} ms, device {:.3f} ms; {} on the GPU, "
              "padding {:.1f} %\n",
              r.host_preprocess_ms, r.upload_ms, r.device_preprocess_ms,
@@ -96,6 +107,7 @@ int run_on_gpu(const RunOptions& options) {
   harness.runs = harness.min_runs = std::max(1, options.runs);  // exactly what was asked
   harness.plan.parameters = options.parameters;
   harness.plan.host_upload = parse_host_upload(options.host_upload);
+  harness.plan.auto_measure = options.auto_measure;
   bench::MatrixBenchmark benchmark(input, environment, harness);
   bench::CaseRequest request;
   request.method = method;
@@ -282,6 +294,10 @@ Command add_product_command(CLI::App& app, Operation operation) {
   sub->add_option("--host-upload", options->host_upload,
                   "How the plan copies the matrix to the GPU: automatic, staged, register, direct")
       ->check(CLI::IsMember({"automatic", "staged", "register", "direct"}))
+      ->capture_default_str();
+  sub->add_option("--auto-measure", options->auto_measure,
+                  "Under --method auto: time the rule's best-ranked methods and cuSPARSE on the "
+                  "matrix and keep the fastest (true), or build the rule's first choice (false)")
       ->capture_default_str();
   sub->add_flag("--json", options->json, "Print the result as one JSON object");
   sub->add_flag("--copy-bandwidth", options->copy_bandwidth,

@@ -1,11 +1,11 @@
 // StreamGate's kernel: stream_gate.hpp.
-#include "stream_gate.hpp"
+#include "runtime/stream_gate.hpp"
 
 #include <cstdint>
 
 #include "runtime/cuda_check.hpp"
 
-namespace tcsparse::bench {
+namespace tcsparse::detail {
 namespace {
 
 __device__ std::uint64_t global_timer_ns() {
@@ -34,4 +34,4 @@ void StreamGate::close(cudaStream_t stream, double timeout_ms) {
 
 void StreamGate::open() { *static_cast<volatile unsigned*>(opened_.data()) = closed_; }
 
-}  // namespace tcsparse::bench
+}  // namespace tcsparse::detail
