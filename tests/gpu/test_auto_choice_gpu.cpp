@@ -175,9 +175,11 @@ TEST_F(AutoPlan, AMeasuredSpmmSkipsATrialThatRefusesTheLayoutAndComputesWithTheR
   column_major.output = SpmmOutput::fp32;
   const SpmmPlan<half> plan(values, n, Method("auto"), {}, column_major);
   expect_fastest_trial_kept(plan.stats(), plan.method());
-  for (const Json& trial : plan.stats().details["auto"]["measured"])
-    if (trial.contains("skipped"))
+  for (const Json& trial : plan.stats().details["auto"]["measured"]) {
+    if (trial.contains("skipped")) {
       EXPECT_FALSE(trial["skipped"].get<std::string>().empty());
+    }
+  }
 
   const std::vector<half> b = test::make_b<half>(matrix, n);  // row-major, for the reference
   const detail::DeviceBuffer<half> device_b(test::transposed(b, matrix.cols, n));

@@ -74,6 +74,14 @@ void expect_matches_reference(const Matrix& matrix, const PlanOptions& options =
         << "alpha " << s.alpha << " beta " << s.beta << " " << describe(options);
 }
 
+/// expect_matches_reference in fp64, fp32, fp16 and bf16.
+void expect_every_precision_matches_reference(const Matrix& matrix, const PlanOptions& options) {
+  expect_matches_reference<double>(matrix, options);
+  expect_matches_reference<float>(matrix, options);
+  expect_matches_reference<half>(matrix, options);
+  expect_matches_reference<bfloat16>(matrix, options);
+}
+
 /// The table the GPU built equals the host model's for these parameters.
 template <typename Value>
 void expect_device_table_equals_host_table(const Matrix& matrix64,
@@ -207,11 +215,7 @@ TEST_P(CsrOverlapGpuOnCatalogue, DeviceTableEqualsHostModel) {
 
 TEST_P(CsrOverlapGpuOnCatalogue, EveryPrecisionMatchesReference) {
   for (const auto& parameters : kStressParameters) {
-    const PlanOptions options = options_of(parameters);
-    expect_matches_reference<double>(GetParam().matrix, options);
-    expect_matches_reference<float>(GetParam().matrix, options);
-    expect_matches_reference<half>(GetParam().matrix, options);
-    expect_matches_reference<bfloat16>(GetParam().matrix, options);
+    expect_every_precision_matches_reference(GetParam().matrix, options_of(parameters));
   }
 }
 
@@ -226,11 +230,7 @@ TEST_P(CsrOverlapGpuOnCatalogue, BulkCopyDeviceTableEqualsHostModel) {
 TEST_P(CsrOverlapGpuOnCatalogue, BulkCopyEveryPrecisionMatchesReference) {
   SKIP_WITHOUT_BULK_COPY();
   for (const auto& parameters : bulk_stress_parameters()) {
-    const PlanOptions options = options_of(parameters);
-    expect_matches_reference<double>(GetParam().matrix, options);
-    expect_matches_reference<float>(GetParam().matrix, options);
-    expect_matches_reference<half>(GetParam().matrix, options);
-    expect_matches_reference<bfloat16>(GetParam().matrix, options);
+    expect_every_precision_matches_reference(GetParam().matrix, options_of(parameters));
   }
 }
 
@@ -258,11 +258,7 @@ TEST_P(CsrOverlapGpuOnCatalogue, BulkCopyIsBitwiseEqualToCpAsync) {
 
 TEST_P(CsrOverlapGpuOnCatalogue, DirectReadsMatchReferenceInEveryPrecision) {
   for (const auto& parameters : direct_stress_parameters()) {
-    const PlanOptions options = options_of(parameters);
-    expect_matches_reference<double>(GetParam().matrix, options);
-    expect_matches_reference<float>(GetParam().matrix, options);
-    expect_matches_reference<half>(GetParam().matrix, options);
-    expect_matches_reference<bfloat16>(GetParam().matrix, options);
+    expect_every_precision_matches_reference(GetParam().matrix, options_of(parameters));
   }
 }
 
@@ -343,10 +339,7 @@ TEST_F(CsrOverlapGpu, WarpPassAndRowGroupsAtTheirThresholdsMatchReference) {
             std::string("warp_row_factor=") + factor, std::string("pipeline_stages=") + stages,
             std::string("batches_per_block=") + (stages[0] == '1' ? "1" : "auto")};
         expect_device_table_equals_host_table<double>(a, parameters);
-        expect_matches_reference<double>(a, options_of(parameters));
-        expect_matches_reference<float>(a, options_of(parameters));
-        expect_matches_reference<half>(a, options_of(parameters));
-        expect_matches_reference<bfloat16>(a, options_of(parameters));
+        expect_every_precision_matches_reference(a, options_of(parameters));
       }
   // one-row batches alone: every length from 1 to M, groups of every width
   std::vector<std::int64_t> single;
