@@ -10,8 +10,9 @@
 //   └─────────────┘   └────────────────────────────────────────────────┘
 //
 // A candidate that cannot take the request (UnsupportedError: e.g. tca and column-major B and
-// C) or does not fit the GPU (DeviceMemoryError) is skipped and noted; if none can be built, the
-// first candidate's error is thrown.
+// C) or does not fit the GPU (DeviceMemoryError) is skipped and noted, under the rule-only choice
+// too (the next candidate is built instead); if none can be built, the first such error is
+// thrown. Any other error (an invalid matrix, a CUDA failure) ends the build at once.
 #pragma once
 
 #include <algorithm>
