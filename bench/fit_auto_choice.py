@@ -375,10 +375,11 @@ def choose_measured(tree, case):
     """The fastest trial method timed on the case (None if none was), and whether every trial
     was. With a trial not timed, the plan's choice can only be that one if it is faster still:
     the ratio to the best is then no better than the plan would get (a bound, not a guess)."""
-    timed = [m for m in trial_methods(tree, case) if m in case.times]
+    trials = trial_methods(tree, case)
+    timed = [m for m in trials if m in case.times]
     if not timed:
         return None, False
-    return min(timed, key=lambda m: case.times[m]), len(timed) == len(trial_methods(tree, case))
+    return min(timed, key=lambda m: case.times[m]), len(timed) == len(trials)
 
 
 def fit(cases, args):
