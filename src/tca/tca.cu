@@ -1,6 +1,6 @@
 // TCA-SpMM kernels: C = alpha * A * B + beta * C, fp16 / bf16, fp32 accumulate. kernel=paper
 // (below, the paper's design, A in CSR as given), kernel=rows (tca_rows_kernel.cuh, CSR as given)
-// or kernel=tiles (tca_tiles_kernel.cuh, A as 16 x 16 tiles of (value, slot) entries);
+// or kernel=tiles (tca_tiles_kernel.cuh, A as 16 x 16 tiles of m16n8k16 fragment register pairs);
 // tca_parameters.hpp chooses.
 //
 // kernel=paper:
@@ -193,18 +193,19 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
           const TcaParameters& parameters)
       : n_(n), layout_(layout), parameters_(parameters) {
     const auto start = std::chrono::steady_clock::now();
-    std::optional<TileCensus> census;  // taken once: for the auto rule and the tiles' layout
     if (parameters_.kernel_is_auto) {
-      census = census_tiles(matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data());
-      const std::int64_t stored_tiles = census->stored_tiles();
-      parameters_.kernel = resolve_auto_kernel(matrix.nnz(), stored_tiles, n_, layout_.dense);
+      const std::int64_t stored_tiles = count_stored_tiles(
+          matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data());
+      parameters_.kernel =
+          resolve_auto_kernel(matrix.nnz(), stored_tiles,
+                              tiles_segment_slots(matrix.rows, matrix.cols), n_, layout_.dense);
       stats_.details["auto_nonzeros_per_tile"] =
           stored_tiles > 0
               ? static_cast<double>(matrix.nnz()) / static_cast<double>(stored_tiles)
               : 0.0;
     }
     if (parameters_.kernel == TcaKernel::tiles) {
-      plan_tiles(matrix, start, census ? &*census : nullptr);
+      plan_tiles(matrix, start);
       return;
     }
     TcaLayout work;
@@ -270,13 +271,12 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// kernel=tiles: the tile layout built on the host and uploaded; the kernel instantiation, its
   /// shared memory and the split-K buffers fixed here, so that apply only launches.
   void plan_tiles(const CsrMatrix<Value, std::int32_t>& matrix,
-                  std::chrono::steady_clock::time_point start, const TileCensus* census) {
+                  std::chrono::steady_clock::time_point start) {
     const auto multiprocessors =
         static_cast<int>(detail::current_device_attribute(cudaDevAttrMultiProcessorCount));
     const TilesShape shape = choose_tiles_shape(matrix.rows, matrix.cols, n_, layout_.dense,
                                                 multiprocessors, parameters_.chunk_columns);
-    const TileLayout tiles =
-        census ? build_tile_layout(matrix, shape, *census) : build_tile_layout(matrix, shape);
+    const TileLayout tiles = build_tile_layout(matrix, shape);
     const auto built = std::chrono::steady_clock::now();
     stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
     tiles_.shape = shape;
@@ -293,15 +293,13 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     const std::size_t partials =
         shape.chunks > 1 ? static_cast<std::size_t>(shape.partial_bytes / 4) : 0;
     const auto at = [](std::size_t bytes) { return detail::align_up(bytes, kArrayAlignBytes); };
-    const std::size_t tiles_at = at(tiles.chunk_tile_begin.size() * sizeof(std::int32_t));
-    const std::size_t entries_at = tiles_at + at(tiles.tiles.size() * sizeof(TileInfo));
-    const std::size_t partials_at = entries_at + at(tiles.entries.size() * sizeof(std::uint32_t));
+    const std::size_t words_at = at(tiles.segment_word_begin.size() * sizeof(std::int32_t));
+    const std::size_t partials_at = words_at + at(tiles.words.size() * sizeof(std::uint32_t));
     const std::size_t arrivals_at = partials_at + at(partials * sizeof(float));
     tiles_.storage = detail::DeviceBuffer<std::byte>(arrivals_at + arrivals * sizeof(unsigned));
     std::byte* base = tiles_.storage.data();
-    tiles_.chunk_tile_begin = reinterpret_cast<std::int32_t*>(base);
-    tiles_.tiles = reinterpret_cast<TileInfo*>(base + tiles_at);
-    tiles_.entries = reinterpret_cast<std::uint32_t*>(base + entries_at);
+    tiles_.segment_word_begin = reinterpret_cast<std::int32_t*>(base);
+    tiles_.words = reinterpret_cast<std::uint32_t*>(base + words_at);
     tiles_.partials = partials ? reinterpret_cast<float*>(base + partials_at) : nullptr;
     tiles_.arrivals = arrivals ? reinterpret_cast<unsigned*>(base + arrivals_at) : nullptr;
     const auto copy = [&](std::size_t offset, const auto& from) {
@@ -310,9 +308,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
                                             from.size() * sizeof(from[0]),
                                             cudaMemcpyHostToDevice, cudaStreamLegacy));
     };
-    copy(0, tiles.chunk_tile_begin);
-    copy(tiles_at, tiles.tiles);
-    copy(entries_at, tiles.entries);
+    copy(0, tiles.segment_word_begin);
+    copy(words_at, tiles.words);
     if (arrivals)
       TCSPARSE_CUDA_CHECK(
           cudaMemsetAsync(tiles_.arrivals, 0, arrivals * sizeof(unsigned), cudaStreamLegacy));
@@ -350,20 +347,24 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     }
   }
 
+  /// Two stages of B and the warps' tables (tca_tiles_kernel.cuh).
+  std::int64_t tiles_shared_bytes() const {
+    return 2 * tiles_.shape.stage_bytes + device::kTilesTableBytes;
+  }
+
   template <typename Out>
   void allow_tiles_shared_memory() const {
     TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(tiles_kernel<Out>(),
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(tiles_.shape.shared_bytes)));
+                                             static_cast<int>(tiles_shared_bytes())));
   }
 
   template <typename Out>
   void launch_tiles(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
     const TilesShape& shape = tiles_.shape;
     device::TilesArguments<Out> args;
-    args.chunk_tile_begin = tiles_.chunk_tile_begin;
-    args.tiles = reinterpret_cast<const int2*>(tiles_.tiles);
-    args.entries = tiles_.entries;
+    args.segment_word_begin = tiles_.segment_word_begin;
+    args.words = tiles_.words;
     args.B = reinterpret_cast<const std::uint16_t*>(B);
     args.C = C;
     args.partials = tiles_.partials;
@@ -372,11 +373,11 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     args.cols = tiles_.cols;
     args.n = n_;
     args.row_blocks = shape.row_blocks;
+    args.segments = shape.segments;
     args.chunks = shape.chunks;
-    args.chunk_columns = shape.chunk_columns;
-    args.stage_columns = shape.stage_columns;
-    args.stage_elements = shape.stage_bytes / 2;
+    args.chunk_segments = shape.chunk_segments;
     args.slices = shape.slices;
+    args.stage_elements = shape.stage_bytes / 2;
     const std::int64_t contiguous = layout_.dense == DenseLayout::row_major ? n_ : tiles_.cols;
     args.vector_b = contiguous % 8 == 0 && reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
     args.alpha = alpha;
@@ -385,7 +386,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     const dim3 grid(static_cast<unsigned>(row_groups * shape.chunks),
                     static_cast<unsigned>(shape.slices));
     tiles_kernel<Out>()<<<grid, device::kTilesThreadsPerBlock,
-                          static_cast<std::size_t>(shape.shared_bytes), stream>>>(args);
+                          static_cast<std::size_t>(tiles_shared_bytes()), stream>>>(args);
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
 
@@ -459,9 +460,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     TilesShape shape;
     std::int64_t rows = 0, cols = 0;
     detail::DeviceBuffer<std::byte> storage;  ///< the arrays below, each at a 256-byte boundary
-    const std::int32_t* chunk_tile_begin = nullptr;
-    const TileInfo* tiles = nullptr;
-    const std::uint32_t* entries = nullptr;
+    const std::int32_t* segment_word_begin = nullptr;
+    const std::uint32_t* words = nullptr;  ///< the runs, at a 256-byte boundary
     // Written by every apply (scratch of the split-K sum): one plan must not run on two streams
     // at once.
     float* partials = nullptr;     ///< split-K sums, chunks > 1

@@ -13,16 +13,17 @@ std::span<const ParameterSpec> parameter_specs() {
   static const std::vector<ParameterSpec> specs = {
       {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows", "tiles"},
        "paper: m16n8k8 on matricised rows (the paper); rows: a warp a row, 16 columns of C at a "
-       "time; tiles: 16x16 tiles expanded in shared memory, dense m16n8k16; auto: tiles above 16 "
-       "columns of B or when the non-empty tiles hold >= 40 (row-major B) / 8 (column-major) "
-       "nonzeros on average, else rows"},
+       "time; tiles: segments of 16x16 tiles expanded in shared memory, dense m16n8k16; auto: "
+       "tiles above 16 columns of B or when the non-empty tiles hold >= 40 (row-major B) / 8 "
+       "(column-major) nonzeros on average, else rows; rows also below one nonzero in 4096 "
+       "weights"},
       {"column_index_bits", Type::choice, "auto", 0, 0, {"auto", "16", "32"},
        "width of the column indices the rows kernel streams (16: cols <= 65536 only); auto: 32 "
        "(16 measured no faster)"},
       {"chunk_columns", Type::integer, "auto", 16, 1 << 30, {"auto"},
-       "tiles: columns of A (and rows of B) one thread block stages and multiplies (rounded up "
-       "to 16); auto: split-K until the GPU has 32 warps an SM, and at n <= 64 at most 512 "
-       "columns"},
+       "tiles: columns of A (and rows of B) one thread block multiplies, the split-K unit "
+       "(rounded up to a segment of 256); auto: 512 at n <= 64, wider n split-K until the GPU "
+       "has 32 warps an SM"},
   };
   return specs;
 }
@@ -61,9 +62,10 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
   return p;
 }
 
-TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles, std::int64_t n,
-                              DenseLayout dense) {
+TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
+                              std::int64_t segment_slots, std::int64_t n, DenseLayout dense) {
   if (stored_tiles == 0) return TcaKernel::rows;  // nothing to multiply: the cheaper plan
+  if (segment_slots > nnz) return TcaKernel::rows;
   if (n > kRowsKernelMaxColumns) return TcaKernel::tiles;
   const double threshold = dense == DenseLayout::row_major ? kTilesMinNonzerosPerTileRowMajor
                                                            : kTilesMinNonzerosPerTile;

@@ -16,9 +16,9 @@ namespace tcsparse::tca {
 ///  - rows: a warp a row, its lanes over the row's nonzeros, B gathered through the read-only
 ///    cache, 16 columns of C at a time in fp32 registers (tca_rows_kernel.cuh; not in the paper).
 ///    It streams the matrix once per 16 columns of B.
-///  - tiles: the non-empty 16 x 16 tiles as (value, slot) entries, expanded into dense tiles in
-///    shared memory and multiplied by m16n8k16 with B staged there too (tca_tiles_format.hpp;
-///    not in the paper).
+///  - tiles: the nonzeros as (value, slot, tile) entries by segments of 16 tiles of 16 x 16,
+///    expanded into dense tiles in shared memory and multiplied by m16n8k16 with B staged there
+///    too (tca_tiles_format.hpp; not in the paper).
 enum class TcaKernel { paper, rows, tiles };
 
 /// kernel=auto: tiles above 16 columns of B (the rows kernel streams the matrix once per 16
@@ -48,10 +48,13 @@ struct TcaParameters {
   std::int64_t chunk_columns = 0;  ///< tiles: columns of A a block's chunk spans; 0 = auto
 };
 
-/// kernel=auto's choice for a matrix of `nnz` nonzeros in `stored_tiles` non-empty 16 x 16 tiles,
-/// multiplied by n columns of B in layout `dense`.
-TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles, std::int64_t n,
-                              DenseLayout dense);
+/// kernel=auto's choice for a matrix of `nnz` nonzeros in `stored_tiles` non-empty 16 x 16 tiles
+/// and `segment_slots` (row block, 256-column segment) pairs (tiles_segment_slots), multiplied by
+/// n columns of B in layout `dense`. rows wherever the tiles layout would hold more segment slots
+/// than nonzeros (fewer than one weight in 4096 nonzero: the tiles kernel would stage B for
+/// segments that are nearly all empty).
+TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
+                              std::int64_t segment_slots, std::int64_t n, DenseLayout dense);
 /// Columns of B up to which the rows kernel's single pass over the matrix can compete.
 inline constexpr std::int64_t kRowsKernelMaxColumns = 16;
 

@@ -2,10 +2,12 @@
 #include "tca/tca_tiles_format.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <limits>
 #include <string>
 
+#include "common/parallel.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::tca {
@@ -34,53 +36,51 @@ std::int64_t tiles_stage_stride(std::int64_t row_elements) {
   return units * 8;
 }
 
-std::int64_t tiles_stage_bytes(std::int64_t stage_columns, int slice_columns, DenseLayout dense) {
-  if (dense == DenseLayout::row_major) return stage_columns * tiles_stage_stride(slice_columns) * 2;
-  return slice_columns * tiles_stage_stride(stage_columns) * 2;
+std::int64_t tiles_stage_bytes(int slice_columns, DenseLayout dense) {
+  if (dense == DenseLayout::row_major)
+    return kTilesSegmentColumns * tiles_stage_stride(slice_columns) * 2;
+  return slice_columns * tiles_stage_stride(kTilesSegmentColumns) * 2;
 }
 
 TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
                               DenseLayout dense, int multiprocessors, std::int64_t chunk_columns) {
   TilesShape shape;
   shape.row_blocks = ceil_div(rows, kTileRows);
+  shape.segments = ceil_div(cols, kTilesSegmentColumns);
   shape.slice_columns = tiles_slice_columns(n);
   shape.slices = ceil_div(n, shape.slice_columns);
-  const std::int64_t column_tiles = std::max<std::int64_t>(1, ceil_div(cols, kTileColumns));
+  const std::int64_t segments = std::max<std::int64_t>(1, shape.segments);
   if (chunk_columns > 0) {
-    shape.chunk_columns = ceil_div(chunk_columns, kTileColumns) * kTileColumns;
+    shape.chunk_segments = ceil_div(chunk_columns, kTilesSegmentColumns);
   } else {
-    const std::int64_t units = std::max<std::int64_t>(1, shape.row_blocks * shape.slices);
-    const std::int64_t target = std::int64_t{multiprocessors} * kTilesTargetWarpsPerSm;
-    std::int64_t chunks = ceil_div(target, units);
-    if (shape.slices <= 1)  // decode widths, where the cap was measured
-      chunks = std::max(chunks, ceil_div(column_tiles, kTilesMaxChunkTiles));
-    chunks = std::clamp<std::int64_t>(chunks, 1, column_tiles);
+    std::int64_t chunks = ceil_div(segments, kTilesDecodeChunkSegments);
+    if (shape.slices > 1) {
+      const std::int64_t units = std::max<std::int64_t>(1, shape.row_blocks * shape.slices);
+      chunks = ceil_div(std::int64_t{multiprocessors} * kTilesTargetWarpsPerSm, units);
+    }
+    chunks = std::clamp<std::int64_t>(chunks, 1, segments);
     const std::int64_t partial_per_chunk =
         shape.row_blocks * kTileRows * shape.slices * shape.slice_columns * 4;
     if (chunks > 1 && partial_per_chunk > 0)
       chunks =
           std::min(chunks, std::max<std::int64_t>(1, kTilesMaxPartialBytes / partial_per_chunk));
-    shape.chunk_columns = ceil_div(column_tiles, chunks) * kTileColumns;
+    shape.chunk_segments = ceil_div(segments, chunks);
   }
-  shape.chunks = std::max<std::int64_t>(1, ceil_div(cols, shape.chunk_columns));
-  // the widest window (a multiple of 16, at most the chunk) whose stage fits
-  shape.stage_columns = kTileColumns;
-  while (shape.stage_columns < std::min(shape.chunk_columns, column_tiles * kTileColumns) &&
-         tiles_stage_bytes(shape.stage_columns + kTileColumns, shape.slice_columns, dense) <=
-             kTilesMaxStageBytes)
-    shape.stage_columns += kTileColumns;
-  shape.stage_bytes = tiles_stage_bytes(shape.stage_columns, shape.slice_columns, dense);
-  shape.shared_bytes = shape.stage_bytes + kTilesDenseBytes;
+  shape.chunks = std::max<std::int64_t>(1, ceil_div(shape.segments, shape.chunk_segments));
+  shape.stage_bytes = tiles_stage_bytes(shape.slice_columns, dense);
   shape.partial_bytes = shape.chunks > 1 ? shape.chunks * shape.row_blocks * kTileRows *
                                                shape.slices * shape.slice_columns * 4
                                          : 0;
   return shape;
 }
 
+std::int64_t tiles_segment_slots(std::int64_t rows, std::int64_t cols) {
+  return ceil_div(rows, kTileRows) * ceil_div(cols, kTilesSegmentColumns);
+}
+
 std::int64_t TileLayout::bytes() const {
-  return static_cast<std::int64_t>(chunk_tile_begin.size() * sizeof(std::int32_t) +
-                                   tiles.size() * sizeof(TileInfo) +
-                                   entries.size() * sizeof(std::uint32_t));
+  return static_cast<std::int64_t>(segment_word_begin.size() * sizeof(std::int32_t) +
+                                   words.size() * sizeof(std::uint32_t));
 }
 
 TileCensus census_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
@@ -125,77 +125,142 @@ std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std:
   return census_tiles(rows, cols, row_ptr, col_idx).stored_tiles();
 }
 
-TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
-                             const std::int32_t* col_idx, const std::uint16_t* values,
-                             const TilesShape& shape) {
-  return build_tile_layout(rows, cols, row_ptr, col_idx, values, shape,
-                           census_tiles(rows, cols, row_ptr, col_idx));
+namespace {
+
+using SegmentMasks = std::array<std::uint32_t, kSegmentMaskWords>;
+
+/// A row block's 16 rows walked segment by segment: each row's cursor moves over its sorted
+/// columns below the segment's end, setting the mask bits (and, kWithPairs, filling the pair
+/// halves, indexed word * 32 + lane) of its nonzeros. Returns whether the segment has any.
+template <bool kWithPairs>
+bool gather_segment(const std::int32_t* col_idx, const std::uint16_t* values, int block_rows,
+                    std::array<std::int64_t, kTileRows>& cursor,
+                    const std::array<std::int64_t, kTileRows>& row_end, std::int64_t segment_end,
+                    SegmentMasks& masks, std::uint32_t* pairs) {
+  static_assert(kTilesSegmentColumns == 256 && kTileColumns == 16, "the shifts below");
+  bool any = false;
+  for (int r = 0; r < block_rows; ++r) {
+    std::int64_t k = cursor[r];
+    for (; k < row_end[r] && col_idx[k] < segment_end; ++k) {
+      const int column = col_idx[k] & 255, c = column & 15;  // in the segment, in the tile
+      const int word = kFragmentRegisters * (column >> 4) + fragment_register(r, c);
+      const int lane = fragment_lane(r, c);
+      masks[word] |= 1u << lane;
+      if constexpr (kWithPairs)
+        pairs[word * 32 + lane] |= std::uint32_t{values[k]} << (16 * fragment_half(c));
+    }
+    any = any || k != cursor[r];
+    cursor[r] = k;
+  }
+  return any;
 }
+
+/// Words of a segment's run: the masks, a word a non-empty pair, padded to 16 bytes.
+std::int64_t run_words(const SegmentMasks& masks) {
+  std::int64_t pairs = 0;
+  for (const std::uint32_t mask : masks) pairs += std::popcount(mask);
+  return (kSegmentMaskWords + pairs + 3) / 4 * 4;
+}
+
+}  // namespace
 
 TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                              const std::int32_t* col_idx, const std::uint16_t* values,
-                             const TilesShape& shape, const TileCensus& census) {
+                             const TilesShape& shape) {
   TileLayout layout;
   layout.rows = rows;
   layout.cols = cols;
   layout.nnz = rows > 0 ? row_ptr[rows] : 0;
   layout.shape = shape;
-  require_32_bit(layout.nnz, "nonzeros");
-  const std::int64_t row_blocks = shape.row_blocks, chunks = shape.chunks;
-  const std::int64_t tiles_per_chunk = shape.chunk_columns / kTileColumns;
-  const std::int64_t tile_count = census.stored_tiles();
-  require_32_bit(tile_count, "stored tiles");
+  const std::int64_t row_blocks = shape.row_blocks, segments = shape.segments;
+  require_32_bit(row_blocks * segments + 1, "(row block, segment) slots");
+  const int threads = detail::threads_for(layout.nnz, 0);
+  // A row block's 16 rows: their cursors at their first nonzeros, and where they end.
+  const auto start_rows = [&](std::int64_t rb, std::array<std::int64_t, kTileRows>& cursor,
+                              std::array<std::int64_t, kTileRows>& row_end) {
+    const std::int64_t first_row = rb * kTileRows;
+    const int block_rows = static_cast<int>(std::min<std::int64_t>(kTileRows, rows - first_row));
+    for (int r = 0; r < block_rows; ++r) {
+      cursor[r] = row_ptr[first_row + r];
+      row_end[r] = row_ptr[first_row + r + 1];
+    }
+    return block_rows;
+  };
 
-  // The tiles of every (row block, chunk): a row block's tiles are by column, so each chunk's
-  // are a run of them; then each tile's column and first entry (a row block's entries start
-  // where its CSR does).
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(row_blocks * chunks + 1), 0);
-  layout.tiles.resize(static_cast<std::size_t>(tile_count + 1));
+  // 1. Each run's words, from the masks alone (row blocks in parallel); then where runs begin.
+  std::vector<std::int64_t> run_begin(static_cast<std::size_t>(row_blocks * segments + 1), 0);
+  std::int64_t stored_tiles = 0, pairs = 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) \
+    reduction(+ : stored_tiles, pairs) if (threads > 1)
   for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
-    std::int64_t entry = row_ptr[rb * kTileRows];
-    for (std::int64_t t = census.row_block_begin[rb]; t < census.row_block_begin[rb + 1]; ++t) {
-      const std::int32_t tile = census.column_tiles[static_cast<std::size_t>(t)];
-      ++counts[static_cast<std::size_t>(rb * chunks + tile / tiles_per_chunk + 1)];
-      layout.tiles[static_cast<std::size_t>(t)] = {static_cast<std::int32_t>(entry),
-                                                   tile * kTileColumns};
-      entry += census.nonzeros[static_cast<std::size_t>(t)];
+    std::array<std::int64_t, kTileRows> cursor{}, row_end{};
+    const int block_rows = start_rows(rb, cursor, row_end);
+    for (std::int64_t segment = 0; segment < segments; ++segment) {
+      SegmentMasks masks{};
+      if (!gather_segment<false>(col_idx, values, block_rows, cursor, row_end,
+                                 (segment + 1) * kTilesSegmentColumns, masks, nullptr))
+        continue;
+      run_begin[static_cast<std::size_t>(rb * segments + segment + 1)] = run_words(masks);
+      for (int tile = 0; tile < kTilesSegmentTiles; ++tile) {
+        std::uint32_t any_register = 0;
+        for (int p = 0; p < kFragmentRegisters; ++p) {
+          any_register |= masks[kFragmentRegisters * tile + p];
+          pairs += std::popcount(masks[kFragmentRegisters * tile + p]);
+        }
+        if (any_register != 0) ++stored_tiles;
+      }
     }
   }
-  layout.tiles.back() = {static_cast<std::int32_t>(layout.nnz), 0};
-  for (std::size_t i = 1; i < counts.size(); ++i) counts[i] += counts[i - 1];
-  layout.chunk_tile_begin.resize(counts.size());
-  std::transform(counts.begin(), counts.end(), layout.chunk_tile_begin.begin(),
-                 [](std::int64_t c) { return static_cast<std::int32_t>(c); });
+  for (std::size_t i = 1; i < run_begin.size(); ++i) run_begin[i] += run_begin[i - 1];
+  require_32_bit(run_begin.back(), "tile words");
+  layout.stored_tiles = stored_tiles;
+  layout.pairs = pairs;
+  layout.segment_word_begin.resize(run_begin.size());
+  std::transform(run_begin.begin(), run_begin.end(), layout.segment_word_begin.begin(),
+                 [](std::int64_t w) { return static_cast<std::int32_t>(w); });
 
-  // Each row block's entries, tile by tile (row order inside a tile: the kernel does not depend
-  // on it), in one pass over its nonzeros.
-  layout.entries.resize(static_cast<std::size_t>(layout.nnz));
-  std::vector<std::int32_t> cursor_of(static_cast<std::size_t>(ceil_div(cols, kTileColumns)));
-  for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
-    for (std::int64_t t = census.row_block_begin[rb]; t < census.row_block_begin[rb + 1]; ++t)
-      cursor_of[static_cast<std::size_t>(census.column_tiles[static_cast<std::size_t>(t)])] =
-          layout.tiles[static_cast<std::size_t>(t)].entry_begin;
-    const std::int64_t first_row = rb * kTileRows, end_row = std::min(rows, first_row + kTileRows);
-    for (std::int64_t row = first_row; row < end_row; ++row)
-      for (std::int64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
-        const std::int32_t column = col_idx[k];
-        layout.entries[static_cast<std::size_t>(cursor_of[column / kTileColumns]++)] = tile_entry(
-            values[k], tile_slot(static_cast<int>(row - first_row), column % kTileColumns));
+  // 2. The runs (row blocks in parallel, each at its place): masks, then the pairs by (tile,
+  //    register) and lane, then the zero padding the assignment left.
+  layout.words.assign(static_cast<std::size_t>(run_begin.back()), 0u);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    std::vector<std::uint32_t> lane_pairs(kSegmentMaskWords * 32, 0u);
+#pragma omp for schedule(dynamic, 16)
+    for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+      std::array<std::int64_t, kTileRows> cursor{}, row_end{};
+      const int block_rows = start_rows(rb, cursor, row_end);
+      for (std::int64_t segment = 0; segment < segments; ++segment) {
+        SegmentMasks masks{};
+        if (!gather_segment<true>(col_idx, values, block_rows, cursor, row_end,
+                                  (segment + 1) * kTilesSegmentColumns, masks, lane_pairs.data()))
+          continue;
+        std::uint32_t* out = layout.words.data() + run_begin[static_cast<std::size_t>(
+                                                       rb * segments + segment)];
+        out = std::copy(masks.begin(), masks.end(), out);
+        for (int word = 0; word < kSegmentMaskWords; ++word)
+          for (std::uint32_t bits = masks[word]; bits != 0; bits &= bits - 1) {
+            std::uint32_t& pair = lane_pairs[static_cast<std::size_t>(
+                word * 32 + std::countr_zero(bits))];
+            *out++ = pair;
+            pair = 0u;
+          }
       }
+    }
   }
   return layout;
 }
 
 Json tiles_details(const TileLayout& layout) {
   const TilesShape& s = layout.shape;
-  return Json{{"tiles", layout.tile_count()},
+  return Json{{"tiles", layout.stored_tiles},
               {"nonzeros_per_tile",
-               layout.tile_count() > 0
-                   ? static_cast<double>(layout.nnz) / static_cast<double>(layout.tile_count())
+               layout.stored_tiles > 0
+                   ? static_cast<double>(layout.nnz) / static_cast<double>(layout.stored_tiles)
                    : 0.0},
+              {"pairs", layout.pairs},
+              {"segments", s.segments},
               {"chunks", s.chunks},
-              {"chunk_columns", s.chunk_columns},
-              {"stage_columns", s.stage_columns},
+              {"chunk_columns", s.chunk_columns()},
               {"slice_columns", s.slice_columns},
               {"slices", s.slices},
               {"stage_bytes", s.stage_bytes},
@@ -217,16 +282,29 @@ void tiles_host_apply(const TileLayout& layout, const std::vector<Value>& B, std
     std::fill(total.begin(), total.end(), 0.0f);
     for (std::int64_t chunk = 0; chunk < s.chunks; ++chunk) {
       std::fill(chunk_sum.begin(), chunk_sum.end(), 0.0f);
-      for (std::int64_t t = layout.chunk_tile_begin[rb * s.chunks + chunk];
-           t < layout.chunk_tile_begin[rb * s.chunks + chunk + 1]; ++t) {
-        const std::int64_t end = layout.tiles[t + 1].entry_begin;
-        for (std::int64_t e = layout.tiles[t].entry_begin; e < end; ++e) {
-          Value a;
-          a.bits = static_cast<std::uint16_t>(layout.entries[e] & 0xffffu);
-          const int slot = static_cast<int>(layout.entries[e] >> 16);
-          const std::int64_t k = layout.tiles[t].column + slot_column(slot);
-          for (std::int64_t j = 0; j < n; ++j)
-            chunk_sum[slot_row(slot) * n + j] += static_cast<float>(a) * b_at(k, j);
+      const std::int64_t first = chunk * s.chunk_segments;
+      const std::int64_t end = std::min(s.segments, first + s.chunk_segments);
+      for (std::int64_t segment = first; segment < end; ++segment) {
+        const std::int64_t slot = rb * s.segments + segment;
+        if (layout.segment_word_begin[slot] == layout.segment_word_begin[slot + 1]) continue;
+        const std::uint32_t* run = layout.words.data() + layout.segment_word_begin[slot];
+        std::int64_t next_pair = kSegmentMaskWords;
+        for (int word = 0; word < kSegmentMaskWords; ++word) {
+          const int tile = word / kFragmentRegisters, reg = word % kFragmentRegisters;
+          for (std::uint32_t bits = run[word]; bits != 0; bits &= bits - 1) {
+            const int lane = std::countr_zero(bits);
+            const std::uint32_t pair = run[next_pair++];
+            for (int half = 0; half < 2; ++half) {
+              Value a;
+              a.bits = static_cast<std::uint16_t>(pair >> (16 * half));
+              const std::int64_t k = segment * kTilesSegmentColumns + tile * kTileColumns +
+                                     fragment_column(lane, reg, half);
+              const int r = fragment_row(lane, reg);
+              if (k >= layout.cols) continue;  // (a zero half past the last column)
+              for (std::int64_t j = 0; j < n; ++j)
+                chunk_sum[r * n + j] += static_cast<float>(a) * b_at(k, j);
+            }
+          }
         }
       }
       for (std::size_t i = 0; i < total.size(); ++i) total[i] += chunk_sum[i];

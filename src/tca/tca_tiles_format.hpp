@@ -1,31 +1,32 @@
-// tca kernel=tiles: the matrix as 16 x 16 tiles, each a list of (value, position) entries,
-// expanded into a dense tile in shared memory and multiplied as dense m16n8k16 tiles ("load as
-// sparse, compute as dense"). Not in the TCA paper: issue 11's tile-compressed variant for the
-// sparsities where CSR cannot beat the dense GEMM, after the tiled encodings of Flash-LLM (VLDB
-// 2024) and SpInfer (EuroSys 2025). Host side: the layout, its shape rules, its builder and the
-// host model of the kernel (tca_tiles_kernel.cuh).
+// tca kernel=tiles: the matrix as 16 x 16 tiles stored as the m16n8k16 A fragments' nonzero
+// register pairs, loaded by each lane straight into its fragment registers and multiplied as dense
+// tiles ("load as sparse, compute as dense"). Not in the TCA paper: issue 11's tile-compressed
+// variant for the sparsities where CSR cannot beat the dense GEMM, after the bitmap encodings of
+// Flash-LLM (VLDB 2024) and SpInfer (EuroSys 2025). Host side: the layout, its shape rules, its
+// builder and the host model of the kernel (tca_tiles_kernel.cuh).
 //
-//   A (rows x cols) in row blocks of 16 rows; each row block cut into column chunks of
-//   chunk_columns (a multiple of 16) columns, the split-K unit; a thread block takes one chunk of
-//   8 row blocks, stages B's rows of it in shared memory stage_columns at a time, and each of its
-//   warps multiplies one row block's tiles of the staged window.
+//   A (rows x cols) in row blocks of 16 rows and segments of 256 columns (16 tiles); a chunk
+//   (the split-K unit) is a run of segments. A thread block takes one chunk of 8 row blocks,
+//   stages B's 256 rows of each of its segments in shared memory in turn, and each warp
+//   multiplies one row block's segment.
 //
-//                 chunk 0                 chunk 1                 ...
-//     rb 0   [ T T . T T . T T ]   [ T . T T T T . T ]          T: a stored (non-empty) tile
-//     rb 1   [ T T T . T T T T ]   [ . T T T . T T T ]          .: an empty tile, not stored
+//                 segment 0 (tiles 0-15)   segment 1            ...
+//     rb 0   [ T T . T T . T T ... ]   [ T . T T T T . T ... ]     T: a tile with nonzeros
+//     rb 1   [ T T T . T T T T ... ]   [ . T T T . T T T ... ]     .: an empty tile
 //
-//   chunk_tile_begin[rb * chunks + c] .. [rb * chunks + c + 1]: the tiles of (rb, c), by column
-//   tiles[t] = {entry_begin, column}: the tile's entries are entries[entry_begin, next tile's)
-//   entries[e] = value bits | slot << 16: slot = where the value goes in the warp's dense tile in
-//                shared memory (16-bit elements, rows of 16):
+//   In the m16n8k16 A fragment, lane l (g = l / 4, q = l % 4) holds 4 registers of 2 elements:
+//   register p at row g + 8 (p % 2), columns 2 q + 8 (p / 2) and the next (low half first).
 //
-//                  slot(r, c) = 16 r + (c ^ 8 [r % 8 >= 4])
+//   words[segment_word_begin[rb * segments + s] ..]: the run of (rb, s), 16-byte aligned, empty
+//   when the segment has no nonzeros:
+//     [0, 64)   masks: word 4 t + p, bit l: lane l's register p of tile t holds a nonzero
+//     then      for t = 0 .. 15, p = 0 .. 3: the register pairs of the lanes whose bit is set,
+//               by lane (fp16/bf16 bits, low half = the even column), then zeros to 16 bytes
 //
-//                the column halves of rows 4-7 and 12-15 swapped, so that the 8 rows one
-//                ldmatrix reads (32 bytes apart) fall in 8 different 16-byte bank groups.
-//
-// Bytes a stored tile costs: 8 + 4 a nonzero (4096 x 4096 at 70 % sparsity: 1.23 bytes a weight;
-// at 90 %: 0.43; dense fp16: 2; CSR with 32-bit indices: 1.8 and 0.6).
+// A lane finds its pair at 64 + (pairs of the words before 4 t + p) + popc(mask & lanes below):
+// no per-element decoding, no shared memory for A. Bytes: 256 a non-empty segment of a row block
+// and 4 a non-empty pair (4096 x 4096 at 70 % sparsity, half the pairs non-empty: 1.1 bytes a
+// weight; at 90 %: 0.45; dense fp16: 2; CSR with 32-bit indices: 1.8 and 0.6).
 #pragma once
 
 #include <cstdint>
@@ -40,77 +41,67 @@ namespace tcsparse::tca {
 /// Rows and columns of one tile: the m16n8k16 A operand.
 inline constexpr int kTileRows = 16;
 inline constexpr int kTileColumns = 16;
-/// Warps a thread block; each takes one row block of the block's chunk (so B's chunk, staged once,
-/// serves 8 row blocks = 128 rows).
+/// Tiles and columns of a segment: a warp takes one (row block, segment) at a time, and B is
+/// staged a segment at a time.
+inline constexpr int kTilesSegmentTiles = 16;
+inline constexpr int kTilesSegmentColumns = kTilesSegmentTiles * kTileColumns;
+/// Registers of an m16n8k16 A fragment a lane holds, and the mask words of a segment's run.
+inline constexpr int kFragmentRegisters = 4;
+inline constexpr int kSegmentMaskWords = kTilesSegmentTiles * kFragmentRegisters;
+/// Warps a thread block; each takes one row block of the block's chunk (so B's segment, staged
+/// once, serves 8 row blocks = 128 rows).
 inline constexpr int kTilesWarpsPerBlock = 8;
 /// Columns of B and C one thread block computes: 8 (n <= 8), 16, 32 or 64 (m16n8k16 n-tiles of 8;
 /// a lane holds 4 fp32 accumulators an n-tile, 32 at 64 columns). Wider n runs as several slices.
 inline constexpr int kTilesMaxSliceColumns = 64;
-/// Warps the shape rule aims at a streaming multiprocessor (split-K over column chunks until the
-/// row blocks x slices x chunks reach it): enough loads in flight to stream the tiles.
+/// Warps the shape rule aims at a streaming multiprocessor above 64 columns of B (split-K over
+/// chunks until the row blocks x slices x chunks reach it).
 inline constexpr int kTilesTargetWarpsPerSm = 32;
-/// Column tiles a chunk spans at most (its warps walk at most this many tiles) at n <= 64: the
-/// automatic chunk is 512 columns or narrower there. Measured (H200, n = 8 / 16 / 64, 8 LLM
-/// weights): on the weights of 11008-14336 rows, chunks of 512 columns ran 1.1-1.3x faster than the
-/// 832-4096 the warp target alone gave; on 4096 x 4096 the target's 256 stayed faster than 512.
-inline constexpr int kTilesMaxChunkTiles = 32;
-/// Tiles a warp expands into dense tiles in shared memory at once (their loads all in flight
-/// before the first store), and the entries a lane loads of each before a loop takes the rest:
-/// 4 x 32 = 128 entries, a tile of up to 50 % density in one go.
-inline constexpr int kTilesInFlight = 4;
-inline constexpr int kTileEntryRounds = 4;
-/// Shared memory of the warps' dense tiles (16-bit elements) and the most the staged window of B
-/// may take: two blocks an SM on Hopper (228 KB) with both.
-inline constexpr std::int64_t kTilesDenseBytes =
-    std::int64_t{kTilesWarpsPerBlock} * kTilesInFlight * kTileRows * kTileColumns * 2;
-inline constexpr std::int64_t kTilesMaxStageBytes = 80 * 1024;
+/// Segments a chunk spans at up to 64 columns of B (one slice): 512 columns. Measured (H200,
+/// run 126, `sweep-chunks`, 8 LLM weights at 70 and 90 %, n = 8 / 16 / 64) against the warp
+/// target's chunks: on 4096 x 4096 (where the target gave one segment) 512 ran 1.2-1.4x faster;
+/// chunks of 1024 ran 0.87-1.08x as fast as 512 at n <= 16, 256 0.84-1.0x, 4096 0.3-0.7x.
+inline constexpr int kTilesDecodeChunkSegments = 2;
 /// Split-K partial sums the plan may hold (fp32, one a chunk a C element).
 inline constexpr std::int64_t kTilesMaxPartialBytes = std::int64_t{256} << 20;
 
-/// A stored tile: where its entries start, and its first column.
-struct TileInfo {
-  std::int32_t entry_begin = 0;
-  std::int32_t column = 0;
-};
-static_assert(sizeof(TileInfo) == 8);
-
-/// The slot of the tile entry at row r, column c (0 .. 15 each): its element in the dense tile.
-constexpr int tile_slot(int r, int c) { return 16 * r + (c ^ (((r >> 2) & 1) << 3)); }
-/// The inverse: row and column of a slot.
-constexpr int slot_row(int slot) { return slot / 16; }
-constexpr int slot_column(int slot) { return (slot % 16) ^ (((slot / 16 >> 2) & 1) << 3); }
-
-/// An entry: the value's 16 bits and its slot.
-constexpr std::uint32_t tile_entry(std::uint16_t value_bits, int slot) {
-  return std::uint32_t{value_bits} | (static_cast<std::uint32_t>(slot) << 16);
+/// Where the element at row r, column c (0 .. 15 each) of a tile sits in the A fragment: its
+/// lane, register and half (0: low), and back.
+constexpr int fragment_lane(int r, int c) { return 4 * (r % 8) + (c % 8) / 2; }
+constexpr int fragment_register(int r, int c) { return r / 8 + 2 * (c / 8); }
+constexpr int fragment_half(int c) { return c % 2; }
+constexpr int fragment_row(int lane, int reg) { return lane / 4 + 8 * (reg % 2); }
+constexpr int fragment_column(int lane, int reg, int half) {
+  return 2 * (lane % 4) + 8 * (reg / 2) + half;
 }
 
 /// How the kernel cuts a product of width n: shared-memory and grid shape.
 struct TilesShape {
   std::int64_t row_blocks = 0;      ///< ceil(rows / 16)
-  std::int64_t chunk_columns = 16;  ///< a multiple of 16; the last chunk may be shorter
-  std::int64_t chunks = 1;          ///< ceil(cols / chunk_columns), at least 1
-  std::int64_t stage_columns = 16;  ///< rows of B staged at once: a multiple of 16, <= chunk
+  std::int64_t segments = 0;        ///< ceil(cols / 256)
+  std::int64_t chunk_segments = 1;  ///< segments a chunk spans; the last chunk may span fewer
+  std::int64_t chunks = 1;          ///< ceil(segments / chunk_segments), at least 1
   int slice_columns = 8;            ///< 8, 16, 32 or 64
   std::int64_t slices = 0;          ///< ceil(n / slice_columns)
-  std::int64_t stage_bytes = 0;     ///< the staged window of B in shared memory (padded)
-  std::int64_t shared_bytes = 0;    ///< a block's dynamic shared memory: stage + dense tiles
+  std::int64_t stage_bytes = 0;     ///< a staged segment of B (padded); a block holds two
   std::int64_t partial_bytes = 0;   ///< split-K partial sums (0 when chunks == 1)
+  std::int64_t chunk_columns() const { return chunk_segments * kTilesSegmentColumns; }
 };
 
 /// Columns of a slice for width n: the smallest of 8, 16, 32, 64 that holds n (64 above).
 int tiles_slice_columns(std::int64_t n);
-/// Row stride (in 16-bit elements) of a staged window of B: row-major B is staged as
-/// stage_columns rows (k) of the slice's columns, column-major B as slice_columns rows of the
-/// window's k; a row is padded to an odd number of 16-byte units so that the 8 row addresses of
-/// one ldmatrix fall in 8 different bank groups.
+/// Row stride (in 16-bit elements) of a staged segment of B: row-major B is staged as 256 rows
+/// (k) of the slice's columns, column-major B as slice_columns rows of the segment's k; a row is
+/// padded to an odd number of 16-byte units so that the 8 row addresses of one ldmatrix fall in 8
+/// different bank groups.
 std::int64_t tiles_stage_stride(std::int64_t row_elements);
-std::int64_t tiles_stage_bytes(std::int64_t stage_columns, int slice_columns, DenseLayout dense);
+std::int64_t tiles_stage_bytes(int slice_columns, DenseLayout dense);
 
-/// The shape for a rows x cols matrix at width n on a GPU of `multiprocessors` SMs: chunks enough
-/// to give the SMs kTilesTargetWarpsPerSm warps each (one warp a row block, slice and chunk),
-/// within the partial-sum bound; the staged window the widest that fits kTilesMaxStageBytes, up
-/// to the chunk. chunk_columns > 0 fixes the chunk width instead (rounded up to 16).
+/// The shape for a rows x cols matrix at width n on a GPU of `multiprocessors` SMs: at n <= 64
+/// chunks of kTilesDecodeChunkSegments segments, wider chunks enough to give the SMs
+/// kTilesTargetWarpsPerSm warps each (one warp a row block, slice and chunk); both within the
+/// partial-sum bound. chunk_columns > 0 fixes the chunk width instead (rounded up to a whole
+/// segment, 256).
 TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
                               DenseLayout dense, int multiprocessors,
                               std::int64_t chunk_columns = 0);
@@ -118,17 +109,20 @@ TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t
 struct TileLayout {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   TilesShape shape;
-  std::vector<std::int32_t> chunk_tile_begin;  ///< row_blocks * chunks + 1
-  std::vector<TileInfo> tiles;         ///< tile_count() + 1: the last {nnz, 0} ends the last tile
-  std::vector<std::uint32_t> entries;  ///< tile_entry(value, slot), tile by tile
-  std::int64_t tile_count() const { return static_cast<std::int64_t>(tiles.size()) - 1; }
+  std::int64_t stored_tiles = 0;  ///< 16 x 16 tiles with nonzeros (a statistic)
+  std::int64_t pairs = 0;         ///< non-empty register pairs stored
+  std::vector<std::int32_t> segment_word_begin;  ///< row_blocks * segments + 1, multiples of 4
+  std::vector<std::uint32_t> words;              ///< the segments' runs, by row block and segment
   /// Device bytes of the arrays above.
   std::int64_t bytes() const;
 };
 
+/// (row block, segment) index entries of a rows x cols matrix: the layout stores one each, so
+/// it outweighs the nonzeros only when fewer than one weight in 4096 is nonzero.
+std::int64_t tiles_segment_slots(std::int64_t rows, std::int64_t cols);
+
 /// The non-empty 16 x 16 tiles of each row block, by column, with their nonzeros: one pass over
-/// the nonzeros, which the auto rule counts and the layout is built from (the chunk width does
-/// not change which tiles are stored).
+/// the nonzeros, which the auto rule counts.
 struct TileCensus {
   std::vector<std::int64_t> row_block_begin;  ///< row blocks + 1: each one's tiles below
   std::vector<std::int32_t> column_tiles;     ///< column / 16 of each tile, ascending in a row block
@@ -143,14 +137,10 @@ std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std:
                                 const std::int32_t* col_idx);
 
 /// The layout of a valid CSR (sorted, unique columns) for `shape`; values as 16-bit patterns.
-/// Throws IndexOverflowError when tiles or nonzeros exceed 32-bit offsets.
+/// Throws IndexOverflowError when the runs exceed 32-bit word offsets.
 TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                              const std::int32_t* col_idx, const std::uint16_t* values,
                              const TilesShape& shape);
-/// The same from the matrix's census (census_tiles), taken once for the auto rule too.
-TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
-                             const std::int32_t* col_idx, const std::uint16_t* values,
-                             const TilesShape& shape, const TileCensus& census);
 
 template <typename Value>
 TileLayout build_tile_layout(const CsrMatrix<Value, std::int32_t>& matrix,
@@ -159,23 +149,16 @@ TileLayout build_tile_layout(const CsrMatrix<Value, std::int32_t>& matrix,
   return build_tile_layout(matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data(),
                            reinterpret_cast<const std::uint16_t*>(matrix.values.data()), shape);
 }
-template <typename Value>
-TileLayout build_tile_layout(const CsrMatrix<Value, std::int32_t>& matrix, const TilesShape& shape,
-                             const TileCensus& census) {
-  static_assert(sizeof(Value) == 2, "tiles hold 16-bit values");
-  return build_tile_layout(matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data(),
-                           reinterpret_cast<const std::uint16_t*>(matrix.values.data()), shape,
-                           census);
-}
 
-/// {"tiles": .., "nonzeros_per_tile": .., "chunks": .., "chunk_columns": .., "slice_columns": ..,
-///  "slices": .., "stage_bytes": .., "partial_bytes": .., "tile_bytes": ..}
+/// {"tiles": .., "nonzeros_per_tile": .., "pairs": .., "segments": .., "chunks": ..,
+///  "chunk_columns": .., "slice_columns": .., "slices": .., "stage_bytes": .., "partial_bytes": ..,
+///  "tile_bytes": ..}
 Json tiles_details(const TileLayout& layout);
 
-/// The host model of the kernel: C = alpha A B + beta C walking the tiles as the kernel does
-/// (row block, chunk, tile in order; each entry's row and column from its slot), fp32 products
-/// summed per chunk, the chunks summed in order. B: cols x n, C: rows x n in `dense` layout.
-/// beta == 0 does not read C.
+/// The host model of the kernel: C = alpha A B + beta C walking the layout as the kernel does
+/// (row block, chunk, segment, tile, register, lane; each pair's row and column from its
+/// fragment position), fp32 products summed per chunk, the chunks summed in order. B: cols x n,
+/// C: rows x n in `dense` layout. beta == 0 does not read C.
 template <typename Value>
 void tiles_host_apply(const TileLayout& layout, const std::vector<Value>& B, std::vector<Value>& C,
                       std::int64_t n, DenseLayout dense, float alpha, float beta);

@@ -100,12 +100,16 @@ void check_every_method() {
 
 class SpmmLayouts : public testing::GpuTest {};
 
-/// Matrices whose 16 x 16 tiles are dense enough for kernel=tiles, rows not a multiple of 16.
+/// Matrices whose 16 x 16 tiles are dense enough for kernel=tiles, rows not a multiple of 16 nor
+/// row blocks of 8, columns not of a 256-column segment. At 70 % density a segment of a row
+/// block holds about 2,900 entries: more than one round of loads at every width.
 std::vector<test::NamedMatrix> tile_matrices() {
   return {{"llm_300x1000_s0.70", test::scaled_for_16_bit(generate_llm_weights(
                                       300, 1000, 0.7, LlmRowProfile::uniform, 5))},
           {"llm_100x3000_s0.95_skewed", test::scaled_for_16_bit(generate_llm_weights(
-                                             100, 3000, 0.95, LlmRowProfile::skewed, 6))}};
+                                             100, 3000, 0.95, LlmRowProfile::skewed, 6))},
+          {"llm_40x700_s0.30", test::scaled_for_16_bit(generate_llm_weights(
+                                   40, 700, 0.3, LlmRowProfile::uniform, 8))}};
 }
 
 /// 120 nonzeros a row over 60 000 columns: about one nonzero a stored 16 x 16 tile (and few
@@ -116,7 +120,8 @@ test::NamedMatrix scattered_matrix() {
 }
 
 /// tca's kernels with their parameter sets (rows: both index widths; tiles: split-K chunks of
-/// one tile, automatic, and chunks wider than a staged window), every layout and output, the
+/// one segment, automatic, 8 segments, and one chunk of all segments: 235 on the scattered
+/// matrix, past a warp's window of 32 segment offsets), every layout and output, the
 /// decode widths around the rows kernel's 16-column tiles, its 8-column vector loads and the
 /// tiles kernel's 8/16/32/64-column slices.
 template <typename Value>
@@ -127,7 +132,8 @@ void check_every_tca_kernel() {
       {"kernel=rows", "column_index_bits=32"},
       {"kernel=tiles"},
       {"kernel=tiles", "chunk_columns=16"},
-      {"kernel=tiles", "chunk_columns=2048"}};
+      {"kernel=tiles", "chunk_columns=2048"},
+      {"kernel=tiles", "chunk_columns=1000000"}};
   std::vector<test::NamedMatrix> matrices = layout_matrices();
   for (test::NamedMatrix& named : tile_matrices()) matrices.push_back(std::move(named));
   matrices.push_back(scattered_matrix());

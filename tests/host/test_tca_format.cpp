@@ -10,6 +10,7 @@
 #include "common/test_matrices.hpp"
 #include "tca/tca_format.hpp"
 #include "tca/tca_parameters.hpp"
+#include "tca/tca_tiles_format.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/reference.hpp"
@@ -154,15 +155,22 @@ TEST(TcaParameters, AutoIsResolvedByTheNonzerosPerStoredTile) {
   EXPECT_FALSE(tca_parameters(tca_values({"column_index_bits=16"}), 4096, 16).kernel_is_auto);
   // up to 16 columns: tiles from 40 nonzeros a stored tile on average with row-major B, from 8
   // with column-major B (which the rows kernel gathers element by element); above 16 columns
-  // tiles; no tile at all: rows
+  // tiles; no tile at all, or more (row block, segment) slots than nonzeros: rows
   constexpr auto row = DenseLayout::row_major, column = DenseLayout::column_major;
-  EXPECT_EQ(resolve_auto_kernel(4000, 100, 16, row), TcaKernel::tiles);
-  EXPECT_EQ(resolve_auto_kernel(3999, 100, 16, row), TcaKernel::rows);
-  EXPECT_EQ(resolve_auto_kernel(800, 100, 16, column), TcaKernel::tiles);
-  EXPECT_EQ(resolve_auto_kernel(799, 100, 1, column), TcaKernel::rows);
-  EXPECT_EQ(resolve_auto_kernel(100, 100, 17, row), TcaKernel::tiles);
-  EXPECT_EQ(resolve_auto_kernel(100, 100, 17, column), TcaKernel::tiles);
-  EXPECT_EQ(resolve_auto_kernel(0, 0, 256, row), TcaKernel::rows);
+  EXPECT_EQ(resolve_auto_kernel(4000, 100, 10, 16, row), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(3999, 100, 10, 16, row), TcaKernel::rows);
+  EXPECT_EQ(resolve_auto_kernel(800, 100, 10, 16, column), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(799, 100, 10, 1, column), TcaKernel::rows);
+  EXPECT_EQ(resolve_auto_kernel(100, 100, 10, 17, row), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(100, 100, 10, 17, column), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(100, 100, 100, 17, row), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(100, 100, 101, 17, row), TcaKernel::rows);
+  EXPECT_EQ(resolve_auto_kernel(0, 0, 10, 256, row), TcaKernel::rows);
+  // a 2^20-square graph of 4 nonzeros a row: 2^16 x 2^12 slots, 2^22 nonzeros
+  EXPECT_EQ(tiles_segment_slots(1 << 20, 1 << 20), std::int64_t{1} << 28);
+  EXPECT_EQ(resolve_auto_kernel(std::int64_t{4} << 20, std::int64_t{4} << 20,
+                                tiles_segment_slots(1 << 20, 1 << 20), 64, row),
+            TcaKernel::rows);
 }
 
 TEST(TcaParameters, ChunkColumnsAndIndexWidthsBelongToTheirKernels) {

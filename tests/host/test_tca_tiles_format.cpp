@@ -1,6 +1,6 @@
-// tca kernel=tiles on the host: where a tile entry sits in the m16n8k16 fragment, how a product is
-// cut into slices and chunks, the tile layout's promises, and the host model of the kernel
-// (src/tca/tca_tiles_format.hpp).
+// tca kernel=tiles on the host: where a tile element sits in the m16n8k16 A fragment, how a
+// product is cut into slices, segments and chunks, the tile layout's promises, and the host model
+// of the kernel (src/tca/tca_tiles_format.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -20,43 +21,31 @@
 namespace tcsparse::tca {
 namespace {
 
-TEST(TileSlot, IsRowMajorWithTheColumnHalvesOfRows4To7And12To15Swapped) {
-  EXPECT_EQ(tile_slot(0, 0), 0);
-  EXPECT_EQ(tile_slot(0, 9), 9);
-  EXPECT_EQ(tile_slot(3, 15), 63);
-  EXPECT_EQ(tile_slot(4, 0), 64 + 8);
-  EXPECT_EQ(tile_slot(4, 8), 64);
-  EXPECT_EQ(tile_slot(8, 1), 129);
-  EXPECT_EQ(tile_slot(15, 15), 240 + 7);
+TEST(FragmentPosition, IsTheM16n8k16AFragmentOfThePtxIsa) {
+  // lane = 4 g + q holds register 0 at (g, 2q), 1 at (g + 8, 2q), 2 at (g, 2q + 8), 3 at
+  // (g + 8, 2q + 8), each with the next column in its high half
+  EXPECT_EQ(fragment_lane(0, 0), 0);
+  EXPECT_EQ(fragment_register(0, 0), 0);
+  EXPECT_EQ(fragment_lane(0, 3), 1);
+  EXPECT_EQ(fragment_half(3), 1);
+  EXPECT_EQ(fragment_lane(9, 0), 4);
+  EXPECT_EQ(fragment_register(9, 0), 1);
+  EXPECT_EQ(fragment_register(2, 12), 2);
+  EXPECT_EQ(fragment_lane(2, 12), 10);
+  EXPECT_EQ(fragment_register(15, 15), 3);
+  EXPECT_EQ(fragment_lane(15, 15), 31);
 }
 
-TEST(TileSlot, IsOneToOneAndInvertedBySlotRowAndColumn) {
-  std::set<int> seen;
+TEST(FragmentPosition, IsOneToOneAndInvertedByRowAndColumn) {
+  std::set<std::tuple<int, int, int>> seen;
   for (int r = 0; r < kTileRows; ++r)
     for (int c = 0; c < kTileColumns; ++c) {
-      const int slot = tile_slot(r, c);
-      ASSERT_TRUE(slot >= 0 && slot < 256);
-      EXPECT_TRUE(seen.insert(slot).second) << r << "," << c;
-      EXPECT_EQ(slot_row(slot), r);
-      EXPECT_EQ(slot_column(slot), c);
+      const int lane = fragment_lane(r, c), reg = fragment_register(r, c), half = fragment_half(c);
+      ASSERT_TRUE(lane >= 0 && lane < 32 && reg >= 0 && reg < kFragmentRegisters);
+      EXPECT_TRUE(seen.insert({lane, reg, half}).second) << r << "," << c;
+      EXPECT_EQ(fragment_row(lane, reg), r);
+      EXPECT_EQ(fragment_column(lane, reg, half), c);
     }
-}
-
-TEST(TileSlot, PutsTheEightRowsOfEachLdmatrixInEightBankGroups) {
-  // ldmatrix reads 16 bytes at (row, column 0 or 8) for rows 0-7 or 8-15: 8 distinct 16-byte
-  // units modulo 128 bytes, i.e. no bank conflict
-  for (const int first_row : {0, 8})
-    for (const int column : {0, 8}) {
-      std::set<int> groups;
-      for (int r = first_row; r < first_row + 8; ++r)
-        groups.insert((tile_slot(r, column) * 2 / 16) % 8);
-      EXPECT_EQ(groups.size(), 8u) << first_row << "," << column;
-    }
-}
-
-TEST(TileEntry, HoldsTheValueBitsLowAndTheSlotHigh) {
-  EXPECT_EQ(tile_entry(0x3c00, 0), 0x3c00u);
-  EXPECT_EQ(tile_entry(0x8000, 255), 0x00ff8000u);
 }
 
 TEST(TilesShape, SliceWidthsAreTheSmallestOf8To64ThatHoldN) {
@@ -75,114 +64,126 @@ TEST(TilesShape, StagedRowsAreAnOddNumberOf16ByteUnits) {
   EXPECT_EQ(tiles_stage_stride(16), 24);  // 2 -> 3 units
   EXPECT_EQ(tiles_stage_stride(64), 72);  // 8 -> 9
   EXPECT_EQ(tiles_stage_stride(256), 264);
-  EXPECT_EQ(tiles_stage_bytes(256, 16, DenseLayout::row_major), 256 * 24 * 2);
-  EXPECT_EQ(tiles_stage_bytes(256, 16, DenseLayout::column_major), 16 * 264 * 2);
+  // a segment of B: 256 rows of k (row-major) or slice-columns rows of 256 k (column-major)
+  EXPECT_EQ(tiles_stage_bytes(16, DenseLayout::row_major), 256 * 24 * 2);
+  EXPECT_EQ(tiles_stage_bytes(16, DenseLayout::column_major), 16 * 264 * 2);
 }
 
-TEST(TilesShape, SplitsKUntilTheGpuHasItsWarpsAndNoFurther) {
-  // 4096 x 4096 at n = 16 on 132 SMs: 256 row blocks, one slice; 4224 warps wanted -> 17 chunks
-  // of ceil(256 / 17) = 16 tiles = 256 columns -> 16 chunks
+TEST(TilesShape, SplitsKInChunksOf512ColumnsAtDecodeWidthsAndToTheWarpTargetAbove) {
+  // 4096 x 4096 at n = 16: 256 row blocks, one slice, 16 segments in 8 chunks of two
   const TilesShape decode = choose_tiles_shape(4096, 4096, 16, DenseLayout::row_major, 132);
   EXPECT_EQ(decode.row_blocks, 256);
+  EXPECT_EQ(decode.segments, 16);
   EXPECT_EQ(decode.slice_columns, 16);
   EXPECT_EQ(decode.slices, 1);
-  EXPECT_EQ(decode.chunk_columns, 256);
-  EXPECT_EQ(decode.chunks, 16);
-  EXPECT_EQ(decode.partial_bytes, 16 * 4096 * 16 * 4);
-  // decode widths on a tall weight: the warp target alone gives 5 chunks of 832 columns; at
-  // most 32 tiles a warp makes 8 of 512
-  const TilesShape tall = choose_tiles_shape(14336, 4096, 16, DenseLayout::row_major, 132);
-  EXPECT_EQ(tall.chunk_columns, 512);
+  EXPECT_EQ(decode.chunk_segments, 2);
+  EXPECT_EQ(decode.chunk_columns(), 512);
+  EXPECT_EQ(decode.chunks, 8);
+  EXPECT_EQ(decode.partial_bytes, 8 * 4096 * 16 * 4);
+  const TilesShape tall = choose_tiles_shape(14336, 4096, 64, DenseLayout::row_major, 132);
+  EXPECT_EQ(tall.chunk_columns(), 512);
   EXPECT_EQ(tall.chunks, 8);
-  // many row blocks and slices: one chunk, no partial sums, B staged in windows
+  // above 64 columns: 4096 x 4096 at n = 128 has 512 (row block, slice) units; 4224 warps wanted
+  // -> 9 chunks -> 2 segments a chunk
+  const TilesShape wider = choose_tiles_shape(4096, 4096, 128, DenseLayout::row_major, 132);
+  EXPECT_EQ(wider.slices, 2);
+  EXPECT_EQ(wider.chunk_segments, 2);
+  EXPECT_EQ(wider.chunks, 8);
+  // many row blocks and slices: one chunk, no partial sums
   const TilesShape prefill = choose_tiles_shape(14336, 4096, 1024, DenseLayout::row_major, 132);
   EXPECT_EQ(prefill.chunks, 1);
   EXPECT_EQ(prefill.partial_bytes, 0);
   EXPECT_EQ(prefill.slices, 16);
-  EXPECT_EQ(prefill.stage_columns, 560);
-  // a chunk never exceeds what shared memory holds; chunks cover every column
-  for (const std::int64_t cols : {1, 15, 16, 17, 4096, 11008, 100000})
+  // the staged segment of B leaves room for several blocks an SM; chunks cover every segment
+  for (const std::int64_t cols : {1, 15, 16, 17, 256, 257, 4096, 11008, 100000})
     for (const std::int64_t n : {1, 16, 64, 300})
       for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major}) {
         const TilesShape s = choose_tiles_shape(100, cols, n, dense, 132);
-        EXPECT_LE(s.stage_bytes, kTilesMaxStageBytes);
-        EXPECT_EQ(s.shared_bytes, s.stage_bytes + kTilesDenseBytes);
-        EXPECT_EQ(s.chunk_columns % kTileColumns, 0);
-        EXPECT_EQ(s.stage_columns % kTileColumns, 0);
-        EXPECT_LE(s.stage_columns, s.chunk_columns);
-        EXPECT_GE(s.chunks * s.chunk_columns, cols);
-        EXPECT_LT((s.chunks - 1) * s.chunk_columns, cols);
+        EXPECT_LE(s.stage_bytes, 256 * 72 * 2);
+        EXPECT_EQ(s.segments, (cols + 255) / 256);
+        EXPECT_GE(s.chunks * s.chunk_segments, s.segments);
+        EXPECT_LT((s.chunks - 1) * s.chunk_segments, s.segments);
       }
 }
 
-TEST(TilesShape, FixedChunkWidthsRoundUpTo16AndStageWhatSharedMemoryHolds) {
+TEST(TilesShape, FixedChunkWidthsRoundUpToWholeSegments) {
   const TilesShape fixed = choose_tiles_shape(64, 4096, 16, DenseLayout::row_major, 132, 100);
-  EXPECT_EQ(fixed.chunk_columns, 112);
-  EXPECT_EQ(fixed.chunks, 37);
-  EXPECT_EQ(fixed.stage_columns, 112);  // the whole chunk at once
-  // a chunk wider than the stage is staged in windows: 81920 / (72 x 2) -> 560 columns of k
+  EXPECT_EQ(fixed.chunk_columns(), 256);
+  EXPECT_EQ(fixed.chunks, 16);
+  const TilesShape three = choose_tiles_shape(64, 4096, 16, DenseLayout::row_major, 132, 513);
+  EXPECT_EQ(three.chunk_segments, 3);
+  EXPECT_EQ(three.chunks, 6);  // 16 segments: five chunks of 3 and one of 1
   const TilesShape wide = choose_tiles_shape(64, 1 << 20, 64, DenseLayout::row_major, 132, 1 << 20);
   EXPECT_EQ(wide.chunks, 1);
-  EXPECT_EQ(wide.stage_columns, 560);
-  EXPECT_LE(wide.stage_bytes, kTilesMaxStageBytes);
+  EXPECT_EQ(wide.segments, 4096);
 }
 
 TEST(TilesShape, NoColumnsStillMakesOneChunkThatWritesBetaC) {
   const TilesShape s = choose_tiles_shape(40, 0, 8, DenseLayout::row_major, 132);
   EXPECT_EQ(s.chunks, 1);
+  EXPECT_EQ(s.segments, 0);
   EXPECT_EQ(s.row_blocks, 3);
 }
 
-/// Decodes every tile back to (row, column, value bits) and checks the layout's promises.
+/// Decodes every run back to (row, column, value bits) and checks the layout's promises.
 template <typename Value>
 void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix,
                                     const TileLayout& layout) {
   const TilesShape& s = layout.shape;
-  ASSERT_EQ(layout.chunk_tile_begin.size(), static_cast<std::size_t>(s.row_blocks * s.chunks + 1));
-  EXPECT_EQ(layout.chunk_tile_begin.front(), 0);
-  EXPECT_EQ(layout.chunk_tile_begin.back(), layout.tile_count());
-  EXPECT_EQ(layout.tiles.back().entry_begin, matrix.nnz());  // the sentinel
-  EXPECT_EQ(layout.tile_count(), count_stored_tiles(matrix.rows, matrix.cols, matrix.row_ptr.data(),
-                                                    matrix.col_idx.data()));
+  ASSERT_EQ(layout.segment_word_begin.size(),
+            static_cast<std::size_t>(s.row_blocks * s.segments + 1));
+  EXPECT_EQ(layout.segment_word_begin.front(), 0);
+  EXPECT_EQ(layout.segment_word_begin.back(), static_cast<std::int64_t>(layout.words.size()));
+  EXPECT_EQ(layout.stored_tiles, count_stored_tiles(matrix.rows, matrix.cols,
+                                                    matrix.row_ptr.data(), matrix.col_idx.data()));
   std::vector<int> hits(static_cast<std::size_t>(matrix.nnz()), 0);
-  std::int64_t next_entry = 0;
+  std::int64_t pairs = 0;
+  const auto nonzero_at = [&](std::int64_t row, std::int64_t column) -> std::int64_t {
+    const auto first = matrix.col_idx.begin() + matrix.row_ptr[row];
+    const auto last = matrix.col_idx.begin() + matrix.row_ptr[row + 1];
+    const auto found = std::lower_bound(first, last, column);
+    return found != last && *found == column ? found - matrix.col_idx.begin() : -1;
+  };
   for (std::int64_t rb = 0; rb < s.row_blocks; ++rb)
-    for (std::int64_t chunk = 0; chunk < s.chunks; ++chunk) {
-      const std::int64_t begin = layout.chunk_tile_begin[rb * s.chunks + chunk];
-      const std::int64_t end = layout.chunk_tile_begin[rb * s.chunks + chunk + 1];
-      ASSERT_LE(begin, end);
-      for (std::int64_t t = begin; t < end; ++t) {
-        const TileInfo info = layout.tiles[t];
-        ASSERT_EQ(info.column % kTileColumns, 0);
-        ASSERT_GE(info.column, chunk * s.chunk_columns);  // inside its chunk, by column
-        ASSERT_LT(info.column, (chunk + 1) * s.chunk_columns);
-        if (t > begin) {
-          ASSERT_LT(layout.tiles[t - 1].column, info.column);
+    for (std::int64_t segment = 0; segment < s.segments; ++segment) {
+      const std::int64_t slot = rb * s.segments + segment;
+      const std::int64_t begin = layout.segment_word_begin[slot];
+      const std::int64_t end = layout.segment_word_begin[slot + 1];
+      ASSERT_EQ(begin % 4, 0);  // 16-byte runs
+      ASSERT_EQ(end % 4, 0);
+      if (begin == end) continue;  // no nonzeros in the segment
+      std::int64_t next = begin + kSegmentMaskWords;
+      for (int word = 0; word < kSegmentMaskWords; ++word) {
+        const int tile = word / kFragmentRegisters, reg = word % kFragmentRegisters;
+        for (int lane = 0; lane < 32; ++lane) {
+          const bool present = (layout.words[begin + word] >> lane) & 1u;
+          std::uint32_t pair = 0;
+          if (present) {
+            ASSERT_LT(next, end);
+            pair = layout.words[next++];
+            ++pairs;
+          }
+          for (int half = 0; half < 2; ++half) {
+            const std::int64_t row = rb * kTileRows + fragment_row(lane, reg);
+            const std::int64_t column = segment * kTilesSegmentColumns + tile * kTileColumns +
+                                        fragment_column(lane, reg, half);
+            const auto bits = static_cast<std::uint16_t>(pair >> (16 * half));
+            const std::int64_t k =
+                row < matrix.rows && column < matrix.cols ? nonzero_at(row, column) : -1;
+            if (k < 0) {
+              ASSERT_EQ(bits, 0u) << "a value where the matrix has none: " << row << "," << column;
+              continue;
+            }
+            ASSERT_TRUE(present) << "nonzero " << k << " missing from the masks";
+            ++hits[static_cast<std::size_t>(k)];
+            EXPECT_EQ(bits, matrix.values[static_cast<std::size_t>(k)].bits);
+          }
         }
-        ASSERT_EQ(info.entry_begin, next_entry);  // tiles' entries back to back
-        std::set<int> slots;
-        int count = 0;
-        for (std::int64_t e = info.entry_begin; e < layout.tiles[t + 1].entry_begin; ++e) {
-          const int slot = static_cast<int>(layout.entries[e] >> 16);
-          ASSERT_LT(slot, 256);
-          ASSERT_TRUE(slots.insert(slot).second) << "slot " << slot << " twice";
-          const std::int64_t row = rb * kTileRows + slot_row(slot);
-          const std::int64_t column = info.column + slot_column(slot);
-          ASSERT_LT(row, matrix.rows);
-          const auto first = matrix.col_idx.begin() + matrix.row_ptr[row];
-          const auto last = matrix.col_idx.begin() + matrix.row_ptr[row + 1];
-          const auto found = std::lower_bound(first, last, column);
-          ASSERT_TRUE(found != last && *found == column) << "no entry at " << row << "," << column;
-          const auto k = static_cast<std::size_t>(found - matrix.col_idx.begin());
-          ++hits[k];
-          EXPECT_EQ(layout.entries[e] & 0xffffu, matrix.values[k].bits);
-          ++count;
-        }
-        ASSERT_GT(count, 0) << "an empty tile is stored";
-        next_entry += count;
       }
+      ASSERT_LE(end - next, 3) << "a run pads to 16 bytes, no further";
+      for (; next < end; ++next) EXPECT_EQ(layout.words[next], 0u);
     }
-  EXPECT_EQ(next_entry, matrix.nnz());
+  EXPECT_EQ(pairs, layout.pairs);
   for (std::size_t k = 0; k < hits.size(); ++k) ASSERT_EQ(hits[k], 1) << "nonzero " << k;
 }
 
@@ -191,9 +192,10 @@ std::vector<test::NamedMatrix> tiles_matrices() {
   result.push_back({"rows_not_a_multiple_of_16",
                     test::with_row_lengths(
                         37, {0, 5, 37, 1, 0, 0, 17, 3, 2, 9, 10, 11, 12, 1, 1, 1, 1, 36, 4}, 11)});
-  result.push_back({"llm_70", generate_llm_weights(300, 200, 0.7, LlmRowProfile::uniform, 1)});
+  // three and five segments of 256 columns, the last one partial
+  result.push_back({"llm_70", generate_llm_weights(300, 700, 0.7, LlmRowProfile::uniform, 1)});
   result.push_back(
-      {"llm_95_skewed", generate_llm_weights(300, 200, 0.95, LlmRowProfile::skewed, 2)});
+      {"llm_95_skewed", generate_llm_weights(300, 1100, 0.95, LlmRowProfile::skewed, 2)});
   return result;
 }
 
@@ -225,12 +227,12 @@ TEST(TileCensus, ListsEachRowBlocksNonEmptyTilesByColumnWithTheirNonzeros) {
   }
 }
 
-TEST(TileLayout, StoresEveryNonzeroOnceInEveryChunkWidth) {
+TEST(TileLayout, StoresEveryNonzeroOnceInItsFragmentPairInEveryChunkWidth) {
   for (const test::NamedMatrix& named : tiles_matrices()) {
     if (named.matrix.nnz() > 300000) continue;
     SCOPED_TRACE(named.name);
     const auto matrix = test::with_values<half>(named.matrix);
-    for (const std::int64_t chunk_columns : {0, 16, 48, 1024})
+    for (const std::int64_t chunk_columns : {0, 16, 300, 1024})
       for (const std::int64_t n : {1, 16, 100}) {
         const TilesShape shape = choose_tiles_shape(matrix.rows, matrix.cols, n,
                                                     DenseLayout::row_major, 132, chunk_columns);
@@ -239,14 +241,38 @@ TEST(TileLayout, StoresEveryNonzeroOnceInEveryChunkWidth) {
   }
 }
 
-TEST(TileLayout, CostsEightBytesATileAndFourANonzero) {
+TEST(TileLayout, Costs256BytesANonEmptySegmentAnd4ANonEmptyPair) {
   const auto matrix =
-      test::with_values<half>(generate_llm_weights(256, 256, 0.7, LlmRowProfile::uniform, 3));
+      test::with_values<half>(generate_llm_weights(256, 600, 0.7, LlmRowProfile::uniform, 3));
   const TileLayout layout =
-      build_tile_layout(matrix, choose_tiles_shape(256, 256, 16, DenseLayout::row_major, 132));
-  EXPECT_EQ(layout.tile_count(), 256);  // 30 % dense: every 16 x 16 tile has nonzeros
-  EXPECT_EQ(layout.bytes(), (layout.tile_count() + 1) * 8 + matrix.nnz() * 4 +
-                                static_cast<std::int64_t>(layout.chunk_tile_begin.size()) * 4);
+      build_tile_layout(matrix, choose_tiles_shape(256, 600, 16, DenseLayout::row_major, 132));
+  EXPECT_EQ(layout.stored_tiles, 16 * 38);  // 30 % dense: every 16 x 16 tile has nonzeros
+  // a pair holds one or two of the nonzeros
+  EXPECT_GE(layout.pairs, (matrix.nnz() + 1) / 2);
+  EXPECT_LE(layout.pairs, matrix.nnz());
+  // 16 row blocks x 3 segments, every one with nonzeros; each run padded to 16 bytes
+  EXPECT_GE(layout.bytes(), 16 * 3 * 256 + layout.pairs * 4 + (16 * 3 + 1) * 4);
+  EXPECT_LE(layout.bytes(), 16 * 3 * (256 + 12) + layout.pairs * 4 + (16 * 3 + 1) * 4);
+  EXPECT_EQ(tiles_segment_slots(256, 600), 16 * 3);
+}
+
+TEST(TileLayout, StoresNothingForASegmentWithoutNonzeros) {
+  // nonzeros in columns 0-255 and 512-767 only: the middle segment's run is empty
+  CsrMatrix<half, std::int32_t> matrix;
+  matrix.rows = 3;
+  matrix.cols = 800;
+  matrix.row_ptr = {0, 2, 2, 3};
+  matrix.col_idx = {1, 600, 255};
+  matrix.values = {half(1.0f), half(2.0f), half(3.0f)};
+  const TileLayout layout =
+      build_tile_layout(matrix, choose_tiles_shape(3, 800, 8, DenseLayout::row_major, 132));
+  ASSERT_EQ(layout.segment_word_begin.size(), 5u);  // 1 row block x 4 segments + 1
+  EXPECT_EQ(layout.segment_word_begin[1] - layout.segment_word_begin[0], 68);  // 64 + 2 -> 68
+  EXPECT_EQ(layout.segment_word_begin[2], layout.segment_word_begin[1]);
+  EXPECT_EQ(layout.segment_word_begin[3] - layout.segment_word_begin[2], 68);  // 64 + 1 -> 68
+  EXPECT_EQ(layout.segment_word_begin[4], layout.segment_word_begin[3]);
+  EXPECT_EQ(layout.pairs, 3);
+  expect_layout_holds_the_matrix(matrix, layout);
 }
 
 template <typename Value>
@@ -273,7 +299,7 @@ TEST(TilesHostModel, MatchesTheReferenceInBothLayoutsWithAndWithoutSplitK) {
     const auto matrix = test::scaled_for_16_bit(named.matrix);
     for (const std::int64_t n : {1, 9, 65})
       for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
-        for (const std::int64_t chunk_columns : {0, 32})
+        for (const std::int64_t chunk_columns : {0, 256})
           for (const test::Scalars scalars : test::kScalarCases) {
             expect_host_model_matches_reference<half>(matrix, n, dense, scalars, chunk_columns);
             expect_host_model_matches_reference<bfloat16>(matrix, n, dense, scalars, chunk_columns);
