@@ -193,11 +193,11 @@ __device__ __forceinline__ void write_c(Out* C, std::int64_t row, std::int64_t c
 }
 
 /// Tiles whose fragments a lane loads at once (16 registers; the next group's in flight during
-/// this group's MMAs). Measured against 2 (H200, run 125): the same within 5 %.
+/// this group's MMAs). Measured against 2 (H200, run 125): the same within 6 %.
 inline constexpr int kTilesPerLoad = 4;
 /// Blocks an SM the registers are budgeted for: 3 at up to 16 columns (80 registers a thread,
 /// a few spilled), 2 wider (128: 32 accumulators a lane at 64 columns). At up to 16 columns 3
-/// ran 1.15-1.2x faster than 2 (H200, LLM weights at 70 and 90 %, runs 124-125).
+/// ran 1.18-1.21x faster than 2 (H200, LLM weights at 70 and 90 %, run 124).
 template <int kNTiles>
 inline constexpr int kTilesBlocksPerSm = kNTiles <= 2 ? 3 : 2;
 
