@@ -175,16 +175,27 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
   const std::int64_t row_blocks = shape.row_blocks, segments = shape.segments;
   require_32_bit(row_blocks * segments + 1, "(row block, segment) slots");
   const int threads = detail::threads_for(layout.nnz, 0);
-  // A row block's 16 rows: their cursors at their first nonzeros, and where they end.
-  const auto start_rows = [&](std::int64_t rb, std::array<std::int64_t, kTileRows>& cursor,
-                              std::array<std::int64_t, kTileRows>& row_end) {
+  // Visits each segment of row block rb that has nonzeros, visit(segment, masks), its 16 rows'
+  // cursors walking their sorted columns; `halves` (when given) gets the segment's pair halves.
+  const auto for_each_run = [&](std::int64_t rb, std::uint32_t* halves, auto&& visit) {
+    std::array<std::int64_t, kTileRows> cursor{}, row_end{};
     const std::int64_t first_row = rb * kTileRows;
     const int block_rows = static_cast<int>(std::min<std::int64_t>(kTileRows, rows - first_row));
     for (int r = 0; r < block_rows; ++r) {
       cursor[r] = row_ptr[first_row + r];
       row_end[r] = row_ptr[first_row + r + 1];
     }
-    return block_rows;
+    for (std::int64_t segment = 0; segment < segments; ++segment) {
+      SegmentMasks masks{};
+      const std::int64_t end = (segment + 1) * kTilesSegmentColumns;
+      const bool any =
+          halves != nullptr
+              ? gather_segment<true>(col_idx, values, block_rows, cursor, row_end, end, masks,
+                                     halves)
+              : gather_segment<false>(col_idx, values, block_rows, cursor, row_end, end, masks,
+                                      nullptr);
+      if (any) visit(segment, masks);
+    }
   };
 
   // 1. Each run's words, from the masks alone (row blocks in parallel); then where runs begin.
@@ -192,14 +203,8 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
   std::int64_t stored_tiles = 0, pairs = 0;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16) \
     reduction(+ : stored_tiles, pairs) if (threads > 1)
-  for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
-    std::array<std::int64_t, kTileRows> cursor{}, row_end{};
-    const int block_rows = start_rows(rb, cursor, row_end);
-    for (std::int64_t segment = 0; segment < segments; ++segment) {
-      SegmentMasks masks{};
-      if (!gather_segment<false>(col_idx, values, block_rows, cursor, row_end,
-                                 (segment + 1) * kTilesSegmentColumns, masks, nullptr))
-        continue;
+  for (std::int64_t rb = 0; rb < row_blocks; ++rb)
+    for_each_run(rb, nullptr, [&](std::int64_t segment, const SegmentMasks& masks) {
       run_begin[static_cast<std::size_t>(rb * segments + segment + 1)] = run_words(masks);
       for (int tile = 0; tile < kTilesSegmentTiles; ++tile) {
         std::uint32_t any_register = 0;
@@ -209,8 +214,7 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
         }
         if (any_register != 0) ++stored_tiles;
       }
-    }
-  }
+    });
   for (std::size_t i = 1; i < run_begin.size(); ++i) run_begin[i] += run_begin[i - 1];
   require_32_bit(run_begin.back(), "tile words");
   layout.stored_tiles = stored_tiles;
@@ -226,26 +230,19 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
   {
     std::vector<std::uint32_t> lane_pairs(kSegmentMaskWords * 32, 0u);
 #pragma omp for schedule(dynamic, 16)
-    for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
-      std::array<std::int64_t, kTileRows> cursor{}, row_end{};
-      const int block_rows = start_rows(rb, cursor, row_end);
-      for (std::int64_t segment = 0; segment < segments; ++segment) {
-        SegmentMasks masks{};
-        if (!gather_segment<true>(col_idx, values, block_rows, cursor, row_end,
-                                  (segment + 1) * kTilesSegmentColumns, masks, lane_pairs.data()))
-          continue;
-        std::uint32_t* out = layout.words.data() + run_begin[static_cast<std::size_t>(
-                                                       rb * segments + segment)];
+    for (std::int64_t rb = 0; rb < row_blocks; ++rb)
+      for_each_run(rb, lane_pairs.data(), [&](std::int64_t segment, const SegmentMasks& masks) {
+        std::uint32_t* out =
+            layout.words.data() + run_begin[static_cast<std::size_t>(rb * segments + segment)];
         out = std::copy(masks.begin(), masks.end(), out);
         for (int word = 0; word < kSegmentMaskWords; ++word)
           for (std::uint32_t bits = masks[word]; bits != 0; bits &= bits - 1) {
-            std::uint32_t& pair = lane_pairs[static_cast<std::size_t>(
-                word * 32 + std::countr_zero(bits))];
+            std::uint32_t& pair =
+                lane_pairs[static_cast<std::size_t>(word * 32 + std::countr_zero(bits))];
             *out++ = pair;
             pair = 0u;
           }
-      }
-    }
+      });
   }
   return layout;
 }

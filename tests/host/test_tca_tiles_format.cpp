@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/parallel.hpp"
 #include "common/test_matrices.hpp"
 #include "tca/tca_tiles_format.hpp"
 #include "tcsparse/error.hpp"
@@ -239,6 +240,16 @@ TEST(TileLayout, StoresEveryNonzeroOnceInItsFragmentPairInEveryChunkWidth) {
         expect_layout_holds_the_matrix(matrix, build_tile_layout(matrix, shape));
       }
   }
+}
+
+TEST(TileLayout, HoldsAMatrixBuiltByRowBlocksOnSeveralThreads) {
+  // 210 k nonzeros: the builder's two passes run on several threads (detail::threads_for)
+  const auto matrix =
+      test::with_values<half>(generate_llm_weights(1024, 2048, 0.9, LlmRowProfile::skewed, 4));
+  ASSERT_GT(matrix.nnz(), 4 * detail::kItemsPerThread);
+  expect_layout_holds_the_matrix(
+      matrix, build_tile_layout(matrix, choose_tiles_shape(1024, 2048, 16,
+                                                           DenseLayout::row_major, 132)));
 }
 
 TEST(TileLayout, Costs256BytesANonEmptySegmentAnd4ANonEmptyPair) {
