@@ -13,7 +13,7 @@ std::span<const ParameterSpec> parameter_specs() {
   static const std::vector<ParameterSpec> specs = {
       {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows", "tiles"},
        "paper: m16n8k8 on matricised rows (the paper); rows: a warp a row, 16 columns of C at a "
-       "time; tiles: segments of 16x16 tiles expanded in shared memory, dense m16n8k16; auto: "
+       "time; tiles: 16x16 tiles stored as m16n8k16 fragment register pairs, dense m16n8k16; auto: "
        "tiles above 16 columns of B or when the non-empty tiles hold >= 40 (row-major B) / 8 "
        "(column-major) nonzeros on average, else rows; rows also below one nonzero in 4096 "
        "weights"},

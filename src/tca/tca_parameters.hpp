@@ -16,9 +16,9 @@ namespace tcsparse::tca {
 ///  - rows: a warp a row, its lanes over the row's nonzeros, B gathered through the read-only
 ///    cache, 16 columns of C at a time in fp32 registers (tca_rows_kernel.cuh; not in the paper).
 ///    It streams the matrix once per 16 columns of B.
-///  - tiles: the nonzeros as (value, slot, tile) entries by segments of 16 tiles of 16 x 16,
-///    expanded into dense tiles in shared memory and multiplied by m16n8k16 with B staged there
-///    too (tca_tiles_format.hpp; not in the paper).
+///  - tiles: the 16 x 16 tiles stored as the m16n8k16 A fragments' non-empty register pairs by
+///    segments of 16 tiles, loaded by each lane straight into its registers and multiplied by
+///    m16n8k16 with B staged in shared memory (tca_tiles_format.hpp; not in the paper).
 enum class TcaKernel { paper, rows, tiles };
 
 /// kernel=auto: tiles above 16 columns of B (the rows kernel streams the matrix once per 16
@@ -26,9 +26,10 @@ enum class TcaKernel { paper, rows, tiles };
 /// 12-30x at n = 2048, H200); at up to 16 columns, tiles when the stored 16 x 16 tiles hold at
 /// least this many nonzeros on average, else rows. The rows kernel reads a row of row-major B in
 /// 16-byte pieces but gathers column-major B element by element, hence two thresholds. Measured on
-/// the LLM weights at n = 8 and 16 (H100), rows' speed over tiles': row-major B 0.65-0.95 at 70 %
-/// sparsity (77 nonzeros a tile), 0.9-1.15 at 80 % (51), 1.2-2.0 at 90 % (26), 1.8-2.7 at 95 %
-/// (13); column-major B 0.13-0.24 at 70 %, 0.35-0.62 at 90 %, 0.55-1.07 at 95 %. The paper kernel
+/// the LLM weights at n = 8 and 16 with row-major B (H200, fragment-pair tiles, src/tca/README.md),
+/// rows' speed over tiles': 0.53-0.70 at 70 % sparsity (77 nonzeros a tile), 0.70-0.95 at 80 %
+/// (51), 1.08-1.45 at 90 % (26), 1.65-1.97 at 95 % (13); column-major B (H100, the first tiles
+/// kernel) 0.13-0.24 at 70 %, 0.35-0.62 at 90 %, 0.55-1.07 at 95 %. The paper kernel
 /// stays a variant (rows ran 29-90x faster at n = 8-64, src/tca/README.md).
 inline constexpr double kTilesMinNonzerosPerTileRowMajor = 40.0;
 inline constexpr double kTilesMinNonzerosPerTile = 8.0;
