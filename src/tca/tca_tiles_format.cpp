@@ -122,7 +122,21 @@ TileCensus census_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t
 
 std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                                 const std::int32_t* col_idx) {
-  return census_tiles(rows, cols, row_ptr, col_idx).stored_tiles();
+  // seen_in[tile]: the last row block counted with a nonzero in that column tile (no lists, no
+  // sort: the auto rule needs the number only)
+  std::vector<std::int64_t> seen_in(static_cast<std::size_t>(ceil_div(cols, kTileColumns)), -1);
+  std::int64_t stored = 0;
+  for (std::int64_t rb = 0; rb * kTileRows < rows; ++rb) {
+    const std::int64_t end_row = std::min(rows, (rb + 1) * kTileRows);
+    for (std::int64_t k = row_ptr[rb * kTileRows]; k < row_ptr[end_row]; ++k) {
+      std::int64_t& seen = seen_in[static_cast<std::size_t>(col_idx[k] / kTileColumns)];
+      if (seen != rb) {
+        seen = rb;
+        ++stored;
+      }
+    }
+  }
+  return stored;
 }
 
 namespace {
@@ -153,13 +167,6 @@ bool gather_segment(const std::int32_t* col_idx, const std::uint16_t* values, in
     cursor[r] = k;
   }
   return any;
-}
-
-/// Words of a segment's run: the masks, a word a non-empty pair, padded to 16 bytes.
-std::int64_t run_words(const SegmentMasks& masks) {
-  std::int64_t pairs = 0;
-  for (const std::uint32_t mask : masks) pairs += std::popcount(mask);
-  return (kSegmentMaskWords + pairs + 3) / 4 * 4;
 }
 
 }  // namespace
@@ -205,15 +212,19 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
     reduction(+ : stored_tiles, pairs) if (threads > 1)
   for (std::int64_t rb = 0; rb < row_blocks; ++rb)
     for_each_run(rb, nullptr, [&](std::int64_t segment, const SegmentMasks& masks) {
-      run_begin[static_cast<std::size_t>(rb * segments + segment + 1)] = run_words(masks);
+      std::int64_t run_pairs = 0;
       for (int tile = 0; tile < kTilesSegmentTiles; ++tile) {
         std::uint32_t any_register = 0;
         for (int p = 0; p < kFragmentRegisters; ++p) {
           any_register |= masks[kFragmentRegisters * tile + p];
-          pairs += std::popcount(masks[kFragmentRegisters * tile + p]);
+          run_pairs += std::popcount(masks[kFragmentRegisters * tile + p]);
         }
         if (any_register != 0) ++stored_tiles;
       }
+      pairs += run_pairs;
+      // the masks, a word a non-empty pair, padded to 16 bytes
+      run_begin[static_cast<std::size_t>(rb * segments + segment + 1)] =
+          (kSegmentMaskWords + run_pairs + 3) / 4 * 4;
     });
   for (std::size_t i = 1; i < run_begin.size(); ++i) run_begin[i] += run_begin[i - 1];
   require_32_bit(run_begin.back(), "tile words");

@@ -132,7 +132,7 @@ struct TileCensus {
 TileCensus census_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                         const std::int32_t* col_idx);
 
-/// census_tiles(...).stored_tiles().
+/// census_tiles(...).stored_tiles(), counted in one pass without the census's lists.
 std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                                 const std::int32_t* col_idx);
 
