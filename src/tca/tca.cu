@@ -281,6 +281,11 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     tiles_.shape = shape;
     tiles_.rows = matrix.rows;
     tiles_.cols = matrix.cols;
+    const std::int64_t longest_run = tiles_longest_run_words(tiles);
+    tiles_.run_stage_words =
+        device::tiles_stages_whole_runs(shape.slice_columns / 8)
+            ? tiles_run_stage_words(longest_run, run_stage_budget_bytes())
+            : kSegmentMaskWords;
     // One allocation and one synchronisation for every array (on a matrix of a few thousand
     // nonzeros each cudaMalloc and each synchronous copy costs about what its kernel does), each
     // array at a multiple of cudaMalloc's alignment.
@@ -322,6 +327,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     stats_.device_bytes = static_cast<std::int64_t>(tiles_.storage.bytes());
     const Json details = tiles_details(tiles);
     for (const auto& [key, value] : details.items()) stats_.details[key] = value;
+    stats_.details["longest_run_words"] = longest_run;
+    stats_.details["run_stage_words"] = tiles_.run_stage_words;
     stats_.details["kernel"] = kernel_name(parameters_.kernel);
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
@@ -346,9 +353,31 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     }
   }
 
-  /// Two stages of B and the warps' tables (tca_tiles_kernel.cuh).
-  std::int64_t tiles_shared_bytes() const {
+  /// Two stages of B and the warps' tables (tca_tiles_kernel.cuh): the shared memory of a block
+  /// before the runs.
+  std::int64_t tiles_fixed_shared_bytes() const {
     return 2 * tiles_.shape.stage_bytes + device::kTilesTableBytes;
+  }
+  /// ... and with its warps' two stages of runs each.
+  std::int64_t tiles_shared_bytes() const {
+    return tiles_fixed_shared_bytes() + std::int64_t{2} * kTilesWarpsPerBlock *
+                                            tiles_.run_stage_words * sizeof(unsigned);
+  }
+  /// Shared memory the runs may take so that device::kTilesBlocksPerSm blocks share a
+  /// multiprocessor, or fewer where B's stages leave the runs less than their mask words.
+  std::int64_t run_stage_budget_bytes() const {
+    const auto attribute = [](cudaDeviceAttr which) {
+      return std::int64_t{detail::current_device_attribute(which)};
+    };
+    const std::int64_t per_sm = attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+    const std::int64_t reserved = attribute(cudaDevAttrReservedSharedMemoryPerBlock);
+    const std::int64_t per_block = attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    constexpr std::int64_t kMaskBytes =
+        std::int64_t{2} * kTilesWarpsPerBlock * kSegmentMaskWords * sizeof(unsigned);
+    std::int64_t budget = 0;
+    for (int blocks = device::kTilesBlocksPerSm; blocks >= 1 && budget < kMaskBytes; --blocks)
+      budget = std::min(per_sm / blocks - reserved, per_block) - tiles_fixed_shared_bytes();
+    return budget;
   }
 
   template <typename Out>
@@ -377,6 +406,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     args.chunk_segments = shape.chunk_segments;
     args.slices = shape.slices;
     args.stage_elements = shape.stage_bytes / 2;
+    args.run_stage_words = tiles_.run_stage_words;
     const std::int64_t contiguous = layout_.dense == DenseLayout::row_major ? n_ : tiles_.cols;
     args.vector_b = contiguous % 8 == 0 && reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
     args.alpha = alpha;
@@ -458,6 +488,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   struct DeviceTiles {  ///< kernel=tiles (then matrix_ stays empty)
     TilesShape shape;
     std::int64_t rows = 0, cols = 0;
+    int run_stage_words = 0;  ///< words of a run a warp stages in shared memory
     detail::DeviceBuffer<std::byte> storage;  ///< the arrays below, each at a 256-byte boundary
     const std::int32_t* segment_word_begin = nullptr;
     const std::uint32_t* words = nullptr;  ///< the runs, at a 256-byte boundary

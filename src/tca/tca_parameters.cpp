@@ -67,8 +67,9 @@ TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
   if (stored_tiles == 0) return TcaKernel::rows;  // nothing to multiply: the cheaper plan
   if (segment_slots > nnz) return TcaKernel::rows;
   if (n > kRowsKernelMaxColumns) return TcaKernel::tiles;
-  const double threshold = dense == DenseLayout::row_major ? kTilesMinNonzerosPerTileRowMajor
-                                                           : kTilesMinNonzerosPerTile;
+  const double threshold = dense == DenseLayout::column_major ? kTilesMinNonzerosPerTile
+                           : n <= 8 ? kTilesMinNonzerosPerTileRowMajorUpTo8Columns
+                                    : kTilesMinNonzerosPerTileRowMajor;
   return static_cast<double>(nnz) >= threshold * static_cast<double>(stored_tiles)
              ? TcaKernel::tiles
              : TcaKernel::rows;

@@ -25,13 +25,16 @@ enum class TcaKernel { paper, rows, tiles };
 /// columns: on the DLMC matrices at 90-98 % sparsity tiles ran 2.5-5x faster at n = 256 and
 /// 12-30x at n = 2048, H200); at up to 16 columns, tiles when the stored 16 x 16 tiles hold at
 /// least this many nonzeros on average, else rows. The rows kernel reads a row of row-major B in
-/// 16-byte pieces but gathers column-major B element by element, hence two thresholds. Measured on
-/// the LLM weights at n = 8 and 16 with row-major B (H200, fragment-pair tiles, src/tca/README.md),
-/// rows' speed over tiles': 0.53-0.70 at 70 % sparsity (77 nonzeros a tile), 0.70-0.95 at 80 %
-/// (51), 1.08-1.45 at 90 % (26), 1.65-1.97 at 95 % (13); column-major B (H100, the first tiles
-/// kernel) 0.13-0.24 at 70 %, 0.35-0.62 at 90 %, 0.55-1.07 at 95 %. The paper kernel
-/// stays a variant (rows ran 29-90x faster at n = 8-64, src/tca/README.md).
-inline constexpr double kTilesMinNonzerosPerTileRowMajor = 40.0;
+/// 16-byte pieces but gathers column-major B element by element, hence separate thresholds; with
+/// row-major B the tiles kernel's cost depends on its slice (8 or 16 columns), hence two. Measured
+/// on the 8 LLM weights at 90 % sparsity (26 nonzeros a tile) and 95 % (13) with row-major B
+/// (H200, runs staged in shared memory, run 133, src/tca/README.md), rows' time over tiles': at
+/// n = 8 0.78-1.01 at 90 %, 0.59-0.86 at 95 % (tiles faster from 80 %, 51 a tile); at n = 16
+/// 1.04-1.18 at 90 %, 0.66-0.85 at 95 %. Column-major B (H100, the first tiles kernel) 0.13-0.24
+/// at 70 %, 0.35-0.62 at 90 %, 0.55-1.07 at 95 %. The paper kernel stays a variant (rows ran
+/// 29-90x faster at n = 8-64, src/tca/README.md).
+inline constexpr double kTilesMinNonzerosPerTileRowMajorUpTo8Columns = 40.0;
+inline constexpr double kTilesMinNonzerosPerTileRowMajor = 20.0;
 inline constexpr double kTilesMinNonzerosPerTile = 8.0;
 
 /// column_index_bits=16 stores 16-bit column indices, which needs every column to fit: cols <=

@@ -83,6 +83,21 @@ std::int64_t TileLayout::bytes() const {
                                    words.size() * sizeof(std::uint32_t));
 }
 
+std::int64_t tiles_longest_run_words(const TileLayout& layout) {
+  std::int64_t longest = 0;
+  for (std::size_t i = 1; i < layout.segment_word_begin.size(); ++i)
+    longest = std::max<std::int64_t>(
+        longest, layout.segment_word_begin[i] - layout.segment_word_begin[i - 1]);
+  return longest;
+}
+
+int tiles_run_stage_words(std::int64_t longest_run_words, std::int64_t budget_bytes) {
+  constexpr std::int64_t kRunStages = std::int64_t{2} * kTilesWarpsPerBlock;
+  const std::int64_t fitting = budget_bytes / (kRunStages * 4) / 4 * 4;
+  return static_cast<int>(std::max<std::int64_t>(
+      kSegmentMaskWords, std::min(ceil_div(longest_run_words, 4) * 4 + 4, fitting)));
+}
+
 TileCensus census_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                         const std::int32_t* col_idx) {
   TileCensus census;

@@ -24,9 +24,10 @@
 //               by lane (fp16/bf16 bits, low half = the even column), then zeros to 16 bytes
 //
 // A lane finds its pair at 64 + (pairs of the words before 4 t + p) + popc(mask & lanes below):
-// no per-element decoding, no shared memory for A. Bytes: 256 a non-empty segment of a row block
-// and 4 a non-empty pair (4096 x 4096 at 70 % sparsity, half the pairs non-empty: 1.1 bytes a
-// weight; at 90 %: 0.45; dense fp16: 2; CSR with 32-bit indices: 1.8 and 0.6).
+// no per-element decoding (the kernel copies a whole run into shared memory where it fits).
+// Bytes: 256 a non-empty segment of a row block and 4 a non-empty pair (4096 x 4096 at 70 %
+// sparsity, half the pairs non-empty: 1.1 bytes a weight; at 90 %: 0.45; dense fp16: 2; CSR with
+// 32-bit indices: 1.8 and 0.6).
 #pragma once
 
 #include <cstdint>
@@ -131,6 +132,15 @@ struct TileCensus {
 };
 TileCensus census_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                         const std::int32_t* col_idx);
+
+/// The longest run of `layout`, in words (a multiple of 4; 0 when every segment is empty).
+std::int64_t tiles_longest_run_words(const TileLayout& layout);
+
+/// Words of each of a warp's two run stages in shared memory: 16 bytes more than the longest run
+/// (the kernel stages a run whole when it is strictly shorter than its stage), capped by what
+/// `budget_bytes` holds for kTilesWarpsPerBlock warps x 2 stages (whole 16 bytes), and never below
+/// the kSegmentMaskWords mask words, which are staged for every run.
+int tiles_run_stage_words(std::int64_t longest_run_words, std::int64_t budget_bytes);
 
 /// census_tiles(...).stored_tiles(), counted in one pass without the census's lists.
 std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,

@@ -3,20 +3,24 @@
 // multiplied as dense m16n8k16 tiles. Included by tca.cu only.
 //
 // Grid: x = row group (8 row blocks) x chunk, y = slice of kSliceColumns columns of B and C.
+// Shared memory: [B stage 0 | B stage 1 | 8 warps' tables | 8 warps x 2 run stages].
 //
 //   for each segment (256 columns of A, rows of B) of the block's chunk:
-//   1. the block stages B[segment's k][slice's columns] in shared memory (zeros past K and n),
-//      by cp.async into one of two stages (segment s + 1's copies fly while segment s
-//      multiplies; one __syncthreads a segment):
+//   1. the block stages B[segment's k][slice's columns] in one of two stages by cp.async:
 //        row-major B:    stage[k][j]  (row stride tiles_stage_stride(slice columns))
 //        column-major B: stage[j][k]  (row stride tiles_stage_stride(256))
-//   2. warp w (row block rb = 8 x group + w) has the 64 mask words of its run (lane l: words
-//      2 l, 2 l + 1, loaded a segment ahead) and scans their pair counts into a table in shared
-//      memory: each word and where its pairs start;
+//   2. warp w (row block rb = 8 x group + w) stages its run in one of its two run stages by
+//      cp.async in the same group: the whole run where it is shorter than the stage and the slice
+//      is at most 16 columns wide, else its 64 mask words only. Steps 1 and 2 run kAhead
+//      segments before the segment's MMAs (2 at up to 16 columns: a decode chunk of 2 segments
+//      has every copy in flight from the start; else 1). Then the warp scans the mask words' pair
+//      counts into its table: each word's first pair as a byte offset (into shared memory for a
+//      staged run, into the run in global memory otherwise);
 //   3. 4 tiles at a time (the next 4 tiles' loads in flight during these MMAs): lane l's register
-//      p of tile t is run[start(4 t + p) + popc(mask & lanes below l)] where its mask bit is set,
-//      else 0; ldmatrix (.trans for row-major B) gives the B fragments of the tile's 16 rows of
-//      k, one m16n8k16 an n-tile of 8 columns into fp32 accumulators (4 a lane an n-tile)
+//      p of tile t is the word at table(4 t + p) + 4 popc(mask & lanes below l) where its mask
+//      bit is set, else 0; ldmatrix (.trans for row-major B) gives the B fragments of the tile's
+//      16 rows of k, one m16n8k16 an n-tile of 8 columns into fp32 accumulators (4 a lane an
+//      n-tile)
 //   4. one chunk: C = alpha acc + beta C. Several chunks (split-K): each warp writes its
 //      accumulators to partials[rb][slice][chunk] in fragment order (a float4 a lane an n-tile),
 //      and the warp that arrives last at its (rb, slice) counter sums the chunks in chunk order
@@ -50,6 +54,7 @@ struct TilesArguments {
   std::int64_t rows = 0, cols = 0, n = 0;
   std::int64_t row_blocks = 0, segments = 0, chunks = 1, chunk_segments = 1, slices = 0;
   std::int64_t stage_elements = 0;  ///< 16-bit elements of one stage (two follow each other)
+  int run_stage_words = 0;  ///< words of a run a warp stages (a multiple of 4, at least 64)
   bool vector_b = false;            ///< B's staged rows may be read as aligned 16-byte pieces
   float alpha = 1.0f, beta = 0.0f;
 };
@@ -94,22 +99,33 @@ __device__ __forceinline__ void stage_b(std::uint16_t* stage, const TilesArgumen
   }
 }
 
-/// Steps 2 and 3: a lane's view of one (row block, segment) run.
+/// Steps 2 and 3: a warp's view of one (row block, segment) run [run, run + words), words 0 when
+/// the segment has no nonzeros (warp-uniform). A run shorter than the warp's stage is staged in
+/// shared memory whole; of a longer one only the mask words are, and its pairs are read from
+/// global memory.
 struct SegmentRun {
   const unsigned* run = nullptr;
-  bool empty = true;               ///< warp-uniform: the segment has no nonzeros
-  uint2 masks = make_uint2(0, 0);  ///< mask words 2 lane and 2 lane + 1
+  int words = 0;
 
-  /// Step 2, issued a segment ahead: the run [begin, end) and its mask words.
-  __device__ __forceinline__ void load(const unsigned* words, int begin, int end, int lane) {
-    run = words + begin;
-    empty = begin == end;
-    masks = empty ? make_uint2(0, 0) : __ldg(reinterpret_cast<const uint2*>(run) + lane);
+  /// Whether the run is staged whole in a stage of stage_words words (strictly shorter: a lane
+  /// whose mask bit is clear may read one word past the run, see load_fragments).
+  __device__ __forceinline__ bool staged_whole(int stage_words) const {
+    return words < stage_words;
   }
-  /// Step 2: the warp's table in shared memory (kSegmentMaskWords masks, then as many starts:
-  /// where each mask word's pairs begin in the run, a warp scan of the words' counts), read by
-  /// every lane as 16-byte broadcasts.
-  __device__ __forceinline__ void fill_table(unsigned* table, int lane) const {
+  /// Step 2, issued two segments ahead: the run (or its mask words) into `stage` by cp.async,
+  /// joining each lane's open group.
+  __device__ __forceinline__ void copy_to_stage(unsigned* stage, int stage_words, int lane) const {
+    const int copied = staged_whole(stage_words) ? words : min(words, kSegmentMaskWords);
+    arch::async_copy_bytes(stage, run, 4 * copied, lane, 32);
+  }
+  /// Step 2: the warp's table in shared memory: for each mask word, the byte offset of its first
+  /// pair, from `base` (a warp scan of the words' counts; the mask words themselves are the
+  /// staged run's first kSegmentMaskWords words), read by every lane as 16-byte broadcasts. base:
+  /// the staged run's offset in the block's shared memory when it is staged whole, else 0 (the
+  /// offsets are then from the run in global memory).
+  __device__ __forceinline__ void fill_table(unsigned* table, const unsigned* staged,
+                                             unsigned base, int lane) const {
+    const uint2 masks = reinterpret_cast<const uint2*>(staged)[lane];
     const int first = __popc(masks.x), count = first + __popc(masks.y);
     int inclusive = count;
 #pragma unroll
@@ -117,37 +133,44 @@ struct SegmentRun {
       const int below = __shfl_up_sync(0xffffffffu, inclusive, offset);
       if (lane >= offset) inclusive += below;
     }
-    const int start = kSegmentMaskWords + inclusive - count;
+    const unsigned start = base + 4u * static_cast<unsigned>(kSegmentMaskWords + inclusive - count);
     __syncwarp();  // every lane is done reading the previous segment's table
-    reinterpret_cast<uint2*>(table)[lane] = masks;
-    reinterpret_cast<uint2*>(table + kSegmentMaskWords)[lane] =
-        make_uint2(static_cast<unsigned>(start), static_cast<unsigned>(start + first));
+    reinterpret_cast<uint2*>(table)[lane] = make_uint2(start, start + 4u * first);
     __syncwarp();
   }
-  /// Step 3: the A fragments of tiles first_tile .. + kTiles (0 where a pair is empty).
-  template <int kTiles>
+  /// Step 3: the A fragments of tiles first_tile .. + kTiles (0 where a pair is empty), from the
+  /// staged run (kFromStage: `shared` is the block's shared memory) or from global memory. From
+  /// the stage every lane loads, without a branch: a lane whose bit is clear reads the word of the
+  /// next lane with its bit set (or the word after the register's pairs, inside the stage: the
+  /// run is shorter than it) and keeps 0.
+  template <bool kFromStage, int kTiles>
   __device__ __forceinline__ void load_fragments(unsigned (&a)[kTiles][kFragmentRegisters],
-                                                 const unsigned* table, int first_tile, int lane,
+                                                 const unsigned* staged, const unsigned* table,
+                                                 const char* shared, int first_tile, int lane,
                                                  unsigned lanes_below) const {
+    const char* source = kFromStage ? shared : reinterpret_cast<const char*>(run);
 #pragma unroll
     for (int u = 0; u < kTiles; ++u) {
       const int word = kFragmentRegisters * (first_tile + u);
-      const uint4 mask = *reinterpret_cast<const uint4*>(table + word);
-      const uint4 start = *reinterpret_cast<const uint4*>(table + kSegmentMaskWords + word);
+      const uint4 mask = *reinterpret_cast<const uint4*>(staged + word);
+      const uint4 start = *reinterpret_cast<const uint4*>(table + word);
       const unsigned masks[kFragmentRegisters] = {mask.x, mask.y, mask.z, mask.w};
       const unsigned starts[kFragmentRegisters] = {start.x, start.y, start.z, start.w};
 #pragma unroll
-      for (int p = 0; p < kFragmentRegisters; ++p)
-        a[u][p] = (masks[p] >> lane) & 1u
-                      ? __ldg(run + starts[p] + __popc(masks[p] & lanes_below))
-                      : 0u;
+      for (int p = 0; p < kFragmentRegisters; ++p) {
+        const auto* at = reinterpret_cast<const unsigned*>(
+            source + starts[p] + 4u * static_cast<unsigned>(__popc(masks[p] & lanes_below)));
+        const bool stored = (masks[p] >> lane) & 1u;
+        if constexpr (kFromStage) a[u][p] = stored ? *at : 0u;  // load, then select
+        else a[u][p] = stored ? __ldg(at) : 0u;                  // a predicated load
+      }
     }
   }
 };
 
 /// Shared memory of the warps' tables (SegmentRun::fill_table).
 inline constexpr std::int64_t kTilesTableBytes =
-    std::int64_t{kTilesWarpsPerBlock} * 2 * kSegmentMaskWords * sizeof(unsigned);
+    std::int64_t{kTilesWarpsPerBlock} * kSegmentMaskWords * sizeof(unsigned);
 
 /// Step 3 for one tile whose fragment is loaded: its B fragments from the stage, its MMAs.
 template <typename V, int kNTiles, bool kRowMajor>
@@ -176,6 +199,37 @@ __device__ __forceinline__ void multiply_tile(
   }
 }
 
+/// Tiles whose fragments a lane loads at once (16 registers; the next group's in flight during
+/// this group's MMAs): 4, measured against 2 with runs staged (H200, run 132, 2 blocks an SM):
+/// the same within 2 % at n = 8 to 64; 2 at 64 columns, where 4 spill (32 accumulators a lane).
+template <int kNTiles>
+inline constexpr int kTilesPerLoad = kNTiles >= 8 ? 2 : 4;
+
+/// Step 3 for one segment: its 16 tiles' fragments kTilesPerLoad tiles at a time (the next
+/// group's loads in flight during this group's MMAs), each multiplied by B's stage.
+template <typename V, int kNTiles, bool kRowMajor, bool kFromStage>
+__device__ __forceinline__ void multiply_segment(
+    float (&acc)[kNTiles][arch::kM16n8k8AccumulatorsPerLane], const SegmentRun& run,
+    const unsigned* staged, const unsigned* table, const char* shared,
+    const std::uint16_t* stage, std::int64_t stride, int lane) {
+  constexpr int kTiles = kTilesPerLoad<kNTiles>;
+  constexpr int kLoads = kTilesSegmentTiles / kTiles;
+  const unsigned lanes_below = (1u << lane) - 1u;
+  unsigned a[2][kTiles][kFragmentRegisters];
+  run.load_fragments<kFromStage>(a[0], staged, table, shared, 0, lane, lanes_below);
+#pragma unroll
+  for (int load = 0; load < kLoads; ++load) {
+    if (load + 1 < kLoads)
+      run.load_fragments<kFromStage>(a[(load + 1) % 2], staged, table, shared,
+                                     kTiles * (load + 1), lane, lanes_below);
+#pragma unroll
+    for (int u = 0; u < kTiles; ++u) {
+      const std::int64_t k = std::int64_t{kTileColumns} * (kTiles * load + u);
+      multiply_tile<V, kNTiles, kRowMajor>(acc, a[load % 2][u], stage, k, stride, lane);
+    }
+  }
+}
+
 template <typename V, typename Out>
 __device__ __forceinline__ void write_c(Out* C, std::int64_t row, std::int64_t column,
                                         const TilesArguments<Out>& args, bool row_major,
@@ -192,28 +246,36 @@ __device__ __forceinline__ void write_c(Out* C, std::int64_t row, std::int64_t c
   }
 }
 
-/// Tiles whose fragments a lane loads at once (16 registers; the next group's in flight during
-/// this group's MMAs). Measured against 2 (H200, run 125): the same within 6 %.
-inline constexpr int kTilesPerLoad = 4;
-/// Blocks an SM the registers are budgeted for: 3 at up to 16 columns (80 registers a thread,
-/// a few spilled), 2 wider (128: 32 accumulators a lane at 64 columns). At up to 16 columns 3
-/// ran 1.18-1.21x faster than 2 (H200, LLM weights at 70 and 90 %, run 124).
+/// Blocks an SM the registers (128 a thread) and shared memory are budgeted for; the host sizes
+/// the warps' run stages to fit. At up to 16 columns 2 blocks (whole runs of 70 %-sparse weights
+/// staged) ran 1.10x faster than 3 (runs over 784 words read from global memory, and 80
+/// registers spilling) at 70 % sparsity and n = 16, 1.07x at 90 % (H200, run 132).
+inline constexpr int kTilesBlocksPerSm = 2;
+/// Whether the kernel stages whole runs in shared memory (else only their mask words): at up to
+/// 16 columns, where the MMAs are few and the loads of the pairs bound a warp. Wider, B's stages
+/// leave room for short runs only, and staging them ran no faster (H200, run 131: prefill within
+/// 1 % at 95 % sparsity) while the second path cost registers (12 % slower at 70 %).
+__host__ __device__ constexpr bool tiles_stages_whole_runs(int n_tiles) { return n_tiles <= 2; }
 template <int kNTiles>
-inline constexpr int kTilesBlocksPerSm = kNTiles <= 2 ? 3 : 2;
+inline constexpr bool kTilesStagesWholeRuns = tiles_stages_whole_runs(kNTiles);
+/// Segments whose B and runs are staged ahead of the MMAs: 2 where whole runs are staged (a
+/// decode chunk of 2 segments has all its copies in flight from the start; a second barrier a
+/// segment), else 1 (one barrier a segment: B's stages are large and the warps many).
+template <int kNTiles>
+inline constexpr int kTilesSegmentsAhead = kTilesStagesWholeRuns<kNTiles> ? 2 : 1;
 
 /// V: __half or __nv_bfloat16; Out: V or float; kNTiles: n-tiles of 8 a slice (1, 2, 4, 8);
 /// kRowMajor: B and C row-major. Dynamic shared memory: 2 x TilesShape::stage_bytes (B's
-/// segment s + 1 is staged while segment s multiplies) + kTilesTableBytes.
+/// segments s and s + 1), kTilesTableBytes, then each warp's 2 x run_stage_words words.
 template <typename V, typename Out, int kNTiles, bool kRowMajor>
-__global__ void __launch_bounds__(kTilesThreadsPerBlock, kTilesBlocksPerSm<kNTiles>)
+__global__ void __launch_bounds__(kTilesThreadsPerBlock, kTilesBlocksPerSm)
     tca_tiles_kernel(const TilesArguments<Out> args) {
-  extern __shared__ __align__(16) std::uint16_t stages[];  // then the warps' tables
+  extern __shared__ __align__(16) std::uint16_t stages[];  // then the tables, then the runs
   constexpr int kSliceColumns = 8 * kNTiles;
-  constexpr int kLoads = kTilesSegmentTiles / kTilesPerLoad;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const unsigned lanes_below = (1u << lane) - 1u;
-  const std::int64_t chunk = blockIdx.x % args.chunks;
-  const std::int64_t row_block = (blockIdx.x / args.chunks) * kTilesWarpsPerBlock + warp;
+  const auto chunks = static_cast<unsigned>(args.chunks);  // 32-bit division: a grid's x fits
+  const std::int64_t chunk = blockIdx.x % chunks;
+  const std::int64_t row_block = std::int64_t{blockIdx.x / chunks} * kTilesWarpsPerBlock + warp;
   const std::int64_t slice = blockIdx.y;
   const std::int64_t n0 = slice * kSliceColumns;
   const std::int64_t first_segment = chunk * args.chunk_segments;
@@ -222,17 +284,20 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, kTilesBlocksPerSm<kNTil
                                        : args.segments;
   const std::int64_t stride = stage_stride(kRowMajor ? kSliceColumns : kTilesSegmentColumns);
   const bool has_row_block = row_block < args.row_blocks;  // warp-uniform
-  unsigned* table = reinterpret_cast<unsigned*>(stages + 2 * args.stage_elements) +
-                    warp * 2 * kSegmentMaskWords;
+  unsigned* const tables = reinterpret_cast<unsigned*>(stages + 2 * args.stage_elements);
+  unsigned* const table = tables + warp * kSegmentMaskWords;
+  unsigned* const run_stages = tables + kTilesWarpsPerBlock * kSegmentMaskWords +
+                               warp * 2 * args.run_stage_words;
   const auto stage_of = [&](std::int64_t segment) {
     return stages + ((segment - first_segment) % 2) * args.stage_elements;
   };
-  if (first_segment < end_segment)  // in flight while the first run's masks and pairs load
-    stage_b<kSliceColumns, kRowMajor>(stage_of(first_segment), args,
-                                      first_segment * kTilesSegmentColumns, n0, stride);
+  const auto run_stage_of = [&](std::int64_t segment) {
+    return run_stages + ((segment - first_segment) % 2) * args.run_stage_words;
+  };
 
   // Where a segment's run begins: lane l holds that of segment window + l (a window of 32
-  // segments; the next window is loaded when the warp reaches its last segment).
+  // segments; the next window is loaded when the warp reaches its last segment). No row block:
+  // every run is empty.
   const std::int32_t* word_begin =
       args.segment_word_begin + (has_row_block ? row_block * args.segments : 0);
   std::int64_t window = first_segment;
@@ -240,43 +305,54 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, kTilesBlocksPerSm<kNTil
     return has_row_block && window + lane <= end_segment ? __ldg(word_begin + window + lane) : 0;
   };
   int begins = load_begins();
-  const auto load_run = [&](std::int64_t segment, SegmentRun& run) {
+  // Steps 1 and 2 of `segment` as one cp.async group of each thread: B's stage and the runs.
+  const auto stage_segment = [&](std::int64_t segment) {
+    stage_b<kSliceColumns, kRowMajor>(stage_of(segment), args, segment * kTilesSegmentColumns, n0,
+                                      stride);
     if (segment - window >= 31) {  // its end is in the next window
       window += 31;
       begins = load_begins();
     }
     const int at = static_cast<int>(segment - window);
-    run.load(args.words, __shfl_sync(0xffffffffu, begins, at),
-             __shfl_sync(0xffffffffu, begins, at + 1), lane);
+    const int begin = __shfl_sync(0xffffffffu, begins, at);
+    const SegmentRun run{args.words + begin, __shfl_sync(0xffffffffu, begins, at + 1) - begin};
+    run.copy_to_stage(run_stage_of(segment), args.run_stage_words, lane);
+    arch::async_copy_commit();
+    return run;
   };
 
   float acc[kNTiles][arch::kM16n8k8AccumulatorsPerLane] = {};
-  SegmentRun run;
-  if (first_segment < end_segment) load_run(first_segment, run);
-  // Block-uniform segment loop (every warp reaches the barrier; the chunk is the block's).
+  // Block-uniform segment loop (every warp reaches the barriers; the chunk is the block's),
+  // kAhead segments staged ahead of the MMAs.
+  constexpr int kAhead = kTilesSegmentsAhead<kNTiles>;
+  SegmentRun current, next;
+  if (first_segment < end_segment) current = stage_segment(first_segment);
+  if (kAhead == 2 && first_segment + 1 < end_segment) next = stage_segment(first_segment + 1);
   for (std::int64_t segment = first_segment; segment < end_segment; ++segment) {
-    run.fill_table(table, lane);  // the previous segment's reads of it are done (in order)
-    unsigned a[2][kTilesPerLoad][kFragmentRegisters];
-    if (!run.empty) run.load_fragments(a[0], table, 0, lane, lanes_below);
-    arch::async_copy_wait_all();  // this thread's pieces of the segment's stage
-    __syncthreads();  // every piece is in, and every warp is done with the other stage
-    if (segment + 1 < end_segment)
-      stage_b<kSliceColumns, kRowMajor>(stage_of(segment + 1), args,
-                                        (segment + 1) * kTilesSegmentColumns, n0, stride);
-    const SegmentRun current = run;
-    if (segment + 1 < end_segment) load_run(segment + 1, run);  // the next segment's masks
-    if (current.empty) continue;
-    const std::uint16_t* stage = stage_of(segment);
-#pragma unroll
-    for (int load = 0; load < kLoads; ++load) {
-      if (load + 1 < kLoads)
-        current.load_fragments(a[(load + 1) % 2], table, kTilesPerLoad * (load + 1), lane,
-                               lanes_below);
-#pragma unroll
-      for (int u = 0; u < kTilesPerLoad; ++u) {
-        const std::int64_t k = std::int64_t{kTileColumns} * (kTilesPerLoad * load + u);
-        multiply_tile<V, kNTiles, kRowMajor>(acc, a[load % 2][u], stage, k, stride, lane);
+    if (kAhead == 2 && segment + 1 < end_segment) arch::async_copy_wait<1>();  // not the next's
+    else arch::async_copy_wait<0>();
+    __syncthreads();  // every thread's pieces of this segment's B and runs are in, and (kAhead
+                      // 1) every warp is done with the previous segment's stages
+    if (kAhead == 1 && segment + 1 < end_segment) next = stage_segment(segment + 1);
+    if (current.words > 0) {
+      const unsigned* staged = run_stage_of(segment);
+      const char* shared = reinterpret_cast<const char*>(stages);
+      if (kTilesStagesWholeRuns<kNTiles> && current.staged_whole(args.run_stage_words)) {
+        current.fill_table(table, staged,
+                           static_cast<unsigned>(reinterpret_cast<const char*>(staged) - shared),
+                           lane);
+        multiply_segment<V, kNTiles, kRowMajor, kTilesStagesWholeRuns<kNTiles>>(
+            acc, current, staged, table, shared, stage_of(segment), stride, lane);
+      } else {
+        current.fill_table(table, staged, 0u, lane);
+        multiply_segment<V, kNTiles, kRowMajor, false>(acc, current, staged, table, shared,
+                                                       stage_of(segment), stride, lane);
       }
+    }
+    current = next;
+    if (kAhead == 2 && segment + 2 < end_segment) {
+      __syncthreads();  // every warp is done with this segment's stages, which segment + 2 takes
+      next = stage_segment(segment + 2);
     }
   }
   if (!has_row_block) return;

@@ -203,6 +203,36 @@ TEST_F(SpmmLayouts, TcaAutoTakesTilesWhereTilesAreDenseAndRowsWhereNonzerosScatt
   EXPECT_THROW(tiles.update_values(values.data()), UnsupportedError);
 }
 
+/// kernel=tiles at up to 16 columns stages each warp's runs in shared memory, as many words as
+/// the block's share of a multiprocessor holds: a run that does not fit (70 % dense: about 1,900
+/// words a segment) is read from global memory, a short one (5 % dense) is staged whole. Wider,
+/// only the runs' mask words are staged.
+TEST_F(SpmmLayouts, TcaTilesStagesTheRunsThatFitInSharedMemoryAndReadsTheRestFromGlobalMemory) {
+  PlanOptions options;
+  options.parameters = {"kernel=tiles"};
+  const test::NamedMatrix longer = tile_matrices()[2], shorter = tile_matrices()[1];
+  for (const std::int64_t n : {16, 64}) {
+    const auto stage_and_longest = [&](const test::NamedMatrix& named) {
+      const SpmmPlan<half> plan(test::with_values<half>(named.matrix), n, Method("tca"), options);
+      return std::pair{plan.stats().details["run_stage_words"].get<std::int64_t>(),
+                       plan.stats().details["longest_run_words"].get<std::int64_t>()};
+    };
+    const auto [long_stage, long_run] = stage_and_longest(longer);
+    const auto [short_stage, short_run] = stage_and_longest(shorter);
+    if (n <= 16) {
+      EXPECT_LE(long_stage, long_run);
+      EXPECT_GT(short_stage, short_run);
+    } else {
+      EXPECT_EQ(long_stage, 64);  // the mask words
+      EXPECT_EQ(short_stage, 64);
+    }
+    for (const test::NamedMatrix& named : {longer, shorter})
+      for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
+        EXPECT_TRUE((check<half, half>(Method("tca"), named, n, dense, {1.0, 0.0}, options)))
+            << named.name << " n=" << n;
+  }
+}
+
 /// kernel=tiles with split-K (the last warp of a row block sums the chunks' partials in chunk
 /// order): repeated applies are bitwise equal, and a captured graph replays them exactly.
 TEST_F(SpmmLayouts, TcaTilesSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {

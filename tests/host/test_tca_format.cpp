@@ -153,12 +153,15 @@ TEST(TcaParameters, AutoIsResolvedByTheNonzerosPerStoredTile) {
   EXPECT_EQ(tca_parameters(tca_values({"kernel=tiles"}), 4096, 16).kernel, TcaKernel::tiles);
   EXPECT_FALSE(tca_parameters(tca_values({"kernel=rows"}), 4096, 16).kernel_is_auto);
   EXPECT_FALSE(tca_parameters(tca_values({"column_index_bits=16"}), 4096, 16).kernel_is_auto);
-  // up to 16 columns: tiles from 40 nonzeros a stored tile on average with row-major B, from 8
-  // with column-major B (which the rows kernel gathers element by element); above 16 columns
-  // tiles; no tile at all, or more (row block, segment) slots than nonzeros: rows
+  // up to 16 columns: tiles from 40 nonzeros a stored tile on average with row-major B up to 8
+  // columns, from 20 at 9-16 columns, from 8 with column-major B (which the rows kernel gathers
+  // element by element); above 16 columns tiles; no tile at all, or more (row block, segment)
+  // slots than nonzeros: rows
   constexpr auto row = DenseLayout::row_major, column = DenseLayout::column_major;
-  EXPECT_EQ(resolve_auto_kernel(4000, 100, 10, 16, row), TcaKernel::tiles);
-  EXPECT_EQ(resolve_auto_kernel(3999, 100, 10, 16, row), TcaKernel::rows);
+  EXPECT_EQ(resolve_auto_kernel(4000, 100, 10, 8, row), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(3999, 100, 10, 8, row), TcaKernel::rows);
+  EXPECT_EQ(resolve_auto_kernel(2000, 100, 10, 9, row), TcaKernel::tiles);
+  EXPECT_EQ(resolve_auto_kernel(1999, 100, 10, 16, row), TcaKernel::rows);
   EXPECT_EQ(resolve_auto_kernel(800, 100, 10, 16, column), TcaKernel::tiles);
   EXPECT_EQ(resolve_auto_kernel(799, 100, 10, 1, column), TcaKernel::rows);
   EXPECT_EQ(resolve_auto_kernel(100, 100, 10, 17, row), TcaKernel::tiles);

@@ -286,6 +286,23 @@ TEST(TileLayout, StoresNothingForASegmentWithoutNonzeros) {
   expect_layout_holds_the_matrix(matrix, layout);
 }
 
+TEST(TileLayout, ItsLongestRunIsTheLargestGapBetweenRunBegins) {
+  TileLayout layout;
+  EXPECT_EQ(tiles_longest_run_words(layout), 0);  // no segments
+  layout.segment_word_begin = {0, 68, 68, 200, 264};
+  EXPECT_EQ(tiles_longest_run_words(layout), 132);
+}
+
+TEST(TileLayout, AWarpsStageHoldsItsLongestRunOrWhatTheBudgetHoldsButAlwaysTheMasks) {
+  // 8 warps x 2 stages x 4 bytes: 64 bytes of budget a staged word
+  EXPECT_EQ(tiles_run_stage_words(132, 1 << 20), 136);  // the longest run, strictly shorter
+  EXPECT_EQ(tiles_run_stage_words(130, 1 << 20), 136);  // rounded up to 16 bytes first
+  EXPECT_EQ(tiles_run_stage_words(2112, 64 * 784 + 63), 784);  // capped, whole 16 bytes
+  EXPECT_EQ(tiles_run_stage_words(2112, 64 * 786), 784);
+  EXPECT_EQ(tiles_run_stage_words(0, 1 << 20), kSegmentMaskWords);  // the masks at least
+  EXPECT_EQ(tiles_run_stage_words(2112, 0), kSegmentMaskWords);
+}
+
 template <typename Value>
 void expect_host_model_matches_reference(const CsrMatrix<double, std::int32_t>& exact,
                                          std::int64_t n, DenseLayout dense, test::Scalars scalars,
