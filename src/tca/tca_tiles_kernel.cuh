@@ -112,7 +112,7 @@ struct SegmentRun {
   __device__ __forceinline__ bool staged_whole(int stage_words) const {
     return words < stage_words;
   }
-  /// Step 2, issued two segments ahead: the run (or its mask words) into `stage` by cp.async,
+  /// Step 2, issued kAhead segments ahead: the run (or its mask words) into `stage` by cp.async,
   /// joining each lane's open group.
   __device__ __forceinline__ void copy_to_stage(unsigned* stage, int stage_words, int lane) const {
     const int copied = staged_whole(stage_words) ? words : min(words, kSegmentMaskWords);
