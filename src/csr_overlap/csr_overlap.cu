@@ -31,6 +31,12 @@
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::csr_overlap {
+
+namespace testing {
+/// PiecesNumberedAfterTheScan's switch (this thread's plans).
+thread_local bool pieces_numbered_after_the_scan = false;
+}  // namespace testing
+
 namespace {
 
 using detail::CudaEvent;
@@ -235,9 +241,10 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     return row_ptr;
   }
 
-  /// The whole table (batches, long rows, their tasks) in one scan on the legacy stream
-  /// (RowCounts in, TableScatter out: csr_overlap_kernels.cuh) into arrays allocated at
-  /// table_capacity beforehand, then one wait for the counts; the scan's temporary storage
+  /// The whole table (batches, long rows, their tasks) in one scan on the legacy stream (RowCounts
+  /// in, TableScatter out, 8-byte items; for more than about 2^30 nonzeros the pieces numbered by
+  /// one block after it: csr_overlap_kernels.cuh) into arrays allocated at table_capacity
+  /// beforehand, then one wait for the totals; the scan's temporary storage
   /// (runtime/device_algorithms.cuh) lives only here, at plan time. The plan's arrays come from
   /// the pool (DeviceBuffer::from_pool): mapped already, where a cudaMalloc maps new pages.
   void build_table_on_device() {
@@ -252,18 +259,27 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     long_row_tasks_ = DeviceBuffer<LongRowTask>::from_pool(elements(capacity.long_tasks));
     CudaEvent start, stop;
     start.record(stream);
-    auto totals = DeviceBuffer<TableCounts>::on_stream(1, stream);
+    auto totals = DeviceBuffer<device::TableTotals>::on_stream(1, stream);
     detail::DeviceScratch scratch(stream);
     const device::TableArrays arrays{batches_.data(), long_rows_.data(), long_task_ptr_.data(),
                                      long_row_tasks_.data(), capacity};
+    device::RowCountPacking packing = device::row_count_packing(capacity);
+    if (testing::pieces_numbered_after_the_scan) packing.task_shift = 64;
     detail::exclusive_sum_of(
-        scratch, device::RowCounts{matrix_.row_ptr, rows_, rule_, piece},
-        device::TableScatter{matrix_.row_ptr, rows_, rule_, piece, arrays, totals.data()},
+        scratch, device::RowCounts{matrix_.row_ptr, rows_, rule_, piece, packing},
+        device::TableScatter{matrix_.row_ptr, rows_, rule_, piece, packing, arrays, totals.data()},
         rows_ + 1, "rows");
+    if (!packing.packs_tasks()) {
+      constexpr int kThreads = device::kPieceNumberingThreads;
+      device::number_long_row_pieces_kernel<kThreads><<<1, kThreads, 0, stream>>>(
+          matrix_.row_ptr, piece, packing, arrays, totals.data());
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+    }
     stop.record(stream);
-    const TableCounts counts = download_one(totals.data());
+    const device::TableTotals totals_found = download_one(totals.data());
+    const TableCounts counts = packing.counts(totals_found.rows);
     const std::int64_t batch_count = counts.batches, long_count = counts.long_rows,
-                       task_count = counts.long_tasks;
+                       task_count = totals_found.long_tasks;
     if (batch_count > capacity.batches || long_count > capacity.long_rows ||
         task_count > capacity.long_tasks)
       throw Error("csr_overlap: the batch table outgrew its bounds (" +
@@ -370,6 +386,9 @@ template DeviceTable download_table(const detail::SpmvMethod<double>&);
 template DeviceTable download_table(const detail::SpmvMethod<float>&);
 template DeviceTable download_table(const detail::SpmvMethod<half>&);
 template DeviceTable download_table(const detail::SpmvMethod<bfloat16>&);
+
+PiecesNumberedAfterTheScan::PiecesNumberedAfterTheScan() { pieces_numbered_after_the_scan = true; }
+PiecesNumberedAfterTheScan::~PiecesNumberedAfterTheScan() { pieces_numbered_after_the_scan = false; }
 
 }  // namespace testing
 

@@ -24,6 +24,8 @@
 // bulk copy needs (bulk_copy_layout_is_aligned, csr_overlap_rules.hpp, checks it on the host).
 #pragma once
 
+#include <cub/block/block_scan.cuh>
+
 #include <cstdint>
 #include <type_traits>
 
@@ -63,22 +65,73 @@ __device__ __forceinline__ void store_result(V* y, std::int64_t row, Acc<V> sum,
 // (static: this header is included by csr_overlap.cu and csr_full_overlap.cu, and only templates
 // may be defined in both)
 
-// The table is one CUB scan (detail::exclusive_sum_of): RowCounts gives the scan its item at
-// position r in [0, rows], and TableScatter receives the exclusive prefix at p where the scan
+// The table is one CUB scan (detail::exclusive_sum_of) over the positions r in [0, rows]:
+// RowCounts gives r's counts (a batch start; or a long row and its pieces) packed in one 64-bit
+// item, computed where the scan reads it, and TableScatter receives each prefix where the scan
 // would store it and writes the batches, the long rows and their pieces' descriptors. The arrays
 // are allocated at table_capacity (csr_overlap_rules.hpp) before the scan; a write past them
-// (impossible for valid CSR) is dropped, and the totals tell. (An inclusive scan whose prefix
-// also carried the row's kind, so that each row is classified once, was slower: its 24-byte
-// items cost more than the second classification, run 111.)
+// (impossible for valid CSR) is dropped, and the totals tell. Items of 8 bytes are what makes the
+// scan fast: as a 16-byte TableCounts it took 113 us over the 4 M rows of a 2D stencil on an H200
+// (24-byte items were slower still, run 111). Where the three capacities need more than 64 bits
+// (beyond about 2^30 nonzeros), the item leaves the pieces out and number_long_row_pieces_kernel
+// numbers them after the scan.
 
-/// Pass 1, position r in [0, rows]: row_counts of its row_kind (csr_overlap_rules.hpp).
+/// How a position's counts share one 64-bit item: batch starts in the low `long_row_shift` bits,
+/// long rows from there up to `task_shift`, the long rows' pieces above (task_shift == 64: not in
+/// the item). Each field is as wide as its count's bound (table_capacity), so a sum of items never
+/// carries from one field into the next.
+struct RowCountPacking {
+  int long_row_shift = 32;
+  int task_shift = 64;
+
+  __host__ __device__ bool packs_tasks() const { return task_shift < 64; }
+  __host__ __device__ unsigned long long item(const TableCounts& c) const {
+    unsigned long long packed = static_cast<unsigned long long>(c.batches) |
+                                static_cast<unsigned long long>(c.long_rows) << long_row_shift;
+    if (packs_tasks()) packed |= static_cast<unsigned long long>(c.long_tasks) << task_shift;
+    return packed;
+  }
+  __host__ __device__ TableCounts counts(unsigned long long packed) const {
+    const unsigned long long long_row_mask =
+        (task_shift - long_row_shift >= 64 ? ~0ull : (1ull << (task_shift - long_row_shift)) - 1);
+    TableCounts c;
+    c.batches = static_cast<std::int32_t>(packed & ((1ull << long_row_shift) - 1));
+    c.long_rows = static_cast<std::int32_t>((packed >> long_row_shift) & long_row_mask);
+    c.long_tasks = packs_tasks() ? static_cast<std::int64_t>(packed >> task_shift) : 0;
+    return c;
+  }
+};
+
+/// The packing for a table of these bounds: the pieces in the item when all three fit 64 bits.
+inline RowCountPacking row_count_packing(const TableCapacity& capacity) {
+  const auto bits = [](std::int64_t bound) {
+    int width = 1;
+    while (width < 63 && (std::int64_t{1} << width) <= bound) ++width;
+    return width;
+  };
+  RowCountPacking packing;
+  packing.long_row_shift = bits(capacity.batches);
+  const int task_shift = packing.long_row_shift + bits(capacity.long_rows);
+  packing.task_shift = task_shift + bits(capacity.long_tasks) <= 64 ? task_shift : 64;
+  return packing;
+}
+
+/// The scan's totals and, when the item leaves them out, the pieces' (downloaded together).
+struct TableTotals {
+  unsigned long long rows;  ///< the packed counts at position rows
+  std::int64_t long_tasks;  ///< the long rows' pieces
+};
+
+/// Position r in [0, rows]: row_counts of its row_kind (csr_overlap_rules.hpp), packed.
 struct RowCounts {
   const std::int32_t* row_ptr;
   std::int64_t rows;
   PartitionRule rule;
   std::int32_t piece;
-  __device__ TableCounts operator()(std::int64_t r) const {
-    return row_counts(row_ptr, r, row_kind(row_ptr, r, rows, rule), piece);
+  RowCountPacking packing;
+  __device__ unsigned long long operator()(std::int64_t r) const {
+    const RowKind kind = row_kind(row_ptr, r, rows, rule);
+    return kind == RowKind::inside_batch ? 0 : packing.item(row_counts(row_ptr, r, kind, piece));
   }
 };
 
@@ -91,22 +144,27 @@ struct TableArrays {
   TableCapacity capacity;
 };
 
-/// Pass 2, position p in [0, rows] with its exclusive prefix of the counts: writes the starts,
-/// the ends, the long rows with their first task and their tasks where scatter_writes says, and
-/// at p == rows the totals and the end of long_task_ptr.
+/// Position p in [0, rows] with its exclusive prefix: writes the starts, the ends, the long rows
+/// and, when the item has them, their first task and their tasks where scatter_writes says, and
+/// at p == rows the totals (and the end of long_task_ptr).
 struct TableScatter {
   const std::int32_t* row_ptr;
   std::int64_t rows;
   PartitionRule rule;
   std::int32_t piece;
+  RowCountPacking packing;
   TableArrays out;
-  TableCounts* totals;
-  __device__ void operator()(std::int64_t p, const TableCounts& before) const {
+  TableTotals* totals;
+  __device__ void operator()(std::int64_t p, unsigned long long packed_before) const {
     const TableCapacity& capacity = out.capacity;
+    const TableCounts before = packing.counts(packed_before);
     if (p == rows) {
-      *totals = before;
-      if (before.long_rows <= capacity.long_rows)
-        out.long_task_ptr[before.long_rows] = static_cast<std::int32_t>(before.long_tasks);
+      totals->rows = packed_before;
+      if (packing.packs_tasks()) {
+        totals->long_tasks = before.long_tasks;
+        if (before.long_rows <= capacity.long_rows)
+          out.long_task_ptr[before.long_rows] = static_cast<std::int32_t>(before.long_tasks);
+      }
     }
     const ScatterWrites w =
         scatter_writes(row_ptr, p, rows, rule, row_kind(row_ptr, p, rows, rule), before);
@@ -115,6 +173,7 @@ struct TableScatter {
     if (w.end_index >= 0 && w.end_index < capacity.batches) out.batches[w.end_index].y = row;
     if (w.long_index < 0 || w.long_index >= capacity.long_rows) return;
     out.long_rows[w.long_index] = row;
+    if (!packing.packs_tasks()) return;  // number_long_row_pieces_kernel's
     out.long_task_ptr[w.long_index] = static_cast<std::int32_t>(w.long_first_task);
     const std::int32_t pieces = long_row_pieces(row_length(row_ptr, row), piece);
     for (std::int32_t index = 0; index < pieces; ++index)
@@ -123,6 +182,62 @@ struct TableScatter {
             long_row_task(row_ptr, row, index, pieces, piece);
   }
 };
+
+/// number_long_row_pieces_kernel: threads of its one block, and long rows a thread takes a tile.
+inline constexpr int kPieceNumberingThreads = 512;
+inline constexpr int kPieceNumberingRowsPerThread = 8;
+
+/// After a scan whose items left the pieces out (row_count_packing: a matrix of more than about
+/// 2^30 nonzeros), one block of kPieceNumberingThreads threads: long_task_ptr[j] = the pieces of
+/// the long rows before j, and each piece's LongRowTask, for the long rows the scan wrote (their
+/// count read from totals->rows); then long_task_ptr[long rows] and totals->long_tasks. The long
+/// rows are at most nnz / (M + 1), so one block walks them, a tile of 4096 at a time (thread t its
+/// 8 consecutive rows), carrying the count from tile to tile (about 12 us a tile on an H200, too
+/// slow to run for every matrix). A template only so that both .cu files that include this
+/// header may define it.
+template <int kThreads = kPieceNumberingThreads>
+__global__ void __launch_bounds__(kThreads)
+    number_long_row_pieces_kernel(const std::int32_t* __restrict__ row_ptr, std::int32_t piece,
+                                  RowCountPacking packing, TableArrays out, TableTotals* totals) {
+  using BlockScan = cub::BlockScan<std::int64_t, kThreads>;
+  __shared__ typename BlockScan::TempStorage scan_storage;
+  constexpr int kRows = kPieceNumberingRowsPerThread;
+  const std::int64_t counted = packing.counts(totals->rows).long_rows;
+  const std::int64_t long_count =
+      counted < out.capacity.long_rows ? counted : out.capacity.long_rows;
+  std::int64_t carried = 0;
+  for (std::int64_t tile = 0; tile < long_count; tile += kThreads * kRows) {
+    const std::int64_t first = tile + static_cast<std::int64_t>(threadIdx.x) * kRows;
+    std::int32_t row[kRows], pieces[kRows];
+#pragma unroll
+    for (int k = 0; k < kRows; ++k) row[k] = first + k < long_count ? out.long_rows[first + k] : -1;
+    std::int64_t mine = 0;
+#pragma unroll
+    for (int k = 0; k < kRows; ++k) {
+      pieces[k] = row[k] >= 0 ? long_row_pieces(row_length(row_ptr, row[k]), piece) : 0;
+      mine += pieces[k];
+    }
+    std::int64_t task = 0, tile_tasks = 0;
+    BlockScan(scan_storage).ExclusiveSum(mine, task, tile_tasks);
+    task += carried;
+#pragma unroll
+    for (int k = 0; k < kRows; ++k) {
+      if (row[k] < 0) break;
+      out.long_task_ptr[first + k] = static_cast<std::int32_t>(task);
+      for (std::int32_t index = 0; index < pieces[k]; ++index)
+        if (task + index < out.capacity.long_tasks)
+          out.long_row_tasks[task + index] = long_row_task(row_ptr, row[k], index, pieces[k], piece);
+      task += pieces[k];
+    }
+    carried += tile_tasks;
+    __syncthreads();  // scan_storage is reused by the next tile
+  }
+  if (threadIdx.x == 0) {
+    if (counted <= out.capacity.long_rows)
+      out.long_task_ptr[long_count] = static_cast<std::int32_t>(carried);
+    totals->long_tasks = carried;
+  }
+}
 
 // ---- the batch kernel -------------------------------------------------------------------------
 

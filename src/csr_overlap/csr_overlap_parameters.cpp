@@ -38,8 +38,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "threads of a block (paper: the CUDA cores of an SM, 128)"},
       {"blocks_per_sm", Type::integer, "auto", 1, 64, {"auto"},
        "resident blocks an SM of the batch kernel (auto: as many as fit)"},
-      {"long_row_piece", Type::integer, "8192", 256, 1 << 30, {},
-       "nonzeros of a long row one block takes (paper: the whole row)"},
+      {"long_row_piece", Type::integer, "auto", 256, 1 << 30, {"auto"},
+       "nonzeros of a long row one block takes; a row of fewer than twice as many stays whole "
+       "(paper: the whole row; auto: 1024 for a matrix of 2^20 nonzeros or more, else 8192)"},
       {"pipeline_stages", Type::integer, "1", 1, kLargestPipelineStages, {},
        "shared-memory stages of the batch kernel, batches copied ahead = stages - 1 (paper: 2; "
        "1: none, the overlap is left to the other resident blocks)"},
@@ -128,7 +129,10 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
   p.threads_per_block = static_cast<int>(values.integer("threads_per_block"));
   p.blocks_per_sm =
       values.is_auto("blocks_per_sm") ? 0 : static_cast<int>(values.integer("blocks_per_sm"));
-  p.long_row_piece = static_cast<std::int32_t>(values.integer("long_row_piece"));
+  p.long_row_piece_automatic = values.is_auto("long_row_piece");
+  p.long_row_piece = p.long_row_piece_automatic
+                         ? kDefaultLongRowPiece
+                         : static_cast<std::int32_t>(values.integer("long_row_piece"));
   p.pipeline_stages = static_cast<int>(values.integer("pipeline_stages"));
   p.batches_per_block = values.is_auto("batches_per_block")
                             ? 0
@@ -178,6 +182,10 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
 
 CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::int64_t nnz) const {
   CsrOverlapParameters p = *this;
+  if (p.long_row_piece_automatic) {
+    p.long_row_piece_automatic = false;
+    if (nnz >= kLargeMatrixLongRowPieceMinNonzeros) p.long_row_piece = kLargeMatrixLongRowPiece;
+  }
   if (!p.batch_unit_automatic) return p;
   p.batch_unit_automatic = false;
   const bool long_enough =

@@ -35,10 +35,22 @@ inline constexpr std::array<std::int32_t, kSwitchPoints> kPaperSwitchPoints = {1
 /// on Hopper): 128, measured on an H100 against 64 and 256 with a block a batch (README).
 inline constexpr int kDefaultThreadsPerBlock = 128;
 
-/// Nonzeros of a long row one block takes (a "piece"); longer rows are spread over several blocks
-/// whose partial sums a second kernel adds in order (deterministic). The paper (Alg. 9) gives a
-/// whole row to one block. 8192: a block of 256 threads does 32 products a thread. Not measured.
+/// Nonzeros of a long row one block takes (a "piece"; a row of fewer than twice as many stays
+/// whole, long_row_pieces); longer rows are spread over several blocks whose partial sums a
+/// second kernel adds in order (deterministic). The paper (Alg. 9) gives a whole row to one
+/// block. long_row_piece=auto takes kLargeMatrixLongRowPiece for a matrix of
+/// kLargeMatrixLongRowPieceMinNonzeros or more and this below (csr_full_overlap this always): a
+/// small matrix's few long rows fill no wave either way, and whole rows spare it the combine
+/// kernel's launch.
 inline constexpr std::int32_t kDefaultLongRowPiece = 8192;
+
+/// long_row_piece=auto for a matrix of kLargeMatrixLongRowPieceMinNonzeros or more (H200,
+/// README "Long rows in pieces"): R-MAT scale 20 fp64 0.74-0.79x -> 0.83x cuSPARSE and
+/// power-law rows at 2 M 0.79x -> 0.86x against 8192, whose few pieces left most of the
+/// long-row kernel's wave idle (a block of 128 threads walking 64 nonzeros a thread, 4 at a
+/// time). Below it, pieces of 1024 lost (rmat_15 fp16 0.79-0.82x -> 0.72x).
+inline constexpr std::int32_t kLargeMatrixLongRowPiece = 1024;
+inline constexpr std::int64_t kLargeMatrixLongRowPieceMinNonzeros = std::int64_t{1} << 20;
 
 /// Pipeline stages of the batch kernel (shared-memory buffers; the copies of stages - 1 batches
 /// are in flight while one is computed). The paper (§4.1.2) has two, with one wave of resident
@@ -180,11 +192,15 @@ struct CsrOverlapParameters {
   bool batch_unit_automatic = false;
   bool copy_automatic = false;
   bool max_batch_size_automatic = false;
+  /// long_row_piece=auto: for_matrix() chooses it (kDefaultLongRowPiece until then).
+  bool long_row_piece_automatic = false;
 
   /// These parameters for a matrix of `rows` rows and `nnz` nonzeros: batch_unit=auto resolved
   /// (with copy=auto, direct warps from kDirectWarpMinNonzeros on; else warps from
   /// kWarpUnitMinMeanRowLength and kWarpUnitMinNonzeros on, within kWarpUnitMaxBlockSharedBytes;
-  /// blocks for copy=bulk), with the warp unit's max_batch_size when that was auto too.
+  /// blocks for copy=bulk), with the warp unit's max_batch_size when that was auto too, and
+  /// long_row_piece=auto resolved (kLargeMatrixLongRowPiece from
+  /// kLargeMatrixLongRowPieceMinNonzeros on).
   CsrOverlapParameters for_matrix(std::int64_t rows, std::int64_t nnz) const;
 
   /// Takes `unit`, with its own max_batch_size where that is auto (1024 a block, 512 a warp).

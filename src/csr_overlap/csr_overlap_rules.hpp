@@ -117,9 +117,12 @@ inline TableCapacity table_capacity(std::int64_t rows, std::int64_t nnz, Partiti
   return {batches < rows ? batches : rows, long_rows, long_rows ? nnz / piece + long_rows : 0};
 }
 
-/// Pieces (long-row tasks, one block each) of a long row of `length` nonzeros.
+/// Pieces (long-row tasks, one block each) of a long row of `length` nonzeros: floor(length /
+/// piece), at least one. Piece k takes nonzeros [k * piece, (k + 1) * piece) of the row and the
+/// last one the rest too, so no piece is shorter than `piece` unless the row is (a row of up to
+/// 2 * piece - 1 nonzeros stays whole, and no row ends in a short piece of its own).
 TCSPARSE_CSR_OVERLAP_HD inline std::int32_t long_row_pieces(std::int64_t length, std::int64_t piece) {
-  return static_cast<std::int32_t>((length + piece - 1) / piece);
+  return length < 2 * piece ? 1 : static_cast<std::int32_t>(length / piece);  // max(1, floor)
 }
 
 /// What a position adds to the table, and (an exclusive scan of them) the numbering before it:
@@ -237,7 +240,7 @@ TCSPARSE_CSR_OVERLAP_HD inline LongRowTask long_row_task(const std::int32_t* row
                                                          std::int32_t row, std::int32_t index,
                                                          std::int32_t pieces, std::int64_t piece) {
   const std::int64_t begin = row_ptr[row] + index * piece;
-  const std::int64_t end = begin + piece < row_ptr[row + 1] ? begin + piece : row_ptr[row + 1];
+  const std::int64_t end = index + 1 < pieces ? begin + piece : row_ptr[row + 1];
   LongRowTask task;
   task.row = row;
   task.begin = static_cast<std::int32_t>(begin);

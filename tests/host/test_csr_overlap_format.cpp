@@ -67,7 +67,10 @@ void expect_valid_table(const std::vector<std::int32_t>& row_ptr, const BatchTab
   for (std::size_t j = 0; j < table.long_rows.size(); ++j) {
     const std::int64_t length = row_ptr[static_cast<std::size_t>(table.long_rows[j]) + 1] -
                                 row_ptr[static_cast<std::size_t>(table.long_rows[j])];
-    EXPECT_EQ(table.long_task_ptr[j + 1] - table.long_task_ptr[j], (length + piece - 1) / piece);
+    // floor(length / piece) pieces, at least one: none shorter than `piece` (the last takes the
+    // rest), unless the whole row is
+    EXPECT_EQ(table.long_task_ptr[j + 1] - table.long_task_ptr[j],
+              std::max<std::int64_t>(1, length / piece));
   }
 }
 
@@ -112,10 +115,10 @@ TEST(CsrOverlapTable, PaperFigure5KeepsTheLongRowsApartAndTheBatchesSmall) {
   const PartitionRule rule{64, 64};
   const BatchTable table = build_batch_table(a.row_ptr, rule, 100);
   EXPECT_EQ(table.long_rows, (std::vector<std::int32_t>{6, 9}));
-  EXPECT_EQ(table.long_task_ptr, (std::vector<std::int32_t>{0, 3, 5}));
-  // each piece described: row 6's nonzeros [120, 376) in pieces of 100, row 9's [417, 547)
-  const std::vector<LongRowTask> pieces = {
-      {6, 120, 220, 3}, {6, 220, 320, 3}, {6, 320, 376, 3}, {9, 417, 517, 2}, {9, 517, 547, 2}};
+  EXPECT_EQ(table.long_task_ptr, (std::vector<std::int32_t>{0, 2, 3}));
+  // each piece described, pieces of 100 with the rest in the last: row 6's nonzeros [120, 376)
+  // in two, row 9's [417, 547) (fewer than 200) whole
+  const std::vector<LongRowTask> pieces = {{6, 120, 220, 2}, {6, 220, 376, 2}, {9, 417, 547, 1}};
   EXPECT_EQ(table.long_row_tasks, pieces);
   expect_valid_table(a.row_ptr, table, rule, 100);
   // window 32 (row_ptr 0 32 47 63 74 82 120 | 376 401 417 | 547 549 571 604): rows 1-3 start in
@@ -142,7 +145,7 @@ TEST(CsrOverlapTable, RowsOfExactlyMaxBatchSizeAreBatchesAndOneMoreIsLong) {
   const Matrix a = matrix_with_lengths(200, {64, 65, 64, 33, 32, 1});
   const BatchTable table = build_batch_table(a.row_ptr, {64, 64}, 16);
   EXPECT_EQ(table.long_rows, (std::vector<std::int32_t>{1}));
-  EXPECT_EQ(table.long_task_ptr, (std::vector<std::int32_t>{0, 5}));
+  EXPECT_EQ(table.long_task_ptr, (std::vector<std::int32_t>{0, 4}));  // floor(65 / 16) pieces
   // 64, 64 and 33 are wide (> 32): a batch each; 32 ends at 258, so the 1 starts in window 8
   EXPECT_EQ(table.batches, (std::vector<BatchRange>{{0, 1}, {2, 3}, {3, 4}, {4, 5}, {5, 6}}));
 }
@@ -479,6 +482,35 @@ TEST(CsrOverlapParameters, AutoTakesDirectWarpsForMatricesOfAMillionNonzerosOrMo
   EXPECT_EQ(with({"threads_per_block=1024"}).for_matrix(1000, kLarge).batch_unit, BatchUnit::block);
 }
 
+TEST(CsrOverlapParameters, AutoCutsTheLongRowsOfLargeMatricesInSmallerPieces) {
+  constexpr std::int64_t kLarge = kLargeMatrixLongRowPieceMinNonzeros;
+  const CsrOverlapParameters automatic = parse_parameters({});
+  EXPECT_TRUE(automatic.long_row_piece_automatic);
+  EXPECT_EQ(automatic.long_row_piece, kDefaultLongRowPiece);  // without a matrix
+  EXPECT_EQ(automatic.for_matrix(1000, kLarge).long_row_piece, kLargeMatrixLongRowPiece);
+  EXPECT_EQ(automatic.for_matrix(1000, kLarge - 1).long_row_piece, kDefaultLongRowPiece);
+  EXPECT_FALSE(automatic.for_matrix(1000, kLarge).long_row_piece_automatic);
+  // with every other parameter given (no batch_unit=auto to resolve) and a piece that was given
+  EXPECT_EQ(with({"batch_unit=warp", "copy=direct"}).for_matrix(1000, kLarge).long_row_piece,
+            kLargeMatrixLongRowPiece);
+  EXPECT_EQ(with({"long_row_piece=4096"}).for_matrix(1000, kLarge).long_row_piece, 4096);
+  EXPECT_THROW(parse_parameters({"long_row_piece=255"}), ParameterError);
+}
+
+TEST(CsrOverlapTable, LongRowsAreCutInPiecesOfAtLeastThePieceSize) {
+  // rows of 999, 1000, 1999, 2000 and 4999 nonzeros (long: more than M = 64), pieces of 1000
+  const Matrix a = matrix_with_lengths(5000, {999, 1000, 1999, 2000, 4999, 3});
+  const BatchTable table = build_batch_table(a.row_ptr, {64, 64}, 1000);
+  EXPECT_EQ(table.long_rows, (std::vector<std::int32_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(table.long_task_ptr, (std::vector<std::int32_t>{0, 1, 2, 3, 5, 9}));
+  // row 4 starts at 5998: three pieces of 1000 and a last one of 1999
+  const std::vector<LongRowTask> row4 = {
+      {4, 5998, 6998, 4}, {4, 6998, 7998, 4}, {4, 7998, 8998, 4}, {4, 8998, 10997, 4}};
+  EXPECT_EQ(std::vector<LongRowTask>(table.long_row_tasks.begin() + 5, table.long_row_tasks.end()),
+            row4);
+  EXPECT_EQ(table.long_row_tasks[2], (LongRowTask{2, 1999, 3998, 1}));  // 1999: whole
+}
+
 TEST(CsrOverlapParameters, AutoWithCpAsyncTakesWarpsForLargeMatricesWhoseRowsAverageFourOrMore) {
   constexpr std::int64_t kRows = std::int64_t{1} << 18, kLarge = kWarpUnitMinNonzeros;
   const CsrOverlapParameters automatic = parse_parameters({"copy=cp_async"});
@@ -606,7 +638,8 @@ TEST(CsrOverlapStatistics, CountEveryRowAndNonzeroOnce) {
   EXPECT_EQ(s["long_rows"].get<std::int64_t>(), 3);
   EXPECT_EQ(rows + 3, a.rows);
   EXPECT_EQ(nnz + s["long_row_nnz"].get<std::int64_t>(), a.nnz());
-  EXPECT_EQ(s["long_row_tasks"].get<std::int64_t>(), 1 + 1 + 2);  // pieces of 8192
+  // a small matrix: pieces of 8192, so each of the three long rows (fewer than 2 x 8192) is whole
+  EXPECT_EQ(s["long_row_tasks"].get<std::int64_t>(), 3);
   EXPECT_EQ(s["max_batch_size"].get<std::int64_t>(), 1024);
   EXPECT_LE(s["batch_nnz_max"].get<std::int64_t>(), 1024);
 }
