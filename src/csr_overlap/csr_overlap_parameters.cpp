@@ -40,7 +40,8 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "resident blocks an SM of the batch kernel (auto: as many as fit)"},
       {"long_row_piece", Type::integer, "auto", 256, 1 << 30, {"auto"},
        "nonzeros of a long row one block takes; a row of fewer than twice as many stays whole "
-       "(paper: the whole row; auto: 1024 for a matrix of 2^20 nonzeros or more, else 8192)"},
+       "(paper: the whole row; auto: 1024 for a matrix of 2^20 nonzeros or more whose rows "
+       "average at most max_batch_size, else 8192)"},
       {"pipeline_stages", Type::integer, "1", 1, kLargestPipelineStages, {},
        "shared-memory stages of the batch kernel, batches copied ahead = stages - 1 (paper: 2; "
        "1: none, the overlap is left to the other resident blocks)"},
@@ -180,12 +181,12 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
   return p;
 }
 
-CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::int64_t nnz) const {
-  CsrOverlapParameters p = *this;
-  if (p.long_row_piece_automatic) {
-    p.long_row_piece_automatic = false;
-    if (nnz >= kLargeMatrixLongRowPieceMinNonzeros) p.long_row_piece = kLargeMatrixLongRowPiece;
-  }
+namespace {
+
+/// for_matrix's batch_unit=auto (and the copy and max_batch_size that go with it).
+CsrOverlapParameters with_unit_for_matrix(const CsrOverlapParameters& given, std::int64_t rows,
+                                          std::int64_t nnz) {
+  CsrOverlapParameters p = given;
   if (!p.batch_unit_automatic) return p;
   p.batch_unit_automatic = false;
   const bool long_enough =
@@ -199,6 +200,20 @@ CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::in
   }
   if (!long_enough || nnz < kWarpUnitMinNonzeros || p.copy != CopyMechanism::cp_async) return p;
   return batch_shared_bytes(warps, sizeof(double)) <= kWarpUnitMaxBlockSharedBytes ? warps : p;
+}
+
+}  // namespace
+
+CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::int64_t nnz) const {
+  CsrOverlapParameters p = with_unit_for_matrix(*this, rows, nnz);
+  if (p.long_row_piece_automatic) {
+    p.long_row_piece_automatic = false;
+    const bool mostly_short_rows =
+        static_cast<double>(nnz) <= static_cast<double>(rows) * p.max_batch_size;
+    if (nnz >= kLargeMatrixLongRowPieceMinNonzeros && mostly_short_rows)
+      p.long_row_piece = kLargeMatrixLongRowPiece;
+  }
+  return p;
 }
 
 CsrOverlapParameters parse_parameters(const std::vector<std::string>& key_values) {

@@ -39,16 +39,19 @@ inline constexpr int kDefaultThreadsPerBlock = 128;
 /// whole, long_row_pieces); longer rows are spread over several blocks whose partial sums a
 /// second kernel adds in order (deterministic). The paper (Alg. 9) gives a whole row to one
 /// block. long_row_piece=auto takes kLargeMatrixLongRowPiece for a matrix of
-/// kLargeMatrixLongRowPieceMinNonzeros or more and this below (csr_full_overlap this always): a
-/// small matrix's few long rows fill no wave either way, and whole rows spare it the combine
-/// kernel's launch.
+/// kLargeMatrixLongRowPieceMinNonzeros or more whose mean row length is at most max_batch_size,
+/// and this otherwise (csr_full_overlap this always): a small matrix's few long rows fill no wave
+/// either way, a matrix of mostly long rows has pieces enough for many waves, and whole rows
+/// spare both the combine kernel's launch.
 inline constexpr std::int32_t kDefaultLongRowPiece = 8192;
 
-/// long_row_piece=auto for a matrix of kLargeMatrixLongRowPieceMinNonzeros or more (H200,
-/// README "Long rows in pieces"): R-MAT scale 20 fp64 0.74-0.79x -> 0.83x cuSPARSE and
-/// power-law rows at 2 M 0.79x -> 0.86x against 8192, whose few pieces left most of the
-/// long-row kernel's wave idle (a block of 128 threads walking 64 nonzeros a thread, 4 at a
-/// time). Below it, pieces of 1024 lost (rmat_15 fp16 0.79-0.82x -> 0.72x).
+/// long_row_piece=auto for a matrix of kLargeMatrixLongRowPieceMinNonzeros or more with mostly
+/// short rows (H200, README "Long rows in pieces"): R-MAT scale 20 fp64 0.74-0.79x -> 0.83x
+/// cuSPARSE and power-law rows at 2 M 0.79x -> 0.86x against 8192, whose few pieces left most of
+/// the long-row kernel's wave idle (a block of 128 threads walking 64 nonzeros a thread, 4 at a
+/// time). Elsewhere pieces of 1024 lost: below 2^20 nonzeros (rmat_15 fp16 0.79-0.82x -> 0.72x)
+/// and on pruned_16k, whose 16 k rows (mean 1636) are all long (2-3 %: 2585 rows of 2048 or more
+/// split in two, and the combine kernel launched for them).
 inline constexpr std::int32_t kLargeMatrixLongRowPiece = 1024;
 inline constexpr std::int64_t kLargeMatrixLongRowPieceMinNonzeros = std::int64_t{1} << 20;
 
@@ -200,7 +203,8 @@ struct CsrOverlapParameters {
   /// kWarpUnitMinMeanRowLength and kWarpUnitMinNonzeros on, within kWarpUnitMaxBlockSharedBytes;
   /// blocks for copy=bulk), with the warp unit's max_batch_size when that was auto too, and
   /// long_row_piece=auto resolved (kLargeMatrixLongRowPiece from
-  /// kLargeMatrixLongRowPieceMinNonzeros on).
+  /// kLargeMatrixLongRowPieceMinNonzeros on where the mean row length is at most
+  /// max_batch_size).
   CsrOverlapParameters for_matrix(std::int64_t rows, std::int64_t nnz) const;
 
   /// Takes `unit`, with its own max_batch_size where that is auto (1024 a block, 512 a warp).

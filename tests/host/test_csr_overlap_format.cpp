@@ -487,13 +487,20 @@ TEST(CsrOverlapParameters, AutoCutsTheLongRowsOfLargeMatricesInSmallerPieces) {
   const CsrOverlapParameters automatic = parse_parameters({});
   EXPECT_TRUE(automatic.long_row_piece_automatic);
   EXPECT_EQ(automatic.long_row_piece, kDefaultLongRowPiece);  // without a matrix
-  EXPECT_EQ(automatic.for_matrix(1000, kLarge).long_row_piece, kLargeMatrixLongRowPiece);
-  EXPECT_EQ(automatic.for_matrix(1000, kLarge - 1).long_row_piece, kDefaultLongRowPiece);
-  EXPECT_FALSE(automatic.for_matrix(1000, kLarge).long_row_piece_automatic);
+  EXPECT_EQ(automatic.for_matrix(kLarge / 16, kLarge).long_row_piece, kLargeMatrixLongRowPiece);
+  EXPECT_EQ(automatic.for_matrix(kLarge / 16, kLarge - 1).long_row_piece, kDefaultLongRowPiece);
+  EXPECT_FALSE(automatic.for_matrix(kLarge / 16, kLarge).long_row_piece_automatic);
+  // rows averaging more than max_batch_size (512 for the direct warps a large matrix takes) are
+  // mostly long rows, whose pieces fill many waves whole
+  const CsrOverlapParameters direct = automatic.for_matrix(kLarge / 512, kLarge);
+  EXPECT_EQ(direct.max_batch_size, kWarpDefaultMaxBatchSize);
+  EXPECT_EQ(direct.long_row_piece, kLargeMatrixLongRowPiece);  // mean exactly 512
+  EXPECT_EQ(automatic.for_matrix(kLarge / 512 - 1, kLarge).long_row_piece, kDefaultLongRowPiece);
   // with every other parameter given (no batch_unit=auto to resolve) and a piece that was given
-  EXPECT_EQ(with({"batch_unit=warp", "copy=direct"}).for_matrix(1000, kLarge).long_row_piece,
-            kLargeMatrixLongRowPiece);
-  EXPECT_EQ(with({"long_row_piece=4096"}).for_matrix(1000, kLarge).long_row_piece, 4096);
+  EXPECT_EQ(
+      with({"batch_unit=warp", "copy=direct"}).for_matrix(kLarge / 16, kLarge).long_row_piece,
+      kLargeMatrixLongRowPiece);
+  EXPECT_EQ(with({"long_row_piece=4096"}).for_matrix(kLarge / 16, kLarge).long_row_piece, 4096);
   EXPECT_THROW(parse_parameters({"long_row_piece=255"}), ParameterError);
 }
 
