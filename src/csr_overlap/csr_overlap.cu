@@ -45,6 +45,19 @@ using detail::download_one;
 
 constexpr int kCombineThreads = 256;
 
+/// The scan item's packing for a table of these bounds (each field detail::key_bits of its
+/// bound): the pieces in the item when all three fields fit 64 bits.
+device::RowCountPacking row_count_packing(const TableCapacity& capacity) {
+  const auto bits = [](std::int64_t bound) {
+    return detail::key_bits(static_cast<unsigned long long>(bound));
+  };
+  device::RowCountPacking packing;
+  packing.long_row_shift = bits(capacity.batches);
+  const int task_shift = packing.long_row_shift + bits(capacity.long_rows);
+  packing.task_shift = task_shift + bits(capacity.long_tasks) <= 64 ? task_shift : 64;
+  return packing;
+}
+
 /// Whether a device array may be borrowed by the cp.async copies: their 16-byte pieces start at
 /// multiples of kCopyAlignElements elements from the array's start.
 bool copy_aligned(const void* array) {
@@ -263,7 +276,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     detail::DeviceScratch scratch(stream);
     const device::TableArrays arrays{batches_.data(), long_rows_.data(), long_task_ptr_.data(),
                                      long_row_tasks_.data(), capacity};
-    device::RowCountPacking packing = device::row_count_packing(capacity);
+    device::RowCountPacking packing = row_count_packing(capacity);
     if (testing::pieces_numbered_after_the_scan) packing.task_shift = 64;
     detail::exclusive_sum_of(
         scratch, device::RowCounts{matrix_.row_ptr, rows_, rule_, piece, packing},

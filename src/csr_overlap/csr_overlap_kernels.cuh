@@ -78,8 +78,8 @@ __device__ __forceinline__ void store_result(V* y, std::int64_t row, Acc<V> sum,
 
 /// How a position's counts share one 64-bit item: batch starts in the low `long_row_shift` bits,
 /// long rows from there up to `task_shift`, the long rows' pieces above (task_shift == 64: not in
-/// the item). Each field is as wide as its count's bound (table_capacity), so a sum of items never
-/// carries from one field into the next.
+/// the item). Each field is as wide as its count's bound (table_capacity; row_count_packing in
+/// csr_overlap.cu), so a sum of items never carries from one field into the next.
 struct RowCountPacking {
   int long_row_shift = 32;
   int task_shift = 64;
@@ -101,20 +101,6 @@ struct RowCountPacking {
     return c;
   }
 };
-
-/// The packing for a table of these bounds: the pieces in the item when all three fit 64 bits.
-inline RowCountPacking row_count_packing(const TableCapacity& capacity) {
-  const auto bits = [](std::int64_t bound) {
-    int width = 1;
-    while (width < 63 && (std::int64_t{1} << width) <= bound) ++width;
-    return width;
-  };
-  RowCountPacking packing;
-  packing.long_row_shift = bits(capacity.batches);
-  const int task_shift = packing.long_row_shift + bits(capacity.long_rows);
-  packing.task_shift = task_shift + bits(capacity.long_tasks) <= 64 ? task_shift : 64;
-  return packing;
-}
 
 /// The scan's totals and, when the item leaves them out, the pieces' (downloaded together).
 struct TableTotals {
