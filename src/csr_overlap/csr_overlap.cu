@@ -3,10 +3,13 @@
 // device to device (device_csr), the batch table built on the GPU (csr_overlap_kernels.cuh, the
 // same table csr_overlap_format.cpp builds on the host), then per apply the batch kernel and,
 // when the matrix has rows longer than max_batch_size, the long-row kernel (and the combine
-// kernel when a long row spans several pieces), all on the caller's stream.
+// kernel when a long row spans several pieces), all on the caller's stream. With
+// partition=merge_path (or auto choosing it: a few long rows) the plan keeps merge-path tile
+// starts instead of the table, and an apply runs the tile kernel and the fixup of cut rows
+// (csr_overlap_merge_kernels.cuh).
 //
 // Apply is asynchronous, allocates nothing and synchronises nothing. The long-row partial sums
-// belong to the plan: one plan must not be applied on two streams at the same time.
+// (and the merge tiles' carries) belong to the plan: one plan must not be applied on two streams at the same time.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include "csr_overlap/csr_overlap_format.hpp"
 #include "csr_overlap/csr_overlap_kernels.cuh"
 #include "csr_overlap/csr_overlap_launch.cuh"
+#include "csr_overlap/csr_overlap_merge_kernels.cuh"
 #include "csr_overlap/csr_overlap_parameters.hpp"
 #include "arch/types.cuh"
 #include "common/stopwatch.hpp"
@@ -84,7 +88,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     shape_.batch_unit = p.batch_unit;
     shape_.vector_sizes = p.vector_size_rule();
     shape_.long_row_piece = p.long_row_piece;
-    kernel_ = prepare_batch_kernel<V>(p, "csr_overlap");
+    merge_kernel_ = merge_tile_kernel_for(p.merge_items);
+    if (p.partition == Partition::rows) kernel_ = prepare_batch_kernel<V>(p, "csr_overlap");
   }
 
   /// The CSR as it is, from the host; values and columns allocated to a multiple of
@@ -109,8 +114,15 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// Builds the batch table on the GPU and chooses the launch. With the host's row offsets the
   /// table statistics (PlanStats::details) are computed now; without (a plan from device CSR,
   /// whose build must stay free of host work on the matrix) on the first call of stats().
+  /// partition=auto: the batch table first, then merge-path tiles instead where it has few
+  /// long rows (merge_path_suits).
   void build(std::span<const std::int32_t> host_row_ptr) {
-    build_table_on_device();
+    if (parameters_.partition == Partition::rows) build_table_on_device();
+    if (parameters_.partition == Partition::merge_path ||
+        (parameters_.partition_automatic && merge_path_suits(rows_, long_arguments_.long_count))) {
+      build_merge_tiles_on_device();
+      return;
+    }
     const detail::Stopwatch host_work;
     choose_launch();
     stats_.stored_values = nnz_;
@@ -130,6 +142,19 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
              Stream stream) const override {
     const auto* dx = reinterpret_cast<const V*>(x);
     auto* dy = reinterpret_cast<V*>(y);
+    if (merge_path_) {
+      merge_kernel_<<<static_cast<unsigned>(merge_arguments_.tiles), kMergeTileThreads, 0,
+                      stream>>>(merge_arguments_, dx, dy, alpha, beta);
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+      if (merge_arguments_.tiles > 1) {
+        const auto blocks =
+            static_cast<unsigned>((merge_arguments_.tiles + kCombineThreads - 1) / kCombineThreads);
+        device::merge_fixup_kernel<V><<<blocks, kCombineThreads, 0, stream>>>(merge_arguments_,
+                                                                               dy, alpha, beta);
+        TCSPARSE_CUDA_CHECK_LAUNCH();
+      }
+      return;
+    }
     if (shape_.launch.blocks > 0) {
       kernel_.kernel<<<static_cast<unsigned>(shape_.launch.blocks),
                        static_cast<unsigned>(kernel_.threads), kernel_.shared_bytes, stream>>>(
@@ -176,6 +201,13 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   testing::DeviceTable download() const {
     testing::DeviceTable out;
     out.shape = shape_;
+    if (merge_path_) {
+      out.merge_tile_starts.resize(static_cast<std::size_t>(merge_arguments_.tiles) + 1);
+      TCSPARSE_CUDA_CHECK(cudaMemcpy(out.merge_tile_starts.data(), tile_starts_.data(),
+                                     out.merge_tile_starts.size() * sizeof(MergeCoordinate),
+                                     cudaMemcpyDeviceToHost));
+      return out;
+    }
     out.table.batches.resize(static_cast<std::size_t>(batch_arguments_.batch_count));
     if (!out.table.batches.empty())
       TCSPARSE_CUDA_CHECK(cudaMemcpy(out.table.batches.data(), batches_.data(),
@@ -204,6 +236,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   void fill_details(std::span<const std::int32_t> row_ptr) const {
     const testing::DeviceTable table = download();
     stats_.details = table_statistics(row_ptr, table.table, parameters_);
+    stats_.details["partition"] = "rows";
     stats_.details["threads_per_block"] = shape_.threads_per_block;
     stats_.details["blocks"] = shape_.launch.blocks;
     stats_.details["batches_per_block"] = shape_.launch.batches_per_block;
@@ -324,6 +357,64 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     long_arguments_.partials = long_partials_.data();
   }
 
+  using MergeKernel = void (*)(device::MergeArguments<V>, const V*, V*, Acc, Acc);
+
+  /// The merge-path tile kernel for merge_items (the schema's choices).
+  static MergeKernel merge_tile_kernel_for(std::int32_t items) {
+    return items == 7 ? &device::merge_tile_kernel<V, kMergeTileThreads, 7>
+                      : &device::merge_tile_kernel<V, kMergeTileThreads, 5>;
+  }
+
+  /// partition=merge_path (or auto choosing it): the tiles' starts on the merge path (one binary
+  /// search a tile, no wait for the GPU) and the arrays of the rows cut by tile boundaries; a
+  /// batch table built before (partition=auto) is let go. PlanStats::details say so.
+  void build_merge_tiles_on_device() {
+    const std::int64_t long_rows = long_arguments_.long_count;
+    batches_ = {};
+    long_rows_ = {};
+    long_task_ptr_ = {};
+    long_row_tasks_ = {};
+    long_partials_ = {};
+    const cudaStream_t stream = nullptr;
+    const std::int64_t tile_items = std::int64_t{kMergeTileThreads} * parameters_.merge_items;
+    const std::int64_t tiles = merge_tiles(rows_, nnz_, tile_items);
+    if (tiles > std::numeric_limits<std::int32_t>::max() / kMergeTileThreads)
+      throw IndexOverflowError("csr_overlap: " + std::to_string(tiles) +
+                               " merge-path tiles do not fit the kernels' 32-bit indices");
+    const auto elements = [](std::int64_t count) { return static_cast<std::size_t>(count); };
+    tile_starts_ = DeviceBuffer<MergeCoordinate>::from_pool(elements(tiles + 1));
+    carry_out_ = DeviceBuffer<Acc>::from_pool(elements(tiles));
+    head_partial_ = DeviceBuffer<Acc>::from_pool(elements(tiles));
+    CudaEvent start, stop;
+    start.record(stream);
+    constexpr int kThreads = 256;
+    device::merge_tile_starts_kernel<<<static_cast<unsigned>((tiles + kThreads) / kThreads),
+                                       kThreads, 0, stream>>>(
+        matrix_.row_ptr, static_cast<std::int32_t>(rows_), nnz_, tile_items,
+        static_cast<std::int32_t>(tiles), tile_starts_.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    stop.record(stream);
+    stop.synchronize();  // the build is synchronous: the tiles are ready when the plan is
+    stats_.device_preprocess_ms += stop.elapsed_ms_since(start);
+    stats_.device_bytes = csr_.bytes() + tile_starts_.bytes() + carry_out_.bytes() +
+                          head_partial_.bytes();
+    merge_arguments_ = {matrix_.row_ptr,
+                        matrix_.col_idx,
+                        matrix_.values,
+                        static_cast<std::int32_t>(rows_),
+                        static_cast<std::int32_t>(tiles),
+                        tile_starts_.data(),
+                        carry_out_.data(),
+                        head_partial_.data()};
+    merge_path_ = true;
+    stats_.stored_values = nnz_;
+    stats_.padding_ratio = 0.0;
+    stats_.details = merge_path_statistics(rows_, nnz_, parameters_,
+                                           parameters_.partition_automatic ? long_rows : -1);
+    stats_.details["parameters"] = parameters_json_;
+    stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
+  }
+
   /// One wave of resident blocks (paper §4.1.2: a multiple of the SM count), each taking a
   /// contiguous chunk of batches; or, with batches_per_block set, as many blocks as chunks.
   void choose_launch() {
@@ -354,6 +445,11 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   DeviceBuffer<Acc> long_partials_;
   device::BatchArguments<V> batch_arguments_{};
   device::LongRowArguments<V> long_arguments_{};
+  MergeKernel merge_kernel_ = nullptr;
+  bool merge_path_ = false;  ///< the plan runs merge-path tiles (build_merge_tiles_on_device)
+  DeviceBuffer<MergeCoordinate> tile_starts_;
+  DeviceBuffer<Acc> carry_out_, head_partial_;
+  device::MergeArguments<V> merge_arguments_{};
   Json parameters_json_ = Json::object();
   bool statistics_deferred_ = false;
   mutable std::once_flag details_once_;

@@ -4,13 +4,15 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "csr_overlap/csr_overlap_format.hpp"
 #include "plan/method.hpp"
 
 namespace tcsparse::csr_overlap {
 
-/// Uploads the CSR, builds the batch table on the GPU and returns the method object.
+/// Uploads the CSR, builds the batch table (or the merge-path tiles: partition) on the GPU and
+/// returns the method object.
 /// Instantiated for double, float, half and bfloat16 (fp32 accumulation for the 16-bit types).
 /// Throws UnsupportedError when two stages of max_batch_size do not fit the device's shared memory.
 template <typename Value>
@@ -29,12 +31,14 @@ namespace testing {
 /// What a plan built on the device (tests compare it with the host model). Not for use outside
 /// tests.
 struct DeviceTable {
-  BatchTable table;
+  BatchTable table;  ///< empty for merge-path tiles
   KernelShape shape;
+  /// partition=merge_path: where the tiles start, the end included (else empty).
+  std::vector<MergeCoordinate> merge_tile_starts;
 };
 
-/// Copies the batch table of a method made by make_spmv back (synchronous) with the kernels'
-/// launch shape. Throws Error for another method.
+/// Copies the batch table (or the merge-path tiles' starts) of a method made by make_spmv back
+/// (synchronous) with the kernels' launch shape. Throws Error for another method.
 template <typename Value>
 DeviceTable download_table(const detail::SpmvMethod<Value>& method);
 

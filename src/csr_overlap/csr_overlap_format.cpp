@@ -339,17 +339,87 @@ Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& t
   };
 }
 
+std::vector<MergeCoordinate> merge_tile_starts(std::span<const std::int32_t> row_ptr,
+                                               std::int64_t tile_items) {
+  const auto rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
+  const std::int64_t nnz = row_ptr.back();
+  const std::int64_t tiles = merge_tiles(rows, nnz, tile_items);
+  std::vector<MergeCoordinate> starts(static_cast<std::size_t>(tiles) + 1);
+  for (std::int64_t t = 0; t <= tiles; ++t)
+    starts[static_cast<std::size_t>(t)] = merge_tile_start(row_ptr.data(), rows, nnz, tile_items, t);
+  return starts;
+}
+
+template <typename Value>
+void merge_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
+                      std::span<const MergeCoordinate> tile_starts, std::int64_t tile_items,
+                      std::span<const Value> x, std::span<double> y, double alpha, double beta) {
+  std::vector<char> written(static_cast<std::size_t>(matrix.rows), 0);
+  const auto fail = [](const std::string& what) {
+    throw Error("csr_overlap: merge-path tiles: " + what);
+  };
+  MergeCoordinate at{};  // where the walk is
+  double sum = 0.0;      // of row at.row, carried across tile boundaries
+  for (std::size_t t = 0; t + 1 < tile_starts.size(); ++t) {
+    const MergeCoordinate start = tile_starts[t], end = tile_starts[t + 1];
+    if (start != at)
+      fail("tile " + std::to_string(t) + " starts at (" + std::to_string(start.row) + ", " +
+           std::to_string(start.nonzero) + "), not where the walk is (" + std::to_string(at.row) +
+           ", " + std::to_string(at.nonzero) + ")");
+    if ((end.row - start.row) + (end.nonzero - start.nonzero) > tile_items)
+      fail("tile " + std::to_string(t) + " holds more than " + std::to_string(tile_items) + " items");
+    while (at.row < end.row || at.nonzero < end.nonzero) {
+      if (at.row < matrix.rows && at.nonzero < matrix.row_ptr[static_cast<std::size_t>(at.row) + 1]) {
+        if (at.nonzero >= end.nonzero) fail("tile " + std::to_string(t) + " ends inside a row it ends");
+        const auto j = static_cast<std::size_t>(at.nonzero++);
+        sum += to_double(matrix.values[j]) *
+               to_double(x[static_cast<std::size_t>(matrix.col_idx[j])]);
+      } else {
+        if (at.row >= end.row) fail("tile " + std::to_string(t) + " ends more rows than it holds");
+        const auto row = static_cast<std::size_t>(at.row++);
+        if (written[row]++) fail("row " + std::to_string(row) + " written twice");
+        y[row] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[row];
+        sum = 0.0;
+      }
+    }
+  }
+  if (at.row != matrix.rows || at.nonzero != matrix.nnz())
+    fail("the tiles end at (" + std::to_string(at.row) + ", " + std::to_string(at.nonzero) +
+         "), not at (rows, nnz)");
+}
+
+Json merge_path_statistics(std::int64_t rows, std::int64_t nnz,
+                           const CsrOverlapParameters& parameters, std::int64_t long_rows) {
+  const std::int64_t tile_items = std::int64_t{kMergeTileThreads} * parameters.merge_items;
+  Json statistics = {{"partition", "merge_path"},
+                     {"merge_tiles", merge_tiles(rows, nnz, tile_items)},
+                     {"merge_items", parameters.merge_items},
+                     {"threads_per_block", kMergeTileThreads}};
+  if (long_rows >= 0) statistics["long_rows"] = long_rows;
+  return statistics;
+}
+
 Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
                             const CsrOverlapParameters& parameters) {
+  if (parameters.partition == Partition::merge_path)
+    return merge_path_statistics(matrix.rows, matrix.nnz(), parameters, -1);
   const BatchTable table =
       build_batch_table(matrix.row_ptr, parameters.partition_rule(), parameters.long_row_piece);
-  return table_statistics(matrix.row_ptr, table, parameters);
+  const auto long_rows = static_cast<std::int64_t>(table.long_rows.size());
+  if (parameters.partition_automatic && merge_path_suits(matrix.rows, long_rows))
+    return merge_path_statistics(matrix.rows, matrix.nnz(), parameters, long_rows);
+  Json statistics = table_statistics(matrix.row_ptr, table, parameters);
+  statistics["partition"] = "rows";
+  return statistics;
 }
 
 #define TCSPARSE_CSR_OVERLAP_INSTANTIATE(Value)                                                 \
   template void host_apply<Value>(const CsrMatrix<Value, std::int32_t>&, const BatchTable&,     \
                                   PartitionRule, const KernelShape&, std::span<const Value>,    \
-                                  std::span<double>, double, double);
+                                  std::span<double>, double, double);                            \
+  template void merge_host_apply<Value>(const CsrMatrix<Value, std::int32_t>&,                  \
+                                        std::span<const MergeCoordinate>, std::int64_t,         \
+                                        std::span<const Value>, std::span<double>, double, double);
 TCSPARSE_CSR_OVERLAP_INSTANTIATE(double)
 TCSPARSE_CSR_OVERLAP_INSTANTIATE(float)
 TCSPARSE_CSR_OVERLAP_INSTANTIATE(half)

@@ -10,7 +10,9 @@
 //
 // build_batch_table builds on the host exactly the table that the GPU builds (csr_overlap.cu), and
 // host_apply walks it exactly as the kernels do (same blocks or warps and their batches, vector
-// size, row order, lane partition and reduction order), accumulating in double.
+// size, row order, lane partition and reduction order), accumulating in double. With
+// partition=merge_path the layout is the merge-path tile starts instead (merge_tile_starts, the
+// GPU's; merge_host_apply walks them).
 #pragma once
 
 #include <cstdint>
@@ -101,12 +103,33 @@ void host_apply(const CsrMatrix<Value, std::int32_t>& matrix, const BatchTable& 
                 PartitionRule rule, const KernelShape& shape, std::span<const Value> x,
                 std::span<double> y, double alpha, double beta);
 
+/// partition=merge_path: where each tile of tile_items items starts on the merge path
+/// (csr_overlap_rules.hpp), then the end {rows, nnz}: the starts the GPU computes.
+std::vector<MergeCoordinate> merge_tile_starts(std::span<const std::int32_t> row_ptr,
+                                               std::int64_t tile_items);
+
+/// y = alpha * A * x + beta * y by walking the merge-path tiles as the kernels do: each tile's
+/// items in order (a nonzero adds its product, a row end completes the row), the sum of a row that
+/// a tile boundary cuts carried into the next tile, accumulating in double. beta == 0 ignores y's
+/// contents. Throws Error if a tile does not start where the previous one ended or holds more
+/// than tile_items items, or a row would be written twice or not at all.
+template <typename Value>
+void merge_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
+                      std::span<const MergeCoordinate> tile_starts, std::int64_t tile_items,
+                      std::span<const Value> x, std::span<double> y, double alpha, double beta);
+
+/// Statistics of a merge-path plan (PlanStats::details, layout_statistics): the tiles, the items
+/// a thread, and with partition=auto the long rows that chose it (long_rows >= 0).
+Json merge_path_statistics(std::int64_t rows, std::int64_t nnz,
+                           const CsrOverlapParameters& parameters, std::int64_t long_rows);
+
 /// Statistics of a batch table (PlanStats::details, layout_statistics, `tcsparse info`): batches,
 /// rows and nonzeros per vector size, long rows and their pieces, the partition settings.
 Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& table,
                       const CsrOverlapParameters& parameters);
 
-/// table_statistics of the host-built table of `matrix` (no GPU).
+/// The statistics of the plan `matrix` would get (no GPU): table_statistics of its host-built
+/// table, or merge_path_statistics where the partition is or chooses merge_path.
 Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
                             const CsrOverlapParameters& parameters);
 

@@ -63,11 +63,29 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "who takes a batch: a thread block (the paper) or a warp with its own pipeline_stages "
        "stages, synchronised by __syncwarp only (copy=cp_async; not in the paper); auto: warps "
        "for matrices of 2^20 nonzeros or more whose mean row length is 4 or more, else blocks"},
+      {"partition", Type::choice, "auto", 0, 0, {"auto", "rows", "merge_path"},
+       "rows: the paper's batches of whole rows and a long-row kernel; merge_path: tiles of "
+       "256 x merge_items items of the merge path of row ends and nonzeros, rows cut anywhere "
+       "(not in the paper); auto: merge_path for a matrix with long rows, at most one in 16, "
+       "when no parameter of the rows partition is given"},
+      {"merge_items", Type::choice, "5", 0, 0, {"5", "7"},
+       "partition=merge_path: items of the merge path (nonzeros and row ends) a thread takes"},
       {"device_csr", Type::choice, "auto", 0, 0, {"auto", "borrow", "copy"},
        "a plan from a DeviceCsrView: borrow reads the caller's arrays at every apply (no copy; "
        "they must outlive the plan; update_values refused), copy keeps its own; auto: borrow "
        "where the batch copies allow it (copy=cp_async, 16-byte aligned arrays)"},
   };
+}
+
+/// Whether any parameter of the rows partition (every one but partition, merge_items and
+/// device_csr) was given: partition=auto then keeps the rows partition.
+bool rows_partition_given(const detail::ParameterValues& values) {
+  for (const ParameterSpec& spec : parameter_specs()) {
+    const std::string_view name = spec.name;
+    if (name != "partition" && name != "merge_items" && name != "device_csr" && values.given(name))
+      return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -175,6 +193,9 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
                            " is not accepted with copy=direct: a warp reads its batch when it "
                            "computes it, so there is one stage (expected pipeline_stages=1)");
   }
+  p.partition = values.is("partition", "merge_path") ? Partition::merge_path : Partition::rows;
+  p.partition_automatic = values.is_auto("partition") && !rows_partition_given(values);
+  p.merge_items = static_cast<std::int32_t>(values.integer("merge_items"));
   p.device_csr = values.is("device_csr", "borrow") ? DeviceCsrUse::borrow
                  : values.is("device_csr", "copy") ? DeviceCsrUse::copy
                                                    : DeviceCsrUse::automatic;

@@ -155,6 +155,37 @@ inline constexpr std::int32_t kDirectDefaultMaxBatchRows = 128;
 /// max_batch_size, deep pipelines, big blocks) would need several times a block's stage per warp.
 inline constexpr std::size_t kWarpUnitMaxBlockSharedBytes = 96 * 1024;
 
+/// How the matrix is cut into the kernels' work (partition=...):
+///  - rows: the paper's dynamic batches of whole rows (§4.1.1), rows longer than a batch to the
+///    long-row kernel (§4.3);
+///  - merge_path: tiles of kMergeTileThreads x merge_items items of the merge path of row ends
+///    and nonzeros (csr_overlap_rules.hpp, csr_overlap_merge_kernels.cuh), rows cut at any
+///    nonzero and their pieces added by a second kernel. Not in the paper.
+enum class Partition { rows, merge_path };
+
+/// partition=auto takes merge_path for a matrix with long rows (more than max_batch_size
+/// nonzeros), at most one in kMergePathRowsPerLongRow of its rows, when no parameter of the rows
+/// partition is given; else rows. Measured on an H200 (README "Merge-path tiles"): such rows
+/// leave the rows partition's long-row kernel a few pieces for a whole wave and cost it a second
+/// and third launch, while merge tiles balance them with the rest (R-MAT scale 20 fp64 0.83x ->
+/// 0.92x cuSPARSE, power-law rows 0.86x -> 0.94x); where every row is long, or none, the rows
+/// partition is faster (stencils fp64 0.99x / 1.23x against 0.87x / 1.03x with merge tiles).
+inline constexpr std::int64_t kMergePathRowsPerLongRow = 16;
+
+/// Whether partition=auto takes merge_path for a matrix of `rows` rows, `long_rows` of them long.
+constexpr bool merge_path_suits(std::int64_t rows, std::int64_t long_rows) {
+  return long_rows > 0 && long_rows * kMergePathRowsPerLongRow <= rows;
+}
+
+/// Threads of a merge-path tile's block (against 128 and 512 on an H200, README "Merge-path
+/// tiles").
+inline constexpr int kMergeTileThreads = 256;
+
+/// merge_items: items of the merge path (nonzeros and row ends) a thread takes, 5 or 7. Measured
+/// on an H200 (README): 5 is faster in fp64 (R-MAT scale 20 0.91x cuSPARSE against 0.85x), the
+/// two alike in the other precisions.
+inline constexpr std::int32_t kDefaultMergeItems = 5;
+
 /// What a plan built from a DeviceCsrView does with the caller's arrays (device_csr=...):
 ///  - borrow: reads them at every apply, as cuSPARSE's descriptors do: no copy and no allocation
 ///    for the matrix, so the plan builds in a few SpMV-times; the arrays must outlive the plan,
@@ -197,6 +228,10 @@ struct CsrOverlapParameters {
   bool max_batch_size_automatic = false;
   /// long_row_piece=auto: for_matrix() chooses it (kDefaultLongRowPiece until then).
   bool long_row_piece_automatic = false;
+  Partition partition = Partition::rows;
+  /// partition=auto: the plan chooses after its batch table (merge_path_suits).
+  bool partition_automatic = false;
+  std::int32_t merge_items = kDefaultMergeItems;
 
   /// These parameters for a matrix of `rows` rows and `nnz` nonzeros: batch_unit=auto resolved
   /// (with copy=auto, direct warps from kDirectWarpMinNonzeros on; else warps from

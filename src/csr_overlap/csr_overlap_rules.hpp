@@ -299,4 +299,55 @@ TCSPARSE_CSR_OVERLAP_HD constexpr bool bulk_copy_layout_is_aligned(std::int64_t 
   return true;
 }
 
+// ---- partition=merge_path (not in the paper) ------------------------------------------------
+// The merge path of a CSR of R rows and N nonzeros is the sequence of its R + N items, nonzero j
+// and "row i ends", in the order in which a sequential CSR walk meets them: row i's end comes
+// right after its last nonzero (an empty row's right after the previous row's end), so it is
+// item row_ptr[i + 1] + i. A tile is tile_items consecutive items (the last fewer); where tile t
+// starts is the merge path at diagonal t * tile_items: the rows ended before it and the
+// nonzeros before it.
+
+/// Where a tile starts on the merge path. Laid out as the device's int2.
+struct MergeCoordinate {
+  std::int32_t row = 0;      ///< rows ended before the tile
+  std::int32_t nonzero = 0;  ///< nonzeros before the tile
+  friend bool operator==(const MergeCoordinate&, const MergeCoordinate&) = default;
+};
+
+/// The rows ended among the first `diagonal` items of the merge path (0 <= diagonal <= rows +
+/// nnz): the largest i in [max(0, diagonal - nnz), min(diagonal, rows)] with
+/// row_ptr[i] + i <= diagonal (row_ptr[i] + i increases strictly with i; a binary search).
+TCSPARSE_CSR_OVERLAP_HD inline std::int32_t merge_path_rows(const std::int32_t* row_ptr,
+                                                            std::int64_t rows, std::int64_t nnz,
+                                                            std::int64_t diagonal) {
+  std::int64_t low = diagonal > nnz ? diagonal - nnz : 0;
+  std::int64_t high = diagonal < rows ? diagonal : rows;
+  while (low < high) {
+    const std::int64_t middle = (low + high + 1) / 2;
+    if (row_ptr[middle] + middle <= diagonal)
+      low = middle;
+    else
+      high = middle - 1;
+  }
+  return static_cast<std::int32_t>(low);
+}
+
+/// Where tile `tile` starts (tile == tiles: the end, {rows, nnz}).
+TCSPARSE_CSR_OVERLAP_HD inline MergeCoordinate merge_tile_start(const std::int32_t* row_ptr,
+                                                                std::int64_t rows,
+                                                                std::int64_t nnz,
+                                                                std::int64_t tile_items,
+                                                                std::int64_t tile) {
+  const std::int64_t end = rows + nnz;
+  const std::int64_t diagonal = tile * tile_items < end ? tile * tile_items : end;
+  const std::int32_t row = merge_path_rows(row_ptr, rows, nnz, diagonal);
+  return {row, static_cast<std::int32_t>(diagonal - row)};
+}
+
+/// Tiles of tile_items items for a matrix of `rows` rows and `nnz` nonzeros.
+TCSPARSE_CSR_OVERLAP_HD constexpr std::int64_t merge_tiles(std::int64_t rows, std::int64_t nnz,
+                                                           std::int64_t tile_items) {
+  return (rows + nnz + tile_items - 1) / tile_items;
+}
+
 }  // namespace tcsparse::csr_overlap

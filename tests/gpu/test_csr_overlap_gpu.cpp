@@ -7,7 +7,10 @@
 // every stress set, bitwise equal to cp.async; refused before sm_90), empty shapes, large generated matrices, bitwise
 // repeats and graph capture of all three kernels, plans from a DeviceCsrView that borrow the
 // caller's arrays (exactly nnz elements: no copy reads past them; values changed in place are
-// used) or copy them (device_csr). The default parameters on the catalogue and on
+// used) or copy them (device_csr); merge-path tiles (partition=merge_path: tile starts equal the
+// host model's, every precision, a row across dozens of tiles, bitwise repeats, graph capture,
+// new values, and partition=auto's choice from host and device CSR). The default parameters on
+// the catalogue and on
 // real matrices, stream order and graph capture are also the conformance suite's.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -82,10 +85,12 @@ void expect_every_precision_matches_reference(const Matrix& matrix, const PlanOp
   expect_matches_reference<bfloat16>(matrix, options);
 }
 
-/// The table the GPU built equals the host model's for these parameters.
+/// The table the GPU built equals the host model's for these parameters (with the rows
+/// partition: partition=auto would take merge tiles on some matrices).
 template <typename Value>
 void expect_device_table_equals_host_table(const Matrix& matrix64,
-                                           const std::vector<std::string>& parameters) {
+                                           std::vector<std::string> parameters) {
+  parameters.push_back("partition=rows");
   const auto a = test::with_values<Value>(matrix64);
   const auto values =
       detail::check_parameter_values("csr_overlap", csr_overlap::parameter_specs(), parameters);
@@ -293,6 +298,41 @@ TEST_P(CsrOverlapGpuOnCatalogue, DirectReadsAreBitwiseEqualToCpAsyncStages) {
   }
 }
 
+// ---- merge-path tiles (partition=merge_path) ---------------------------------------------------
+
+/// The tile starts the GPU computed equal the host model's, and the host model's walk over them
+/// gives the reference.
+template <typename Value>
+void expect_device_merge_tiles_equal_host_tiles(const Matrix& matrix64, const char* items) {
+  const auto a = test::with_values<Value>(matrix64);
+  const std::vector<std::string> parameters = {"partition=merge_path", items};
+  const auto values =
+      detail::check_parameter_values("csr_overlap", csr_overlap::parameter_specs(), parameters);
+  const auto method = csr_overlap::make_spmv<Value>(a, values);
+  const csr_overlap::testing::DeviceTable device = csr_overlap::testing::download_table(*method);
+  const std::int64_t tile_items =
+      std::int64_t{csr_overlap::kMergeTileThreads} * csr_overlap::parse_parameters(parameters).merge_items;
+  EXPECT_EQ(device.merge_tile_starts, csr_overlap::merge_tile_starts(a.row_ptr, tile_items));
+  EXPECT_TRUE(device.table.batches.empty());
+  const auto x = test::make_x<Value>(matrix64);
+  std::vector<double> y(static_cast<std::size_t>(a.rows), std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> reference(y.size(), 0.0);
+  spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), 1.0, 0.0);
+  csr_overlap::merge_host_apply(a, std::span<const csr_overlap::MergeCoordinate>(device.merge_tile_starts),
+                                tile_items, std::span<const Value>(x), std::span<double>(y), 1.0, 0.0);
+  EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12);
+}
+
+TEST_P(CsrOverlapGpuOnCatalogue, MergeTilesEqualHostModelAndMatchReferenceInEveryPrecision) {
+  for (const char* items : {"merge_items=5", "merge_items=7"}) {
+    SCOPED_TRACE(items);
+    expect_device_merge_tiles_equal_host_tiles<double>(GetParam().matrix, items);
+    expect_device_merge_tiles_equal_host_tiles<half>(GetParam().matrix, items);
+    expect_every_precision_matches_reference(GetParam().matrix,
+                                             options_of({"partition=merge_path", items}));
+  }
+}
+
 TEST_P(CsrOverlapGpuOnCatalogue, EveryVectorSizeMatchesReference) {
   for (const char* unit : {"block", "warp"})
     for (const char* size : {"1", "2", "4", "8", "16", "32"}) {
@@ -411,6 +451,9 @@ TEST_F(CsrOverlapGpu, LargeGeneratedMatricesMatchReference) {
     EXPECT_LT(plan_error<half>(a, {1.0, 0.0}), 1e-2) << a.rows << " x " << a.cols;
     EXPECT_LT(plan_error<double>(a, {1.0, 0.0}, options_of({"blocks_per_sm=1"})), 1e-12);
     expect_device_table_equals_host_table<float>(a, {});
+    const PlanOptions merge = options_of({"partition=merge_path"});
+    EXPECT_LT(plan_error<double>(a, {1.0, 0.5}, merge), 1e-12) << a.rows << " x " << a.cols;
+    EXPECT_LT(plan_error<half>(a, {1.0, 0.0}, merge), 1e-2) << a.rows << " x " << a.cols;
   }
 }
 
@@ -479,6 +522,45 @@ TEST_F(CsrOverlapGpu, AllThreeKernelsCaptureIntoAGraph) {
     spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 2.0, -1.0);
     EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)),
               1e-12);
+  }
+}
+
+/// Empty rows, a row of 60 000 nonzeros across dozens of tiles, rows ending exactly at tile
+/// boundaries (single nonzeros), short rows.
+Matrix merge_stress_matrix() {
+  std::vector<std::int64_t> lengths(4000, 0);
+  lengths[100] = 60000;
+  for (std::size_t r = 200; r < 4000; r += 3) lengths[r] = 1 + static_cast<std::int64_t>(r % 40);
+  for (std::size_t r = 1000; r < 1100; ++r) lengths[r] = 1;
+  return test::with_row_lengths(80000, lengths, 12);
+}
+
+TEST_F(CsrOverlapGpu, MergeTilesAcrossALongRowMatchReferenceRepeatBitwiseAndCaptureIntoAGraph) {
+  const Matrix a64 = merge_stress_matrix();
+  const auto a = test::with_values<double>(a64);
+  for (const char* items : {"merge_items=5", "merge_items=7"}) {
+    SCOPED_TRACE(items);
+    expect_device_merge_tiles_equal_host_tiles<double>(a64, items);
+    const SpmvPlan<double> plan(a, Method("csr_overlap"),
+                                options_of({"partition=merge_path", items}));
+    EXPECT_EQ(plan.stats().details["partition"], "merge_path");
+    const auto x = test::make_x<double>(a64);
+    const auto y0 = test::make_y<double>(a64);
+    std::vector<double> reference = y0;
+    spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 2.0, -1.0);
+    const std::vector<double> first = run_spmv(plan, x, y0, {2.0, -1.0});
+    EXPECT_LT(relative_error(std::span<const double>(first), std::span<const double>(reference)),
+              1e-12);
+    for (int run = 0; run < 3; ++run) {
+      const std::vector<double> again = run_spmv(plan, x, y0, {2.0, -1.0});
+      EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(double)), 0) << run;
+    }
+    const std::vector<double> captured = testing::run_spmv_in_graph(plan, x, y0, {2.0, -1.0});
+    EXPECT_EQ(std::memcmp(captured.data(), first.data(), first.size() * sizeof(double)), 0);
+  }
+  for (const char* items : {"merge_items=5", "merge_items=7"}) {
+    expect_matches_reference<float>(a64, options_of({"partition=merge_path", items}));
+    expect_matches_reference<bfloat16>(a64, options_of({"partition=merge_path", items}));
   }
 }
 
@@ -743,6 +825,48 @@ TEST_F(CsrOverlapGpu, BulkCopyPlansFromDeviceCsrCopyTheArrays) {
   EXPECT_THROW(SpmvPlan<double>(caller.view(), Method("csr_overlap"),
                                 options_of({"copy=bulk", "device_csr=borrow"})),
                ParameterError);
+}
+
+TEST_F(CsrOverlapGpu, AutoTakesMergeTilesWhereAFewRowsAreLongFromHostAndDeviceCsr) {
+  const Matrix few_long = merge_stress_matrix();  // one long row in 4000
+  const Matrix none_long = test::with_row_lengths(5000, std::vector<std::int64_t>(4000, 9), 13);
+  const Matrix all_long = test::with_row_lengths(5000, std::vector<std::int64_t>(40, 2000), 14);
+  const auto expect_partition = [](const Matrix& m, const char* partition) {
+    const auto a = test::with_values<double>(m);
+    const SpmvPlan<double> from_host(a, Method("csr_overlap"));
+    EXPECT_EQ(from_host.stats().details["partition"], partition);
+    EXPECT_EQ(from_host.stats().details["partition"],
+              layout_statistics(Method("csr_overlap"), m)["partition"]);
+    expect_plan_computes(from_host, a, m, partition);
+    const CallerDeviceCsr<double> caller(a);
+    const SpmvPlan<double> from_device(caller.view(), Method("csr_overlap"));
+    EXPECT_EQ(from_device.stats().details["partition"], partition);
+    expect_plan_computes(from_device, a, m, std::string(partition) + " from device CSR");
+  };
+  expect_partition(few_long, "merge_path");
+  expect_partition(none_long, "rows");
+  expect_partition(all_long, "rows");
+  // a parameter of the rows partition keeps the rows partition
+  const auto a = test::with_values<double>(few_long);
+  EXPECT_EQ(SpmvPlan<double>(a, Method("csr_overlap"), options_of({"batch_unit=warp"}))
+                .stats()
+                .details["partition"],
+            "rows");
+}
+
+TEST_F(CsrOverlapGpu, MergeTilesTakeNewValues) {
+  const Matrix a64 = merge_stress_matrix();
+  const auto a = test::with_values<float>(a64);
+  SpmvPlan<float> plan(a, Method("csr_overlap"), options_of({"partition=merge_path"}));
+  Matrix rescaled = a64;
+  for (double& v : rescaled.values) v = 0.25 - v;
+  const auto b = test::with_values<float>(rescaled);
+  DeviceBuffer<float> new_values(b.values.size());
+  ASSERT_EQ(cudaMemcpy(new_values.data(), b.values.data(), b.values.size() * sizeof(float),
+                       cudaMemcpyHostToDevice),
+            cudaSuccess);
+  plan.update_values(new_values.data(), nullptr);
+  expect_plan_computes(plan, b, rescaled, "merge tiles, new values");
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // max_batch_rows rows a batch, long rows apart, every row once), the vector-size rule at the
 // paper's switch points, and the host apply against the reference on the shared catalogue in every
 // precision with every vector size, small batches, long rows in several pieces and other block
-// sizes.
+// sizes. Merge-path tiles: their starts cover the path in tiles of equal items, the host walk over
+// them gives the reference (empty rows, a row across many tiles, one row, one column), a walk over
+// bad tiles is refused, and partition=auto's rule.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -104,6 +106,51 @@ double host_apply_error(const Matrix& a64, const CsrOverlapParameters& p, double
 
 CsrOverlapParameters with(std::vector<std::string> key_values) {
   return parse_parameters(key_values);
+}
+
+/// The promises of merge-path tile starts: from (0, 0) to (rows, nnz), each a point of the path
+/// (row_ptr[row] <= nonzero <= row_ptr[row + 1]), every tile tile_items items but the last.
+void expect_valid_merge_tiles(const std::vector<std::int32_t>& row_ptr,
+                              const std::vector<MergeCoordinate>& starts, std::int64_t tile_items) {
+  const auto rows = static_cast<std::int32_t>(row_ptr.size() - 1);
+  ASSERT_EQ(static_cast<std::int64_t>(starts.size()),
+            merge_tiles(rows, row_ptr.back(), tile_items) + 1);
+  EXPECT_EQ(starts.front(), (MergeCoordinate{0, 0}));
+  EXPECT_EQ(starts.back(), (MergeCoordinate{rows, row_ptr.back()}));
+  for (std::size_t t = 0; t < starts.size(); ++t) {
+    const MergeCoordinate at = starts[t];
+    ASSERT_LE(at.row, rows);
+    EXPECT_LE(row_ptr[static_cast<std::size_t>(at.row)], at.nonzero) << "tile " << t;
+    if (at.row < rows) {
+      EXPECT_LE(at.nonzero, row_ptr[static_cast<std::size_t>(at.row) + 1]);
+    }
+    if (t + 1 < starts.size()) {
+      const std::int64_t items =
+          (starts[t + 1].row - at.row) + (starts[t + 1].nonzero - at.nonzero);
+      if (t + 2 < starts.size())
+        EXPECT_EQ(items, tile_items) << "tile " << t;
+      else
+        EXPECT_TRUE(items > 0 && items <= tile_items) << "last tile " << items;
+    }
+  }
+}
+
+/// ||merge_host_apply - reference|| / ||reference|| with tiles of tile_items items (y poisoned with
+/// NaN when beta == 0).
+template <typename Value>
+double merge_host_apply_error(const Matrix& a64, std::int64_t tile_items, double alpha,
+                              double beta) {
+  const auto a = test::with_values<Value>(a64);
+  const std::vector<MergeCoordinate> starts = merge_tile_starts(a.row_ptr, tile_items);
+  const auto x = random_vector<Value>(static_cast<std::size_t>(a.cols), 23);
+  const auto y0 = random_vector<double>(static_cast<std::size_t>(a.rows), 24);
+  std::vector<double> reference = y0;
+  spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), alpha, beta);
+  std::vector<double> y =
+      beta == 0.0 ? std::vector<double>(y0.size(), std::numeric_limits<double>::quiet_NaN()) : y0;
+  merge_host_apply(a, std::span<const MergeCoordinate>(starts), tile_items,
+                   std::span<const Value>(x), std::span<double>(y), alpha, beta);
+  return relative_error(std::span<const double>(y), std::span<const double>(reference));
 }
 
 // ---- the batch table ------------------------------------------------------------------------
@@ -270,6 +317,111 @@ INSTANTIATE_TEST_SUITE_P(AllSynthetic, CsrOverlapOnCatalogue,
                          test::NamedMatrixName{});
 
 // ---- the vector-size rule, the grid and the parameters ----------------------------------------
+
+// ---- merge-path tiles (partition=merge_path) --------------------------------------------------
+
+TEST_P(CsrOverlapOnCatalogue, MergeTilesCoverThePathInTilesOfEqualItems) {
+  const Matrix& a = GetParam().matrix;
+  for (const std::int64_t tile_items : {1, 2, 7, 1280, 1792})
+    expect_valid_merge_tiles(a.row_ptr, merge_tile_starts(a.row_ptr, tile_items), tile_items);
+}
+
+TEST_P(CsrOverlapOnCatalogue, MergeTileWalkMatchesTheReference) {
+  const Matrix& a = GetParam().matrix;
+  for (const std::int64_t tile_items : {1, 3, 1280}) {
+    EXPECT_LT(merge_host_apply_error<double>(a, tile_items, 1.0, 0.0), 1e-12) << tile_items;
+    EXPECT_LT(merge_host_apply_error<float>(a, tile_items, -1.5, 0.75), 1e-12) << tile_items;
+    EXPECT_LT(merge_host_apply_error<half>(a, tile_items, 2.0, -0.5), 1e-12) << tile_items;
+  }
+}
+
+TEST(CsrOverlapMergePath, ARowEndIsTheItemAfterItsLastNonzero) {
+  // rows of 2, 0, 3 nonzeros: items n n E E n n n E (row i's end is item row_ptr[i + 1] + i),
+  // in tiles of three: n n E | E n n | n E
+  const Matrix a = matrix_with_lengths(10, {2, 0, 3});
+  EXPECT_EQ(merge_path_rows(a.row_ptr.data(), 3, 5, 0), 0);
+  EXPECT_EQ(merge_path_rows(a.row_ptr.data(), 3, 5, 2), 0);  // after n n: row 0 not ended yet
+  EXPECT_EQ(merge_path_rows(a.row_ptr.data(), 3, 5, 3), 1);  // n n E
+  EXPECT_EQ(merge_path_rows(a.row_ptr.data(), 3, 5, 4), 2);  // the empty row's end follows
+  EXPECT_EQ(merge_path_rows(a.row_ptr.data(), 3, 5, 7), 2);
+  EXPECT_EQ(merge_path_rows(a.row_ptr.data(), 3, 5, 8), 3);
+  EXPECT_EQ(merge_tile_starts(a.row_ptr, 3),
+            (std::vector<MergeCoordinate>{{0, 0}, {1, 2}, {2, 4}, {3, 5}}));
+}
+
+TEST(CsrOverlapMergePath, ARowAcrossManyTilesAndRunsOfEmptyRowsMatchTheReference) {
+  std::vector<int> lengths(3000, 0);  // empty rows, a row of 50 000 nonzeros, single nonzeros
+  lengths[1500] = 50000;
+  for (int r = 2000; r < 3000; r += 3) lengths[static_cast<std::size_t>(r)] = 1;
+  const Matrix a = matrix_with_lengths(60000, lengths, 5);
+  for (const std::int64_t tile_items : {5, 1280, 1792}) {
+    expect_valid_merge_tiles(a.row_ptr, merge_tile_starts(a.row_ptr, tile_items), tile_items);
+    EXPECT_LT(merge_host_apply_error<double>(a, tile_items, 1.0, 0.5), 1e-12) << tile_items;
+  }
+  const Matrix one_row = matrix_with_lengths(9000, {9000});
+  EXPECT_LT(merge_host_apply_error<double>(one_row, 7, 1.0, 0.0), 1e-12);
+  const Matrix one_column = matrix_with_lengths(1, std::vector<int>(5000, 1));
+  EXPECT_LT(merge_host_apply_error<double>(one_column, 7, 1.0, 0.0), 1e-12);
+  const Matrix no_nonzeros = matrix_with_lengths(4, {0, 0, 0});
+  EXPECT_LT(merge_host_apply_error<double>(no_nonzeros, 7, 1.0, 0.5), 1e-12);
+}
+
+TEST(CsrOverlapMergePath, AWalkOverTilesThatSkipOrRepeatItemsIsRefused) {
+  const Matrix a = matrix_with_lengths(10, {2, 0, 3, 4});
+  const std::vector<double> x(10, 1.0);
+  std::vector<double> y(4);
+  std::vector<MergeCoordinate> starts = merge_tile_starts(a.row_ptr, 3);
+  std::vector<MergeCoordinate> skipping = starts;
+  skipping.erase(skipping.begin() + 1);  // a tile of 6 items
+  EXPECT_THROW(merge_host_apply(a, std::span<const MergeCoordinate>(skipping), 3,
+                                std::span<const double>(x), std::span<double>(y), 1.0, 0.0),
+               Error);
+  std::vector<MergeCoordinate> short_of_the_end = starts;
+  short_of_the_end.pop_back();
+  EXPECT_THROW(merge_host_apply(a, std::span<const MergeCoordinate>(short_of_the_end), 3,
+                                std::span<const double>(x), std::span<double>(y), 1.0, 0.0),
+               Error);
+}
+
+TEST(CsrOverlapParameters, AutoTakesMergeTilesWhereAFewRowsAreLongAndRowsElsewhere) {
+  EXPECT_TRUE(merge_path_suits(16, 1));
+  EXPECT_FALSE(merge_path_suits(15, 1));  // more than one long row in 16
+  EXPECT_FALSE(merge_path_suits(1000, 0));
+  const CsrOverlapParameters automatic = parse_parameters({});
+  EXPECT_TRUE(automatic.partition_automatic);
+  EXPECT_EQ(automatic.merge_items, kDefaultMergeItems);
+  // one row of 5000 nonzeros among 99 of 10 (blocks of max_batch_size 1024): merge tiles
+  std::vector<int> lengths(100, 10);
+  lengths[50] = 5000;
+  const Matrix few_long = matrix_with_lengths(6000, lengths);
+  const Json tiles = host_layout_statistics(few_long, automatic.for_matrix(100, few_long.nnz()));
+  EXPECT_EQ(tiles["partition"], "merge_path");
+  EXPECT_EQ(tiles["long_rows"].get<std::int64_t>(), 1);
+  EXPECT_EQ(tiles["merge_tiles"].get<std::int64_t>(),
+            merge_tiles(100, few_long.nnz(), kMergeTileThreads * kDefaultMergeItems));
+  // no long row, or every row long: rows
+  const Matrix none_long = matrix_with_lengths(6000, std::vector<int>(100, 10));
+  const Matrix all_long = matrix_with_lengths(6000, std::vector<int>(100, 2000));
+  for (const Matrix* a : {&none_long, &all_long})
+    EXPECT_EQ(host_layout_statistics(*a, automatic.for_matrix(a->rows, a->nnz()))["partition"],
+              "rows");
+  // a parameter of the rows partition given: rows, whatever the matrix
+  for (const char* given : {"batch_unit=block", "max_batch_size=2048", "long_row_piece=512",
+                            "blocks_per_sm=1", "copy=cp_async"}) {
+    const CsrOverlapParameters p = parse_parameters({given});
+    EXPECT_FALSE(p.partition_automatic) << given;
+    EXPECT_EQ(host_layout_statistics(few_long, p.for_matrix(100, few_long.nnz()))["partition"],
+              "rows")
+        << given;
+  }
+  // but not merge_items or device_csr; and partition=merge_path on any matrix
+  EXPECT_TRUE(parse_parameters({"merge_items=7", "device_csr=copy"}).partition_automatic);
+  const CsrOverlapParameters merge = parse_parameters({"partition=merge_path", "merge_items=7"});
+  EXPECT_EQ(merge.partition, Partition::merge_path);
+  EXPECT_EQ(host_layout_statistics(none_long, merge)["merge_items"].get<std::int64_t>(), 7);
+  EXPECT_FALSE(parse_parameters({"partition=rows"}).partition_automatic);
+  EXPECT_THROW(parse_parameters({"merge_items=6"}), ParameterError);
+}
 
 TEST(CsrOverlapVectorSize, PaperSwitchPointsMapMeanRowLengthsAsTable2) {
   const CsrOverlapParameters p;
