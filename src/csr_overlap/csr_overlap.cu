@@ -463,7 +463,8 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std:
                                                      const detail::ParameterValues& parameters) {
   auto method = std::make_unique<CsrOverlapSpmv<Value>>(
       matrix.rows, matrix.nnz(),
-      csr_overlap_parameters(parameters).for_matrix(matrix.rows, matrix.nnz()));
+      csr_overlap_parameters(parameters)
+          .for_matrix(matrix.rows, matrix.nnz(), sizeof(scalar_t<Value>)));
   method->set_parameters_json(parameters.to_json());
   method->upload(matrix);
   method->build(matrix.row_ptr);
@@ -475,7 +476,8 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
     const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters) {
   auto method = std::make_unique<CsrOverlapSpmv<Value>>(
       matrix.rows, matrix.nnz,
-      csr_overlap_parameters(parameters).for_matrix(matrix.rows, matrix.nnz));
+      csr_overlap_parameters(parameters)
+          .for_matrix(matrix.rows, matrix.nnz, sizeof(scalar_t<Value>)));
   method->set_parameters_json(parameters.to_json());
   method->take_from_device(matrix);
   method->build({});

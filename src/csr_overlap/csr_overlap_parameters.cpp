@@ -206,7 +206,7 @@ namespace {
 
 /// for_matrix's batch_unit=auto (and the copy and max_batch_size that go with it).
 CsrOverlapParameters with_unit_for_matrix(const CsrOverlapParameters& given, std::int64_t rows,
-                                          std::int64_t nnz) {
+                                          std::int64_t nnz, std::size_t product_bytes) {
   CsrOverlapParameters p = given;
   if (!p.batch_unit_automatic) return p;
   p.batch_unit_automatic = false;
@@ -217,6 +217,13 @@ CsrOverlapParameters with_unit_for_matrix(const CsrOverlapParameters& given, std
   if (p.copy_automatic && p.pipeline_stages == 1 && nnz >= kDirectWarpMinNonzeros) {
     CsrOverlapParameters direct = warps;
     direct.copy = CopyMechanism::direct;
+    const double mean = rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
+    if (p.max_batch_size_automatic && p.max_batch_rows == 0 &&
+        product_bytes <= kDirectWideMaxProductBytes && mean >= kDirectWideMinMeanRowLength &&
+        mean <= kDirectWideMaxMeanRowLength) {
+      direct.max_batch_size = kDirectWideMaxBatchSize;
+      direct.max_batch_rows = kDirectWideMaxBatchRows;
+    }
     if (batch_shared_bytes(direct, sizeof(double)) <= kWarpUnitMaxBlockSharedBytes) return direct;
   }
   if (!long_enough || nnz < kWarpUnitMinNonzeros || p.copy != CopyMechanism::cp_async) return p;
@@ -225,8 +232,9 @@ CsrOverlapParameters with_unit_for_matrix(const CsrOverlapParameters& given, std
 
 }  // namespace
 
-CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::int64_t nnz) const {
-  CsrOverlapParameters p = with_unit_for_matrix(*this, rows, nnz);
+CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::int64_t nnz,
+                                                      std::size_t product_bytes) const {
+  CsrOverlapParameters p = with_unit_for_matrix(*this, rows, nnz, product_bytes);
   if (p.long_row_piece_automatic) {
     p.long_row_piece_automatic = false;
     const bool mostly_short_rows =

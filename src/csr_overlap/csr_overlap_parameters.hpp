@@ -150,6 +150,23 @@ inline constexpr std::int32_t kWarpDefaultMaxBatchRows = 256;
 /// 0.906x.
 inline constexpr std::int32_t kDirectDefaultMaxBatchRows = 128;
 
+/// max_batch_size and max_batch_rows of a direct warp batch (auto) whose products take at most
+/// kDirectWideMaxProductBytes (fp32, and fp16 / bf16 with fp32 products) on a matrix whose rows
+/// hold kDirectWideMinMeanRowLength to kDirectWideMaxMeanRowLength nonzeros on average: 1024 and
+/// 256, twice the batch of 512 / 128, in as many registers and shared memory that still lets the
+/// registers bound the SM (4.3 KiB a warp). Measured on an H200 (README "Direct reads", run 148,
+/// default suite, two rounds, over cuSPARSE): fp32 stencil3d_100 0.83x -> 0.92x, banded_2m
+/// 0.90x -> 1.01x, replica_cage11 0.86x -> 0.93x, stencil2d_2000 0.93x -> 1.04x; fp16 0.82x ->
+/// 0.94x, 0.92x -> 1.09x, 0.86x -> 1.01x, 0.98x -> 1.18x; random_uniform_1m lost 3-4 % (fp32
+/// 0.93x -> 0.89x). Rows of 2.5 (short_rows_5m: 0.99x -> 0.92x with 256 rows a batch) and of
+/// 1000 or more (long_rows_20k 0.96x -> 0.90x, pruned_16k 1.05x -> 0.90x) keep 512 / 128. fp64's
+/// 8-byte products fall off an occupancy cliff at 1024 (0.72x geomean, run 101 too).
+inline constexpr std::int32_t kDirectWideMaxBatchSize = 1024;
+inline constexpr std::int32_t kDirectWideMaxBatchRows = 256;
+inline constexpr std::size_t kDirectWideMaxProductBytes = 4;
+inline constexpr double kDirectWideMinMeanRowLength = 4.0;
+inline constexpr double kDirectWideMaxMeanRowLength = 64.0;
+
 /// batch_unit=auto takes warps only where a block's warp stages of fp64 fit this much shared
 /// memory (the defaults need 30 KiB): parameters chosen for the block unit (a large
 /// max_batch_size, deep pipelines, big blocks) would need several times a block's stage per warp.
@@ -236,11 +253,16 @@ struct CsrOverlapParameters {
   /// These parameters for a matrix of `rows` rows and `nnz` nonzeros: batch_unit=auto resolved
   /// (with copy=auto, direct warps from kDirectWarpMinNonzeros on; else warps from
   /// kWarpUnitMinMeanRowLength and kWarpUnitMinNonzeros on, within kWarpUnitMaxBlockSharedBytes;
-  /// blocks for copy=bulk), with the warp unit's max_batch_size when that was auto too, and
+  /// blocks for copy=bulk), with the warp unit's max_batch_size when that was auto too (direct
+  /// warps: kDirectWideMaxBatchSize where the products and the mean row length allow), and
   /// long_row_piece=auto resolved (kLargeMatrixLongRowPiece from
   /// kLargeMatrixLongRowPieceMinNonzeros on where the mean row length is at most
   /// max_batch_size).
-  CsrOverlapParameters for_matrix(std::int64_t rows, std::int64_t nnz) const;
+  /// `product_bytes`: the accumulator type's size of the plan's precision (8 for fp64, 4
+  /// otherwise; layout statistics are fp64's), which direct warps' batch size depends on
+  /// (kDirectWideMaxBatchSize).
+  CsrOverlapParameters for_matrix(std::int64_t rows, std::int64_t nnz,
+                                  std::size_t product_bytes = sizeof(double)) const;
 
   /// Takes `unit`, with its own max_batch_size where that is auto (1024 a block, 512 a warp).
   void take_unit(BatchUnit unit) {

@@ -96,7 +96,8 @@ void expect_device_table_equals_host_table(const Matrix& matrix64,
       detail::check_parameter_values("csr_overlap", csr_overlap::parameter_specs(), parameters);
   const auto method = csr_overlap::make_spmv<Value>(a, values);
   const csr_overlap::testing::DeviceTable device = csr_overlap::testing::download_table(*method);
-  const auto p = csr_overlap::parse_parameters(parameters).for_matrix(a.rows, a.nnz());
+  const auto p = csr_overlap::parse_parameters(parameters).for_matrix(a.rows, a.nnz(),
+                                                                      sizeof(scalar_t<Value>));
   const csr_overlap::BatchTable host =
       csr_overlap::build_batch_table(a.row_ptr, p.partition_rule(), p.long_row_piece);
   EXPECT_EQ(device.table.batches, host.batches);
@@ -662,7 +663,20 @@ TEST_F(CsrOverlapGpu, AutoGivesDirectWarpsToMatricesOfAMillionNonzerosAndBlocksT
     const SpmvPlan<double> bulk(four, Method("csr_overlap"), options_of({"copy=bulk"}));
     EXPECT_EQ(bulk.stats().details["batch_unit"], "block");
   }
+  // products of 4 bytes (fp32, and fp16 / bf16 with fp32 products) on rows of 4 to 64: batches
+  // of twice the size (csr_overlap::kDirectWideMaxBatchSize); rows of 2 keep 512
+  const auto four32 = test::with_values<float>(four);
+  const SpmvPlan<float> wide(four32, Method("csr_overlap"));
+  EXPECT_EQ(wide.stats().details["copy"], "direct");
+  EXPECT_EQ(wide.stats().details["max_batch_size"], csr_overlap::kDirectWideMaxBatchSize);
+  EXPECT_EQ(wide.stats().details["max_batch_rows"], csr_overlap::kDirectWideMaxBatchRows);
+  const SpmvPlan<half> wide16(test::with_values<half>(four), Method("csr_overlap"));
+  EXPECT_EQ(wide16.stats().details["max_batch_size"], csr_overlap::kDirectWideMaxBatchSize);
+  const SpmvPlan<float> narrow(test::with_values<float>(two), Method("csr_overlap"));
+  EXPECT_EQ(narrow.stats().details["max_batch_size"], csr_overlap::kWarpDefaultMaxBatchSize);
   expect_matches_reference<double>(four);
+  expect_matches_reference<float>(four);
+  expect_matches_reference<bfloat16>(four);
   expect_matches_reference<float>(two);
   expect_matches_reference<half>(shorter);
 }

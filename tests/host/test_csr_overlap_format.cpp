@@ -383,6 +383,31 @@ TEST(CsrOverlapMergePath, AWalkOverTilesThatSkipOrRepeatItemsIsRefused) {
                Error);
 }
 
+TEST(CsrOverlapParameters, DirectWarpsOfFourByteProductsTakeTwiceTheBatchOnRowsOfFourToSixtyFour) {
+  constexpr std::int64_t kLarge = kDirectWarpMinNonzeros;
+  const CsrOverlapParameters automatic = parse_parameters({});
+  for (const std::int64_t rows : {kLarge / 4, kLarge / 16, kLarge / 64}) {
+    const CsrOverlapParameters fp32 = automatic.for_matrix(rows, kLarge, sizeof(float));
+    EXPECT_EQ(fp32.copy, CopyMechanism::direct) << rows;
+    EXPECT_EQ(fp32.max_batch_size, kDirectWideMaxBatchSize) << rows;
+    EXPECT_EQ(fp32.partition_rule().max_batch_rows, kDirectWideMaxBatchRows) << rows;
+    // fp64's products keep 512 / 128 (8-byte products: an occupancy cliff at 1024)
+    const CsrOverlapParameters fp64 = automatic.for_matrix(rows, kLarge, sizeof(double));
+    EXPECT_EQ(fp64.max_batch_size, kWarpDefaultMaxBatchSize) << rows;
+    EXPECT_EQ(fp64.partition_rule().max_batch_rows, kDirectDefaultMaxBatchRows) << rows;
+  }
+  // rows of fewer than 4 or more than 64 on average keep 512 / 128, and so do given sizes
+  for (const std::int64_t rows : {kLarge / 4 + 1, kLarge / 64 - 1})
+    EXPECT_EQ(automatic.for_matrix(rows, kLarge, sizeof(float)).max_batch_size,
+              kWarpDefaultMaxBatchSize)
+        << rows;
+  EXPECT_EQ(with({"max_batch_rows=64"}).for_matrix(kLarge / 8, kLarge, 4).max_batch_size,
+            kWarpDefaultMaxBatchSize);
+  EXPECT_EQ(with({"max_batch_size=256"}).for_matrix(kLarge / 8, kLarge, 4).max_batch_size, 256);
+  // below 2^20 nonzeros: blocks, whatever the products
+  EXPECT_EQ(automatic.for_matrix(kLarge / 8, kLarge - 1, 4).max_batch_size, kDefaultMaxBatchSize);
+}
+
 TEST(CsrOverlapParameters, AutoTakesMergeTilesWhereAFewRowsAreLongAndRowsElsewhere) {
   EXPECT_TRUE(merge_path_suits(16, 1));
   EXPECT_FALSE(merge_path_suits(15, 1));  // more than one long row in 16
