@@ -9,7 +9,8 @@
 // (csr_overlap_merge_kernels.cuh).
 //
 // Apply is asynchronous, allocates nothing and synchronises nothing. The long-row partial sums
-// (and the merge tiles' carries) belong to the plan: one plan must not be applied on two streams at the same time.
+// (and the merge tiles' carries) belong to the plan: one plan must not be applied on two streams
+// at the same time.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>

@@ -346,7 +346,8 @@ std::vector<MergeCoordinate> merge_tile_starts(std::span<const std::int32_t> row
   const std::int64_t tiles = merge_tiles(rows, nnz, tile_items);
   std::vector<MergeCoordinate> starts(static_cast<std::size_t>(tiles) + 1);
   for (std::int64_t t = 0; t <= tiles; ++t)
-    starts[static_cast<std::size_t>(t)] = merge_tile_start(row_ptr.data(), rows, nnz, tile_items, t);
+    starts[static_cast<std::size_t>(t)] =
+        merge_tile_start(row_ptr.data(), rows, nnz, tile_items, t);
   return starts;
 }
 
@@ -367,14 +368,18 @@ void merge_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
            std::to_string(start.nonzero) + "), not where the walk is (" + std::to_string(at.row) +
            ", " + std::to_string(at.nonzero) + ")");
     if ((end.row - start.row) + (end.nonzero - start.nonzero) > tile_items)
-      fail("tile " + std::to_string(t) + " holds more than " + std::to_string(tile_items) + " items");
+      fail("tile " + std::to_string(t) + " holds more than " + std::to_string(tile_items) +
+           " items");
     while (at.row < end.row || at.nonzero < end.nonzero) {
-      if (at.row < matrix.rows && at.nonzero < matrix.row_ptr[static_cast<std::size_t>(at.row) + 1]) {
-        if (at.nonzero >= end.nonzero) fail("tile " + std::to_string(t) + " ends inside a row it ends");
+      const bool in_row = at.row < matrix.rows &&
+                          at.nonzero < matrix.row_ptr[static_cast<std::size_t>(at.row) + 1];
+      if (in_row) {  // the next item is a nonzero
+        if (at.nonzero >= end.nonzero)
+          fail("tile " + std::to_string(t) + " ends inside a row it ends");
         const auto j = static_cast<std::size_t>(at.nonzero++);
         sum += to_double(matrix.values[j]) *
                to_double(x[static_cast<std::size_t>(matrix.col_idx[j])]);
-      } else {
+      } else {  // the next item is the end of row at.row
         if (at.row >= end.row) fail("tile " + std::to_string(t) + " ends more rows than it holds");
         const auto row = static_cast<std::size_t>(at.row++);
         if (written[row]++) fail("row " + std::to_string(row) + " written twice");

@@ -83,7 +83,9 @@ __device__ __forceinline__ MergeTile merge_tile(const MergeCoordinate* tile_star
 
 /// The tile's products and row offsets into shared memory, by the kThreads threads of a group
 /// (rank: this thread's place in it): thread r takes nonzeros r, r + kThreads, ... (coalesced),
-/// all kItems loads, then all kItems gathers, in flight.
+/// all kItems loads, then all kItems gathers, in flight. A load past the tile's nonzeros gathers
+/// x[0] and stores nothing: x has an element 0, as a plan runs its kernels only for a matrix with
+/// nonzeros (SpmvPlan::apply).
 template <typename V, int kThreads, int kItems>
 __device__ __forceinline__ void stage_tile(Acc<V>* products, std::int32_t* row_offsets,
                                            const MergeArguments<V>& a, const MergeTile& tile,
