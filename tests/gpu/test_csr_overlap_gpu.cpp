@@ -311,16 +311,17 @@ void expect_device_merge_tiles_equal_host_tiles(const Matrix& matrix64, const ch
       detail::check_parameter_values("csr_overlap", csr_overlap::parameter_specs(), parameters);
   const auto method = csr_overlap::make_spmv<Value>(a, values);
   const csr_overlap::testing::DeviceTable device = csr_overlap::testing::download_table(*method);
-  const std::int64_t tile_items =
-      std::int64_t{csr_overlap::kMergeTileThreads} * csr_overlap::parse_parameters(parameters).merge_items;
+  const std::int64_t tile_items = std::int64_t{csr_overlap::kMergeTileThreads} *
+                                  csr_overlap::parse_parameters(parameters).merge_items;
   EXPECT_EQ(device.merge_tile_starts, csr_overlap::merge_tile_starts(a.row_ptr, tile_items));
   EXPECT_TRUE(device.table.batches.empty());
   const auto x = test::make_x<Value>(matrix64);
   std::vector<double> y(static_cast<std::size_t>(a.rows), std::numeric_limits<double>::quiet_NaN());
   std::vector<double> reference(y.size(), 0.0);
   spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), 1.0, 0.0);
-  csr_overlap::merge_host_apply(a, std::span<const csr_overlap::MergeCoordinate>(device.merge_tile_starts),
-                                tile_items, std::span<const Value>(x), std::span<double>(y), 1.0, 0.0);
+  const std::span<const csr_overlap::MergeCoordinate> starts(device.merge_tile_starts);
+  csr_overlap::merge_host_apply(a, starts, tile_items, std::span<const Value>(x),
+                                std::span<double>(y), 1.0, 0.0);
   EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12);
 }
 
