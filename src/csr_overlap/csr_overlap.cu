@@ -49,6 +49,8 @@ using detail::DeviceBuffer;
 using detail::download_one;
 
 constexpr int kCombineThreads = 256;
+/// merge_tile_starts_kernel and merge_fixup_kernel: a thread a tile, blocks of this many.
+constexpr int kPerTileThreads = 256;
 
 /// The scan item's packing for a table of these bounds (each field detail::key_bits of its
 /// bound): the pieces in the item when all three fields fit 64 bits.
@@ -149,8 +151,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
       TCSPARSE_CUDA_CHECK_LAUNCH();
       if (merge_arguments_.tiles > 1) {
         const auto blocks =
-            static_cast<unsigned>((merge_arguments_.tiles + kCombineThreads - 1) / kCombineThreads);
-        device::merge_fixup_kernel<V><<<blocks, kCombineThreads, 0, stream>>>(merge_arguments_,
+            static_cast<unsigned>((merge_arguments_.tiles + kPerTileThreads - 1) / kPerTileThreads);
+        device::merge_fixup_kernel<V><<<blocks, kPerTileThreads, 0, stream>>>(merge_arguments_,
                                                                                dy, alpha, beta);
         TCSPARSE_CUDA_CHECK_LAUNCH();
       }
@@ -237,7 +239,6 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   void fill_details(std::span<const std::int32_t> row_ptr) const {
     const testing::DeviceTable table = download();
     stats_.details = table_statistics(row_ptr, table.table, parameters_);
-    stats_.details["partition"] = "rows";
     stats_.details["threads_per_block"] = shape_.threads_per_block;
     stats_.details["blocks"] = shape_.launch.blocks;
     stats_.details["batches_per_block"] = shape_.launch.batches_per_block;
@@ -388,9 +389,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     head_partial_ = DeviceBuffer<Acc>::from_pool(elements(tiles));
     CudaEvent start, stop;
     start.record(stream);
-    constexpr int kThreads = 256;
-    device::merge_tile_starts_kernel<<<static_cast<unsigned>((tiles + kThreads) / kThreads),
-                                       kThreads, 0, stream>>>(
+    device::merge_tile_starts_kernel<<<static_cast<unsigned>((tiles + kPerTileThreads) /
+                                                             kPerTileThreads),
+                                       kPerTileThreads, 0, stream>>>(
         matrix_.row_ptr, static_cast<std::int32_t>(rows_), nnz_, tile_items,
         static_cast<std::int32_t>(tiles), tile_starts_.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();

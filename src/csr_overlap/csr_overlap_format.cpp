@@ -307,6 +307,7 @@ Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& t
   Json switch_points = Json::array();
   for (const std::int32_t point : parameters.switch_points) switch_points.push_back(point);
   return {
+      {"partition", "rows"},
       {"max_batch_size", rule.max_batch_size},
       {"max_batch_rows", rule.max_batch_rows},
       {"batches", count},
@@ -413,9 +414,7 @@ Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
   const auto long_rows = static_cast<std::int64_t>(table.long_rows.size());
   if (parameters.partition_automatic && merge_path_suits(matrix.rows, long_rows))
     return merge_path_statistics(matrix.rows, matrix.nnz(), parameters, long_rows);
-  Json statistics = table_statistics(matrix.row_ptr, table, parameters);
-  statistics["partition"] = "rows";
-  return statistics;
+  return table_statistics(matrix.row_ptr, table, parameters);
 }
 
 #define TCSPARSE_CSR_OVERLAP_INSTANTIATE(Value)                                                 \

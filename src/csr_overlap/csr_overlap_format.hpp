@@ -123,8 +123,9 @@ void merge_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
 Json merge_path_statistics(std::int64_t rows, std::int64_t nnz,
                            const CsrOverlapParameters& parameters, std::int64_t long_rows);
 
-/// Statistics of a batch table (PlanStats::details, layout_statistics, `tcsparse info`): batches,
-/// rows and nonzeros per vector size, long rows and their pieces, the partition settings.
+/// Statistics of a batch table (PlanStats::details, layout_statistics, `tcsparse info`):
+/// "partition": "rows", batches, rows and nonzeros per vector size, long rows and their pieces,
+/// the partition settings.
 Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& table,
                       const CsrOverlapParameters& parameters);
 
