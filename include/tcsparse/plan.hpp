@@ -116,9 +116,10 @@ struct PlanOptions {
 };
 
 /// Plans from device CSR. `SpmvPlan(DeviceCsrView, method, options)` (and SpmmPlan's) take a CSR
-/// whose arrays are already on the plan's GPU. The view is checked on the GPU first (the invariants
-/// of CsrMatrix::validate, with the same ValidationError messages naming the first bad row or
-/// entry; a null, host or other-device pointer is a ValidationError too). The arrays must be
+/// whose arrays are already on the plan's GPU. The view is checked on the GPU before a plan exists
+/// (the invariants of CsrMatrix::validate, with the same ValidationError messages naming the first
+/// bad row or entry; a null, host or other-device pointer is a ValidationError too; csr_overlap
+/// runs the check beside its own build and reads the check's answer first). The arrays must be
 /// complete when it is called: it reads them on the legacy default stream, so work that writes
 /// them on another stream must be synchronised first. Building may synchronise.
 ///   - csr_overlap borrows the arrays (parameter device_csr, default auto: when col_idx and values

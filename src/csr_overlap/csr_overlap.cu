@@ -37,11 +37,6 @@
 
 namespace tcsparse::csr_overlap {
 
-namespace testing {
-/// PiecesNumberedAfterTheScan's switch (this thread's plans).
-thread_local bool pieces_numbered_after_the_scan = false;
-}  // namespace testing
-
 namespace {
 
 using detail::CudaEvent;
@@ -51,19 +46,6 @@ using detail::download_one;
 constexpr int kCombineThreads = 256;
 /// merge_tile_starts_kernel and merge_fixup_kernel: a thread a tile, blocks of this many.
 constexpr int kPerTileThreads = 256;
-
-/// The scan item's packing for a table of these bounds (each field detail::key_bits of its
-/// bound): the pieces in the item when all three fields fit 64 bits.
-device::RowCountPacking row_count_packing(const TableCapacity& capacity) {
-  const auto bits = [](std::int64_t bound) {
-    return detail::key_bits(static_cast<unsigned long long>(bound));
-  };
-  device::RowCountPacking packing;
-  packing.long_row_shift = bits(capacity.batches);
-  const int task_shift = packing.long_row_shift + bits(capacity.long_rows);
-  packing.task_shift = task_shift + bits(capacity.long_tasks) <= 64 ? task_shift : 64;
-  return packing;
-}
 
 /// Whether a device array may be borrowed by the cp.async copies: their 16-byte pieces start at
 /// multiples of kCopyAlignElements elements from the array's start.
@@ -119,8 +101,12 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// whose build must stay free of host work on the matrix) on the first call of stats().
   /// partition=auto: the batch table first, then merge-path tiles instead where it has few
   /// long rows (merge_path_suits).
-  void build(std::span<const std::int32_t> host_row_ptr) {
-    if (parameters_.partition == Partition::rows) build_table_on_device();
+  /// `check`: a check of the device CSR in flight (a plan from device CSR), finished here once
+  /// the table's kernels are launched, before their results are read.
+  void build(std::span<const std::int32_t> host_row_ptr,
+             detail::DeviceCsrCheck<Value>* check = nullptr) {
+    if (parameters_.partition == Partition::rows) build_table_on_device(check);
+    if (check) check->finish();
     if (parameters_.partition == Partition::merge_path ||
         (parameters_.partition_automatic && merge_path_suits(rows_, long_arguments_.long_count))) {
       build_merge_tiles_on_device();
@@ -289,15 +275,14 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     return row_ptr;
   }
 
-  /// The whole table (batches, long rows, their tasks) in one scan on the legacy stream (RowCounts
-  /// in, TableScatter out, 8-byte items; for more than about 2^30 nonzeros the pieces numbered by
-  /// one block after it: csr_overlap_kernels.cuh) into arrays allocated at table_capacity
-  /// beforehand, then one wait for the totals; the scan's temporary storage
-  /// (runtime/device_algorithms.cuh) lives only here, at plan time. The plan's arrays come from
-  /// the pool (DeviceBuffer::from_pool): mapped already, where a cudaMalloc maps new pages.
-  void build_table_on_device() {
+  /// The whole table (batches, long rows, their tasks) in three kernels on the legacy stream
+  /// (csr_overlap_kernels.cuh: classify the rows, scan the tiles' counts, scatter) into arrays
+  /// allocated at table_capacity beforehand, then one wait for the totals. The kinds and the
+  /// tiles' counts are temporaries of this build. The plan's arrays come from the pool
+  /// (DeviceBuffer::from_pool): mapped already, where a cudaMalloc maps new pages.
+  void build_table_on_device(detail::DeviceCsrCheck<Value>* check) {
     const cudaStream_t stream = nullptr;
-    detail::TemporaryMemoryScope temporaries(stream);  // first: outlives the scan's storage
+    detail::TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
     const std::int32_t piece = shape_.long_row_piece;
     const TableCapacity capacity = table_capacity(rows_, nnz_, rule_, piece);
     const auto elements = [](std::int64_t count) { return static_cast<std::size_t>(count); };
@@ -305,29 +290,34 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     long_rows_ = DeviceBuffer<std::int32_t>::from_pool(elements(capacity.long_rows));
     long_task_ptr_ = DeviceBuffer<std::int32_t>::from_pool(elements(capacity.long_rows + 1));
     long_row_tasks_ = DeviceBuffer<LongRowTask>::from_pool(elements(capacity.long_tasks));
+    // positions 0 .. rows (rows < 2^31 - 2048: the kernels' 32-bit positions fit)
+    const std::int64_t tiles = rows_ / device::kTableTilePositions + 1;
+    auto kinds = DeviceBuffer<std::uint8_t>::on_stream(
+        elements(tiles * device::kTableTilePositions), stream);
+    // the tiles' counts, then the totals
+    auto counts_and_totals = DeviceBuffer<TableCounts>::on_stream(elements(tiles + 1), stream);
+    TableCounts* const tile_counts = counts_and_totals.data();
+    TableCounts* const totals = tile_counts + tiles;
     CudaEvent start, stop;
     start.record(stream);
-    auto totals = DeviceBuffer<device::TableTotals>::on_stream(1, stream);
-    detail::DeviceScratch scratch(stream);
+    const device::TableInput input{matrix_.row_ptr, rows_, rule_, piece};
     const device::TableArrays arrays{batches_.data(), long_rows_.data(), long_task_ptr_.data(),
                                      long_row_tasks_.data(), capacity};
-    device::RowCountPacking packing = row_count_packing(capacity);
-    if (testing::pieces_numbered_after_the_scan) packing.task_shift = 64;
-    detail::exclusive_sum_of(
-        scratch, device::RowCounts{matrix_.row_ptr, rows_, rule_, piece, packing},
-        device::TableScatter{matrix_.row_ptr, rows_, rule_, piece, packing, arrays, totals.data()},
-        rows_ + 1, "rows");
-    if (!packing.packs_tasks()) {
-      constexpr int kThreads = device::kPieceNumberingThreads;
-      device::number_long_row_pieces_kernel<kThreads><<<1, kThreads, 0, stream>>>(
-          matrix_.row_ptr, piece, packing, arrays, totals.data());
-      TCSPARSE_CUDA_CHECK_LAUNCH();
-    }
+    const auto grid = static_cast<unsigned>(tiles);
+    device::classify_rows_kernel<<<grid, device::kTableTileThreads, 0, stream>>>(
+        input, kinds.data(), tile_counts);
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    device::scan_tile_counts_kernel<<<1, device::kTileScanThreads, 0, stream>>>(
+        tile_counts, tiles);
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    device::scatter_table_kernel<<<grid, device::kTableTileThreads, 0, stream>>>(
+        input, kinds.data(), tile_counts, arrays, totals);
+    TCSPARSE_CUDA_CHECK_LAUNCH();
     stop.record(stream);
-    const device::TableTotals totals_found = download_one(totals.data());
-    const TableCounts counts = packing.counts(totals_found.rows);
+    if (check) check->finish();  // throws for a bad matrix, before the totals are read
+    const TableCounts counts = download_one(totals);
     const std::int64_t batch_count = counts.batches, long_count = counts.long_rows,
-                       task_count = totals_found.long_tasks;
+                       task_count = counts.long_tasks;
     if (batch_count > capacity.batches || long_count > capacity.long_rows ||
         task_count > capacity.long_tasks)
       throw Error("csr_overlap: the batch table outgrew its bounds (" +
@@ -473,17 +463,27 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std:
   return method;
 }
 
+/// The plan leaves the check of `matrix` to this factory (checks_device_csr_itself,
+/// csr_overlap_method.cpp): it runs on the GPU while the host prepares the plan and launches the
+/// table's kernels (which read only row_ptr, within its rows + 1 offsets, and write only inside
+/// the table's arrays), and its answer is read before anything the build made is.
 template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
     const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters) {
-  auto method = std::make_unique<CsrOverlapSpmv<Value>>(
-      matrix.rows, matrix.nnz,
-      csr_overlap_parameters(parameters)
-          .for_matrix(matrix.rows, matrix.nnz, sizeof(scalar_t<Value>)));
-  method->set_parameters_json(parameters.to_json());
-  method->take_from_device(matrix);
-  method->build({});
-  return method;
+  detail::DeviceCsrCheck<Value> check(matrix);
+  try {
+    auto method = std::make_unique<CsrOverlapSpmv<Value>>(
+        matrix.rows, matrix.nnz,
+        csr_overlap_parameters(parameters)
+            .for_matrix(matrix.rows, matrix.nnz, sizeof(scalar_t<Value>)));
+    method->set_parameters_json(parameters.to_json());
+    method->take_from_device(matrix);
+    method->build({}, &check);
+    return method;
+  } catch (...) {
+    check.finish();  // a bad matrix is what to report
+    throw;
+  }
 }
 
 namespace testing {
@@ -499,9 +499,6 @@ template DeviceTable download_table(const detail::SpmvMethod<double>&);
 template DeviceTable download_table(const detail::SpmvMethod<float>&);
 template DeviceTable download_table(const detail::SpmvMethod<half>&);
 template DeviceTable download_table(const detail::SpmvMethod<bfloat16>&);
-
-PiecesNumberedAfterTheScan::PiecesNumberedAfterTheScan() { pieces_numbered_after_the_scan = true; }
-PiecesNumberedAfterTheScan::~PiecesNumberedAfterTheScan() { pieces_numbered_after_the_scan = false; }
 
 }  // namespace testing
 

@@ -42,17 +42,6 @@ struct DeviceTable {
 template <typename Value>
 DeviceTable download_table(const detail::SpmvMethod<Value>& method);
 
-/// While one is alive, plans built on this thread leave the long rows' pieces out of the table
-/// scan's items and number them after it, as a matrix whose table bounds need more than 64 bits
-/// (about 2^30 nonzeros) does, so that tests reach that path on small matrices.
-class PiecesNumberedAfterTheScan {
- public:
-  PiecesNumberedAfterTheScan();
-  ~PiecesNumberedAfterTheScan();
-  PiecesNumberedAfterTheScan(const PiecesNumberedAfterTheScan&) = delete;
-  PiecesNumberedAfterTheScan& operator=(const PiecesNumberedAfterTheScan&) = delete;
-};
-
 }  // namespace testing
 
 }  // namespace tcsparse::csr_overlap

@@ -37,10 +37,11 @@ BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRul
   std::vector<TableCounts> scanned(static_cast<std::size_t>(rows) + 1);
   TableCounts running;
   for (std::int64_t r = 0; r <= rows; ++r) {
-    const RowKind kind = row_kind(rp, r, rows, rule);
+    const RowOffsets offsets = row_offsets(rp, r, rows);
+    const RowKind kind = row_kind(r, rows, offsets, rule);
     kinds[static_cast<std::size_t>(r)] = kind;
     scanned[static_cast<std::size_t>(r)] = running;
-    running = running + row_counts(rp, r, kind, long_row_piece);
+    running = running + row_counts(kind, offsets.end - offsets.start, long_row_piece);
   }
   const TableCounts totals = scanned[static_cast<std::size_t>(rows)];
   BatchTable table;
@@ -50,7 +51,8 @@ BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRul
   table.long_task_ptr.back() = static_cast<std::int32_t>(totals.long_tasks);
   for (std::int64_t p = 0; p <= rows; ++p) {
     const auto at = static_cast<std::size_t>(p);
-    const ScatterWrites w = scatter_writes(rp, p, rows, rule, kinds[at], scanned[at]);
+    const RowKind previous = p > 0 ? kinds[at - 1] : RowKind::inside_batch;
+    const ScatterWrites w = scatter_writes(p, rows, kinds[at], previous, scanned[at]);
     const auto row = static_cast<std::int32_t>(p);
     auto check = [&](std::int64_t index, std::size_t size) {
       if (index >= static_cast<std::int64_t>(size))

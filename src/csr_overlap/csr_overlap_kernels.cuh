@@ -24,6 +24,7 @@
 // bulk copy needs (bulk_copy_layout_is_aligned, csr_overlap_rules.hpp, checks it on the host).
 #pragma once
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include <cstdint>
@@ -62,64 +63,39 @@ __device__ __forceinline__ void store_result(V* y, std::int64_t row, Acc<V> sum,
 }
 
 // ---- batch table build ------------------------------------------------------------------------
-// (static: this header is included by csr_overlap.cu and csr_full_overlap.cu, and only templates
-// may be defined in both)
+// (templates only: this header is included by csr_overlap.cu and csr_full_overlap.cu)
+//
+// The table is built in three kernels over the positions p in [0, rows] (a position a row, and
+// p == rows past the last one: csr_overlap_rules.hpp says what each position adds), in tiles of
+// kTableTileThreads threads x kTablePositionsPerThread positions, the host model's passes
+// (csr_overlap_format.cpp build_batch_table) made parallel:
+//
+//   classify_rows_kernel     thread t of a tile takes positions base + j * 4 * kTableTileThreads +
+//                            4t .. + 3 (j < 4: coalesced row_ptr reads): kinds[p] = row_kind(p),
+//                            one byte, and the tile's TableCounts into tile_counts[tile]
+//   scan_tile_counts_kernel  one block: tile_counts becomes its exclusive scan
+//   scatter_table_kernel     thread t takes positions base + 16t .. base + 16t + 15 (one 16-byte
+//                            load of kinds): a block scan of the threads' counts, plus the tile's
+//                            prefix, numbers every position, and scatter_writes places it
+//
+//   kinds        [tiles x 4096] bytes (past rows: inside_batch)
+//   tile_counts  [tiles] TableCounts
+//
+// A row's kind is computed once (its two 32-bit modulos are most of the work); the second pass
+// reads 1 byte a position instead of the offsets. The arrays are allocated at table_capacity
+// (csr_overlap_rules.hpp) before the build; a write past them (impossible for valid CSR) is
+// dropped, and the totals tell.
 
-// The table is one CUB scan (detail::exclusive_sum_of) over the positions r in [0, rows]:
-// RowCounts gives r's counts (a batch start; or a long row and its pieces) packed in one 64-bit
-// item, computed where the scan reads it, and TableScatter receives each prefix where the scan
-// would store it and writes the batches, the long rows and their pieces' descriptors. The arrays
-// are allocated at table_capacity (csr_overlap_rules.hpp) before the scan; a write past them
-// (impossible for valid CSR) is dropped, and the totals tell. Items of 8 bytes are what makes the
-// scan fast: as a 16-byte TableCounts it took 113 us over the 4 M rows of a 2D stencil on an H200
-// (24-byte items were slower still, run 111). Where the three capacities need more than 64 bits
-// (beyond about 2^30 nonzeros), the item leaves the pieces out and number_long_row_pieces_kernel
-// numbers them after the scan.
+inline constexpr int kTableTileThreads = 256;
+inline constexpr int kTablePositionsPerThread = 16;  ///< one 16-byte load of kinds
+inline constexpr int kTableTilePositions = kTableTileThreads * kTablePositionsPerThread;
+/// classify_rows_kernel: groups of 4 consecutive positions a thread takes in a tile.
+inline constexpr int kTableGroupsPerThread = kTablePositionsPerThread / 4;
+/// scan_tile_counts_kernel: its one block, and tile counts a thread takes a round.
+inline constexpr int kTileScanThreads = 1024;
+inline constexpr int kTileScanCountsPerThread = 4;
 
-/// How a position's counts share one 64-bit item: batch starts in the low `long_row_shift` bits,
-/// long rows from there up to `task_shift`, the long rows' pieces above (task_shift == 64: not in
-/// the item). Each field is as wide as its count's bound (table_capacity; row_count_packing in
-/// csr_overlap.cu), so a sum of items never carries from one field into the next.
-struct RowCountPacking {
-  int long_row_shift = 32;
-  int task_shift = 64;
-
-  __host__ __device__ bool packs_tasks() const { return task_shift < 64; }
-  __host__ __device__ unsigned long long item(const TableCounts& c) const {
-    unsigned long long packed = static_cast<unsigned long long>(c.batches) |
-                                static_cast<unsigned long long>(c.long_rows) << long_row_shift;
-    if (packs_tasks()) packed |= static_cast<unsigned long long>(c.long_tasks) << task_shift;
-    return packed;
-  }
-  __host__ __device__ TableCounts counts(unsigned long long packed) const {
-    const unsigned long long long_row_mask =
-        (task_shift - long_row_shift >= 64 ? ~0ull : (1ull << (task_shift - long_row_shift)) - 1);
-    TableCounts c;
-    c.batches = static_cast<std::int32_t>(packed & ((1ull << long_row_shift) - 1));
-    c.long_rows = static_cast<std::int32_t>((packed >> long_row_shift) & long_row_mask);
-    c.long_tasks = packs_tasks() ? static_cast<std::int64_t>(packed >> task_shift) : 0;
-    return c;
-  }
-};
-
-/// The scan's totals and, when the item leaves them out, the pieces' (downloaded together).
-struct TableTotals {
-  unsigned long long rows;  ///< the packed counts at position rows
-  std::int64_t long_tasks;  ///< the long rows' pieces
-};
-
-/// Position r in [0, rows]: row_counts of its row_kind (csr_overlap_rules.hpp), packed.
-struct RowCounts {
-  const std::int32_t* row_ptr;
-  std::int64_t rows;
-  PartitionRule rule;
-  std::int32_t piece;
-  RowCountPacking packing;
-  __device__ unsigned long long operator()(std::int64_t r) const {
-    const RowKind kind = row_kind(row_ptr, r, rows, rule);
-    return kind == RowKind::inside_batch ? 0 : packing.item(row_counts(row_ptr, r, kind, piece));
-  }
-};
+static_assert(static_cast<int>(RowKind::long_row) < 256, "kinds are stored as bytes");
 
 /// The table's arrays as allocated (TableCapacity elements each; long_task_ptr one more).
 struct TableArrays {
@@ -130,98 +106,167 @@ struct TableArrays {
   TableCapacity capacity;
 };
 
-/// Position p in [0, rows] with its exclusive prefix: writes the starts, the ends, the long rows
-/// and, when the item has them, their first task and their tasks where scatter_writes says, and
-/// at p == rows the totals (and the end of long_task_ptr).
-struct TableScatter {
+/// What the table build reads: the offsets and the rule.
+struct TableInput {
   const std::int32_t* row_ptr;
   std::int64_t rows;
   PartitionRule rule;
-  std::int32_t piece;
-  RowCountPacking packing;
-  TableArrays out;
-  TableTotals* totals;
-  __device__ void operator()(std::int64_t p, unsigned long long packed_before) const {
-    const TableCapacity& capacity = out.capacity;
-    const TableCounts before = packing.counts(packed_before);
-    if (p == rows) {
-      totals->rows = packed_before;
-      if (packing.packs_tasks()) {
-        totals->long_tasks = before.long_tasks;
-        if (before.long_rows <= capacity.long_rows)
-          out.long_task_ptr[before.long_rows] = static_cast<std::int32_t>(before.long_tasks);
-      }
-    }
-    const ScatterWrites w =
-        scatter_writes(row_ptr, p, rows, rule, row_kind(row_ptr, p, rows, rule), before);
-    const auto row = static_cast<std::int32_t>(p);
-    if (w.begin_index >= 0 && w.begin_index < capacity.batches) out.batches[w.begin_index].x = row;
-    if (w.end_index >= 0 && w.end_index < capacity.batches) out.batches[w.end_index].y = row;
-    if (w.long_index < 0 || w.long_index >= capacity.long_rows) return;
-    out.long_rows[w.long_index] = row;
-    if (!packing.packs_tasks()) return;  // number_long_row_pieces_kernel's
-    out.long_task_ptr[w.long_index] = static_cast<std::int32_t>(w.long_first_task);
-    const std::int32_t pieces = long_row_pieces(row_length(row_ptr, row), piece);
-    for (std::int32_t index = 0; index < pieces; ++index)
-      if (w.long_first_task + index < capacity.long_tasks)
-        out.long_row_tasks[w.long_first_task + index] =
-            long_row_task(row_ptr, row, index, pieces, piece);
+  std::int32_t piece;  ///< long_row_piece
+};
+
+struct AddTableCounts {
+  __device__ TableCounts operator()(const TableCounts& a, const TableCounts& b) const {
+    return a + b;
   }
 };
 
-/// number_long_row_pieces_kernel: threads of its one block, and long rows a thread takes a tile.
-inline constexpr int kPieceNumberingThreads = 512;
-inline constexpr int kPieceNumberingRowsPerThread = 8;
-
-/// After a scan whose items left the pieces out (row_count_packing: a matrix of more than about
-/// 2^30 nonzeros), one block of kPieceNumberingThreads threads: long_task_ptr[j] = the pieces of
-/// the long rows before j, and each piece's LongRowTask, for the long rows the scan wrote (their
-/// count read from totals->rows); then long_task_ptr[long rows] and totals->long_tasks. The long
-/// rows are at most nnz / (M + 1), so one block walks them, a tile of 4096 at a time (thread t its
-/// 8 consecutive rows), carrying the count from tile to tile (about 12 us a tile on an H200, too
-/// slow to run for every matrix). A template only so that both .cu files that include this
-/// header may define it.
-template <int kThreads = kPieceNumberingThreads>
+/// Pass 1: a tile a block, thread t taking kTableGroupsPerThread groups of 4 consecutive
+/// positions, group j at base + j * 4 * kThreads + 4t (a warp's group: 128 consecutive positions,
+/// their kinds one 4-byte store a lane). Every offset the groups need is loaded before the first
+/// is classified: row_ptr[p .. p + 3] by the lane, row_ptr[p - 1] and row_ptr[p + 4] from the
+/// lanes beside it (lanes 0 and 31 load their own).
+template <int kThreads = kTableTileThreads>
 __global__ void __launch_bounds__(kThreads)
-    number_long_row_pieces_kernel(const std::int32_t* __restrict__ row_ptr, std::int32_t piece,
-                                  RowCountPacking packing, TableArrays out, TableTotals* totals) {
-  using BlockScan = cub::BlockScan<std::int64_t, kThreads>;
-  __shared__ typename BlockScan::TempStorage scan_storage;
-  constexpr int kRows = kPieceNumberingRowsPerThread;
-  const std::int64_t counted = packing.counts(totals->rows).long_rows;
-  const std::int64_t long_count =
-      counted < out.capacity.long_rows ? counted : out.capacity.long_rows;
-  std::int64_t carried = 0;
-  for (std::int64_t tile = 0; tile < long_count; tile += kThreads * kRows) {
-    const std::int64_t first = tile + static_cast<std::int64_t>(threadIdx.x) * kRows;
-    std::int32_t row[kRows], pieces[kRows];
+    classify_rows_kernel(TableInput in, std::uint8_t* __restrict__ kinds,
+                         TableCounts* __restrict__ tile_counts) {
+  using BlockReduce = cub::BlockReduce<TableCounts, kThreads>;
+  __shared__ typename BlockReduce::TempStorage reduce_storage;
+  constexpr int kGroups = kTableGroupsPerThread;
+  // 32-bit positions (rows < 2^31 - 2048, kTableTilePositions-aligned): fewer instructions
+  const int lane = static_cast<int>(threadIdx.x % arch::kWarpSize);
+  const std::uint32_t row_count = static_cast<std::uint32_t>(in.rows);
+  const std::uint32_t first = blockIdx.x * kTableTilePositions + 4 * threadIdx.x;
+  // row_ptr[r] for r <= rows, else 0 (r = 0 - 1 wraps past rows)
+  const auto offset_at = [&](std::uint32_t r) { return r <= row_count ? in.row_ptr[r] : 0; };
+  std::int32_t offset[kGroups][6];  // row_ptr[p - 1 .. p + 4] of group p
 #pragma unroll
-    for (int k = 0; k < kRows; ++k) row[k] = first + k < long_count ? out.long_rows[first + k] : -1;
-    std::int64_t mine = 0;
+  for (int j = 0; j < kGroups; ++j) {
+    const std::uint32_t p = first + j * 4 * kThreads;
 #pragma unroll
-    for (int k = 0; k < kRows; ++k) {
-      pieces[k] = row[k] >= 0 ? long_row_pieces(row_length(row_ptr, row[k]), piece) : 0;
-      mine += pieces[k];
-    }
-    std::int64_t task = 0, tile_tasks = 0;
-    BlockScan(scan_storage).ExclusiveSum(mine, task, tile_tasks);
-    task += carried;
-#pragma unroll
-    for (int k = 0; k < kRows; ++k) {
-      if (row[k] < 0) break;
-      out.long_task_ptr[first + k] = static_cast<std::int32_t>(task);
-      for (std::int32_t index = 0; index < pieces[k]; ++index)
-        if (task + index < out.capacity.long_tasks)
-          out.long_row_tasks[task + index] = long_row_task(row_ptr, row[k], index, pieces[k], piece);
-      task += pieces[k];
-    }
-    carried += tile_tasks;
-    __syncthreads();  // scan_storage is reused by the next tile
+    for (int i = 0; i < 4; ++i) offset[j][i + 1] = offset_at(p + i);
+    offset[j][0] = lane == 0 ? offset_at(p - 1) : 0;
+    offset[j][5] = lane == arch::kWarpSize - 1 ? offset_at(p + 4) : 0;
   }
-  if (threadIdx.x == 0) {
-    if (counted <= out.capacity.long_rows)
-      out.long_task_ptr[long_count] = static_cast<std::int32_t>(carried);
-    totals->long_tasks = carried;
+  TableCounts mine;
+#pragma unroll
+  for (int j = 0; j < kGroups; ++j) {
+    const std::uint32_t p = first + j * 4 * kThreads;
+    const std::int32_t before = __shfl_up_sync(arch::kFullMask, offset[j][4], 1);
+    const std::int32_t after = __shfl_down_sync(arch::kFullMask, offset[j][1], 1);
+    if (lane != 0) offset[j][0] = before;
+    if (lane != arch::kWarpSize - 1) offset[j][5] = after;
+    std::uint32_t packed_kinds = 0;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const RowOffsets o{offset[j][i], offset[j][i + 1], offset[j][i + 2]};
+      const RowKind kind = row_kind(p + i, in.rows, o, in.rule);  // past rows: inside_batch
+      packed_kinds |= static_cast<std::uint32_t>(kind) << (8 * i);
+      if (kind != RowKind::inside_batch) mine = mine + row_counts(kind, o.end - o.start, in.piece);
+    }
+    *reinterpret_cast<std::uint32_t*>(kinds + p) = packed_kinds;  // little-endian: kinds[p + i]
+  }
+  const TableCounts tile = BlockReduce(reduce_storage).Reduce(mine, AddTableCounts{});
+  if (threadIdx.x == 0) tile_counts[blockIdx.x] = tile;
+}
+
+/// Between the passes, one block of kThreads: tile_counts[0, tiles) replaced by its exclusive
+/// scan, kTileScanCountsPerThread consecutive counts a thread, a round at a time.
+template <int kThreads = kTileScanThreads>
+__global__ void __launch_bounds__(kThreads)
+    scan_tile_counts_kernel(TableCounts* tile_counts, std::int64_t tiles) {
+  using BlockScan = cub::BlockScan<TableCounts, kThreads>;
+  __shared__ typename BlockScan::TempStorage scan_storage;
+  constexpr int kCounts = kTileScanCountsPerThread;
+  TableCounts carried;
+  for (std::int64_t round = 0; round < tiles; round += kThreads * kCounts) {
+    const std::int64_t first = round + static_cast<std::int64_t>(threadIdx.x) * kCounts;
+    TableCounts counts[kCounts], mine;
+#pragma unroll
+    for (int k = 0; k < kCounts; ++k) {
+      counts[k] = first + k < tiles ? tile_counts[first + k] : TableCounts{};
+      mine = mine + counts[k];
+    }
+    TableCounts before, round_total;
+    BlockScan(scan_storage).ExclusiveScan(mine, before, TableCounts{}, AddTableCounts{},
+                                          round_total);
+    before = before + carried;
+#pragma unroll
+    for (int k = 0; k < kCounts; ++k) {
+      if (first + k < tiles) tile_counts[first + k] = before;
+      before = before + counts[k];
+    }
+    carried = carried + round_total;
+    __syncthreads();  // scan_storage is reused by the next round
+  }
+}
+
+/// row_counts of position p of kind `kind` (row_ptr read for a long row only).
+__device__ __forceinline__ TableCounts counts_at(const TableInput& in, std::int64_t p,
+                                                 RowKind kind) {
+  return kind == RowKind::long_row ? row_counts(kind, row_length(in.row_ptr, p), in.piece)
+                                   : row_counts(kind, 0, in.piece);
+}
+
+/// Pass 2: a tile a block. Writes the batches' ends and starts, the long rows, their first tasks
+/// and their tasks, and at p == rows the totals and the end of long_task_ptr. Its three loads
+/// (the thread's kinds, the kind before them, the tile's prefix) are issued together.
+template <int kThreads = kTableTileThreads>
+__global__ void __launch_bounds__(kThreads)
+    scatter_table_kernel(TableInput in, const std::uint8_t* __restrict__ kinds,
+                         const TableCounts* __restrict__ tile_prefix, TableArrays out,
+                         TableCounts* totals) {
+  using BlockScan = cub::BlockScan<TableCounts, kThreads>;
+  __shared__ typename BlockScan::TempStorage scan_storage;
+  constexpr int kPositions = kTablePositionsPerThread;
+  // 32-bit positions, as in classify_rows_kernel
+  const std::uint32_t row_count = static_cast<std::uint32_t>(in.rows);
+  const std::uint32_t first = blockIdx.x * kTableTilePositions + threadIdx.x * kPositions;
+  union {
+    uint4 vector;
+    std::uint8_t bytes[kPositions];
+  } mine_kinds;
+  mine_kinds.vector = *reinterpret_cast<const uint4*>(kinds + first);
+  RowKind previous = first > 0 ? static_cast<RowKind>(kinds[first - 1]) : RowKind::inside_batch;
+  const TableCounts tile_before = tile_prefix[blockIdx.x];
+  RowKind kind[kPositions];
+  TableCounts mine;
+#pragma unroll
+  for (int k = 0; k < kPositions; ++k) {
+    kind[k] = static_cast<RowKind>(mine_kinds.bytes[k]);
+    if (kind[k] != RowKind::inside_batch) mine = mine + counts_at(in, first + k, kind[k]);
+  }
+  TableCounts before;
+  BlockScan(scan_storage).ExclusiveScan(mine, before, TableCounts{}, AddTableCounts{});
+  before = before + tile_before;
+  const TableCapacity& capacity = out.capacity;
+  for (int k = 0; k < kPositions; ++k) {
+    const std::uint32_t p = first + k;
+    if (kind[k] == RowKind::inside_batch && p != row_count) {  // most rows: nothing to write
+      previous = kind[k];
+      continue;
+    }
+    if (p > row_count) break;
+    if (p == row_count) {
+      *totals = before;
+      if (before.long_rows <= capacity.long_rows)
+        out.long_task_ptr[before.long_rows] = static_cast<std::int32_t>(before.long_tasks);
+    }
+    const ScatterWrites w = scatter_writes(p, in.rows, kind[k], previous, before);
+    const auto row = static_cast<std::int32_t>(p);
+    if (w.begin_index >= 0 && w.begin_index < capacity.batches) out.batches[w.begin_index].x = row;
+    if (w.end_index >= 0 && w.end_index < capacity.batches) out.batches[w.end_index].y = row;
+    if (w.long_index >= 0 && w.long_index < capacity.long_rows) {
+      out.long_rows[w.long_index] = row;
+      out.long_task_ptr[w.long_index] = static_cast<std::int32_t>(w.long_first_task);
+      const std::int32_t pieces = long_row_pieces(row_length(in.row_ptr, row), in.piece);
+      // (bounded by the capacity too: the build may run on a CSR still being checked)
+      for (std::int32_t index = 0;
+           index < pieces && w.long_first_task + index < capacity.long_tasks; ++index)
+        out.long_row_tasks[w.long_first_task + index] =
+            long_row_task(in.row_ptr, row, index, pieces, in.piece);
+    }
+    before = before + counts_at(in, p, kind[k]);
+    previous = kind[k];
   }
 }
 

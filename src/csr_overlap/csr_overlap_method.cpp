@@ -25,6 +25,7 @@ const MethodDescriptor csr_overlap_method = {
     .name = "csr_overlap",
     .description = "CSR-Partial-Overlap (Electronics 2023): cp.async double-buffered CSR batches, "
                    "vector size per batch",
+    .checks_device_csr_itself = true,  // beside the batch table's build (csr_overlap.cu)
     .parameters = &csr_overlap::parameter_specs,
     .spmv = {.fp64 = &csr_overlap::make_spmv<double>,
              .fp32 = &csr_overlap::make_spmv<float>,

@@ -63,35 +63,50 @@ TCSPARSE_CSR_OVERLAP_HD inline std::int32_t row_length(const std::int32_t* row_p
   return row_ptr[r + 1] - row_ptr[r];
 }
 
-TCSPARSE_CSR_OVERLAP_HD inline bool is_long_row(const std::int32_t* row_ptr, std::int64_t r,
-                                                PartitionRule rule) {
-  return row_length(row_ptr, r) > rule.max_batch_size;
+/// The offsets row_kind reads of row r: row_ptr[r - 1] (r > 0; else unused), row_ptr[r] and
+/// row_ptr[r + 1] (r < rows). The GPU build loads them for many rows before it classifies any.
+struct RowOffsets {
+  std::int32_t previous_start = 0;
+  std::int32_t start = 0;
+  std::int32_t end = 0;
+};
+
+/// x % divisor for 0 <= x and 1 <= divisor: a mask where the divisor is a power of two (the
+/// usual windows and row limits), else a 32-bit remainder (a 64-bit division is a hundred
+/// instructions, a 32-bit one twenty, and the GPU build asks two of every row).
+TCSPARSE_CSR_OVERLAP_HD inline std::int32_t remainder_of(std::int32_t x, std::int32_t divisor) {
+  return (divisor & (divisor - 1)) == 0 ? x & (divisor - 1) : x % divisor;
 }
 
-/// Row r (0 <= r < rows, not long) starts a batch. Each test costs at most one 32-bit modulo
-/// (a 64-bit division is a hundred instructions, and the GPU build asks this of every row).
-TCSPARSE_CSR_OVERLAP_HD inline bool is_batch_start(const std::int32_t* row_ptr, std::int64_t r,
+/// Row r (0 <= r < rows, not long) starts a batch.
+TCSPARSE_CSR_OVERLAP_HD inline bool is_batch_start(std::int64_t r, RowOffsets o,
                                                    PartitionRule rule) {
   if (r == 0) return true;
   const std::int32_t window = rule.max_batch_size / 2;
-  const std::int32_t start = row_ptr[r];
-  const std::int32_t previous_length = start - row_ptr[r - 1];
-  if (previous_length > window) return true;         // previous row long or wide
-  if (row_ptr[r + 1] - start > window) return true;  // this row wide
-  // floor(start / W) != floor(row_ptr[r - 1] / W): with 0 <= previous_length <= W, a multiple of
-  // W lies in (row_ptr[r - 1], start] exactly when start % W < previous_length
-  if (start % window < previous_length) return true;
+  const std::int32_t previous_length = o.start - o.previous_start;
+  if (previous_length > window) return true;  // previous row long or wide
+  if (o.end - o.start > window) return true;  // this row wide
+  // floor(start / W) != floor(previous_start / W): with 0 <= previous_length <= W, a multiple of
+  // W lies in (previous_start, start] exactly when start % W < previous_length
+  if (remainder_of(o.start, window) < previous_length) return true;
   // floor(r / R) != floor((r - 1) / R) (rows < 2^31)
-  return static_cast<std::int32_t>(r) % rule.max_batch_rows == 0;
+  return remainder_of(static_cast<std::int32_t>(r), rule.max_batch_rows) == 0;
 }
 
 /// What row r is to the table (r == rows, past the last row: inside_batch, nothing).
 enum class RowKind : std::int32_t { inside_batch, batch_start, long_row };
-TCSPARSE_CSR_OVERLAP_HD inline RowKind row_kind(const std::int32_t* row_ptr, std::int64_t r,
-                                               std::int64_t rows, PartitionRule rule) {
+TCSPARSE_CSR_OVERLAP_HD inline RowKind row_kind(std::int64_t r, std::int64_t rows, RowOffsets o,
+                                               PartitionRule rule) {
   if (r >= rows) return RowKind::inside_batch;
-  if (is_long_row(row_ptr, r, rule)) return RowKind::long_row;
-  return is_batch_start(row_ptr, r, rule) ? RowKind::batch_start : RowKind::inside_batch;
+  if (o.end - o.start > rule.max_batch_size) return RowKind::long_row;
+  return is_batch_start(r, o, rule) ? RowKind::batch_start : RowKind::inside_batch;
+}
+
+/// The offsets of row r (0 <= r <= rows) that row_kind reads.
+TCSPARSE_CSR_OVERLAP_HD inline RowOffsets row_offsets(const std::int32_t* row_ptr, std::int64_t r,
+                                                     std::int64_t rows) {
+  if (r >= rows) return {};
+  return {r > 0 ? row_ptr[r - 1] : 0, row_ptr[r], row_ptr[r + 1]};
 }
 
 /// Upper bounds on the table's sizes from the matrix's size alone, so that the GPU build can
@@ -136,29 +151,29 @@ TCSPARSE_CSR_OVERLAP_HD inline TableCounts operator+(TableCounts a, TableCounts 
   return {a.batches + b.batches, a.long_rows + b.long_rows, a.long_tasks + b.long_tasks};
 }
 
-/// Pass 1 of the table build, row r of kind `kind`: one batch if it starts one; one long row and
-/// its pieces if it is long; nothing otherwise (and at r == rows).
-TCSPARSE_CSR_OVERLAP_HD inline TableCounts row_counts(const std::int32_t* row_ptr, std::int64_t r,
-                                                     RowKind kind, std::int64_t piece) {
+/// Pass 1 of the table build, a row of kind `kind` and `length` nonzeros: one batch if it starts
+/// one; one long row and its pieces if it is long; nothing otherwise (and at r == rows).
+TCSPARSE_CSR_OVERLAP_HD inline TableCounts row_counts(RowKind kind, std::int64_t length,
+                                                     std::int64_t piece) {
   switch (kind) {
     case RowKind::batch_start: return {1, 0, 0};
-    case RowKind::long_row: return {0, 1, long_row_pieces(row_length(row_ptr, r), piece)};
+    case RowKind::long_row: return {0, 1, long_row_pieces(length, piece)};
     default: return {};
   }
 }
 
-/// Pass 2, position p in [0, rows] of kind `kind`, with `before` = the exclusive scan of the
-/// counts at p: where p is written (-1: nowhere) as a long row (and from which task on its
-/// pieces), as the begin_row of a batch, as the end_row of one.
+/// Pass 2, position p in [0, rows] of kind `kind` after a position of kind `previous` (p == 0:
+/// inside_batch), with `before` = the exclusive scan of the counts at p: where p is written (-1:
+/// nowhere) as a long row (and from which task on its pieces), as the begin_row of a batch, as
+/// the end_row of one.
 struct ScatterWrites {
   std::int64_t long_index = -1;
   std::int64_t long_first_task = -1;
   std::int64_t begin_index = -1;
   std::int64_t end_index = -1;
 };
-TCSPARSE_CSR_OVERLAP_HD inline ScatterWrites scatter_writes(const std::int32_t* row_ptr,
-                                                           std::int64_t p, std::int64_t rows,
-                                                           PartitionRule rule, RowKind kind,
+TCSPARSE_CSR_OVERLAP_HD inline ScatterWrites scatter_writes(std::int64_t p, std::int64_t rows,
+                                                           RowKind kind, RowKind previous,
                                                            TableCounts before) {
   ScatterWrites w;
   if (kind == RowKind::long_row) {
@@ -169,8 +184,7 @@ TCSPARSE_CSR_OVERLAP_HD inline ScatterWrites scatter_writes(const std::int32_t* 
   }
   // a batch ends just before p when row p - 1 is in one (not long) and row p is not in the same
   // one (p is the end, a long row or a batch start); it is the last batch started before p
-  if (p >= 1 && !is_long_row(row_ptr, p - 1, rule) &&
-      (p == rows || kind != RowKind::inside_batch))
+  if (p >= 1 && previous != RowKind::long_row && (p == rows || kind != RowKind::inside_batch))
     w.end_index = before.batches - 1;
   return w;
 }

@@ -166,6 +166,11 @@ struct MethodDescriptor {
   /// column on the host.
   bool checks_csr_on_device = false;
 
+  /// The method's from-device factories check the DeviceCsrView themselves (a
+  /// runtime/device_csr_view.hpp DeviceCsrCheck beside their own build, finished before they use
+  /// its results): a plan from a DeviceCsrView that names the method leaves the check to them.
+  bool checks_device_csr_itself = false;
+
   /// The parameter schema; nullptr: the method takes no parameters.
   std::span<const ParameterSpec> (*parameters)() = nullptr;
 

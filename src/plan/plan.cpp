@@ -277,7 +277,8 @@ SpmvPlan<Value>::SpmvPlan(const DeviceCsrView<Value>& matrix, Method method,
       method, method.descriptor().spmv.template of<Value>(), options, Operation::spmv,
       precision_of<Value>());
   select_device(options.device);
-  detail::validate_device_csr(matrix);  // every method relies on valid CSR, as from the host
+  // every method relies on valid CSR, as from the host; a named one may check it itself
+  if (!method.descriptor().checks_device_csr_itself) detail::validate_device_csr(matrix);
   const PlanMethod resolved = resolve_method(
       method, std::move(named), options, [&] { return download_row_ptr(matrix); }, matrix.cols,
       Operation::spmv, precision_of<Value>(), 1);

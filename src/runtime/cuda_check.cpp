@@ -229,14 +229,15 @@ void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept {
   if (cudaFreeAsync(pointer, stream) != cudaSuccess) cudaGetLastError();
 }
 
-void* download_bounce() {
+void* download_bounce(DownloadSlot slot) {
   struct PinnedBounce {
     void* pointer = nullptr;
     ~PinnedBounce() {
       if (pointer && cudaFreeHost(pointer) != cudaSuccess) cudaGetLastError();  // at exit
     }
   };
-  thread_local PinnedBounce bounce;
+  thread_local PinnedBounce bounces[2];
+  PinnedBounce& bounce = bounces[slot == DownloadSlot::download_one ? 0 : 1];
   if (!bounce.pointer) TCSPARSE_CUDA_CHECK(cudaMallocHost(&bounce.pointer, kDownloadBounceBytes));
   return bounce.pointer;
 }

@@ -6,7 +6,6 @@
 //   detail::DeviceScratch scratch(stream);
 //   detail::exclusive_sum(scratch, counts, offsets, n, "rows");
 //   detail::stable_sort_pairs(scratch, keys, sorted_keys, rows, sorted_rows, n, bits, "rows");
-//   detail::exclusive_sum_of(scratch, RowCounts{...}, TableScatter{...}, n, "rows");
 //
 // Every call is asynchronous on the scratch's stream, except those that return a count
 // (reduce_max, select_if), which download it. For plan time, never in an apply.
@@ -18,9 +17,6 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/tabulate_output_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <bit>
@@ -84,23 +80,6 @@ template <typename T>
 void exclusive_sum(DeviceScratch& scratch, const T* in, T* out, std::int64_t n, const char* what) {
   if (n == 0) return;
   const int items = cub_items(n, what);
-  scratch.run([&](void* storage, std::size_t& bytes) {
-    return cub::DeviceScan::ExclusiveSum(storage, bytes, in, out, items, scratch.stream());
-  });
-}
-
-/// consume(i, item(0) + ... + item(i - 1)) for every i in [0, n), in one pass: the items are
-/// computed where the scan reads them and each prefix is handed to `consume` where the scan would
-/// store it, so that neither is ever an array in memory. `item` maps an std::int64_t index to the
-/// summed type; `consume` takes (std::int64_t index, that type); both are device functors.
-template <typename Item, typename Consume>
-void exclusive_sum_of(DeviceScratch& scratch, Item item, Consume consume, std::int64_t n,
-                      const char* what) {
-  if (n == 0) return;
-  const int items = cub_items(n, what);
-  const auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), item);
-  const auto out =
-      thrust::tabulate_output_iterator<Consume, thrust::use_default, std::int64_t>(consume);
   scratch.run([&](void* storage, std::size_t& bytes) {
     return cub::DeviceScan::ExclusiveSum(storage, bytes, in, out, items, scratch.stream());
   });

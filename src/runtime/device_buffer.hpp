@@ -33,10 +33,12 @@ void device_free(void* pointer) noexcept;
 void* device_allocate_on_stream(std::size_t bytes, cudaStream_t stream);
 void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept;
 
-/// The calling thread's pinned host buffer of kDownloadBounceBytes for download_one: a small
+/// The calling thread's pinned host buffers of kDownloadBounceBytes: one for download_one, one
+/// for the answer of a DeviceCsrCheck in flight (downloaded before it is waited for). A small
 /// copy into pageable memory is staged by the driver and waits longer for it.
 inline constexpr std::size_t kDownloadBounceBytes = 256;
-void* download_bounce();
+enum class DownloadSlot { download_one, check_in_flight };
+void* download_bounce(DownloadSlot slot = DownloadSlot::download_one);
 
 /// Gives the memory that tcsparse's stream-ordered pool on the current device holds and no
 /// allocation uses back to the driver (cudaMemPoolTrimTo), until it holds at most `keep` bytes.

@@ -1,36 +1,33 @@
 // The GPU check of a DeviceCsrView and its copies (device_csr_view.hpp).
 //
-// The check is grid-stride kernels over the caller's arrays, writing into a CsrCheck (the row
-// offsets' check and the columns' may run apart, as a plan checks the offsets while the columns
-// are still on their way, or together with one download, validate_device_csr):
-//   check_row_offsets_kernel         one thread per row r: row_ptr[r + 1] < row_ptr[r] ->
-//                                    atomicMin of r; thread 0 also copies row_ptr[0] and
-//                                    row_ptr[rows]
-//   count_row_start_descents_kernel  one thread per row: counts the rows whose first entry's
-//                                    column is <= the column stored before it (offsets outside
-//                                    [0, nnz) skipped)
-//   check_columns_kernel             one thread per entry k: column out of [0, cols) -> atomicMin
-//                                    of 2k; counts the descents col_idx[k] <= col_idx[k - 1]
-// With valid row offsets, nonempty rows start at distinct entries, so the row-start descents are
-// among the descents, and the two counts are equal exactly when every descent is at a row start:
-// the columns of every row strictly increase. Only when the columns fail (a range failure, or
-// the counts differ) does the exact search run, which finds the first bad entry:
-//   mark_row_starts_kernel           one thread per row: the bit of its first entry in a bitmap of
-//                                    the entries
-//   find_first_bad_entry_kernel      one thread per entry k: out of range -> code 2k, <= the
-//                                    previous column while its bit is clear -> code 2k + 1;
-//                                    atomicMin of the code.
+// Two grid-stride kernels over the caller's arrays write into a CsrCheck, with a bitmap of the
+// entries that begin a row between them (a bit per entry, zeroed first; nnz / 8 bytes). Each
+// thread takes 4 consecutive rows or 8 consecutive entries, in 16-byte loads where the array is
+// 16-byte aligned (the kernels are bound by instructions and loads in flight, not by bytes):
+//   check_row_offsets_kernel  rows r: row_ptr[r + 1] < row_ptr[r] -> atomicMin of r; otherwise,
+//                             when the row is nonempty and inside [0, nnz), the bit of its first
+//                             entry (the thread ORs its rows' bits of one word together: one
+//                             atomicOr a word it touches); thread 0 also copies row_ptr[0] and
+//                             row_ptr[rows]
+//   check_columns_kernel      entries k: column out of [0, cols) -> code 2k; column <= the
+//                             column before it while k begins no row -> code 2k + 1; the warp's
+//                             smallest code -> atomicMin
+//
+//   a warp's 8 x 32 entries   lane 0: k0 .. k0+7 | lane 1: k0+8 .. k0+15 | ... (k0 % 256 == 0)
+//   their bitmap words        row_starts[k0 / 32 .. k0 / 32 + 7], 4 lanes a word
+//
 // The smallest code is the first bad entry in storage order, which is the host's first bad row
 // and, inside it, the host's first bad entry (a range failure precedes an order failure at the
-// same entry, as on the host). Column results are read only when the row offsets passed.
+// same entry, as on the host). The columns' answer is read only when the row offsets passed: with
+// bad offsets the bitmap means nothing. So the whole check reads row_ptr and col_idx once each,
+// and the bitmap twice.
 #include "runtime/device_csr_view.hpp"
 
 #include <cuda_runtime_api.h>
 
-#include <cub/block/block_reduce.cuh>
-
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -46,22 +43,22 @@ namespace tcsparse::detail {
 namespace {
 
 constexpr int kCheckThreads = 256;
-/// Enough blocks to fill any current GPU; the kernels stride over the rest.
-constexpr std::int64_t kCheckMaxBlocks = 1 << 14;
 constexpr unsigned long long kNothingFound = std::numeric_limits<unsigned long long>::max();
 
-/// Column loads a thread has in flight in check_columns_kernel.
-constexpr int kColumnLoadsInFlight = 4;
+/// Rows a thread takes at a time in check_row_offsets_kernel (one 16-byte load of offsets).
+constexpr int kPerThread = 4;
+/// Entries a thread takes at a time in check_columns_kernel (two 16-byte loads), and groups of
+/// them it has in flight: the kernel is bound by its instructions, which the per-group work
+/// (bitmap word, shuffle, vote) adds to.
+constexpr int kEntriesPerThread = 2 * kPerThread;
+constexpr int kEntryGroupsInFlight = 2;
 
-/// What the check kernels found. Up to `descents`, set to all ones (kNothingFound) before they
-/// run; the counts, to zero (fresh_check).
+/// What the check kernels found; every field set to all ones (kNothingFound) before they run.
 struct CsrCheck {
   unsigned long long first_decreasing_row;
   unsigned long long first_bad_entry_code;  ///< 2k: column out of range; 2k + 1: not increasing
   long long first_offset;                   ///< row_ptr[0]
   long long last_offset;                    ///< row_ptr[rows]
-  unsigned long long descents;              ///< entries k >= 1: col_idx[k] <= col_idx[k - 1]
-  unsigned long long row_start_descents;    ///< of those, the first entries of rows
 };
 
 /// The entry that failed, for the message.
@@ -71,28 +68,22 @@ struct BadEntry {
   long long previous_column;  ///< column of entry k - 1 (meaningful for an order failure)
 };
 
-unsigned check_grid(std::int64_t items) {
-  return static_cast<unsigned>(
-      std::clamp<std::int64_t>((items + kCheckThreads - 1) / kCheckThreads, 1, kCheckMaxBlocks));
-}
-
-/// The counting kernels' grid: at most one wave of resident blocks, so that each block adds its
-/// count to the one total once.
-unsigned counting_grid(std::int64_t items) {
+/// Blocks for `threads` threads, at most one wave of resident blocks (the kernels stride over
+/// the rest), at least one.
+unsigned check_grid(std::int64_t threads) {
   constexpr int kResidentThreadsPerSm = 2048;  // sm_80 and sm_90
   const std::int64_t wave = std::int64_t{kResidentThreadsPerSm / kCheckThreads} *
                             current_device_attribute(cudaDevAttrMultiProcessorCount);
   return static_cast<unsigned>(
-      std::clamp<std::int64_t>((items + kCheckThreads - 1) / kCheckThreads, 1, wave));
+      std::clamp<std::int64_t>((threads + kCheckThreads - 1) / kCheckThreads, 1, wave));
 }
 
-/// Adds every thread's `count` to `*total`: one atomic a block.
-__device__ void add_block_count(unsigned long long count, unsigned long long* total) {
-  using BlockSum = cub::BlockReduce<unsigned long long, kCheckThreads>;
-  __shared__ typename BlockSum::TempStorage storage;
-  const unsigned long long block_count = BlockSum(storage).Sum(count);
-  if (threadIdx.x == 0 && block_count > 0) atomicAdd(total, block_count);
+bool aligned_for_vector_loads(const void* array) {
+  return reinterpret_cast<std::uintptr_t>(array) % sizeof(int4) == 0;
 }
+
+/// Words of the row-start bitmap of `nnz` entries.
+std::size_t row_start_words(std::int64_t nnz) { return static_cast<std::size_t>(nnz / 32 + 1); }
 
 /// The row holding entry k (< row_ptr[rows]): the last r with row_ptr[r] <= k.
 __device__ std::int64_t row_of_entry(const std::int32_t* row_ptr, std::int64_t rows,
@@ -106,101 +97,139 @@ __device__ std::int64_t row_of_entry(const std::int32_t* row_ptr, std::int64_t r
   return low;
 }
 
-__global__ void check_row_offsets_kernel(const std::int32_t* row_ptr, std::int64_t rows,
-                                         CsrCheck* check) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+/// array[first .. first + 3], those below `count` (the others 0): one 16-byte load when all four
+/// are there and the array is 16-byte aligned (kAligned).
+template <bool kAligned>
+__device__ __forceinline__ void load_four(const std::int32_t* __restrict__ array,
+                                          std::uint32_t first, std::uint32_t count,
+                                          std::int32_t* out) {
+  if (kAligned && first + kPerThread <= count) {
+    const int4 v = *reinterpret_cast<const int4*>(array + first);
+    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) out[i] = first + i < count ? array[first + i] : 0;
+}
+
+/// Thread q takes rows 4q .. 4q + 3 (those below rows), a warp 128 consecutive rows; the offset
+/// after its last row is the next lane's first (lane 31 loads it). With `row_starts` null, the
+/// offsets only.
+template <bool kAligned>
+__global__ void check_row_offsets_kernel(const std::int32_t* __restrict__ row_ptr,
+                                         std::int64_t rows, std::int64_t nnz, CsrCheck* check,
+                                         unsigned* row_starts) {
+  // 32-bit indices (rows < 2^31): the kernel is bound by its instructions
+  const int lane = static_cast<int>(threadIdx.x % arch::kWarpSize);
+  const std::uint32_t row_count = static_cast<std::uint32_t>(rows);
+  const std::uint32_t entry_count = static_cast<std::uint32_t>(nnz);
+  const std::uint32_t stride = gridDim.x * blockDim.x;
+  const std::uint32_t first = blockIdx.x * blockDim.x + threadIdx.x;
   if (first == 0) {
     check->first_offset = row_ptr[0];
     check->last_offset = row_ptr[rows];
   }
-  for (std::int64_t row = first; row < rows; row += stride)
-    if (row_ptr[row + 1] < row_ptr[row])
-      atomicMin(&check->first_decreasing_row, static_cast<unsigned long long>(row));
-}
-
-/// One thread per row (blockDim.x == kCheckThreads): counts the nonempty rows whose first entry
-/// k (0 < k < nnz) has col_idx[k] <= col_idx[k - 1]. Offsets outside [0, nnz) are skipped, so
-/// that it may run before the row offsets' check has answered (its counts then go unread).
-__global__ void count_row_start_descents_kernel(const std::int32_t* __restrict__ row_ptr,
-                                                const std::int32_t* __restrict__ col_idx,
-                                                std::int64_t rows, std::int64_t nnz,
-                                                CsrCheck* check) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  unsigned long long count = 0;
-  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       row < rows; row += stride) {
-    const std::int64_t first = row_ptr[row];
-    if (first > 0 && first < nnz && first < row_ptr[row + 1] &&
-        col_idx[first] <= col_idx[first - 1])
-      ++count;
+  const std::uint32_t groups = (row_count + kPerThread - 1) / kPerThread;
+  // warp-uniform loop: every lane shuffles
+  for (std::uint32_t group = first; group - lane < groups; group += stride) {
+    const std::uint32_t r0 = group * kPerThread;
+    std::int32_t offset[kPerThread + 1];  // a group past the rows still loads row_ptr[rows]
+    load_four<kAligned>(row_ptr, r0 <= row_count ? r0 : row_count + 1, row_count + 1, offset);
+    offset[kPerThread] = __shfl_down_sync(arch::kFullMask, offset[0], 1);
+    if (lane == arch::kWarpSize - 1 && r0 + kPerThread <= row_count)
+      offset[kPerThread] = row_ptr[r0 + kPerThread];
+    if (group >= groups) continue;
+    const int here = row_count - r0 < kPerThread ? static_cast<int>(row_count - r0) : kPerThread;
+    unsigned decreasing = 0;  // bit i: row r0 + i
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i)
+      decreasing |= static_cast<unsigned>(i < here && offset[i + 1] < offset[i]) << i;
+    if (decreasing != 0) {
+      atomicMin(&check->first_decreasing_row,
+                static_cast<unsigned long long>(r0 + __ffs(decreasing) - 1));
+      continue;  // the bitmap is not read when the offsets fail
+    }
+    if (row_starts == nullptr) continue;
+    unsigned word = 0, bits = 0;  // bits of row starts in bitmap word `word`, not yet written
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const std::int32_t begin = offset[i];
+      if (i >= here || begin == offset[i + 1] || begin < 0 ||
+          static_cast<std::uint32_t>(offset[i + 1]) > entry_count)
+        continue;
+      const unsigned begin_word = static_cast<unsigned>(begin) / 32;
+      if (bits != 0 && begin_word != word) {
+        atomicOr(&row_starts[word], bits);
+        bits = 0;
+      }
+      word = begin_word;
+      bits |= 1u << (begin % 32);
+    }
+    if (bits != 0) atomicOr(&row_starts[word], bits);
   }
-  add_block_count(count, &check->row_start_descents);
 }
 
-/// One thread per entry, a warp on 32 consecutive entries (blockDim.x == kCheckThreads):
-/// columns out of [0, cols) -> atomicMin of code 2k; counts the descents col_idx[k] <=
-/// col_idx[k - 1] among the others. Each lane takes the column before its own from the lane
-/// below (lane 0 loads it).
-__global__ void check_columns_kernel(const std::int32_t* __restrict__ col_idx, std::int64_t cols,
+/// Thread q takes entries 8q .. 8q + 7 (those below nnz), a warp 256 consecutive entries and
+/// the 8 bitmap words of them (the lane's 8 bits at (8 * lane) % 32), kEntryGroupsInFlight such
+/// groups loaded before the first is checked. The column before a thread's first entry is the
+/// previous lane's last (lane 0 loads it). A group is checked with 8-bit masks: out of range, not
+/// above the column before, begins a row.
+template <bool kAligned>
+__global__ void check_columns_kernel(const std::int32_t* __restrict__ col_idx,
+                                     const unsigned* __restrict__ row_starts, std::int64_t cols,
                                      std::int64_t nnz, CsrCheck* check) {
+  // 32-bit indices (nnz < 2^31): the kernel is bound by its instructions
+  constexpr int kGroups = kEntryGroupsInFlight;
+  constexpr int kEntries = kEntriesPerThread;
+  constexpr unsigned kAllEntries = (1u << kEntries) - 1;
   const int lane = static_cast<int>(threadIdx.x % arch::kWarpSize);
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  unsigned long long count = 0;
-  // warp-uniform loop: every lane shuffles, lanes past nnz check nothing
-  for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x - lane;
-       base < nnz; base += kColumnLoadsInFlight * stride) {
-    std::int32_t column[kColumnLoadsInFlight], before_warp[kColumnLoadsInFlight];
+  const int bit_shift = (kEntries * lane) % 32;  // every group's k0 % 32
+  const std::uint32_t stride = gridDim.x * blockDim.x;
+  const std::uint32_t entry_count = static_cast<std::uint32_t>(nnz);
+  const std::uint32_t groups = (entry_count + kEntries - 1) / kEntries;
+  const auto column_count = static_cast<std::uint32_t>(cols);
+  // warp-uniform loop: every lane shuffles, lanes past the end check nothing
+  for (std::uint32_t base = blockIdx.x * blockDim.x + threadIdx.x - lane; base < groups;
+       base += kGroups * stride) {
+    std::int32_t column[kGroups][kEntries], before_warp[kGroups];
+    unsigned starts[kGroups];
 #pragma unroll
-    for (int j = 0; j < kColumnLoadsInFlight; ++j) {  // every load issued before the first use
-      const std::int64_t k = base + j * stride + lane;
-      column[j] = k < nnz ? col_idx[k] : 0;
-      before_warp[j] = lane == 0 && k > 0 && k < nnz ? col_idx[k - 1] : 0;
+    for (int j = 0; j < kGroups; ++j) {  // every load issued before the first use
+      const std::uint32_t k0 = (base + j * stride + lane) * kEntries;
+#pragma unroll
+      for (int half = 0; half < kEntries; half += kPerThread) {
+        const std::uint32_t first = k0 + half;
+        load_four<kAligned>(col_idx, first < entry_count ? first : entry_count, entry_count,
+                            column[j] + half);
+      }
+      starts[j] = k0 < entry_count ? row_starts[k0 / 32] : 0;
+      // entry 0 has no column before it: INT32_MIN, above which every column in range is
+      before_warp[j] = lane != 0 ? 0 : k0 > 0 && k0 < entry_count ? col_idx[k0 - 1] : INT32_MIN;
     }
 #pragma unroll
-    for (int j = 0; j < kColumnLoadsInFlight; ++j) {
-      const std::int64_t k = base + j * stride + lane;
-      std::int32_t previous = __shfl_up_sync(arch::kFullMask, column[j], 1);
+    for (int j = 0; j < kGroups; ++j) {
+      const std::uint32_t k0 = (base + j * stride + lane) * kEntries;
+      std::int32_t previous = __shfl_up_sync(arch::kFullMask, column[j][kEntries - 1], 1);
       if (lane == 0) previous = before_warp[j];
-      if (k >= nnz) continue;
-      if (column[j] < 0 || column[j] >= cols)
-        atomicMin(&check->first_bad_entry_code, static_cast<unsigned long long>(2 * k));
-      else if (k > 0 && column[j] <= previous)
-        ++count;
+      unsigned out_of_range = 0, not_increasing = 0;  // bit i: entry k0 + i
+#pragma unroll
+      for (int i = 0; i < kEntries; ++i) {
+        const std::int32_t c = column[j][i];
+        out_of_range |= static_cast<unsigned>(static_cast<std::uint32_t>(c) >= column_count) << i;
+        not_increasing |= static_cast<unsigned>(c <= (i == 0 ? previous : column[j][i - 1])) << i;
+      }
+      const unsigned row_begins = (starts[j] >> bit_shift) & kAllEntries;
+      const std::uint32_t left = k0 < entry_count ? entry_count - k0 : 0;
+      const unsigned present = left >= kEntries ? kAllEntries : (1u << left) - 1;
+      const unsigned bad = (out_of_range | (not_increasing & ~row_begins)) & present;
+      // the warp's entries ascend with the lane: its first failing lane has its smallest code
+      const unsigned failing = __ballot_sync(arch::kFullMask, bad != 0);
+      if (failing != 0 && lane == __ffs(failing) - 1) {
+        const int i = __ffs(bad) - 1;
+        atomicMin(&check->first_bad_entry_code,
+                  2 * static_cast<unsigned long long>(k0 + i) + ((out_of_range >> i) & 1u ? 0 : 1));
+      }
     }
-  }
-  add_block_count(count, &check->descents);
-}
-
-/// The exact search, one thread per row: the bit of the row's first entry set in `row_starts` (a
-/// bit per entry, zeroed first; offsets outside [0, nnz) skipped).
-__global__ void mark_row_starts_kernel(const std::int32_t* row_ptr, std::int64_t rows,
-                                       std::int64_t nnz, unsigned* row_starts) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       row < rows; row += stride) {
-    const std::int64_t first = row_ptr[row];
-    if (first >= 0 && first < nnz && first < row_ptr[row + 1])
-      atomicOr(&row_starts[first / 32], 1u << (first % 32));
-  }
-}
-
-/// The exact search, one thread per entry k: the smallest code (2k: out of range; 2k + 1: not
-/// above the column before it while not the first entry of its row).
-__global__ void find_first_bad_entry_kernel(const std::int32_t* col_idx,
-                                            const unsigned* row_starts, std::int64_t cols,
-                                            std::int64_t nnz, CsrCheck* check) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < nnz;
-       k += stride) {
-    const std::int32_t column = col_idx[k];
-    if (column < 0 || column >= cols) {
-      atomicMin(&check->first_bad_entry_code, static_cast<unsigned long long>(2 * k));
-      continue;
-    }
-    if (k == 0 || column > col_idx[k - 1]) continue;
-    if (!((row_starts[k / 32] >> (k % 32)) & 1u))  // not the first entry of its row
-      atomicMin(&check->first_bad_entry_code, static_cast<unsigned long long>(2 * k + 1));
   }
 }
 
@@ -298,42 +327,36 @@ void report_row_offsets(const CsrCheck& found, const DeviceCsrView<Value>& view,
     throw ValidationError(message::last_row_offset(found.last_offset, view.nnz));
 }
 
-/// A CsrCheck on `stream`, set to "nothing found" and zero counts.
+/// A CsrCheck on `stream`, set to "nothing found".
 DeviceBuffer<CsrCheck> fresh_check(cudaStream_t stream) {
   auto check = DeviceBuffer<CsrCheck>::on_stream(1, stream);
-  constexpr std::size_t kFound = offsetof(CsrCheck, descents);
-  auto* bytes = reinterpret_cast<unsigned char*>(check.data());
-  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(bytes, 0xFF, kFound, stream));
-  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(bytes + kFound, 0, sizeof(CsrCheck) - kFound, stream));
+  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(check.data(), 0xFF, sizeof(CsrCheck), stream));
   return check;
 }
 
-/// The columns' check into `check`: range failures and the two descent counts.
+/// The row offsets' check into `check` and, unless `row_starts` is null, the row-start bitmap
+/// (zeroed here first).
 template <typename Value>
-void launch_column_check(const DeviceCsrView<Value>& view, CsrCheck* check, cudaStream_t stream) {
-  count_row_start_descents_kernel<<<counting_grid(view.rows), kCheckThreads, 0, stream>>>(
-      view.row_ptr, view.col_idx, view.rows, view.nnz, check);
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-  check_columns_kernel<<<counting_grid(view.nnz), kCheckThreads, 0, stream>>>(
-      view.col_idx, view.cols, view.nnz, check);
+void launch_row_offsets_check(const DeviceCsrView<Value>& view, CsrCheck* check,
+                              DeviceBuffer<unsigned>* row_starts, cudaStream_t stream) {
+  if (row_starts)
+    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(row_starts->data(), 0, row_starts->bytes(), stream));
+  const auto kernel = aligned_for_vector_loads(view.row_ptr) ? &check_row_offsets_kernel<true>
+                                                             : &check_row_offsets_kernel<false>;
+  kernel<<<check_grid(view.rows / kPerThread + 1), kCheckThreads, 0, stream>>>(
+      view.row_ptr, view.rows, view.nnz, check, row_starts ? row_starts->data() : nullptr);
   TCSPARSE_CUDA_CHECK_LAUNCH();
 }
 
-/// The code of the first bad entry (CsrCheck::first_bad_entry_code), by the exact search on
-/// `stream` (waits for it): only after the columns' check failed.
 template <typename Value>
-unsigned long long first_bad_entry_code(const DeviceCsrView<Value>& view, cudaStream_t stream) {
-  auto check = fresh_check(stream);
-  auto row_starts = DeviceBuffer<unsigned>::on_stream(static_cast<std::size_t>(view.nnz / 32 + 1),
-                                                      stream);
-  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(row_starts.data(), 0, row_starts.bytes(), stream));
-  mark_row_starts_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
-      view.row_ptr, view.rows, view.nnz, row_starts.data());
+void launch_column_check(const DeviceCsrView<Value>& view, const DeviceBuffer<unsigned>& row_starts,
+                         CsrCheck* check, cudaStream_t stream) {
+  const auto kernel = aligned_for_vector_loads(view.col_idx) ? &check_columns_kernel<true>
+                                                             : &check_columns_kernel<false>;
+  const std::int64_t threads = view.nnz / (kEntriesPerThread * kEntryGroupsInFlight) + 1;
+  kernel<<<check_grid(threads), kCheckThreads, 0, stream>>>(view.col_idx, row_starts.data(),
+                                                           view.cols, view.nnz, check);
   TCSPARSE_CUDA_CHECK_LAUNCH();
-  find_first_bad_entry_kernel<<<check_grid(view.nnz), kCheckThreads, 0, stream>>>(
-      view.col_idx, row_starts.data(), view.cols, view.nnz, check.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-  return download_one(check.data(), stream).first_bad_entry_code;
 }
 
 /// Throws what the columns' check found wrong, if anything (the row offsets passed).
@@ -341,14 +364,8 @@ template <typename Value>
 void report_columns(const CsrCheck& found, const DeviceCsrView<Value>& view,
                     cudaStream_t stream) {
   namespace message = csr_message;
-  if (found.first_bad_entry_code == kNothingFound && found.descents == found.row_start_descents)
-    return;
-  const unsigned long long code = first_bad_entry_code(view, stream);
-  if (code == kNothingFound)
-    throw Error("DeviceCsrView check: the column counts disagree (" +
-                str(static_cast<std::int64_t>(found.descents)) + " descents, " +
-                str(static_cast<std::int64_t>(found.row_start_descents)) +
-                " at row starts) but no bad entry was found: a bug, please report it");
+  const unsigned long long code = found.first_bad_entry_code;
+  if (code == kNothingFound) return;
   const auto k = static_cast<std::int64_t>(code / 2);
   const bool out_of_range = code % 2 == 0;
   auto described = DeviceBuffer<BadEntry>::on_stream(1, stream);
@@ -370,36 +387,85 @@ void validate_device_row_offsets(const DeviceCsrView<Value>& view, cudaStream_t 
   check_shape_and_pointers(view);
   TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
   auto check = fresh_check(stream);
-  check_row_offsets_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
-      view.row_ptr, view.rows, check.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
+  launch_row_offsets_check(view, check.data(), nullptr, stream);
   report_row_offsets(download_one(check.data(), stream), view, stream);
 }
 
+/// The row starts are marked again (a second read of row_ptr, whose answer is not read).
 template <typename Value>
 void validate_device_columns(const DeviceCsrView<Value>& view, cudaStream_t stream) {
   if (view.nnz == 0) return;
   TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
   auto check = fresh_check(stream);
-  launch_column_check(view, check.data(), stream);
+  auto row_starts = DeviceBuffer<unsigned>::on_stream(row_start_words(view.nnz), stream);
+  launch_row_offsets_check(view, check.data(), &row_starts, stream);
+  launch_column_check(view, row_starts, check.data(), stream);
   report_columns(download_one(check.data(), stream), view, stream);
 }
 
-/// Both checks in one pass: every kernel, then one download (the row offsets' answer first:
+namespace {
+/// One check in flight a thread: its answer's pinned slot is the thread's.
+thread_local bool check_in_flight = false;
+static_assert(sizeof(CsrCheck) <= kDownloadBounceBytes);
+}  // namespace
+
+template <typename Value>
+struct DeviceCsrCheck<Value>::InFlight {
+  DeviceCsrView<Value> view;
+  TemporaryMemoryScope temporaries{nullptr};  // first: outlives the temporaries
+  DeviceBuffer<CsrCheck> check;
+  DeviceBuffer<unsigned> row_starts;
+  CudaEvent answered{cudaEventDisableTiming};
+  CsrCheck* answer = nullptr;  ///< pinned
+  bool finished = false;
+};
+
+/// Both checks in one pass: both kernels, then one download (the row offsets' answer first:
 /// with bad offsets the columns' answer is not read).
 template <typename Value>
-void validate_device_csr(const DeviceCsrView<Value>& view) {
+DeviceCsrCheck<Value>::DeviceCsrCheck(const DeviceCsrView<Value>& view) {
   check_shape_and_pointers(view);
+  if (check_in_flight) throw Error("DeviceCsrCheck: a check is in flight on this thread already");
   const cudaStream_t stream = nullptr;
-  TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
-  auto check = fresh_check(stream);
-  check_row_offsets_kernel<<<check_grid(view.rows), kCheckThreads, 0, stream>>>(
-      view.row_ptr, view.rows, check.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-  if (view.nnz > 0) launch_column_check(view, check.data(), stream);
-  const CsrCheck found = download_one(check.data(), stream);
-  report_row_offsets(found, view, stream);
-  report_columns(found, view, stream);
+  in_flight_ = std::make_unique<InFlight>();
+  in_flight_->view = view;
+  in_flight_->check = fresh_check(stream);
+  if (view.nnz > 0) {
+    in_flight_->row_starts =
+        DeviceBuffer<unsigned>::on_stream(row_start_words(view.nnz), stream);
+    launch_row_offsets_check(view, in_flight_->check.data(), &in_flight_->row_starts, stream);
+    launch_column_check(view, in_flight_->row_starts, in_flight_->check.data(), stream);
+  } else {
+    launch_row_offsets_check(view, in_flight_->check.data(), nullptr, stream);
+  }
+  in_flight_->answer = static_cast<CsrCheck*>(download_bounce(DownloadSlot::check_in_flight));
+  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(in_flight_->answer, in_flight_->check.data(),
+                                      sizeof(CsrCheck), cudaMemcpyDeviceToHost, stream));
+  in_flight_->answered.record(stream);
+  check_in_flight = true;
+}
+
+template <typename Value>
+DeviceCsrCheck<Value>::~DeviceCsrCheck() {
+  // the temporaries' scope waits for the legacy stream: the answer's copy is done before its
+  // pinned slot may serve the thread's next check
+  if (in_flight_ && !in_flight_->finished) check_in_flight = false;
+}
+
+template <typename Value>
+void DeviceCsrCheck<Value>::finish() {
+  if (in_flight_->finished) return;
+  in_flight_->finished = true;
+  check_in_flight = false;
+  in_flight_->answered.synchronize();
+  const CsrCheck found = *in_flight_->answer;
+  report_row_offsets(found, in_flight_->view, nullptr);
+  report_columns(found, in_flight_->view, nullptr);
+}
+
+template <typename Value>
+void validate_device_csr(const DeviceCsrView<Value>& view) {
+  DeviceCsrCheck<Value>(view).finish();
 }
 
 template <typename Value>
@@ -464,6 +530,7 @@ CsrMatrix<Value, std::int32_t> download_device_csr(const DeviceCsrView<Value>& v
 }
 
 #define TCSPARSE_INSTANTIATE_DEVICE_CSR_VIEW(Value)                                           \
+  template class DeviceCsrCheck<Value>;                                                      \
   template void validate_device_csr(const DeviceCsrView<Value>&);                            \
   template void validate_device_row_offsets(const DeviceCsrView<Value>&, cudaStream_t);      \
   template void validate_device_columns(const DeviceCsrView<Value>&, cudaStream_t);          \

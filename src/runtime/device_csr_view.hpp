@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "runtime/device_csr.hpp"
 #include "tcsparse/csr.hpp"
@@ -25,6 +26,29 @@ namespace tcsparse::detail {
 /// stream must be synchronised first). Costs about one read of row_ptr and col_idx.
 template <typename Value>
 void validate_device_csr(const DeviceCsrView<Value>& view);
+
+/// validate_device_csr in flight. The constructor checks the shape and the pointers (throwing at
+/// once), launches the GPU check on the legacy default stream with the copy of its answer into
+/// pinned memory, and returns without waiting; finish() waits for that answer alone (not for work
+/// launched after it) and throws what validate_device_csr throws, once. A build from device CSR
+/// that reads nothing but row_ptr and writes nothing but its own arrays (csr_overlap's batch
+/// table) launches its kernels meanwhile and finishes the check before it uses their results:
+/// the host's work and one wait overlap the check. One in flight per thread; the destructor waits
+/// for the check (and any work launched after it on the legacy stream).
+template <typename Value>
+class DeviceCsrCheck {
+ public:
+  explicit DeviceCsrCheck(const DeviceCsrView<Value>& view);
+  ~DeviceCsrCheck();
+  DeviceCsrCheck(const DeviceCsrCheck&) = delete;
+  DeviceCsrCheck& operator=(const DeviceCsrCheck&) = delete;
+
+  void finish();
+
+ private:
+  struct InFlight;
+  std::unique_ptr<InFlight> in_flight_;
+};
 
 /// validate_device_csr in two parts, on `stream` (each waits for it; its temporaries are
 /// stream-ordered, so either may run while a copy on another stream goes on): the shape, the

@@ -498,14 +498,26 @@ struct DeviceCopy {
   DeviceBuffer<std::int32_t> row_ptr, col_idx;
   DeviceBuffer<Value> values;
   std::int64_t rows = 0, cols = 0;
+  std::size_t shift = 0;
 
-  explicit DeviceCopy(const CsrMatrix<Value, std::int32_t>& matrix)
-      : row_ptr(matrix.row_ptr), col_idx(matrix.col_idx), values(matrix.values),
-        rows(matrix.rows), cols(matrix.cols) {}
+  /// elements > 0: each array starts that many elements into its allocation, as a view into the middle
+  /// of larger arrays would (shift 1: the 4-byte indices are not 16-byte aligned).
+  explicit DeviceCopy(const CsrMatrix<Value, std::int32_t>& matrix, std::size_t elements = 0)
+      : row_ptr(shifted(matrix.row_ptr, elements)), col_idx(shifted(matrix.col_idx, elements)),
+        values(shifted(matrix.values, elements)), rows(matrix.rows), cols(matrix.cols),
+        shift(elements) {}
 
   DeviceCsrView<Value> view() const {
-    return {rows, cols, static_cast<std::int64_t>(col_idx.size()), row_ptr.data(), col_idx.data(),
-            values.data()};
+    return {rows, cols, static_cast<std::int64_t>(col_idx.size() - shift), row_ptr.data() + shift,
+            col_idx.data() + shift, values.data() + shift};
+  }
+
+ private:
+  template <typename T>
+  static std::vector<T> shifted(const std::vector<T>& array, std::size_t elements) {
+    std::vector<T> out(elements, T{});
+    out.insert(out.end(), array.begin(), array.end());
+    return out;
   }
 };
 
@@ -696,13 +708,30 @@ class DeviceCsrViewValidation : public testing::GpuTest {
     }
     ASSERT_FALSE(host_message.empty()) << "the host accepted the broken matrix";
     EXPECT_NE(host_message.find(expected_words), std::string::npos) << host_message;
-    const DeviceCopy<double> device(broken);
-    for (const char* method : {"cusparse", "csr_overlap", "dasp"}) {
-      try {
-        const SpmvPlan<double> plan(device.view(), method);
-        ADD_FAILURE() << method << ": the plan accepted the broken matrix (" << host_message << ")";
-      } catch (const ValidationError& error) {
-        EXPECT_EQ(std::string(error.what()), host_message) << method;
+    // arrays aligned to 16 bytes (the check's vector loads) and not (its scalar loads)
+    for (const std::size_t shift : {0, 1}) {
+      const DeviceCopy<double> device(broken, shift);
+      for (const char* method : {"cusparse", "csr_overlap", "dasp"}) {
+        try {
+          const SpmvPlan<double> plan(device.view(), method);
+          ADD_FAILURE() << method << " (arrays shifted by " << shift
+                        << "): the plan accepted the broken matrix (" << host_message << ")";
+        } catch (const ValidationError& error) {
+          EXPECT_EQ(std::string(error.what()), host_message) << method << " shift " << shift;
+        }
+      }
+      // csr_overlap checks beside its own build (DeviceCsrCheck): borrowing or copying the
+      // arrays, building the batch table or merge-path tiles, the check's error is the one seen
+      for (const char* parameter : {"device_csr=copy", "partition=rows", "partition=merge_path"}) {
+        PlanOptions options;
+        options.parameters = {parameter};
+        try {
+          const SpmvPlan<double> plan(device.view(), "csr_overlap", options);
+          ADD_FAILURE() << "csr_overlap " << parameter << ": the plan accepted the broken matrix ("
+                        << host_message << ")";
+        } catch (const ValidationError& error) {
+          EXPECT_EQ(std::string(error.what()), host_message) << parameter << " shift " << shift;
+        }
       }
     }
     // from the host CSR: dasp checks it on the GPU after the upload (checks_csr_on_device), or
@@ -724,8 +753,10 @@ class DeviceCsrViewValidation : public testing::GpuTest {
 };
 
 TEST_F(DeviceCsrViewValidation, AValidMatrixIsAccepted) {
-  const DeviceCopy<double> device(valid());
-  EXPECT_NO_THROW(SpmvPlan<double>(device.view(), "csr_overlap"));
+  for (const std::size_t shift : {0, 1}) {
+    const DeviceCopy<double> device(valid(), shift);
+    EXPECT_NO_THROW(SpmvPlan<double>(device.view(), "csr_overlap")) << "shift " << shift;
+  }
 }
 
 TEST_F(DeviceCsrViewValidation, RowPtrMustStartAtZero) {
@@ -738,6 +769,8 @@ TEST_F(DeviceCsrViewValidation, RowPtrMustNotDecrease) {
   auto m = valid();
   m.row_ptr = {0, 2, 3, 1, 6};
   expect_same_error_as_the_host(m, "row_ptr decreases at row 2");
+  m.row_ptr = {0, 2, 3, 6, 5};  // at the last row, whose end the next thread loads
+  expect_same_error_as_the_host(m, "row_ptr decreases at row 3");
 }
 
 TEST_F(DeviceCsrViewValidation, RowPtrMustEndAtNnz) {
@@ -773,16 +806,17 @@ TEST_F(DeviceCsrViewValidation, TheFirstBadRowIsNamed) {
 }
 
 TEST_F(DeviceCsrViewValidation, EveryEntryOfALargeMatrixIsChecked) {
-  // 2^17 rows of 0..16 columns (about a million entries): the column check counts descents over
-  // many warps, blocks and grid-stride rounds, each lane comparing with the lane below it (lane 0
-  // loads its own predecessor). A duplicate anywhere inside a row, at a warp's first or last lane
-  // or at the very end, and a column out of range at a row's first entry, are found and named
-  // as the host names them; descents from one row to the next (every row start) are accepted.
+  // 2^17 rows of 0..16 columns (about a million entries): the column check runs over many
+  // warps, blocks and grid-stride rounds, each lane comparing with the lane below it (lane 0
+  // loads its own predecessor; a warp's group is 256 entries, a lane's 8) and with the
+  // row-start bitmap. A duplicate anywhere inside a row, at a warp's first or last lane or at
+  // the very end, and a column out of range at a row's first entry, are found and named as the
+  // host names them; descents from one row to the next (every row start) are accepted.
   const Matrix large = generate_random_rows(1 << 17, 1 << 12, RowLengthDistribution::uniform, 0,
                                             16, 3);
-  {
-    const DeviceCopy<double> device(large);
-    EXPECT_NO_THROW(SpmvPlan<double>(device.view(), "csr_overlap"));
+  for (const std::size_t shift : {0, 1}) {
+    const DeviceCopy<double> device(large, shift);
+    EXPECT_NO_THROW(SpmvPlan<double>(device.view(), "csr_overlap")) << "shift " << shift;
   }
   const auto nnz = static_cast<std::int64_t>(large.col_idx.size());
   std::vector<bool> row_start(static_cast<std::size_t>(nnz), false);
@@ -799,7 +833,7 @@ TEST_F(DeviceCsrViewValidation, EveryEntryOfALargeMatrixIsChecked) {
   };
   for (const std::int64_t target :
        {std::int64_t{1}, std::int64_t{32 * 1000}, std::int64_t{32 * 1001 - 1}, nnz / 2,
-        nnz / 2 + 32 * 97, nnz - 1}) {
+        nnz / 2 + 32 * 97, std::int64_t{256 * 97 - 1}, std::int64_t{256 * 97 + 8}, nnz - 1}) {
     const std::int64_t k = inside_a_row(target);
     auto m = large;
     m.col_idx[k] = m.col_idx[k - 1];
@@ -811,6 +845,23 @@ TEST_F(DeviceCsrViewValidation, EveryEntryOfALargeMatrixIsChecked) {
   auto m = large;
   m.col_idx[large.row_ptr[row]] = static_cast<std::int32_t>(large.cols);
   expect_same_error_as_the_host(m, "is out of range");
+}
+
+TEST_F(DeviceCsrViewValidation, RowsOfZeroToTwoEntriesShareTheirBitmapWords) {
+  // up to 32 row starts in one bitmap word, from the lanes of one warp and, at a warp's edge,
+  // from two warps: every start is marked (a lost bit would reject a valid matrix), and an
+  // order failure inside a two-entry row is still found
+  const Matrix short_rows = generate_random_rows(1 << 16, 64, RowLengthDistribution::uniform, 0,
+                                                 2, 5);
+  for (const std::size_t shift : {0, 1}) {
+    const DeviceCopy<double> device(short_rows, shift);
+    EXPECT_NO_THROW(SpmvPlan<double>(device.view(), "csr_overlap")) << "shift " << shift;
+  }
+  std::int64_t row = short_rows.rows / 3;
+  while (short_rows.row_ptr[row + 1] - short_rows.row_ptr[row] != 2) ++row;
+  auto m = short_rows;
+  std::swap(m.col_idx[m.row_ptr[row]], m.col_idx[m.row_ptr[row] + 1]);
+  expect_same_error_as_the_host(m, "follows column");
 }
 
 TEST_F(DeviceCsrViewValidation, HostPointersAreRefused) {
