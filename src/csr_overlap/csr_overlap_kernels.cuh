@@ -89,13 +89,16 @@ __device__ __forceinline__ void store_result(V* y, std::int64_t row, Acc<V> sum,
 inline constexpr int kTableTileThreads = 256;
 inline constexpr int kTablePositionsPerThread = 16;  ///< one 16-byte load of kinds
 inline constexpr int kTableTilePositions = kTableTileThreads * kTablePositionsPerThread;
-/// classify_rows_kernel: groups of 4 consecutive positions a thread takes in a tile.
-inline constexpr int kTableGroupsPerThread = kTablePositionsPerThread / 4;
+/// classify_rows_kernel: a thread's group of consecutive positions (their kinds one 4-byte
+/// store), and the groups it takes in a tile.
+inline constexpr int kTableGroupPositions = 4;
+inline constexpr int kTableGroupsPerThread = kTablePositionsPerThread / kTableGroupPositions;
 /// scan_tile_counts_kernel: its one block, and tile counts a thread takes a round.
 inline constexpr int kTileScanThreads = 1024;
 inline constexpr int kTileScanCountsPerThread = 4;
 
 static_assert(static_cast<int>(RowKind::long_row) < 256, "kinds are stored as bytes");
+static_assert(kTableGroupPositions == sizeof(std::uint32_t), "a group's kinds: one 4-byte store");
 
 /// The table's arrays as allocated (TableCapacity elements each; long_task_ptr one more).
 struct TableArrays {
@@ -135,29 +138,30 @@ __global__ void __launch_bounds__(kThreads)
   // 32-bit positions (rows < 2^31 - 2048, kTableTilePositions-aligned): fewer instructions
   const int lane = static_cast<int>(threadIdx.x % arch::kWarpSize);
   const std::uint32_t row_count = static_cast<std::uint32_t>(in.rows);
-  const std::uint32_t first = blockIdx.x * kTableTilePositions + 4 * threadIdx.x;
+  constexpr int kGroup = kTableGroupPositions;
+  const std::uint32_t first = blockIdx.x * kTableTilePositions + kGroup * threadIdx.x;
   // row_ptr[r] for r <= rows, else 0 (r = 0 - 1 wraps past rows)
   const auto offset_at = [&](std::uint32_t r) { return r <= row_count ? in.row_ptr[r] : 0; };
-  std::int32_t offset[kGroups][6];  // row_ptr[p - 1 .. p + 4] of group p
+  std::int32_t offset[kGroups][kGroup + 2];  // row_ptr[p - 1 .. p + kGroup] of group p
 #pragma unroll
   for (int j = 0; j < kGroups; ++j) {
-    const std::uint32_t p = first + j * 4 * kThreads;
+    const std::uint32_t p = first + j * kGroup * kThreads;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) offset[j][i + 1] = offset_at(p + i);
+    for (int i = 0; i < kGroup; ++i) offset[j][i + 1] = offset_at(p + i);
     offset[j][0] = lane == 0 ? offset_at(p - 1) : 0;
-    offset[j][5] = lane == arch::kWarpSize - 1 ? offset_at(p + 4) : 0;
+    offset[j][kGroup + 1] = lane == arch::kWarpSize - 1 ? offset_at(p + kGroup) : 0;
   }
   TableCounts mine;
 #pragma unroll
   for (int j = 0; j < kGroups; ++j) {
-    const std::uint32_t p = first + j * 4 * kThreads;
-    const std::int32_t before = __shfl_up_sync(arch::kFullMask, offset[j][4], 1);
+    const std::uint32_t p = first + j * kGroup * kThreads;
+    const std::int32_t before = __shfl_up_sync(arch::kFullMask, offset[j][kGroup], 1);
     const std::int32_t after = __shfl_down_sync(arch::kFullMask, offset[j][1], 1);
     if (lane != 0) offset[j][0] = before;
-    if (lane != arch::kWarpSize - 1) offset[j][5] = after;
+    if (lane != arch::kWarpSize - 1) offset[j][kGroup + 1] = after;
     std::uint32_t packed_kinds = 0;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < kGroup; ++i) {
       const RowOffsets o{offset[j][i], offset[j][i + 1], offset[j][i + 2]};
       const RowKind kind = row_kind(p + i, in.rows, o, in.rule);  // past rows: inside_batch
       packed_kinds |= static_cast<std::uint32_t>(kind) << (8 * i);
