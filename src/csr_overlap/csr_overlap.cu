@@ -6,7 +6,9 @@
 // kernel when a long row spans several pieces), all on the caller's stream. With
 // partition=merge_path (or auto choosing it: a few long rows) the plan keeps merge-path tile
 // starts instead of the table, and an apply runs the tile kernel and the fixup of cut rows
-// (csr_overlap_merge_kernels.cuh).
+// (csr_overlap_merge_kernels.cuh). With partition=row_vectors (or auto choosing it: even rows)
+// it keeps nothing but a launch shape, and an apply runs one row-vector kernel
+// (csr_overlap_row_vector_kernels.cuh).
 //
 // Apply is asynchronous, allocates nothing and synchronises nothing. The long-row partial sums
 // (and the merge tiles' carries) belong to the plan: one plan must not be applied on two streams
@@ -26,6 +28,7 @@
 #include "csr_overlap/csr_overlap_launch.cuh"
 #include "csr_overlap/csr_overlap_merge_kernels.cuh"
 #include "csr_overlap/csr_overlap_parameters.hpp"
+#include "csr_overlap/csr_overlap_row_vector_kernels.cuh"
 #include "arch/types.cuh"
 #include "common/stopwatch.hpp"
 #include "runtime/cuda_check.hpp"
@@ -100,16 +103,23 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// table statistics (PlanStats::details) are computed now; without (a plan from device CSR,
   /// whose build must stay free of host work on the matrix) on the first call of stats().
   /// partition=auto: the batch table first, then merge-path tiles instead where it has few
-  /// long rows (merge_path_suits).
+  /// long rows (merge_path_suits), or row vectors where its rows are even (row_vectors_suit,
+  /// from the longest row the table's totals carry).
   /// `check`: a check of the device CSR in flight (a plan from device CSR), finished here once
   /// the table's kernels are launched, before their results are read.
   void build(std::span<const std::int32_t> host_row_ptr,
              detail::DeviceCsrCheck<Value>* check = nullptr) {
     if (parameters_.partition == Partition::rows) build_table_on_device(check);
     if (check) check->finish();
+    const bool automatic = parameters_.partition_automatic;
     if (parameters_.partition == Partition::merge_path ||
-        (parameters_.partition_automatic && merge_path_suits(rows_, long_arguments_.long_count))) {
+        (automatic && merge_path_suits(rows_, long_arguments_.long_count))) {
       build_merge_tiles_on_device();
+      return;
+    }
+    if (parameters_.partition == Partition::row_vectors ||
+        (automatic && row_vectors_suit(rows_, nnz_, longest_row_))) {
+      choose_row_vectors(automatic ? longest_row_ : -1);
       return;
     }
     const detail::Stopwatch host_work;
@@ -131,6 +141,12 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
              Stream stream) const override {
     const auto* dx = reinterpret_cast<const V*>(x);
     auto* dy = reinterpret_cast<V*>(y);
+    if (row_vector_kernel_) {
+      row_vector_kernel_<<<row_vector_blocks_, kRowVectorThreads, 0, stream>>>(
+          row_vector_arguments_, dx, dy, alpha, beta);
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+      return;
+    }
     if (merge_path_) {
       merge_kernel_<<<static_cast<unsigned>(merge_arguments_.tiles), kMergeTileThreads, 0,
                       stream>>>(merge_arguments_, dx, dy, alpha, beta);
@@ -190,6 +206,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   testing::DeviceTable download() const {
     testing::DeviceTable out;
     out.shape = shape_;
+    out.row_vectors = row_vector_shape_;
+    if (row_vector_kernel_) return out;
     if (merge_path_) {
       out.merge_tile_starts.resize(static_cast<std::size_t>(merge_arguments_.tiles) + 1);
       TCSPARSE_CUDA_CHECK(cudaMemcpy(out.merge_tile_starts.data(), tile_starts_.data(),
@@ -247,8 +265,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
 
   /// device_csr: borrow `view`'s arrays, or copy them.
   bool borrows(const DeviceCsrView<Value>& view) const {
-    // copy=direct reads exactly nnz elements with plain loads: any alignment
-    const bool pieces = parameters_.copy == CopyMechanism::cp_async;  // 16-byte cp.async pieces
+    // copy=direct and row vectors read exactly nnz elements with plain loads: any alignment
+    const bool pieces = parameters_.copy == CopyMechanism::cp_async &&  // 16-byte cp.async pieces
+                        parameters_.partition != Partition::row_vectors;
     const char* obstacle = nullptr;
     if (parameters_.copy == CopyMechanism::bulk)
       obstacle = "copy=bulk copies whole 16-byte pieces";
@@ -300,7 +319,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     TableCounts* const totals = tile_counts + tiles;
     CudaEvent start, stop;
     start.record(stream);
-    const device::TableInput input{matrix_.row_ptr, rows_, rule_, piece};
+    const device::TableInput input{matrix_.row_ptr, rows_, rule_, piece, matrix_.col_idx, nnz_};
     const device::TableArrays arrays{batches_.data(), long_rows_.data(), long_task_ptr_.data(),
                                      long_row_tasks_.data(), capacity};
     const auto grid = static_cast<unsigned>(tiles);
@@ -311,13 +330,15 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
         tile_counts, tiles);
     TCSPARSE_CUDA_CHECK_LAUNCH();
     device::scatter_table_kernel<<<grid, device::kTableTileThreads, 0, stream>>>(
-        input, kinds.data(), tile_counts, arrays, totals);
+        input, kinds.data(), tile_counts, arrays);
     TCSPARSE_CUDA_CHECK_LAUNCH();
     stop.record(stream);
     if (check) check->finish();  // throws for a bad matrix, before the totals are read
     const TableCounts counts = download_one(totals);
     const std::int64_t batch_count = counts.batches, long_count = counts.long_rows,
                        task_count = counts.long_tasks;
+    longest_row_ = counts.longest_row;
+    locality_ = {counts.locality_samples, counts.near_samples};
     if (batch_count > capacity.batches || long_count > capacity.long_rows ||
         task_count > capacity.long_tasks)
       throw Error("csr_overlap: the batch table outgrew its bounds (" +
@@ -407,6 +428,31 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
   }
 
+  /// partition=row_vectors (or auto choosing it, `longest_row` >= 0 the reason): the shape and
+  /// the grid, nothing on the GPU; a batch table built before is let go. PlanStats::details say
+  /// so.
+  void choose_row_vectors(std::int64_t longest_row) {
+    batches_ = {};
+    long_rows_ = {};
+    long_task_ptr_ = {};
+    long_row_tasks_ = {};
+    long_partials_ = {};
+    const bool scattered = longest_row >= 0 && locality_.scattered();
+    row_vector_shape_ = parameters_.row_vector_shape(rows_, nnz_, sizeof(V), scattered);
+    row_vector_kernel_ = device::row_vector_kernel_for<V>(row_vector_shape_);
+    const std::int64_t block_rows = device::row_vector_block_rows(row_vector_shape_);
+    row_vector_blocks_ = static_cast<unsigned>((rows_ + block_rows - 1) / block_rows);
+    row_vector_arguments_ = {matrix_.row_ptr, matrix_.col_idx, matrix_.values,
+                             static_cast<std::int32_t>(rows_)};
+    stats_.stored_values = nnz_;
+    stats_.padding_ratio = 0.0;
+    stats_.device_bytes = csr_.bytes();
+    stats_.details = row_vector_statistics(rows_, nnz_, row_vector_shape_, longest_row,
+                                           longest_row >= 0 ? locality_ : ColumnLocality{-1, 0});
+    stats_.details["parameters"] = parameters_json_;
+    stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
+  }
+
   /// One wave of resident blocks (paper §4.1.2: a multiple of the SM count), each taking a
   /// contiguous chunk of batches; or, with batches_per_block set, as many blocks as chunks.
   void choose_launch() {
@@ -442,6 +488,15 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   DeviceBuffer<MergeCoordinate> tile_starts_;
   DeviceBuffer<Acc> carry_out_, head_partial_;
   device::MergeArguments<V> merge_arguments_{};
+  /// partition=row_vectors (or auto choosing it): the kernel to launch (null otherwise).
+  device::RowVectorKernel<V> row_vector_kernel_ = nullptr;
+  RowVectorShape row_vector_shape_;
+  unsigned row_vector_blocks_ = 0;
+  device::RowVectorArguments<V> row_vector_arguments_{};
+  /// The longest row and the column-locality samples, from the batch table's totals
+  /// (partition=auto asks them).
+  std::int64_t longest_row_ = 0;
+  ColumnLocality locality_;
   Json parameters_json_ = Json::object();
   bool statistics_deferred_ = false;
   mutable std::once_flag details_once_;

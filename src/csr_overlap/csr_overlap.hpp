@@ -11,8 +11,8 @@
 
 namespace tcsparse::csr_overlap {
 
-/// Uploads the CSR, builds the batch table (or the merge-path tiles: partition) on the GPU and
-/// returns the method object.
+/// Uploads the CSR, builds the batch table (or the merge-path tiles, or nothing for row vectors:
+/// partition) on the GPU and returns the method object.
 /// Instantiated for double, float, half and bfloat16 (fp32 accumulation for the 16-bit types).
 /// Throws UnsupportedError when two stages of max_batch_size do not fit the device's shared memory.
 template <typename Value>
@@ -35,6 +35,8 @@ struct DeviceTable {
   KernelShape shape;
   /// partition=merge_path: where the tiles start, the end included (else empty).
   std::vector<MergeCoordinate> merge_tile_starts;
+  /// partition=row_vectors: the launch shape (else all zero).
+  RowVectorShape row_vectors;
 };
 
 /// Copies the batch table (or the merge-path tiles' starts) of a method made by make_spmv back

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <type_traits>
 
 #include "tcsparse/error.hpp"
 #include "tcsparse/types.hpp"
@@ -407,15 +408,111 @@ Json merge_path_statistics(std::int64_t rows, std::int64_t nnz,
   return statistics;
 }
 
+std::int64_t longest_row(std::span<const std::int32_t> row_ptr) {
+  std::int64_t longest = 0;
+  for (std::size_t r = 1; r < row_ptr.size(); ++r)
+    longest = std::max<std::int64_t>(longest, row_ptr[r] - row_ptr[r - 1]);
+  return longest;
+}
+
+template <typename Value>
+void row_vector_host_apply(const CsrMatrix<Value, std::int32_t>& matrix, RowVectorShape shape,
+                           std::span<const Value> x, std::span<double> y, double alpha,
+                           double beta) {
+  const int vector = shape.vector_size;
+  if (vector < 1 || vector > 32 || (vector & (vector - 1)) != 0)
+    throw Error("csr_overlap: row vector size " + std::to_string(vector) +
+                " is not a power of two in 1..32");
+  if (shape.steps < 1) throw Error("csr_overlap: row vector steps must be at least 1");
+  // fp32 sums (every value type but fp64) fold every kRowVectorFoldTrips loop trips
+  constexpr bool kFold = !std::is_same_v<Value, double>;
+  const std::int64_t trip_length = std::int64_t{vector} * shape.steps;  // a lane: steps of them
+  std::vector<double> lane_sums(static_cast<std::size_t>(vector));
+  for (std::int32_t row = 0; row < matrix.rows; ++row) {
+    const std::int32_t begin = matrix.row_ptr[static_cast<std::size_t>(row)];
+    const std::int64_t length = matrix.row_ptr[static_cast<std::size_t>(row) + 1] - begin;
+    for (int lane = 0; lane < vector; ++lane) {
+      double sum = 0.0, folded = 0.0;
+      for (std::int64_t trip = 0; trip * trip_length < length; ++trip) {
+        const std::int64_t trip_end = std::min(length, (trip + 1) * trip_length);
+        for (std::int64_t i = trip * trip_length + lane; i < trip_end; i += vector) {
+          const auto k = static_cast<std::size_t>(begin + i);
+          sum += to_double(matrix.values[k]) *
+                 to_double(x[static_cast<std::size_t>(matrix.col_idx[k])]);
+        }
+        if (kFold && trip % kRowVectorFoldTrips == kRowVectorFoldTrips - 1) {
+          folded += sum;
+          sum = 0.0;
+        }
+      }
+      lane_sums[static_cast<std::size_t>(lane)] = kFold ? folded + sum : sum;
+    }
+    for (int half = vector / 2; half >= 1; half /= 2)  // lane l keeps l + (l ^ half): lane 0's
+      for (int lane = 0; lane < half; ++lane)           // sum after every step
+        lane_sums[static_cast<std::size_t>(lane)] +=
+            lane_sums[static_cast<std::size_t>(lane + half)];
+    const auto at = static_cast<std::size_t>(row);
+    y[at] = beta == 0.0 ? alpha * lane_sums[0] : alpha * lane_sums[0] + beta * y[at];
+  }
+}
+
+ColumnLocality column_locality(std::span<const std::int32_t> row_ptr,
+                               std::span<const std::int32_t> col_idx) {
+  ColumnLocality locality;
+  const auto rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
+  for (std::int64_t r = kLocalitySampleRows; r < rows; r += kLocalitySampleRows) {
+    const RowOffsets o = row_offsets(row_ptr.data(), r, rows);
+    if (!is_locality_sample(r, rows, o)) continue;
+    ++locality.samples;
+    if (first_columns_near(col_idx[static_cast<std::size_t>(o.previous_start)],
+                           col_idx[static_cast<std::size_t>(o.start)]))
+      ++locality.near;
+  }
+  return locality;
+}
+
+Json row_vector_statistics(std::int64_t rows, std::int64_t nnz, RowVectorShape shape,
+                           std::int64_t longest_row, ColumnLocality locality) {
+  const std::int64_t block_rows =
+      std::int64_t{kRowVectorThreads} / shape.vector_size * shape.rows;
+  Json statistics = {{"partition", "row_vectors"},
+                     {"row_vector_size", shape.vector_size},
+                     {"row_vector_rows", shape.rows},
+                     {"row_vector_steps", shape.steps},
+                     {"threads_per_block", kRowVectorThreads},
+                     {"blocks", (rows + block_rows - 1) / block_rows},
+                     {"mean_row_length", rows > 0 ? static_cast<double>(nnz) /
+                                                        static_cast<double>(rows)
+                                                  : 0.0}};
+  if (longest_row >= 0) statistics["longest_row"] = longest_row;
+  if (locality.samples >= 0) {
+    statistics["locality_samples"] = locality.samples;
+    statistics["near_samples"] = locality.near;
+    statistics["scattered_columns"] = locality.scattered();
+  }
+  return statistics;
+}
+
 Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
                             const CsrOverlapParameters& parameters) {
+  const std::int64_t rows = matrix.rows, nnz = matrix.nnz();
   if (parameters.partition == Partition::merge_path)
-    return merge_path_statistics(matrix.rows, matrix.nnz(), parameters, -1);
+    return merge_path_statistics(rows, nnz, parameters, -1);
+  if (parameters.partition == Partition::row_vectors)
+    return row_vector_statistics(rows, nnz, parameters.row_vector_shape(rows, nnz, sizeof(double)),
+                                 -1);
   const BatchTable table =
       build_batch_table(matrix.row_ptr, parameters.partition_rule(), parameters.long_row_piece);
   const auto long_rows = static_cast<std::int64_t>(table.long_rows.size());
-  if (parameters.partition_automatic && merge_path_suits(matrix.rows, long_rows))
-    return merge_path_statistics(matrix.rows, matrix.nnz(), parameters, long_rows);
+  if (parameters.partition_automatic && merge_path_suits(rows, long_rows))
+    return merge_path_statistics(rows, nnz, parameters, long_rows);
+  const std::int64_t longest = longest_row(matrix.row_ptr);
+  if (parameters.partition_automatic && row_vectors_suit(rows, nnz, longest)) {
+    const ColumnLocality locality = column_locality(matrix.row_ptr, matrix.col_idx);
+    return row_vector_statistics(
+        rows, nnz, parameters.row_vector_shape(rows, nnz, sizeof(double), locality.scattered()),
+        longest, locality);
+  }
   return table_statistics(matrix.row_ptr, table, parameters);
 }
 
@@ -425,7 +522,10 @@ Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
                                   std::span<double>, double, double);                            \
   template void merge_host_apply<Value>(const CsrMatrix<Value, std::int32_t>&,                  \
                                         std::span<const MergeCoordinate>, std::int64_t,         \
-                                        std::span<const Value>, std::span<double>, double, double);
+                                        std::span<const Value>, std::span<double>, double, double); \
+  template void row_vector_host_apply<Value>(const CsrMatrix<Value, std::int32_t>&,             \
+                                             RowVectorShape, std::span<const Value>,            \
+                                             std::span<double>, double, double);
 TCSPARSE_CSR_OVERLAP_INSTANTIATE(double)
 TCSPARSE_CSR_OVERLAP_INSTANTIATE(float)
 TCSPARSE_CSR_OVERLAP_INSTANTIATE(half)

@@ -12,7 +12,8 @@
 // host_apply walks it exactly as the kernels do (same blocks or warps and their batches, vector
 // size, row order, lane partition and reduction order), accumulating in double. With
 // partition=merge_path the layout is the merge-path tile starts instead (merge_tile_starts, the
-// GPU's; merge_host_apply walks them).
+// GPU's; merge_host_apply walks them); with partition=row_vectors there is none, only a launch
+// shape (row_vector_host_apply walks the rows as its vectors do).
 #pragma once
 
 #include <cstdint>
@@ -123,6 +124,32 @@ void merge_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
 Json merge_path_statistics(std::int64_t rows, std::int64_t nnz,
                            const CsrOverlapParameters& parameters, std::int64_t long_rows);
 
+/// The longest row of a CSR with these row offsets (0 for none): what partition=auto asks
+/// (row_vectors_suit), as the GPU's table build sums it up (TableCounts::longest_row).
+std::int64_t longest_row(std::span<const std::int32_t> row_ptr);
+
+/// y = alpha * A * x + beta * y as the row-vector kernel computes it, accumulating in double:
+/// lane l of a row's vector adds the row's products l, l + vector_size, ... in this order (for
+/// every value type but fp64 folding its sum into a second one after every kRowVectorFoldTrips
+/// loop trips of vector_size x steps products), then the lanes' sums are added by the butterfly
+/// of arch::group_sum (lanes l and l ^ h, h = vector_size / 2, ..., 1). beta == 0 ignores y's
+/// contents.
+template <typename Value>
+void row_vector_host_apply(const CsrMatrix<Value, std::int32_t>& matrix, RowVectorShape shape,
+                           std::span<const Value> x, std::span<double> y, double alpha,
+                           double beta);
+
+/// The column-locality samples of a CSR (csr_overlap_rules.hpp is_locality_sample), as the
+/// GPU's table build counts them (TableCounts::locality_samples, near_samples).
+ColumnLocality column_locality(std::span<const std::int32_t> row_ptr,
+                               std::span<const std::int32_t> col_idx);
+
+/// Statistics of a row-vector plan (PlanStats::details, layout_statistics): the shape, the
+/// blocks, the mean row length, and with partition=auto the longest row and the column-locality
+/// samples that chose it (longest_row >= 0, locality.samples >= 0).
+Json row_vector_statistics(std::int64_t rows, std::int64_t nnz, RowVectorShape shape,
+                           std::int64_t longest_row, ColumnLocality locality = {-1, 0});
+
 /// Statistics of a batch table (PlanStats::details, layout_statistics, `tcsparse info`):
 /// "partition": "rows", batches, rows and nonzeros per vector size, long rows and their pieces,
 /// the partition settings.
@@ -130,7 +157,8 @@ Json table_statistics(std::span<const std::int32_t> row_ptr, const BatchTable& t
                       const CsrOverlapParameters& parameters);
 
 /// The statistics of the plan `matrix` would get (no GPU): table_statistics of its host-built
-/// table, or merge_path_statistics where the partition is or chooses merge_path.
+/// table, or merge_path_statistics / row_vector_statistics where the partition is or chooses
+/// merge_path / row_vectors (the shape of fp64 values).
 Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
                             const CsrOverlapParameters& parameters);
 

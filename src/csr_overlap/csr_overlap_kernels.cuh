@@ -72,14 +72,15 @@ __device__ __forceinline__ void store_result(V* y, std::int64_t row, Acc<V> sum,
 //
 //   classify_rows_kernel     thread t of a tile takes positions base + j * 4 * kTableTileThreads +
 //                            4t .. + 3 (j < 4: coalesced row_ptr reads): kinds[p] = row_kind(p),
-//                            one byte, and the tile's TableCounts into tile_counts[tile]
+//                            one byte, and the tile's TableCounts (with its longest row and its
+//                            column-locality samples) into tile_counts[tile]
 //   scan_tile_counts_kernel  one block: tile_counts becomes its exclusive scan
 //   scatter_table_kernel     thread t takes positions base + 16t .. base + 16t + 15 (one 16-byte
 //                            load of kinds): a block scan of the threads' counts, plus the tile's
 //                            prefix, numbers every position, and scatter_writes places it
 //
 //   kinds        [tiles x 4096] bytes (past rows: inside_batch)
-//   tile_counts  [tiles] TableCounts
+//   tile_counts  [tiles + 1] TableCounts (the last: the totals, written by the scan)
 //
 // A row's kind is computed once (its two 32-bit modulos are most of the work); the second pass
 // reads 1 byte a position instead of the offsets. The arrays are allocated at table_capacity
@@ -109,12 +110,16 @@ struct TableArrays {
   TableCapacity capacity;
 };
 
-/// What the table build reads: the offsets and the rule.
+/// What the table build reads: the offsets and the rule, and for the column-locality samples
+/// the column indices (read only at offsets in [0, nnz): the build may run on a CSR still being
+/// checked).
 struct TableInput {
   const std::int32_t* row_ptr;
   std::int64_t rows;
   PartitionRule rule;
   std::int32_t piece;  ///< long_row_piece
+  const std::int32_t* col_idx;
+  std::int64_t nnz;
 };
 
 struct AddTableCounts {
@@ -166,6 +171,14 @@ __global__ void __launch_bounds__(kThreads)
       const RowKind kind = row_kind(p + i, in.rows, o, in.rule);  // past rows: inside_batch
       packed_kinds |= static_cast<std::uint32_t>(kind) << (8 * i);
       if (kind != RowKind::inside_batch) mine = mine + row_counts(kind, o.end - o.start, in.piece);
+      if (p + i < row_count) mine.longest_row = max(mine.longest_row, o.end - o.start);
+    }
+    // samples are multiples of kLocalitySampleRows: the first position of a group, if any
+    const RowOffsets o{offset[j][0], offset[j][1], offset[j][2]};
+    if (is_locality_sample(p, in.rows, o) && o.previous_start >= 0 && o.start < in.nnz) {
+      ++mine.locality_samples;
+      if (first_columns_near(in.col_idx[o.previous_start], in.col_idx[o.start]))
+        ++mine.near_samples;
     }
     *reinterpret_cast<std::uint32_t*>(kinds + p) = packed_kinds;  // little-endian: kinds[p + i]
   }
@@ -174,7 +187,9 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /// Between the passes, one block of kThreads: tile_counts[0, tiles) replaced by its exclusive
-/// scan, kTileScanCountsPerThread consecutive counts a thread, a round at a time.
+/// scan, kTileScanCountsPerThread consecutive counts a thread, a round at a time, and
+/// tile_counts[tiles] set to their total: the table's totals (positions from rows on add
+/// nothing) with the longest row and the column-locality samples.
 template <int kThreads = kTileScanThreads>
 __global__ void __launch_bounds__(kThreads)
     scan_tile_counts_kernel(TableCounts* tile_counts, std::int64_t tiles) {
@@ -202,6 +217,7 @@ __global__ void __launch_bounds__(kThreads)
     carried = carried + round_total;
     __syncthreads();  // scan_storage is reused by the next round
   }
+  if (threadIdx.x == 0) tile_counts[tiles] = carried;
 }
 
 /// row_counts of position p of kind `kind` (row_ptr read for a long row only).
@@ -212,13 +228,12 @@ __device__ __forceinline__ TableCounts counts_at(const TableInput& in, std::int6
 }
 
 /// Pass 2: a tile a block. Writes the batches' ends and starts, the long rows, their first tasks
-/// and their tasks, and at p == rows the totals and the end of long_task_ptr. Its three loads
+/// and their tasks, and at p == rows the end of long_task_ptr. Its three loads
 /// (the thread's kinds, the kind before them, the tile's prefix) are issued together.
 template <int kThreads = kTableTileThreads>
 __global__ void __launch_bounds__(kThreads)
     scatter_table_kernel(TableInput in, const std::uint8_t* __restrict__ kinds,
-                         const TableCounts* __restrict__ tile_prefix, TableArrays out,
-                         TableCounts* totals) {
+                         const TableCounts* __restrict__ tile_prefix, TableArrays out) {
   using BlockScan = cub::BlockScan<TableCounts, kThreads>;
   __shared__ typename BlockScan::TempStorage scan_storage;
   constexpr int kPositions = kTablePositionsPerThread;
@@ -250,11 +265,8 @@ __global__ void __launch_bounds__(kThreads)
       continue;
     }
     if (p > row_count) break;
-    if (p == row_count) {
-      *totals = before;
-      if (before.long_rows <= capacity.long_rows)
-        out.long_task_ptr[before.long_rows] = static_cast<std::int32_t>(before.long_tasks);
-    }
+    if (p == row_count && before.long_rows <= capacity.long_rows)
+      out.long_task_ptr[before.long_rows] = static_cast<std::int32_t>(before.long_tasks);
     const ScatterWrites w = scatter_writes(p, in.rows, kind[k], previous, before);
     const auto row = static_cast<std::int32_t>(p);
     if (w.begin_index >= 0 && w.begin_index < capacity.batches) out.batches[w.begin_index].x = row;

@@ -1,6 +1,7 @@
 // Parsing of the CSR-Partial-Overlap "key=value" parameters (PlanOptions::parameters).
 #include "csr_overlap/csr_overlap_parameters.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "csr_overlap/csr_overlap_format.hpp"
@@ -63,13 +64,23 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "who takes a batch: a thread block (the paper) or a warp with its own pipeline_stages "
        "stages, synchronised by __syncwarp only (copy=cp_async; not in the paper); auto: warps "
        "for matrices of 2^20 nonzeros or more whose mean row length is 4 or more, else blocks"},
-      {"partition", Type::choice, "auto", 0, 0, {"auto", "rows", "merge_path"},
+      {"partition", Type::choice, "auto", 0, 0, {"auto", "rows", "merge_path", "row_vectors"},
        "rows: the paper's batches of whole rows and a long-row kernel; merge_path: tiles of "
-       "256 x merge_items items of the merge path of row ends and nonzeros, rows cut anywhere "
-       "(not in the paper); auto: merge_path for a matrix with long rows, at most one in 16, "
-       "when no parameter of the rows partition is given"},
+       "256 x merge_items items of the merge path of row ends and nonzeros, rows cut anywhere; "
+       "row_vectors: no table, vectors of row_vector_size lanes reading several rows at once "
+       "(neither in the paper); auto, when no parameter of the rows partition is given: "
+       "merge_path for a matrix with long rows, at most one in 16, else row_vectors for a matrix "
+       "of 2^20 nonzeros or more whose longest row is at most 4 times the mean (at most 1024), "
+       "else rows"},
       {"merge_items", Type::choice, "5", 0, 0, {"5", "7"},
        "partition=merge_path: items of the merge path (nonzeros and row ends) a thread takes"},
+      {"row_vector_size", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4", "8", "16", "32"},
+       "partition=row_vectors: lanes a row (auto: by the mean row length and the value size)"},
+      {"row_vector_rows", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4"},
+       "partition=row_vectors: rows a vector takes at a time (auto: as row_vector_size)"},
+      {"row_vector_steps", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4"},
+       "partition=row_vectors: nonzeros of each row a lane loads a loop trip; rows x steps at "
+       "most 8 (auto: as row_vector_size)"},
       {"device_csr", Type::choice, "auto", 0, 0, {"auto", "borrow", "copy"},
        "a plan from a DeviceCsrView: borrow reads the caller's arrays at every apply (no copy; "
        "they must outlive the plan; update_values refused), copy keeps its own; auto: borrow "
@@ -77,15 +88,21 @@ std::vector<ParameterSpec> build_parameter_specs() {
   };
 }
 
-/// Whether any parameter of the rows partition (every one but partition, merge_items and
-/// device_csr) was given: partition=auto then keeps the rows partition.
+/// Whether any parameter of the rows partition (every one but partition, merge_items, the
+/// row_vector_* ones and device_csr) was given: partition=auto then keeps the rows partition.
 bool rows_partition_given(const detail::ParameterValues& values) {
   for (const ParameterSpec& spec : parameter_specs()) {
     const std::string_view name = spec.name;
-    if (name != "partition" && name != "merge_items" && name != "device_csr" && values.given(name))
+    if (name != "partition" && name != "merge_items" && !name.starts_with("row_vector_") &&
+        name != "device_csr" && values.given(name))
       return true;
   }
   return false;
+}
+
+/// A row_vector_* parameter's value: 0 for auto.
+std::int32_t auto_or_integer(const detail::ParameterValues& values, const char* name) {
+  return values.is_auto(name) ? 0 : static_cast<std::int32_t>(values.integer(name));
 }
 
 }  // namespace
@@ -193,9 +210,21 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
                            " is not accepted with copy=direct: a warp reads its batch when it "
                            "computes it, so there is one stage (expected pipeline_stages=1)");
   }
-  p.partition = values.is("partition", "merge_path") ? Partition::merge_path : Partition::rows;
+  p.partition = values.is("partition", "merge_path")    ? Partition::merge_path
+                : values.is("partition", "row_vectors") ? Partition::row_vectors
+                                                        : Partition::rows;
   p.partition_automatic = values.is_auto("partition") && !rows_partition_given(values);
   p.merge_items = static_cast<std::int32_t>(values.integer("merge_items"));
+  p.row_vector_size = auto_or_integer(values, "row_vector_size");
+  p.row_vector_rows = auto_or_integer(values, "row_vector_rows");
+  p.row_vector_steps = auto_or_integer(values, "row_vector_steps");
+  if (p.row_vector_rows * p.row_vector_steps > kRowVectorMaxProductsInFlight)
+    throw ParameterError("method 'csr_overlap': parameters row_vector_rows=" +
+                         std::to_string(p.row_vector_rows) + " and row_vector_steps=" +
+                         std::to_string(p.row_vector_steps) +
+                         " are not accepted together: expected rows x steps at most " +
+                         std::to_string(kRowVectorMaxProductsInFlight) +
+                         " (products a lane has in flight)");
   p.device_csr = values.is("device_csr", "borrow") ? DeviceCsrUse::borrow
                  : values.is("device_csr", "copy") ? DeviceCsrUse::copy
                                                    : DeviceCsrUse::automatic;
@@ -243,6 +272,30 @@ CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::in
       p.long_row_piece = kLargeMatrixLongRowPiece;
   }
   return p;
+}
+
+RowVectorShape CsrOverlapParameters::row_vector_shape(std::int64_t rows, std::int64_t nnz,
+                                                      std::size_t value_bytes,
+                                                      bool scattered_columns) const {
+  const auto& table = value_bytes >= 8   ? kRowVectorShapes8Byte
+                      : value_bytes >= 4 ? kRowVectorShapes4Byte
+                                         : kRowVectorShapes2Byte;
+  const double mean = rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
+  const auto* choice = std::find_if(table.begin(), table.end(), [&](const RowVectorChoice& c) {
+    return mean < c.below_mean;
+  });
+  RowVectorShape shape = choice == table.end() ? table.back().shape : choice->shape;
+  if (scattered_columns && mean >= kScatteredMinMeanRowLength &&
+      mean < kScatteredMaxMeanRowLength) {
+    shape.rows = kScatteredRowVectorRows;
+    shape.steps = kScatteredRowVectorSteps;
+  }
+  if (row_vector_size > 0) shape.vector_size = row_vector_size;
+  if (row_vector_rows > 0) shape.rows = row_vector_rows;
+  if (row_vector_steps > 0) shape.steps = row_vector_steps;
+  while (shape.rows * shape.steps > kRowVectorMaxProductsInFlight)  // only an automatic one
+    (row_vector_rows > 0 ? shape.steps : shape.rows) /= 2;
+  return shape;
 }
 
 CsrOverlapParameters parse_parameters(const std::vector<std::string>& key_values) {

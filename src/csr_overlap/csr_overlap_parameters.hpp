@@ -178,7 +178,11 @@ inline constexpr std::size_t kWarpUnitMaxBlockSharedBytes = 96 * 1024;
 ///  - merge_path: tiles of kMergeTileThreads x merge_items items of the merge path of row ends
 ///    and nonzeros (csr_overlap_rules.hpp, csr_overlap_merge_kernels.cuh), rows cut at any
 ///    nonzero and their pieces added by a second kernel. Not in the paper.
-enum class Partition { rows, merge_path };
+///  - row_vectors: no table at all: consecutive rows to vectors of row_vector_size lanes, each
+///    vector reading several rows' nonzeros straight from global memory at once
+///    (csr_overlap_row_vector_kernels.cuh). For matrices whose rows are of even length. Not in
+///    the paper (its vector sizes, Alg. 6, without its batches).
+enum class Partition { rows, merge_path, row_vectors };
 
 /// partition=auto takes merge_path for a matrix with long rows (more than max_batch_size
 /// nonzeros), at most one in kMergePathRowsPerLongRow of its rows, when no parameter of the rows
@@ -193,6 +197,95 @@ inline constexpr std::int64_t kMergePathRowsPerLongRow = 16;
 constexpr bool merge_path_suits(std::int64_t rows, std::int64_t long_rows) {
   return long_rows > 0 && long_rows * kMergePathRowsPerLongRow <= rows;
 }
+
+/// partition=auto takes row_vectors (after merge_path_suits said no) for a matrix of at least
+/// kRowVectorsMinNonzeros nonzeros whose longest row holds at most
+/// kRowVectorsMaxLongestOverMean times its mean row length, and whose mean is at most
+/// kRowVectorsMaxMeanRowLength: a warp's time is its longest row, so even rows keep its lanes
+/// busy. Measured on an H200 (README "Row vectors", runs 161-165, the default suite's matrices
+/// of 12-27 M nonzeros): 3D / 2D stencils, banded, uniform rows of 1-39, rows of 1-4, the cage11
+/// replica and rows of 1000 gain over the batch kernels (fp64 stencil3d_100 0.99x -> 1.20x
+/// cuSPARSE, fp32 0.92x -> 1.19x); R-MAT and power-law rows (longest / mean in the thousands)
+/// run 3-6x slower as row vectors; pruned_16k's rows of 1640 (x of 16 K columns, in L1) run
+/// faster on the long-row kernel (fp64 1.21x against 1.15x). Below 2^20 nonzeros not measured
+/// yet: the batch kernels stay.
+inline constexpr std::int64_t kRowVectorsMinNonzeros = std::int64_t{1} << 20;
+inline constexpr std::int64_t kRowVectorsMaxLongestOverMean = 4;
+inline constexpr std::int64_t kRowVectorsMaxMeanRowLength = 1024;
+
+/// Whether partition=auto takes row_vectors for a matrix of `rows` rows, `nnz` nonzeros and a
+/// longest row of `longest_row` (integer comparisons: longest / mean = longest * rows / nnz).
+constexpr bool row_vectors_suit(std::int64_t rows, std::int64_t nnz, std::int64_t longest_row) {
+  return rows > 0 && nnz >= kRowVectorsMinNonzeros &&
+         nnz <= kRowVectorsMaxMeanRowLength * rows &&
+         longest_row * rows <= kRowVectorsMaxLongestOverMean * nnz;
+}
+
+/// Column-locality samples of a matrix (csr_overlap_rules.hpp is_locality_sample; the GPU's
+/// table totals or column_locality on the host). samples < 0: not known (an explicit
+/// partition=row_vectors builds no table).
+struct ColumnLocality {
+  std::int64_t samples = 0;
+  std::int64_t near = 0;
+  /// Fewer than half the samples near: x is read at random (random columns, R-MAT, ...).
+  bool scattered() const { return samples > 0 && 2 * near < samples; }
+};
+
+/// Row vectors on scattered columns (ColumnLocality::scattered) with rows of
+/// kScatteredMinMeanRowLength to kScatteredMaxMeanRowLength nonzeros on average take
+/// kScatteredRowVectorRows row at a time and kScatteredRowVectorSteps steps (the vector size as
+/// the table says), so that a lane's gathers of a whole row are in flight together. Measured
+/// (README "Row vectors", runs 163-164): uniform random rows of 4-12 at 4 M rows, fp64, H100,
+/// 0.73x cuSPARSE with the table's two rows and one step, 0.99x with this (the batch kernels:
+/// 0.92x); random_uniform_1m fp64 H200 0.91x -> 0.98x; on local columns it loses (stencil3d_100
+/// fp32 1.20x -> 0.85x, stencil2d_2000 fp32 1.11x -> 0.74x), and on scattered rows of 1-4
+/// (short_rows_5m fp64 1.16x -> 0.99x) and of 1000 (long_rows_20k fp32 1.17x -> 0.99x).
+inline constexpr double kScatteredMinMeanRowLength = 4;
+inline constexpr double kScatteredMaxMeanRowLength = 64;
+inline constexpr std::int32_t kScatteredRowVectorRows = 1;
+inline constexpr std::int32_t kScatteredRowVectorSteps = 4;
+
+/// A row-vector launch (partition=row_vectors): vectors of `vector_size` lanes (1..32), each
+/// taking `rows` rows at a time and, per loop trip, `steps` of each row's nonzeros a lane, so a
+/// lane has rows x steps products in flight (at most kRowVectorMaxProductsInFlight).
+struct RowVectorShape {
+  std::int32_t vector_size = 0;
+  std::int32_t rows = 0;
+  std::int32_t steps = 0;
+  friend bool operator==(const RowVectorShape&, const RowVectorShape&) = default;
+};
+inline constexpr std::int32_t kRowVectorMaxProductsInFlight = 8;
+
+/// row_vector_size / _rows / _steps = auto: the shape for a matrix whose mean row length is
+/// below `below_mean` (the first such entry of the value size's table). Measured on an H200
+/// (README "Row vectors": run 162, 6 vector sizes x 6 row / step pairs on ten matrices of the
+/// default suite in fp64, fp32 and fp16 against cuSPARSE in the same process; runs 163-164, the
+/// library's kernel with each vector size and row / step pair as a variant): 8-byte values take
+/// wider vectors and one step (fp64 stencil3d_100 1.21x cuSPARSE with 2 rows and 1 step, 1.15x
+/// with 4 and 2); 2-byte rows of a few nonzeros are fastest a row a lane (stencil2d_2000 fp16
+/// 1.57x cuSPARSE against 1.46x with vectors of 2).
+struct RowVectorChoice {
+  double below_mean;
+  RowVectorShape shape;
+};
+inline constexpr double kAnyMean = 1e300;
+inline constexpr std::array<RowVectorChoice, 4> kRowVectorShapes8Byte = {
+    {{8, {4, 2, 1}}, {18, {8, 2, 1}}, {64, {16, 2, 1}}, {kAnyMean, {32, 4, 1}}}};
+inline constexpr std::array<RowVectorChoice, 4> kRowVectorShapes4Byte = {
+    {{4, {2, 2, 2}}, {18, {4, 2, 2}}, {64, {16, 2, 2}}, {kAnyMean, {32, 4, 1}}}};
+inline constexpr std::array<RowVectorChoice, 4> kRowVectorShapes2Byte = {
+    {{8, {1, 1, 1}}, {18, {4, 2, 2}}, {64, {16, 2, 2}}, {kAnyMean, {32, 4, 1}}}};
+
+/// A lane of a row vector adds its share of a row in order; with fp32 sums (fp32, fp16 and bf16
+/// values) it adds every kRowVectorFoldTrips loop trips' sum into a second one (a two-level
+/// sum), so that the rounding error grows with trips / 64 + 64 products instead of the row's
+/// length / vector size: one row of 100 000 nonzeros at vector size 2 (the catalogue's
+/// one_row_of_100000_among_short) missed the fp32 error bound (1.05e-5 > 1e-5) without it.
+/// fp64 sums do not need it (the same row: about 1e-14 against 1e-12).
+inline constexpr std::uint32_t kRowVectorFoldTrips = 64;
+
+/// Threads of a row-vector block (8 warps; the kernel keeps no shared memory).
+inline constexpr int kRowVectorThreads = 256;
 
 /// Threads of a merge-path tile's block (against 128 and 512 on an H200, README "Merge-path
 /// tiles").
@@ -246,9 +339,23 @@ struct CsrOverlapParameters {
   /// long_row_piece=auto: for_matrix() chooses it (kDefaultLongRowPiece until then).
   bool long_row_piece_automatic = false;
   Partition partition = Partition::rows;
-  /// partition=auto: the plan chooses after its batch table (merge_path_suits).
+  /// partition=auto: the plan chooses after its batch table (merge_path_suits,
+  /// row_vectors_suit).
   bool partition_automatic = false;
   std::int32_t merge_items = kDefaultMergeItems;
+  /// partition=row_vectors; 0: auto (row_vector_shape).
+  std::int32_t row_vector_size = 0;
+  std::int32_t row_vector_rows = 0;
+  std::int32_t row_vector_steps = 0;
+
+  /// The row-vector launch for a matrix of mean row length nnz / rows and values of
+  /// `value_bytes`: the given parameters, the others from the value size's table
+  /// (kRowVectorShapes8Byte, ...) or, for `scattered_columns` in the mean's range of
+  /// kScatteredMinMeanRowLength, kScatteredRowVectorRows and kScatteredRowVectorSteps; the
+  /// automatic one of rows / steps lowered where the pair would exceed
+  /// kRowVectorMaxProductsInFlight.
+  RowVectorShape row_vector_shape(std::int64_t rows, std::int64_t nnz, std::size_t value_bytes,
+                                  bool scattered_columns = false) const;
 
   /// These parameters for a matrix of `rows` rows and `nnz` nonzeros: batch_unit=auto resolved
   /// (with copy=auto, direct warps from kDirectWarpMinNonzeros on; else warps from

@@ -140,15 +140,48 @@ TCSPARSE_CSR_OVERLAP_HD inline std::int32_t long_row_pieces(std::int64_t length,
   return length < 2 * piece ? 1 : static_cast<std::int32_t>(length / piece);  // max(1, floor)
 }
 
+/// Column locality, sampled for partition=auto's row vectors: every kLocalitySampleRows-th row
+/// r >= 1 that is non-empty, after a non-empty row, is a sample; it is near when the two rows'
+/// first columns lie at most kNearColumnDistance apart (the x they read shares cache lines, as in
+/// stencils, bands and block-diagonal matrices; random columns almost never are).
+inline constexpr std::int64_t kLocalitySampleRows = 64;
+inline constexpr std::int32_t kNearColumnDistance = 32;
+
+/// Whether row r, with these offsets, is a locality sample.
+TCSPARSE_CSR_OVERLAP_HD inline bool is_locality_sample(std::int64_t r, std::int64_t rows,
+                                                      RowOffsets o) {
+  return r >= 1 && r < rows && r % kLocalitySampleRows == 0 && o.previous_start < o.start &&
+         o.start < o.end;
+}
+
+/// Whether a sample's first column and the first column of the row before are near.
+TCSPARSE_CSR_OVERLAP_HD inline bool first_columns_near(std::int32_t previous_first,
+                                                      std::int32_t first) {
+  const std::int64_t distance = static_cast<std::int64_t>(first) - previous_first;
+  return -kNearColumnDistance <= distance && distance <= kNearColumnDistance;
+}
+
 /// What a position adds to the table, and (an exclusive scan of them) the numbering before it:
-/// batch starts, long rows and the long rows' pieces. At [rows], the totals.
+/// batch starts, long rows and the long rows' pieces. At [rows], the totals. The other fields
+/// only describe the matrix for partition=auto's row vectors, and the numbering does not use
+/// them: longest_row is combined by max, not added (the totals carry the longest row,
+/// row_vectors_suit); locality_samples and near_samples count the column-locality samples and
+/// the near ones among them (scattered_columns).
 struct TableCounts {
   std::int32_t batches = 0;
   std::int32_t long_rows = 0;
   std::int64_t long_tasks = 0;
+  std::int32_t longest_row = 0;
+  std::int32_t locality_samples = 0;
+  std::int32_t near_samples = 0;
 };
 TCSPARSE_CSR_OVERLAP_HD inline TableCounts operator+(TableCounts a, TableCounts b) {
-  return {a.batches + b.batches, a.long_rows + b.long_rows, a.long_tasks + b.long_tasks};
+  return {a.batches + b.batches,
+          a.long_rows + b.long_rows,
+          a.long_tasks + b.long_tasks,
+          a.longest_row > b.longest_row ? a.longest_row : b.longest_row,
+          a.locality_samples + b.locality_samples,
+          a.near_samples + b.near_samples};
 }
 
 /// Pass 1 of the table build, a row of kind `kind` and `length` nonzeros: one batch if it starts

@@ -722,7 +722,8 @@ class DeviceCsrViewValidation : public testing::GpuTest {
       }
       // csr_overlap checks beside its own build (DeviceCsrCheck): borrowing or copying the
       // arrays, building the batch table or merge-path tiles, the check's error is the one seen
-      for (const char* parameter : {"device_csr=copy", "partition=rows", "partition=merge_path"}) {
+      for (const char* parameter :
+           {"device_csr=copy", "partition=rows", "partition=merge_path", "partition=row_vectors"}) {
         PlanOptions options;
         options.parameters = {parameter};
         try {

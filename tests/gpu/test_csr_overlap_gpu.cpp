@@ -9,7 +9,10 @@
 // caller's arrays (exactly nnz elements: no copy reads past them; values changed in place are
 // used) or copy them (device_csr); merge-path tiles (partition=merge_path: tile starts equal the
 // host model's, every precision, a row across dozens of tiles, bitwise repeats, graph capture,
-// new values, and partition=auto's choice from host and device CSR). The default parameters on
+// new values, and partition=auto's choice from host and device CSR); row vectors
+// (partition=row_vectors: every shape in every precision, the host model's order, a row of
+// 60 000 among short ones, bitwise repeats, graph capture, new values, borrowed misaligned
+// arrays, and partition=auto's choice of them for even rows). The default parameters on
 // the catalogue and on
 // real matrices, stream order and graph capture are also the conformance suite's.
 #include <cuda_runtime_api.h>
@@ -340,6 +343,55 @@ TEST_P(CsrOverlapGpuOnCatalogue, EveryVectorSizeMatchesReference) {
     }
 }
 
+/// Every row-vector shape the schema accepts (partition=row_vectors): 6 vector sizes x the 8
+/// (rows, steps) pairs of at most csr_overlap::kRowVectorMaxProductsInFlight products a lane.
+std::vector<std::vector<std::string>> every_row_vector_shape() {
+  std::vector<std::vector<std::string>> shapes;
+  for (const char* size : {"1", "2", "4", "8", "16", "32"})
+    for (const char* rows : {"1", "2", "4"})
+      for (const char* steps : {"1", "2", "4"}) {
+        if (std::stoi(rows) * std::stoi(steps) > csr_overlap::kRowVectorMaxProductsInFlight)
+          continue;
+        shapes.push_back({"partition=row_vectors", std::string("row_vector_size=") + size,
+                          std::string("row_vector_rows=") + rows,
+                          std::string("row_vector_steps=") + steps});
+      }
+  return shapes;
+}
+
+TEST_P(CsrOverlapGpuOnCatalogue, RowVectorsOfEveryShapeMatchReferenceInEveryPrecision) {
+  const std::vector<std::vector<std::string>> shapes = every_row_vector_shape();
+  ASSERT_EQ(shapes.size(), 48u);
+  for (const auto& shape : shapes) {
+    const PlanOptions options = options_of(shape);
+    EXPECT_LT(plan_error<double>(GetParam().matrix, {1.0, 0.5}, options), 1e-12)
+        << describe(options);
+    EXPECT_LT(plan_error<float>(GetParam().matrix, {1.0, 0.0}, options), 1e-5) << describe(options);
+    EXPECT_LT(plan_error<half>(GetParam().matrix, {-1.0, 0.5}, options), 1e-2) << describe(options);
+    EXPECT_LT(plan_error<bfloat16>(GetParam().matrix, {2.0, 0.0}, options), 1e-2)
+        << describe(options);
+  }
+}
+
+/// The row-vector kernel adds each row in the host model's order (csr_overlap_format.hpp
+/// row_vector_host_apply): fp64 results within rounding of the model's (FMA contractions).
+TEST_P(CsrOverlapGpuOnCatalogue, RowVectorsAddInTheHostModelsOrder) {
+  const Matrix& a = GetParam().matrix;
+  const auto x = test::make_x<double>(a);
+  const auto y0 = test::make_y<double>(a);
+  for (const char* size : {"1", "4", "32"}) {
+    const PlanOptions options =
+        options_of({"partition=row_vectors", std::string("row_vector_size=") + size});
+    const SpmvPlan<double> plan(a, Method("csr_overlap"), options);
+    const std::vector<double> y = run_spmv(plan, x, y0, {1.5, -0.5});
+    std::vector<double> model = y0;
+    csr_overlap::row_vector_host_apply(a, {std::stoi(size), 1, 1}, std::span<const double>(x),
+                                       std::span<double>(model), 1.5, -0.5);
+    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(model)), 1e-14)
+        << size;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSynthetic, CsrOverlapGpuOnCatalogue,
                          ::testing::ValuesIn(test::all_synthetic_matrices()),
                          test::NamedMatrixName{});
@@ -631,7 +683,8 @@ TEST_F(CsrOverlapGpu, StatsDescribeTheTableAndTheLaunch) {
 }
 
 TEST_F(CsrOverlapGpu, AutoGivesDirectWarpsToMatricesOfAMillionNonzerosAndBlocksTheRest) {
-  // 2^20 nonzeros (csr_overlap::kDirectWarpMinNonzeros) in rows of 4 or of 2; one fewer; few rows
+  // 2^20 nonzeros (csr_overlap::kDirectWarpMinNonzeros) in rows of 4 or of 2; one fewer; few rows.
+  // The rows partition (partition=auto gives these even rows row vectors, tested below).
   const std::int64_t rows = std::int64_t{1} << 18;
   const Matrix four = test::with_row_lengths(5000, std::vector<std::int64_t>(rows, 4), 3);
   const Matrix two = test::with_row_lengths(5000, std::vector<std::int64_t>(2 * rows, 2), 4);
@@ -639,8 +692,9 @@ TEST_F(CsrOverlapGpu, AutoGivesDirectWarpsToMatricesOfAMillionNonzerosAndBlocksT
   lengths.back() = 3;
   const Matrix shorter = test::with_row_lengths(5000, lengths, 3);
   const Matrix small = test::with_row_lengths(1000, std::vector<std::int64_t>(300, 40), 3);
+  const PlanOptions rows_partition = options_of({"partition=rows"});
   for (const Matrix* large : {&four, &two}) {
-    const SpmvPlan<double> direct(*large, Method("csr_overlap"));
+    const SpmvPlan<double> direct(*large, Method("csr_overlap"), rows_partition);
     EXPECT_EQ(direct.stats().details["batch_unit"], "warp");
     EXPECT_EQ(direct.stats().details["copy"], "direct");
     EXPECT_EQ(direct.stats().details["max_batch_size"], csr_overlap::kWarpDefaultMaxBatchSize);
@@ -653,11 +707,11 @@ TEST_F(CsrOverlapGpu, AutoGivesDirectWarpsToMatricesOfAMillionNonzerosAndBlocksT
   EXPECT_EQ(staged.stats().details["max_batch_rows"], csr_overlap::kWarpDefaultMaxBatchRows);
   const SpmvPlan<double> staged_two(two, Method("csr_overlap"), options_of({"copy=cp_async"}));
   EXPECT_EQ(staged_two.stats().details["batch_unit"], "block");
-  const SpmvPlan<double> blocks(shorter, Method("csr_overlap"));
+  const SpmvPlan<double> blocks(shorter, Method("csr_overlap"), rows_partition);
   EXPECT_EQ(blocks.stats().details["batch_unit"], "block");
   EXPECT_EQ(blocks.stats().details["copy"], "cp_async");
   EXPECT_EQ(blocks.stats().details["max_batch_size"], 1024);
-  const SpmvPlan<double> small_blocks(small, Method("csr_overlap"));
+  const SpmvPlan<double> small_blocks(small, Method("csr_overlap"), rows_partition);
   EXPECT_EQ(small_blocks.stats().details["batch_unit"], "block");
   // the bulk copy has blocks only; explicit choices stay
   const SpmvPlan<double> chosen(four, Method("csr_overlap"), options_of({"batch_unit=block"}));
@@ -669,19 +723,21 @@ TEST_F(CsrOverlapGpu, AutoGivesDirectWarpsToMatricesOfAMillionNonzerosAndBlocksT
   // products of 4 bytes (fp32, and fp16 / bf16 with fp32 products) on rows of 4 to 64: batches
   // of twice the size (csr_overlap::kDirectWideMaxBatchSize); rows of 2 keep 512
   const auto four32 = test::with_values<float>(four);
-  const SpmvPlan<float> wide(four32, Method("csr_overlap"));
+  const SpmvPlan<float> wide(four32, Method("csr_overlap"), rows_partition);
   EXPECT_EQ(wide.stats().details["copy"], "direct");
   EXPECT_EQ(wide.stats().details["max_batch_size"], csr_overlap::kDirectWideMaxBatchSize);
   EXPECT_EQ(wide.stats().details["max_batch_rows"], csr_overlap::kDirectWideMaxBatchRows);
-  const SpmvPlan<half> wide16(test::with_values<half>(four), Method("csr_overlap"));
+  const SpmvPlan<half> wide16(test::with_values<half>(four), Method("csr_overlap"),
+                              rows_partition);
   EXPECT_EQ(wide16.stats().details["max_batch_size"], csr_overlap::kDirectWideMaxBatchSize);
-  const SpmvPlan<float> narrow(test::with_values<float>(two), Method("csr_overlap"));
+  const SpmvPlan<float> narrow(test::with_values<float>(two), Method("csr_overlap"),
+                              rows_partition);
   EXPECT_EQ(narrow.stats().details["max_batch_size"], csr_overlap::kWarpDefaultMaxBatchSize);
-  expect_matches_reference<double>(four);
-  expect_matches_reference<float>(four);
-  expect_matches_reference<bfloat16>(four);
-  expect_matches_reference<float>(two);
-  expect_matches_reference<half>(shorter);
+  expect_matches_reference<double>(four, rows_partition);
+  expect_matches_reference<float>(four, rows_partition);
+  expect_matches_reference<bfloat16>(four, rows_partition);
+  expect_matches_reference<float>(two, rows_partition);
+  expect_matches_reference<half>(shorter, rows_partition);
 }
 
 // ---- plans from a DeviceCsrView: borrowed or copied (device_csr) ------------------------------
@@ -871,10 +927,47 @@ TEST_F(CsrOverlapGpu, AutoTakesMergeTilesWhereAFewRowsAreLongFromHostAndDeviceCs
             "rows");
 }
 
-TEST_F(CsrOverlapGpu, MergeTilesTakeNewValues) {
-  const Matrix a64 = merge_stress_matrix();
+/// For row vectors: every length a vector meets (empty rows, rows shorter than a vector, rows
+/// of 32 and 64), one row of 60 000 among them (its warp loops over it while the warp's other
+/// rows wait), and a row count that leaves the last block and warp part empty.
+Matrix row_vector_stress_matrix() {
+  std::vector<std::int64_t> lengths;
+  for (int i = 0; i < 5003; ++i) lengths.push_back(i % 70);
+  lengths[777] = 60000;
+  lengths[1000] = 32;
+  lengths[1001] = 64;
+  return test::with_row_lengths(90000, lengths, 21);
+}
+
+TEST_F(CsrOverlapGpu, RowVectorsMatchReferenceRepeatBitwiseAndCaptureIntoAGraph) {
+  const Matrix a64 = row_vector_stress_matrix();
+  const auto a = test::with_values<double>(a64);
+  const auto x = test::make_x<double>(a64);
+  const auto y0 = test::make_y<double>(a64);
+  std::vector<double> reference = y0;
+  spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 2.0, -1.0);
+  for (const auto& shape : every_row_vector_shape()) {
+    const PlanOptions options = options_of(shape);
+    SCOPED_TRACE(describe(options));
+    const SpmvPlan<double> plan(a, Method("csr_overlap"), options);
+    EXPECT_EQ(plan.stats().details["partition"], "row_vectors");
+    const std::vector<double> first = run_spmv(plan, x, y0, {2.0, -1.0});
+    EXPECT_LT(relative_error(std::span<const double>(first), std::span<const double>(reference)),
+              1e-12);
+    const std::vector<double> again = run_spmv(plan, x, y0, {2.0, -1.0});
+    EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(double)), 0);
+    const std::vector<double> captured = testing::run_spmv_in_graph(plan, x, y0, {2.0, -1.0});
+    EXPECT_EQ(std::memcmp(captured.data(), first.data(), first.size() * sizeof(double)), 0);
+  }
+  expect_matches_reference<float>(a64, options_of({"partition=row_vectors"}));
+  expect_matches_reference<half>(a64, options_of({"partition=row_vectors", "row_vector_size=1"}));
+  expect_matches_reference<bfloat16>(a64, options_of({"partition=row_vectors"}));
+}
+
+/// A plan of `a64` (fp32) with `partition` takes new values by update_values.
+void expect_plan_takes_new_values(const Matrix& a64, const std::string& partition) {
   const auto a = test::with_values<float>(a64);
-  SpmvPlan<float> plan(a, Method("csr_overlap"), options_of({"partition=merge_path"}));
+  SpmvPlan<float> plan(a, Method("csr_overlap"), options_of({"partition=" + partition}));
   Matrix rescaled = a64;
   for (double& v : rescaled.values) v = 0.25 - v;
   const auto b = test::with_values<float>(rescaled);
@@ -883,7 +976,93 @@ TEST_F(CsrOverlapGpu, MergeTilesTakeNewValues) {
                        cudaMemcpyHostToDevice),
             cudaSuccess);
   plan.update_values(new_values.data(), nullptr);
-  expect_plan_computes(plan, b, rescaled, "merge tiles, new values");
+  expect_plan_computes(plan, b, rescaled, partition + ", new values");
+}
+
+TEST_F(CsrOverlapGpu, RowVectorsTakeNewValuesAndBorrowTheCallersArrays) {
+  const Matrix a64 = row_vector_stress_matrix();
+  const auto a = test::with_values<float>(a64);
+  expect_plan_takes_new_values(a64, "row_vectors");
+  // plain loads of exactly nnz elements: misaligned arrays are borrowed as they are
+  for (const std::int64_t offset : {0, 1}) {
+    const CallerDeviceCsr<float> caller(a, offset);
+    const SpmvPlan<float> borrowed(caller.view(), Method("csr_overlap"),
+                                   options_of({"partition=row_vectors", "device_csr=borrow"}));
+    EXPECT_EQ(borrowed.stats().details["device_csr"], "borrowed");
+    expect_plan_computes(borrowed, a, a64, "row vectors borrowing, offset " + std::to_string(offset));
+  }
+}
+
+TEST_F(CsrOverlapGpu, AutoTakesRowVectorsForEvenRowsOfAMillionNonzerosFromHostAndDeviceCsr) {
+  // rows of 9-11 (longest / mean 1.1) and rows of 1-2 with every 64th of 12 (12 / 1.17 ~ 10):
+  // 2^20 nonzeros or more; the same even rows one nonzero short of 2^20
+  const std::int64_t rows = std::int64_t{1} << 17;
+  std::vector<std::int64_t> even(rows), skewed(5 * rows), short_of;
+  for (std::int64_t r = 0; r < rows; ++r) even[r] = 9 + r % 3;
+  for (std::int64_t r = 0; r < 5 * rows; ++r) skewed[r] = r % 64 == 0 ? 12 : 1 + r % 2;
+  const Matrix even_rows = test::with_row_lengths(300000, even, 31);
+  ASSERT_GE(even_rows.nnz(), csr_overlap::kRowVectorsMinNonzeros);
+  for (std::int64_t total = 0, r = 0; total < csr_overlap::kRowVectorsMinNonzeros - 1; ++r) {
+    short_of.push_back(std::min(even[r], csr_overlap::kRowVectorsMinNonzeros - 1 - total));
+    total += short_of.back();
+  }
+  const Matrix fewer = test::with_row_lengths(300000, short_of, 32);
+  ASSERT_EQ(fewer.nnz(), csr_overlap::kRowVectorsMinNonzeros - 1);
+  const Matrix uneven = test::with_row_lengths(300000, skewed, 33);
+  ASSERT_GE(uneven.nnz(), csr_overlap::kRowVectorsMinNonzeros);
+  const auto expect_partition = [](const Matrix& m, const char* partition) {
+    const auto a = test::with_values<float>(m);
+    const SpmvPlan<float> from_host(a, Method("csr_overlap"));
+    EXPECT_EQ(from_host.stats().details["partition"], partition);
+    EXPECT_EQ(layout_statistics(Method("csr_overlap"), m)["partition"], partition);
+    expect_plan_computes(from_host, a, m, partition);
+    const CallerDeviceCsr<float> caller(a);
+    const SpmvPlan<float> from_device(caller.view(), Method("csr_overlap"));
+    EXPECT_EQ(from_device.stats().details["partition"], partition);
+    expect_plan_computes(from_device, a, m, std::string(partition) + " from device CSR");
+    return from_device.stats().details;
+  };
+  // random columns: scattered, a row at a time in 4 steps; counted on the GPU as on the host
+  const Json details = expect_partition(even_rows, "row_vectors");
+  EXPECT_EQ(details["longest_row"].get<std::int64_t>(), 11);
+  EXPECT_EQ(details["row_vector_size"].get<std::int32_t>(),
+            csr_overlap::parse_parameters({})
+                .row_vector_shape(even_rows.rows, even_rows.nnz(), sizeof(float))
+                .vector_size);
+  const csr_overlap::ColumnLocality locality =
+      csr_overlap::column_locality(even_rows.row_ptr, even_rows.col_idx);
+  EXPECT_EQ(details["locality_samples"].get<std::int64_t>(), locality.samples);
+  EXPECT_EQ(details["near_samples"].get<std::int64_t>(), locality.near);
+  EXPECT_TRUE(details["scattered_columns"].get<bool>());
+  EXPECT_EQ(details["row_vector_rows"].get<std::int32_t>(), csr_overlap::kScatteredRowVectorRows);
+  EXPECT_EQ(details["row_vector_steps"].get<std::int32_t>(), csr_overlap::kScatteredRowVectorSteps);
+  // a band: near columns, the table's shape
+  const Matrix band = generate_banded(100000, 5, 34);
+  ASSERT_GE(band.nnz(), csr_overlap::kRowVectorsMinNonzeros);
+  const Json band_details = expect_partition(band, "row_vectors");
+  EXPECT_FALSE(band_details["scattered_columns"].get<bool>());
+  EXPECT_EQ(band_details["near_samples"].get<std::int64_t>(),
+            band_details["locality_samples"].get<std::int64_t>());
+  EXPECT_EQ(band_details["row_vector_rows"].get<std::int32_t>(),
+            csr_overlap::parse_parameters({})
+                .row_vector_shape(band.rows, band.nnz(), sizeof(float))
+                .rows);
+  expect_partition(fewer, "rows");
+  expect_partition(uneven, "rows");
+  // a parameter of the rows partition keeps the rows partition; the row vectors' own do not
+  const auto a = test::with_values<double>(even_rows);
+  EXPECT_EQ(SpmvPlan<double>(a, Method("csr_overlap"), options_of({"batch_unit=warp"}))
+                .stats()
+                .details["partition"],
+            "rows");
+  const SpmvPlan<double> sized(a, Method("csr_overlap"), options_of({"row_vector_size=32"}));
+  EXPECT_EQ(sized.stats().details["partition"], "row_vectors");
+  EXPECT_EQ(sized.stats().details["row_vector_size"].get<std::int32_t>(), 32);
+  expect_plan_computes(sized, a, even_rows, "auto, row_vector_size=32");
+}
+
+TEST_F(CsrOverlapGpu, MergeTilesTakeNewValues) {
+  expect_plan_takes_new_values(merge_stress_matrix(), "merge_path");
 }
 
 }  // namespace

@@ -5,9 +5,12 @@
 // precision with every vector size, small batches, long rows in several pieces and other block
 // sizes. Merge-path tiles: their starts cover the path in tiles of equal items, the host walk over
 // them gives the reference (empty rows, a row across many tiles, one row, one column), a walk over
-// bad tiles is refused, and partition=auto's rule.
+// bad tiles is refused, and partition=auto's rule. Row vectors: the walk in the kernel's order
+// gives the reference for every vector size, the shape table and parameters, and when
+// partition=auto takes them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -333,6 +336,191 @@ TEST_P(CsrOverlapOnCatalogue, MergeTileWalkMatchesTheReference) {
     EXPECT_LT(merge_host_apply_error<float>(a, tile_items, -1.5, 0.75), 1e-12) << tile_items;
     EXPECT_LT(merge_host_apply_error<half>(a, tile_items, 2.0, -0.5), 1e-12) << tile_items;
   }
+}
+
+TEST_P(CsrOverlapOnCatalogue, RowVectorWalkMatchesTheReferenceForEveryVectorSize) {
+  const Matrix& a = GetParam().matrix;
+  const auto x = test::make_x<double>(a);
+  std::vector<double> reference = test::to_double_vector(test::make_y<double>(a));
+  spmv_reference(a, std::span<const double>(x), std::span<double>(reference), -1.5, 0.75);
+  for (const std::int32_t size : {1, 2, 4, 8, 16, 32}) {
+    std::vector<double> y = test::to_double_vector(test::make_y<double>(a));
+    row_vector_host_apply(a, RowVectorShape{size, 1, 1}, std::span<const double>(x),
+                          std::span<double>(y), -1.5, 0.75);
+    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12)
+        << "vector size " << size;
+  }
+}
+
+TEST(CsrOverlapRowVectors, ALanesSumsAreAddedByTheButterflyInTheKernelsOrder) {
+  // one row of 5 nonzeros, vector size 4: lane sums {p0 + p4, p1, p2, p3}, then
+  // (lane0 + lane2) + (lane1 + lane3)
+  const Matrix a = matrix_with_lengths(5, {5});
+  const std::vector<double> x = {1.0, 1e16, 1.0, -1e16, 1.0};
+  std::vector<double> y = {0.0};
+  Matrix ones = a;
+  for (double& v : ones.values) v = 1.0;
+  row_vector_host_apply(ones, RowVectorShape{4, 1, 1}, std::span<const double>(x),
+                        std::span<double>(y), 1.0, 0.0);
+  const double p[5] = {1.0, 1e16, 1.0, -1e16, 1.0};
+  EXPECT_EQ(y[0], ((p[0] + p[4]) + p[2]) + (p[1] + p[3]));
+  EXPECT_THROW(row_vector_host_apply(ones, RowVectorShape{3, 1, 1}, std::span<const double>(x),
+                                     std::span<double>(y), 1.0, 0.0),
+               Error);
+}
+
+TEST(CsrOverlapRowVectors, FpThirtyTwoSumsFoldEverySixtyFourTripsOfALane) {
+  // one row of 66 products at vector size 1, one step: 1e16, 62 zeros, 0, 1, 1. In order the
+  // two ones are each lost against 1e16 (ties to even); folded after trip 63, they are added
+  // together first and then to 1e16 (exact: its neighbours are 2 apart)
+  const Matrix a = matrix_with_lengths(66, {66});
+  Matrix ones = a;
+  for (double& v : ones.values) v = 1.0;
+  std::vector<double> x(66, 0.0);
+  x[0] = 1e16;
+  x[64] = x[65] = 1.0;
+  const auto walk = [&](auto value) {
+    using Value = decltype(value);
+    const auto converted = test::with_values<Value>(ones);
+    std::vector<Value> xv(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) xv[i] = static_cast<Value>(x[i]);
+    std::vector<double> y = {0.0};
+    row_vector_host_apply(converted, RowVectorShape{1, 1, 1}, std::span<const Value>(xv),
+                          std::span<double>(y), 1.0, 0.0);
+    return y[0];
+  };
+  EXPECT_EQ(walk(double{}), 1e16);  // fp64: no fold
+  const double big = static_cast<double>(static_cast<float>(1e16));
+  EXPECT_EQ(walk(float{}), big + 2.0);
+  EXPECT_EQ(kRowVectorFoldTrips, 64u);
+}
+
+TEST(CsrOverlapRowVectors, AutoTakesThemForEvenRowsOfAMillionNonzerosOrMore) {
+  constexpr std::int64_t kMillion = kRowVectorsMinNonzeros;  // 2^20
+  // rows, nnz, longest row
+  EXPECT_TRUE(row_vectors_suit(100000, kMillion, 4 * kMillion / 100000));
+  EXPECT_FALSE(row_vectors_suit(100000, kMillion, 4 * kMillion / 100000 + 1));  // uneven
+  EXPECT_FALSE(row_vectors_suit(100000, kMillion - 1, 11));                      // small
+  EXPECT_TRUE(row_vectors_suit(2000, 1024 * 2000, 1024));    // rows of 1024 on average
+  EXPECT_FALSE(row_vectors_suit(2000, 1025 * 2000, 1025));   // longer: the long-row kernel's
+  EXPECT_FALSE(row_vectors_suit(0, 0, 0));
+  // as partition=auto sees it: even rows of 2^20 nonzeros, then a single long row among them
+  std::vector<int> lengths(std::size_t{1} << 17, 8);
+  const Matrix even = matrix_with_lengths(4000, lengths);
+  const CsrOverlapParameters automatic = parse_parameters({});
+  EXPECT_EQ(longest_row(even.row_ptr), 8);
+  const Json statistics = host_layout_statistics(even, automatic.for_matrix(even.rows, even.nnz()));
+  EXPECT_EQ(statistics["partition"], "row_vectors");
+  EXPECT_EQ(statistics["longest_row"].get<std::int64_t>(), 8);
+  EXPECT_EQ(statistics["row_vector_size"].get<std::int32_t>(),
+            automatic.row_vector_shape(even.rows, even.nnz(), sizeof(double)).vector_size);
+  lengths[5] = 40;  // longest 40 > 4 x 8
+  const Matrix uneven = matrix_with_lengths(4000, lengths);
+  EXPECT_EQ(host_layout_statistics(uneven, automatic.for_matrix(uneven.rows, uneven.nnz()))
+                ["partition"],
+            "rows");
+  EXPECT_EQ(longest_row(std::vector<std::int32_t>{0}), 0);
+}
+
+TEST(CsrOverlapRowVectors, TheShapeFollowsTheValueSizesTableUnlessGiven) {
+  const CsrOverlapParameters automatic = parse_parameters({});
+  // mean row length 27 (3D stencil), 5 (2D stencil), 2.5 (rows of 1-4), 1000
+  for (const auto& [table, bytes] :
+       {std::pair{&kRowVectorShapes8Byte, 8}, std::pair{&kRowVectorShapes4Byte, 4},
+        std::pair{&kRowVectorShapes2Byte, 2}}) {
+    for (const double mean : {2.5, 5.0, 27.0, 1000.0}) {
+      const auto expected = std::find_if(table->begin(), table->end(), [&](const auto& c) {
+                              return mean < c.below_mean;
+                            })->shape;
+      const auto rows = std::int64_t{1000};
+      EXPECT_EQ(automatic.row_vector_shape(rows, static_cast<std::int64_t>(mean * rows),
+                                           static_cast<std::size_t>(bytes)),
+                expected)
+          << bytes << " bytes, mean " << mean;
+    }
+  }
+  EXPECT_EQ(automatic.row_vector_shape(1000, 27000, 8), (RowVectorShape{16, 2, 1}));
+  EXPECT_EQ(automatic.row_vector_shape(1000, 5000, 2), (RowVectorShape{1, 1, 1}));
+  // given parameters win; an automatic partner is lowered to at most 8 products in flight
+  const CsrOverlapParameters given =
+      parse_parameters({"row_vector_size=2", "row_vector_rows=1", "row_vector_steps=4"});
+  EXPECT_EQ(given.row_vector_shape(1000, 27000, 8), (RowVectorShape{2, 1, 4}));
+  EXPECT_EQ(parse_parameters({"row_vector_steps=4"}).row_vector_shape(1000, 27000, 8),
+            (RowVectorShape{16, 2, 4}));
+  EXPECT_EQ(parse_parameters({"row_vector_rows=4"}).row_vector_shape(1000, 27000, 8),
+            (RowVectorShape{16, 4, 1}));
+  EXPECT_EQ(parse_parameters({"row_vector_steps=4"}).row_vector_shape(1000, 1000000, 8),
+            (RowVectorShape{32, 2, 4}));  // 4 automatic rows x 4 steps lowered to 2 x 4
+  // scattered columns: a row at a time in 4 steps where rows hold 4 to 64 on average
+  EXPECT_EQ(automatic.row_vector_shape(1000, 20000, 8, true), (RowVectorShape{16, 1, 4}));
+  EXPECT_EQ(automatic.row_vector_shape(1000, 4000, 4, true), (RowVectorShape{4, 1, 4}));
+  EXPECT_EQ(automatic.row_vector_shape(1000, 2500, 8, true), (RowVectorShape{4, 2, 1}));
+  EXPECT_EQ(automatic.row_vector_shape(1000, 64000, 4, true), (RowVectorShape{32, 4, 1}));
+  EXPECT_EQ(parse_parameters({"row_vector_rows=2"}).row_vector_shape(1000, 20000, 8, true),
+            (RowVectorShape{16, 2, 4}));
+}
+
+TEST(CsrOverlapRowVectors, ColumnLocalityComparesTheFirstColumnsOfEverySixtyFourthRow) {
+  // 200 rows of one nonzero on the diagonal of 2000 columns, but row 128's at column 1000:
+  // samples 64 (63 -> 64, near), 128 (127 -> 1000, far), 192 (191 -> 192, near)
+  CsrMatrix<double, std::int32_t> a;
+  a.rows = 200;
+  a.cols = 2000;
+  for (std::int32_t r = 0; r < 200; ++r) {
+    a.col_idx.push_back(r == 128 ? 1000 : r);
+    a.values.push_back(1.0);
+    a.row_ptr.push_back(static_cast<std::int32_t>(a.col_idx.size()));
+  }
+  a.validate();
+  ColumnLocality locality = column_locality(a.row_ptr, a.col_idx);
+  EXPECT_EQ(locality.samples, 3);
+  EXPECT_EQ(locality.near, 2);
+  EXPECT_FALSE(locality.scattered());
+  // a sample needs its row and the one before non-empty: row 191 emptied, row 64 too
+  CsrMatrix<double, std::int32_t> b;
+  b.rows = 200;
+  b.cols = 2000;
+  for (std::int32_t r = 0; r < 200; ++r) {
+    if (r != 191 && r != 64) {
+      b.col_idx.push_back(r == 128 ? 1000 : r);
+      b.values.push_back(1.0);
+    }
+    b.row_ptr.push_back(static_cast<std::int32_t>(b.col_idx.size()));
+  }
+  b.validate();
+  locality = column_locality(b.row_ptr, b.col_idx);
+  EXPECT_EQ(locality.samples, 1);  // row 128 only
+  EXPECT_EQ(locality.near, 0);
+  EXPECT_TRUE(locality.scattered());
+  // 32 columns apart is near, 33 is not
+  EXPECT_TRUE(first_columns_near(100, 132));
+  EXPECT_TRUE(first_columns_near(132, 100));
+  EXPECT_FALSE(first_columns_near(100, 133));
+  EXPECT_FALSE((ColumnLocality{0, 0}.scattered()));
+}
+
+TEST(CsrOverlapRowVectors, ParametersAreCheckedAndLeavePartitionAuto) {
+  const CsrOverlapParameters p = parse_parameters({"partition=row_vectors"});
+  EXPECT_EQ(p.partition, Partition::row_vectors);
+  EXPECT_FALSE(p.partition_automatic);
+  EXPECT_TRUE(parse_parameters({"row_vector_size=8", "row_vector_rows=2"}).partition_automatic);
+  try {
+    parse_parameters({"row_vector_rows=4", "row_vector_steps=4"});
+    ADD_FAILURE() << "rows x steps = 16 accepted";
+  } catch (const ParameterError& error) {
+    EXPECT_NE(std::string(error.what()).find("rows x steps at most 8"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(parse_parameters({"row_vector_size=3"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"row_vector_steps=8"}), ParameterError);
+  // statistics of an explicit choice: the shape and the grid, no longest row
+  const Matrix a = matrix_with_lengths(100, std::vector<int>(1000, 5));
+  const Json statistics = host_layout_statistics(
+      a, parse_parameters({"partition=row_vectors", "row_vector_size=4", "row_vector_rows=2"}));
+  EXPECT_EQ(statistics["partition"], "row_vectors");
+  EXPECT_EQ(statistics["row_vector_rows"].get<std::int32_t>(), 2);
+  EXPECT_EQ(statistics["blocks"].get<std::int64_t>(), (1000 + 127) / 128);  // 64 vectors x 2 rows
+  EXPECT_FALSE(statistics.contains("longest_row"));
 }
 
 TEST(CsrOverlapMergePath, ARowEndIsTheItemAfterItsLastNonzero) {
