@@ -125,7 +125,7 @@ Json merge_path_statistics(std::int64_t rows, std::int64_t nnz,
                            const CsrOverlapParameters& parameters, std::int64_t long_rows);
 
 /// The longest row of a CSR with these row offsets (0 for none): what partition=auto asks
-/// (row_vectors_suit), as the GPU's table build sums it up (TableCounts::longest_row).
+/// (row_vectors_suit), as the GPU's table build finds it (TableCounts::longest_row).
 std::int64_t longest_row(std::span<const std::int32_t> row_ptr);
 
 /// y = alpha * A * x + beta * y as the row-vector kernel computes it, accumulating in double:

@@ -989,12 +989,13 @@ TEST_F(CsrOverlapGpu, RowVectorsTakeNewValuesAndBorrowTheCallersArrays) {
     const SpmvPlan<float> borrowed(caller.view(), Method("csr_overlap"),
                                    options_of({"partition=row_vectors", "device_csr=borrow"}));
     EXPECT_EQ(borrowed.stats().details["device_csr"], "borrowed");
-    expect_plan_computes(borrowed, a, a64, "row vectors borrowing, offset " + std::to_string(offset));
+    expect_plan_computes(borrowed, a, a64,
+                         "row vectors borrowing, offset " + std::to_string(offset));
   }
 }
 
 TEST_F(CsrOverlapGpu, AutoTakesRowVectorsForEvenRowsOfAMillionNonzerosFromHostAndDeviceCsr) {
-  // rows of 9-11 (longest / mean 1.1) and rows of 1-2 with every 64th of 12 (12 / 1.17 ~ 10):
+  // rows of 9-11 (longest / mean 1.1) and rows of 1-2 with every 64th of 12 (12 / 1.66 ~ 7):
   // 2^20 nonzeros or more; the same even rows one nonzero short of 2^20
   const std::int64_t rows = std::int64_t{1} << 17;
   std::vector<std::int64_t> even(rows), skewed(5 * rows), short_of;

@@ -370,7 +370,7 @@ TEST(CsrOverlapRowVectors, ALanesSumsAreAddedByTheButterflyInTheKernelsOrder) {
 }
 
 TEST(CsrOverlapRowVectors, FpThirtyTwoSumsFoldEverySixtyFourTripsOfALane) {
-  // one row of 66 products at vector size 1, one step: 1e16, 62 zeros, 0, 1, 1. In order the
+  // one row of 66 products at vector size 1, one step: 1e16, 63 zeros, 1, 1. In order the
   // two ones are each lost against 1e16 (ties to even); folded after trip 63, they are added
   // together first and then to 1e16 (exact: its neighbours are 2 apart)
   const Matrix a = matrix_with_lengths(66, {66});
