@@ -100,7 +100,7 @@ bool rows_partition_given(const detail::ParameterValues& values) {
   return false;
 }
 
-/// A row_vector_* parameter's value: 0 for auto.
+/// An integer parameter's value: 0 for auto.
 std::int32_t auto_or_integer(const detail::ParameterValues& values, const char* name) {
   return values.is_auto(name) ? 0 : static_cast<std::int32_t>(values.integer(name));
 }
@@ -146,9 +146,7 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
   if (p.max_batch_size % 32 != 0)
     throw ParameterError("method 'csr_overlap': parameter max_batch_size=" +
                          std::to_string(p.max_batch_size) + " is not accepted: expected a multiple of 32");
-  p.max_batch_rows = values.is_auto("max_batch_rows")
-                         ? 0
-                         : static_cast<std::int32_t>(values.integer("max_batch_rows"));
+  p.max_batch_rows = auto_or_integer(values, "max_batch_rows");
   for (int k = 0; k < kSwitchPoints; ++k) {
     p.switch_points[static_cast<std::size_t>(k)] =
         static_cast<std::int32_t>(values.integer(kSwitchPointNames[k]));
@@ -159,20 +157,15 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
                            " is not accepted: expected at least " + kSwitchPointNames[k - 1] + "=" +
                            values.text(kSwitchPointNames[k - 1]));
   }
-  p.vector_size = values.is_auto("vector_size")
-                      ? 0
-                      : static_cast<std::int32_t>(values.integer("vector_size"));
+  p.vector_size = auto_or_integer(values, "vector_size");
   p.threads_per_block = static_cast<int>(values.integer("threads_per_block"));
-  p.blocks_per_sm =
-      values.is_auto("blocks_per_sm") ? 0 : static_cast<int>(values.integer("blocks_per_sm"));
+  p.blocks_per_sm = auto_or_integer(values, "blocks_per_sm");
   p.long_row_piece_automatic = values.is_auto("long_row_piece");
   p.long_row_piece = p.long_row_piece_automatic
                          ? kDefaultLongRowPiece
                          : static_cast<std::int32_t>(values.integer("long_row_piece"));
   p.pipeline_stages = static_cast<int>(values.integer("pipeline_stages"));
-  p.batches_per_block = values.is_auto("batches_per_block")
-                            ? 0
-                            : static_cast<std::int32_t>(values.integer("batches_per_block"));
+  p.batches_per_block = auto_or_integer(values, "batches_per_block");
   p.register_bound = values.is("register_bound", "on");
   if (values.is("row_threads_max", "off"))
     p.row_threads_max = 0;
