@@ -32,4 +32,18 @@ __device__ __forceinline__ T load_bypassing_l1(const T* address) {
   return __ldcg(address);
 }
 
+/// `kCount` consecutive elements from a 16-byte aligned `address` in 16-byte streaming loads
+/// (ld.global.cs.v4): one load for four int32 or eight 16-bit values, two for four doubles.
+template <typename T, int kCount>
+__device__ __forceinline__ void load_streaming_16_bytes(const T* address, T (&out)[kCount]) {
+  static_assert(sizeof(T) * kCount % sizeof(int4) == 0, "whole 16-byte pieces");
+  constexpr int kPieces = static_cast<int>(sizeof(T) * kCount / sizeof(int4));
+  const auto* pieces = reinterpret_cast<const int4*>(address);
+#pragma unroll
+  for (int p = 0; p < kPieces; ++p) {
+    const int4 piece = __ldcs(pieces + p);
+    memcpy(reinterpret_cast<char*>(out) + p * sizeof(int4), &piece, sizeof(int4));
+  }
+}
+
 }  // namespace tcsparse::arch

@@ -29,6 +29,7 @@
 #include "csr_overlap/csr_overlap_merge_kernels.cuh"
 #include "csr_overlap/csr_overlap_parameters.hpp"
 #include "csr_overlap/csr_overlap_row_vector_kernels.cuh"
+#include "arch/dependent_launch.cuh"
 #include "arch/types.cuh"
 #include "common/stopwatch.hpp"
 #include "runtime/cuda_check.hpp"
@@ -50,8 +51,9 @@ constexpr int kCombineThreads = 256;
 /// merge_tile_starts_kernel and merge_fixup_kernel: a thread a tile, blocks of this many.
 constexpr int kPerTileThreads = 256;
 
-/// Whether a device array may be borrowed by the cp.async copies: their 16-byte pieces start at
-/// multiples of kCopyAlignElements elements from the array's start.
+/// Whether a device array starts at a 16-byte boundary: it may be borrowed by the cp.async
+/// copies (their 16-byte pieces start at multiples of kCopyAlignElements elements from the
+/// array's start), and the long-row kernel reads it in 16-byte loads.
 bool copy_aligned(const void* array) {
   return reinterpret_cast<std::uintptr_t>(array) % arch::kAsyncCopyChunkBytes == 0;
 }
@@ -76,7 +78,6 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     shape_.batch_unit = p.batch_unit;
     shape_.vector_sizes = p.vector_size_rule();
     shape_.long_row_piece = p.long_row_piece;
-    merge_kernel_ = merge_tile_kernel_for(p.merge_items);
     if (p.partition == Partition::rows) kernel_ = prepare_batch_kernel<V>(p, "csr_overlap");
   }
 
@@ -112,13 +113,14 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     if (parameters_.partition == Partition::rows) build_table_on_device(check);
     if (check) check->finish();
     const bool automatic = parameters_.partition_automatic;
+    const bool even_rows = automatic && row_vectors_suit(rows_, nnz_, longest_row_);
     if (parameters_.partition == Partition::merge_path ||
-        (automatic && merge_path_suits(rows_, long_arguments_.long_count))) {
+        (automatic && merge_path_suits(rows_, long_arguments_.long_count)) ||
+        (even_rows && scattered_rows_suit_merge_tiles(rows_, nnz_, locality_))) {
       build_merge_tiles_on_device();
       return;
     }
-    if (parameters_.partition == Partition::row_vectors ||
-        (automatic && row_vectors_suit(rows_, nnz_, longest_row_))) {
+    if (parameters_.partition == Partition::row_vectors || even_rows) {
       choose_row_vectors(automatic ? longest_row_ : -1);
       return;
     }
@@ -154,9 +156,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
       if (merge_arguments_.tiles > 1) {
         const auto blocks =
             static_cast<unsigned>((merge_arguments_.tiles + kPerTileThreads - 1) / kPerTileThreads);
-        device::merge_fixup_kernel<V><<<blocks, kPerTileThreads, 0, stream>>>(merge_arguments_,
-                                                                               dy, alpha, beta);
-        TCSPARSE_CUDA_CHECK_LAUNCH();
+        TCSPARSE_CUDA_CHECK(arch::launch_dependent(fixup_dependent_, &device::merge_fixup_kernel<V>,
+                                                   blocks, kPerTileThreads, stream,
+                                                   merge_arguments_, dy, alpha, beta));
       }
       return;
     }
@@ -251,6 +253,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["shared_memory_bytes"] = kernel_.shared_bytes;
     stats_.details["pipeline_stages"] = parameters_.pipeline_stages;
     stats_.details["long_row_blocks"] = shape_.long_row_blocks;
+    stats_.details["long_row_chunk"] = shape_.long_row_chunk;
     stats_.details["parameters"] = parameters_json_;
     stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
   }
@@ -319,7 +322,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     TableCounts* const totals = tile_counts + tiles;
     CudaEvent start, stop;
     start.record(stream);
-    const device::TableInput input{matrix_.row_ptr, rows_, rule_, piece, matrix_.col_idx, nnz_};
+    const device::TableInput input{matrix_.row_ptr, rows_,           rule_,
+                                   piece,           matrix_.col_idx, nnz_,
+                                   parameters_.partition_automatic};
     const device::TableArrays arrays{batches_.data(), long_rows_.data(), long_task_ptr_.data(),
                                      long_row_tasks_.data(), capacity};
     const auto grid = static_cast<unsigned>(tiles);
@@ -368,14 +373,44 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     long_arguments_.long_count = static_cast<std::int32_t>(long_count);
     long_arguments_.task_count = static_cast<std::int32_t>(task_count);
     long_arguments_.partials = long_partials_.data();
+    long_arguments_.chunked_loads = device::kLongRowChunk<V> > 1 &&
+                                    copy_aligned(matrix_.col_idx) && copy_aligned(matrix_.values);
+    shape_.long_row_chunk = long_arguments_.chunked_loads ? device::kLongRowChunk<V> : 1;
   }
 
   using MergeKernel = void (*)(device::MergeArguments<V>, const V*, V*, Acc, Acc);
 
-  /// The merge-path tile kernel for merge_items (the schema's choices).
-  static MergeKernel merge_tile_kernel_for(std::int32_t items) {
-    return items == 7 ? &device::merge_tile_kernel<V, kMergeTileThreads, 7>
-                      : &device::merge_tile_kernel<V, kMergeTileThreads, 5>;
+  /// The tile kernel built for kBlocks resident blocks an SM, its shared-memory carveout set (on
+  /// the current device, at every merge-tile plan's build) to what they need, the rest of the
+  /// SM's unified memory left to L1.
+  template <int kBlocks>
+  static MergeKernel merge_tile_kernel_with_carveout() {
+    const MergeKernel kernel = &device::merge_tile_kernel<V, kMergeTileThreads, 5, kBlocks>;
+    cudaFuncAttributes attributes{};
+    TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    const int shared_per_sm =
+        current_device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+    const int reserved_per_block =
+        current_device_attribute(cudaDevAttrReservedSharedMemoryPerBlock);
+    const std::int64_t needed =
+        std::int64_t{kBlocks} * (attributes.sharedSizeBytes + reserved_per_block);
+    const int percent = static_cast<int>(
+        std::min<std::int64_t>(100, (100 * needed + shared_per_sm - 1) / shared_per_sm));
+    TCSPARSE_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+    return kernel;
+  }
+
+  /// The merge-path tile kernel for merge_items and merge_blocks_per_sm (the schema's choices;
+  /// 0: kDefaultMergeBlocksPerSm). merge_items=7 leaves the carveout to the driver.
+  static MergeKernel merge_tile_kernel_for(std::int32_t items, std::int32_t blocks_per_sm) {
+    if (items == 7) return &device::merge_tile_kernel<V, kMergeTileThreads, 7>;
+    switch (blocks_per_sm > 0 ? blocks_per_sm : kDefaultMergeBlocksPerSm) {
+      case 3: return merge_tile_kernel_with_carveout<3>();
+      case 7: return merge_tile_kernel_with_carveout<7>();
+      case 8: return merge_tile_kernel_with_carveout<8>();
+      default: return merge_tile_kernel_with_carveout<5>();
+    }
   }
 
   /// partition=merge_path (or auto choosing it): the tiles' starts on the merge path (one binary
@@ -420,10 +455,13 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
                         carry_out_.data(),
                         head_partial_.data()};
     merge_path_ = true;
+    merge_kernel_ = merge_tile_kernel_for(parameters_.merge_items, parameters_.merge_blocks_per_sm);
+    fixup_dependent_ = arch::dependent_launch_possible(&device::merge_fixup_kernel<V>);
     stats_.stored_values = nnz_;
     stats_.padding_ratio = 0.0;
-    stats_.details = merge_path_statistics(rows_, nnz_, parameters_,
-                                           parameters_.partition_automatic ? long_rows : -1);
+    stats_.details = merge_path_statistics(
+        rows_, nnz_, parameters_, parameters_.partition_automatic ? long_rows : -1,
+        parameters_.partition_automatic ? locality_ : ColumnLocality{-1, 0});
     stats_.details["parameters"] = parameters_json_;
     stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
   }
@@ -437,8 +475,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     long_task_ptr_ = {};
     long_row_tasks_ = {};
     long_partials_ = {};
-    const bool scattered = longest_row >= 0 && locality_.scattered();
-    row_vector_shape_ = parameters_.row_vector_shape(rows_, nnz_, sizeof(V), scattered);
+    row_vector_shape_ = parameters_.row_vector_shape(rows_, nnz_, sizeof(V));
     row_vector_kernel_ = device::row_vector_kernel_for<V>(row_vector_shape_);
     const std::int64_t block_rows = device::row_vector_block_rows(row_vector_shape_);
     row_vector_blocks_ = static_cast<unsigned>((rows_ + block_rows - 1) / block_rows);
@@ -485,6 +522,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   device::LongRowArguments<V> long_arguments_{};
   MergeKernel merge_kernel_ = nullptr;
   bool merge_path_ = false;  ///< the plan runs merge-path tiles (build_merge_tiles_on_device)
+  /// The fixup kernel is a programmatic dependent launch (arch::dependent_launch_possible).
+  bool fixup_dependent_ = false;
   DeviceBuffer<MergeCoordinate> tile_starts_;
   DeviceBuffer<Acc> carry_out_, head_partial_;
   device::MergeArguments<V> merge_arguments_{};

@@ -232,16 +232,36 @@ void host_apply(const CsrMatrix<Value, std::int32_t>& matrix, const BatchTable& 
     throw Error("csr_overlap host_apply: the long-row task list does not match long_task_ptr");
   std::vector<double> partials(static_cast<std::size_t>(tasks), 0.0);
   const int warps = threads / 32;
+  if (shape.long_row_chunk < 1)
+    throw Error("csr_overlap host_apply: long_row_chunk " + std::to_string(shape.long_row_chunk) +
+                " (expected 1 or more)");
   for (std::int64_t block = 0; block < shape.long_row_blocks; ++block)
     for (std::int64_t t = block; t < tasks; t += shape.long_row_blocks) {
       const LongRowTask& task = table.long_row_tasks[static_cast<std::size_t>(t)];
       const std::int64_t row = task.row, start = task.begin, end = task.end;
+      // a thread's nonzeros: with chunks (device::dot_from_global_in_chunks) its head nonzero,
+      // its chunks t, t + threads, ... and its tail nonzero; else t, t + threads, ...
+      const std::int64_t chunk = shape.long_row_chunk;
+      const std::int64_t first_chunk = (start + chunk - 1) / chunk;
+      const std::int64_t end_chunk = std::max(end / chunk, first_chunk);
+      const std::int64_t head_end = std::min(first_chunk * chunk, end);
+      const std::int64_t tail_begin = std::max(end_chunk * chunk, head_end);
+      const auto thread_sum = [&](std::int64_t thread) {
+        double sum = 0.0;
+        if (chunk == 1) {
+          for (std::int64_t i = start + thread; i < end; i += threads) sum += product(i);
+          return sum;
+        }
+        if (start + thread < head_end) sum += product(start + thread);
+        for (std::int64_t c = first_chunk + thread; c < end_chunk; c += threads)
+          for (std::int64_t i = c * chunk; i < (c + 1) * chunk; ++i) sum += product(i);
+        if (tail_begin + thread < end) sum += product(tail_begin + thread);
+        return sum;
+      };
       std::vector<double> warp_sums(32, 0.0);
       for (int w = 0; w < warps; ++w) {
-        std::fill(lanes.begin(), lanes.end(), 0.0);
         for (int lane = 0; lane < 32; ++lane)
-          for (std::int64_t i = start + w * 32 + lane; i < end; i += threads)
-            lanes[static_cast<std::size_t>(lane)] += product(i);
+          lanes[static_cast<std::size_t>(lane)] = thread_sum(w * 32 + lane);
         warp_sums[static_cast<std::size_t>(w)] = tree_reduce(lanes, 32);
       }
       const double sum = tree_reduce(warp_sums, 32);
@@ -397,14 +417,28 @@ void merge_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
          "), not at (rows, nnz)");
 }
 
+namespace {
+
+/// The column-locality samples into a plan's statistics (where known: samples >= 0).
+void add_locality(Json& statistics, ColumnLocality locality) {
+  if (locality.samples < 0) return;
+  statistics["locality_samples"] = locality.samples;
+  statistics["near_samples"] = locality.near;
+  statistics["scattered_columns"] = locality.scattered();
+}
+
+}  // namespace
+
 Json merge_path_statistics(std::int64_t rows, std::int64_t nnz,
-                           const CsrOverlapParameters& parameters, std::int64_t long_rows) {
+                           const CsrOverlapParameters& parameters, std::int64_t long_rows,
+                           ColumnLocality locality) {
   const std::int64_t tile_items = std::int64_t{kMergeTileThreads} * parameters.merge_items;
   Json statistics = {{"partition", "merge_path"},
                      {"merge_tiles", merge_tiles(rows, nnz, tile_items)},
                      {"merge_items", parameters.merge_items},
                      {"threads_per_block", kMergeTileThreads}};
   if (long_rows >= 0) statistics["long_rows"] = long_rows;
+  add_locality(statistics, locality);
   return statistics;
 }
 
@@ -485,11 +519,7 @@ Json row_vector_statistics(std::int64_t rows, std::int64_t nnz, RowVectorShape s
                                                         static_cast<double>(rows)
                                                   : 0.0}};
   if (longest_row >= 0) statistics["longest_row"] = longest_row;
-  if (locality.samples >= 0) {
-    statistics["locality_samples"] = locality.samples;
-    statistics["near_samples"] = locality.near;
-    statistics["scattered_columns"] = locality.scattered();
-  }
+  add_locality(statistics, locality);
   return statistics;
 }
 
@@ -509,9 +539,10 @@ Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix,
   const std::int64_t longest = longest_row(matrix.row_ptr);
   if (parameters.partition_automatic && row_vectors_suit(rows, nnz, longest)) {
     const ColumnLocality locality = column_locality(matrix.row_ptr, matrix.col_idx);
-    return row_vector_statistics(
-        rows, nnz, parameters.row_vector_shape(rows, nnz, sizeof(double), locality.scattered()),
-        longest, locality);
+    if (scattered_rows_suit_merge_tiles(rows, nnz, locality))
+      return merge_path_statistics(rows, nnz, parameters, long_rows, locality);
+    return row_vector_statistics(rows, nnz, parameters.row_vector_shape(rows, nnz, sizeof(double)),
+                                 longest, locality);
   }
   return table_statistics(matrix.row_ptr, table, parameters);
 }

@@ -94,6 +94,9 @@ struct KernelShape {
   std::int32_t long_row_piece = kDefaultLongRowPiece;
   BatchLaunch launch;
   std::int64_t long_row_blocks = 0;
+  /// Nonzeros a long-row thread reads at a time (device::kLongRowChunk: 4 for fp32, 8 for
+  /// 16-bit values) where the arrays start at 16-byte boundaries; 1: one at a time (and fp64).
+  std::int32_t long_row_chunk = 1;
 };
 
 /// y = alpha * A * x + beta * y by walking the table exactly as the kernels do, accumulating in
@@ -120,9 +123,11 @@ void merge_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
                       std::span<const Value> x, std::span<double> y, double alpha, double beta);
 
 /// Statistics of a merge-path plan (PlanStats::details, layout_statistics): the tiles, the items
-/// a thread, and with partition=auto the long rows that chose it (long_rows >= 0).
+/// a thread, and with partition=auto the long rows and the column-locality samples that chose
+/// it (long_rows >= 0, locality.samples >= 0).
 Json merge_path_statistics(std::int64_t rows, std::int64_t nnz,
-                           const CsrOverlapParameters& parameters, std::int64_t long_rows);
+                           const CsrOverlapParameters& parameters, std::int64_t long_rows,
+                           ColumnLocality locality = {-1, 0});
 
 /// The longest row of a CSR with these row offsets (0 for none): what partition=auto asks
 /// (row_vectors_suit), as the GPU's table build finds it (TableCounts::longest_row).

@@ -17,6 +17,8 @@
 //                                                          * x[col_idx[first_nonzero + k]]
 //   row_offsets  [kThreads * kItems + 2]      row_offsets[k] = row_ptr[first_row + k] for the
 //                                             rows that end in the tile and the one it ends in
+//   row_sums     [kThreads] (Acc)             row_sums[k]: the sum of row first_row + k, for a
+//                                             tile in which at most kThreads rows end (RowSink)
 #pragma once
 
 #include <cub/block/block_scan.cuh>
@@ -24,6 +26,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "arch/dependent_launch.cuh"
 #include "arch/load.cuh"
 #include "csr_overlap/csr_overlap_kernels.cuh"
 
@@ -81,31 +84,46 @@ __device__ __forceinline__ MergeTile merge_tile(const MergeCoordinate* tile_star
   return {start, end.row - start.row, end.nonzero - start.nonzero};
 }
 
+/// Loads of the tile's values and columns start at a multiple of this many nonzeros, so that a
+/// warp's load of 32 consecutive ones covers whole 128-byte lines (one line of columns, two of
+/// fp64 values) instead of one more, partly: L2 serves a line a request, and its tag lookups
+/// bound the gathers' kernel (Nsight Compute on R-MAT scale 20, fp64, H200: 90 % of their peak;
+/// loads from the tile's first nonzero took 16.7 M requests against cuSPARSE's 15.8 M).
+inline constexpr std::int32_t kMergeLoadAlignment = 32;
+
 /// The tile's products and row offsets into shared memory, by the kThreads threads of a group
-/// (rank: this thread's place in it): thread r takes nonzeros r, r + kThreads, ... (coalesced),
-/// all kItems loads, then all kItems gathers, in flight. A load past the tile's nonzeros gathers
-/// x[0] and stores nothing: x has an element 0, as a plan runs its kernels only for a matrix with
-/// nonzeros (SpmvPlan::apply).
+/// (rank: this thread's place in it): from the aligned nonzero before the tile's first
+/// (kMergeLoadAlignment), thread r takes nonzeros r, r + kThreads, ... (coalesced), all kItems
+/// loads, then all kItems gathers, in flight; the few past kThreads x kItems (a tile of mostly
+/// nonzeros starting late in its line) one at a time after them.
 template <typename V, int kThreads, int kItems>
 __device__ __forceinline__ void stage_tile(Acc<V>* products, std::int32_t* row_offsets,
                                            const MergeArguments<V>& a, const MergeTile& tile,
                                            std::int32_t rank, const V* __restrict__ x) {
+  const std::int32_t shift = static_cast<std::int32_t>(tile.start.nonzero % kMergeLoadAlignment);
+  const std::int32_t* cols_from = a.col_idx + (tile.start.nonzero - shift);
+  const V* values_from = a.values + (tile.start.nonzero - shift);
+  const auto inside = [&](std::int32_t k) { return k >= 0 && k < tile.nonzeros; };
   std::int32_t cols[kItems];
   V values[kItems];
 #pragma unroll
   for (int u = 0; u < kItems; ++u) {
-    const std::int32_t k = rank + u * kThreads;
-    cols[u] = k < tile.nonzeros ? arch::load_streaming(a.col_idx + tile.start.nonzero + k) : 0;
-    values[u] = k < tile.nonzeros ? arch::load_streaming(a.values + tile.start.nonzero + k) : V(0);
+    const std::int32_t k = rank + u * kThreads - shift;  // from the tile's first nonzero
+    cols[u] = inside(k) ? arch::load_streaming(cols_from + rank + u * kThreads) : 0;
+    values[u] = inside(k) ? arch::load_streaming(values_from + rank + u * kThreads) : V(0);
   }
   V xv[kItems];
 #pragma unroll
-  for (int u = 0; u < kItems; ++u) xv[u] = arch::load_read_only(x + cols[u]);
+  for (int u = 0; u < kItems; ++u)
+    xv[u] = inside(rank + u * kThreads - shift) ? arch::load_read_only(x + cols[u]) : V(0);
 #pragma unroll
   for (int u = 0; u < kItems; ++u) {
-    const std::int32_t k = rank + u * kThreads;
-    if (k < tile.nonzeros) products[k] = to_acc(values[u]) * to_acc(xv[u]);
+    const std::int32_t k = rank + u * kThreads - shift;
+    if (inside(k)) products[k] = to_acc(values[u]) * to_acc(xv[u]);
   }
+  for (std::int32_t k = rank + kItems * kThreads - shift; k < tile.nonzeros; k += kThreads)
+    products[k] = to_acc(arch::load_streaming(values_from + shift + k)) *
+                  to_acc(arch::load_read_only(x + arch::load_streaming(cols_from + shift + k)));
   for (std::int32_t k = rank; k <= tile.rows + 1; k += kThreads)
     row_offsets[k] = tile.start.row + k <= a.rows
                          ? arch::load_read_only(a.row_ptr + tile.start.row + k)
@@ -121,15 +139,32 @@ struct ItemWalk {
   T sum = 0;
 };
 
+/// Where a tile's finished rows go: y itself, or (tiles of at most kThreads rows) the tile's
+/// row_sums in shared memory, written to y after a barrier by consecutive threads, so that a
+/// warp's stores cover whole lines of y (L2 requests: 0.44 M against cuSPARSE's 0.17 M on R-MAT
+/// scale 20, fp64, before).
+template <typename V>
+struct RowSink {
+  V* y;
+  Acc<V>* row_sums;  ///< null: straight to y
+  std::int64_t first_row;
+  Acc<V> alpha, beta;
+  __device__ __forceinline__ void put(std::int32_t local_row, Acc<V> sum) const {
+    if (row_sums)
+      row_sums[local_row] = sum;
+    else
+      store_result(y, first_row + local_row, sum, alpha, beta);
+  }
+};
+
 /// Items [first, first + kItems) of the tile (clipped to it) from the staged tile: finds where
-/// they start (a binary search over the row offsets), adds the products, writes every row it
-/// ends but the first.
+/// they start (a binary search over the row offsets), adds the products, puts every row it ends
+/// but the first.
 template <typename V, int kItems>
 __device__ __forceinline__ ItemWalk<Acc<V>> walk_items(const Acc<V>* products,
                                                        const std::int32_t* row_offsets,
                                                        const MergeTile& tile, std::int32_t first,
-                                                       V* __restrict__ y, Acc<V> alpha,
-                                                       Acc<V> beta) {
+                                                       const RowSink<V>& sink) {
   std::int32_t low = max(first - tile.nonzeros, 0), high = min(first, tile.rows);
   while (low < high) {  // rows ended before item `first`
     const std::int32_t middle = (low + high + 1) / 2;
@@ -152,7 +187,7 @@ __device__ __forceinline__ ItemWalk<Acc<V>> walk_items(const Acc<V>* products,
         walk.first_row = row;
         walk.first_sum = walk.sum;
       } else {
-        store_result(y, tile.start.row + row, walk.sum, alpha, beta);
+        sink.put(row, walk.sum);
       }
       walk.sum = 0;
       ++row;
@@ -161,25 +196,27 @@ __device__ __forceinline__ ItemWalk<Acc<V>> walk_items(const Acc<V>* products,
   return walk;
 }
 
-/// Completes a thread's first row with the carry of the threads before it: to y, or to
-/// head_partial when it is the tile's first row and began in an earlier tile.
+/// Completes a thread's first row with the carry of the threads before it: to the sink, or to
+/// head_partial when it is the tile's first row and began in an earlier tile (`head_cut`).
 template <typename V>
-__device__ __forceinline__ void finish_first_row(const MergeArguments<V>& a, const MergeTile& tile,
-                                                 std::int64_t tile_index,
-                                                 const std::int32_t* row_offsets,
+__device__ __forceinline__ void finish_first_row(const MergeArguments<V>& a,
+                                                 std::int64_t tile_index, bool head_cut,
                                                  const ItemWalk<Acc<V>>& walk, Acc<V> carry_in,
-                                                 V* __restrict__ y, Acc<V> alpha, Acc<V> beta) {
+                                                 const RowSink<V>& sink) {
   if (walk.first_row < 0) return;
   const Acc<V> row_sum = carry_in + walk.first_sum;
-  if (walk.first_row == 0 && row_offsets[0] < tile.start.nonzero)
+  if (walk.first_row == 0 && head_cut)
     a.head_partial[tile_index] = row_sum;
   else
-    store_result(y, tile.start.row + walk.first_row, row_sum, alpha, beta);
+    sink.put(walk.first_row, row_sum);
 }
 
 /// One tile a block (see above): the block stages the tile, each thread walks its kItems items,
-/// and a block scan of the threads' carries completes their first rows.
-template <typename V, int kThreads, int kItems>
+/// and a block scan of the threads' carries completes their first rows; a tile of at most
+/// kThreads rows then writes them from shared memory (RowSink). kBlocksPerSm: the
+/// resident blocks the plan's shared-memory carveout is set for (0: the driver's choice); the
+/// code is the same for every value.
+template <typename V, int kThreads, int kItems, int kBlocksPerSm = 0>
 __global__ void __launch_bounds__(kThreads)
     merge_tile_kernel(const MergeArguments<V> a, const V* __restrict__ x, V* __restrict__ y,
                       Acc<V> alpha, Acc<V> beta) {
@@ -189,27 +226,41 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ Acc<V> products[kTileItems];
   __shared__ std::int32_t row_offsets[kTileItems + 2];
   __shared__ typename BlockScan::TempStorage scan_storage;
+  __shared__ Acc<V> row_sums[kThreads];
 
+  // merge_fixup_kernel, launched after this kernel, may be scheduled now (programmatic
+  // dependent launch): it waits for this grid before it reads the carries
+  arch::allow_dependent_grids();
   const MergeTile tile = merge_tile(a.tile_starts, blockIdx.x);
   const auto rank = static_cast<std::int32_t>(threadIdx.x);
   stage_tile<V, kThreads, kItems>(products, row_offsets, a, tile, rank, x);
   __syncthreads();
-  const ItemWalk<Acc<V>> walk = walk_items<V, kItems>(
-      products, row_offsets, tile, min(rank * kItems, tile.items()), y, alpha, beta);
+  const bool staged_rows = tile.rows <= kThreads;
+  const RowSink<V> sink{y, staged_rows ? row_sums : nullptr, tile.start.row, alpha, beta};
+  const bool head_cut = row_offsets[0] < tile.start.nonzero;
+  const ItemWalk<Acc<V>> walk =
+      walk_items<V, kItems>(products, row_offsets, tile, min(rank * kItems, tile.items()), sink);
   Carry before, tile_total;
   BlockScan(scan_storage)
       .ExclusiveScan(Carry{walk.first_row >= 0, walk.sum}, before, Carry{0, Acc<V>(0)},
                      AddRowCarries{}, tile_total);
-  finish_first_row(a, tile, blockIdx.x, row_offsets, walk, before.sum, y, alpha, beta);
+  finish_first_row(a, blockIdx.x, head_cut, walk, before.sum, sink);
   if (threadIdx.x == 0) a.carry_out[blockIdx.x] = tile_total.sum;
+  if (!staged_rows) return;
+  __syncthreads();
+  for (std::int32_t k = rank; k < tile.rows; k += kThreads)
+    if (k > 0 || !head_cut) store_result(y, tile.start.row + k, row_sums[k], alpha, beta);
 }
 
 /// The rows cut by tile boundaries, one thread a tile: tile t whose first row began in an earlier
 /// tile and ends in t adds that row's carries of the tiles before (from t - 1 back to where the
-/// row began) and its own head_partial, then writes y.
+/// row began) and its own head_partial, then writes y. Launched as a programmatic dependent
+/// launch of merge_tile_kernel where the GPU has it (arch/dependent_launch.cuh): it waits for
+/// that kernel before reading anything (no y row it writes is one merge_tile_kernel writes).
 template <typename V>
 __global__ void merge_fixup_kernel(const MergeArguments<V> a, V* __restrict__ y, Acc<V> alpha,
                                    Acc<V> beta) {
+  arch::wait_for_prior_grids();
   const std::int64_t tile = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (tile >= a.tiles) return;
   const MergeCoordinate start = a.tile_starts[tile];

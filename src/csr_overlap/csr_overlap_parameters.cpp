@@ -74,6 +74,10 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "else rows"},
       {"merge_items", Type::choice, "5", 0, 0, {"5", "7"},
        "partition=merge_path: items of the merge path (nonzeros and row ends) a thread takes"},
+      {"merge_blocks_per_sm", Type::choice, "auto", 0, 0, {"auto", "3", "5", "7", "8"},
+       "partition=merge_path: tile blocks an SM holds; fewer leave more of the SM's unified "
+       "L1 / shared memory to L1, which the x gathers hit (the kernel's shared-memory carveout); "
+       "auto: 5"},
       {"row_vector_size", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4", "8", "16", "32"},
        "partition=row_vectors: lanes a row (auto: by the mean row length and the value size)"},
       {"row_vector_rows", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4"},
@@ -88,12 +92,12 @@ std::vector<ParameterSpec> build_parameter_specs() {
   };
 }
 
-/// Whether any parameter of the rows partition (every one but partition, merge_items, the
+/// Whether any parameter of the rows partition (every one but partition, the merge_* and
 /// row_vector_* ones and device_csr) was given: partition=auto then keeps the rows partition.
 bool rows_partition_given(const detail::ParameterValues& values) {
   for (const ParameterSpec& spec : parameter_specs()) {
     const std::string_view name = spec.name;
-    if (name != "partition" && name != "merge_items" && !name.starts_with("row_vector_") &&
+    if (name != "partition" && !name.starts_with("merge_") && !name.starts_with("row_vector_") &&
         name != "device_csr" && values.given(name))
       return true;
   }
@@ -208,6 +212,12 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
                                                         : Partition::rows;
   p.partition_automatic = values.is_auto("partition") && !rows_partition_given(values);
   p.merge_items = static_cast<std::int32_t>(values.integer("merge_items"));
+  p.merge_blocks_per_sm = auto_or_integer(values, "merge_blocks_per_sm");
+  if (p.merge_blocks_per_sm != 0 && p.merge_items != kDefaultMergeItems)
+    throw ParameterError("method 'csr_overlap': parameter merge_blocks_per_sm=" +
+                         std::to_string(p.merge_blocks_per_sm) + " is not accepted with "
+                         "merge_items=" + std::to_string(p.merge_items) +
+                         " (expected merge_items=" + std::to_string(kDefaultMergeItems) + ")");
   p.row_vector_size = auto_or_integer(values, "row_vector_size");
   p.row_vector_rows = auto_or_integer(values, "row_vector_rows");
   p.row_vector_steps = auto_or_integer(values, "row_vector_steps");
@@ -268,8 +278,7 @@ CsrOverlapParameters CsrOverlapParameters::for_matrix(std::int64_t rows, std::in
 }
 
 RowVectorShape CsrOverlapParameters::row_vector_shape(std::int64_t rows, std::int64_t nnz,
-                                                      std::size_t value_bytes,
-                                                      bool scattered_columns) const {
+                                                      std::size_t value_bytes) const {
   const auto& table = value_bytes >= 8   ? kRowVectorShapes8Byte
                       : value_bytes >= 4 ? kRowVectorShapes4Byte
                                          : kRowVectorShapes2Byte;
@@ -278,11 +287,6 @@ RowVectorShape CsrOverlapParameters::row_vector_shape(std::int64_t rows, std::in
     return mean < c.below_mean;
   });
   RowVectorShape shape = choice == table.end() ? table.back().shape : choice->shape;
-  if (scattered_columns && mean >= kScatteredMinMeanRowLength &&
-      mean < kScatteredMaxMeanRowLength) {
-    shape.rows = kScatteredRowVectorRows;
-    shape.steps = kScatteredRowVectorSteps;
-  }
   if (row_vector_size > 0) shape.vector_size = row_vector_size;
   if (row_vector_rows > 0) shape.rows = row_vector_rows;
   if (row_vector_steps > 0) shape.steps = row_vector_steps;

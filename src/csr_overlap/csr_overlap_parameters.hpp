@@ -221,6 +221,15 @@ constexpr bool row_vectors_suit(std::int64_t rows, std::int64_t nnz, std::int64_
          longest_row * rows <= kRowVectorsMaxLongestOverMean * nnz;
 }
 
+/// Whether partition=auto, from the batch table's totals (its long rows, its longest row), takes
+/// merge tiles or row vectors instead of the table: the table's scatter kernel is then skipped
+/// (scatter_table_kernel), its arrays left unwritten.
+constexpr bool automatic_partition_leaves_rows(std::int64_t rows, std::int64_t nnz,
+                                               std::int64_t long_rows,
+                                               std::int64_t longest_row) {
+  return merge_path_suits(rows, long_rows) || row_vectors_suit(rows, nnz, longest_row);
+}
+
 /// Column-locality samples of a matrix (csr_overlap_rules.hpp is_locality_sample; the GPU's
 /// table totals or column_locality on the host). samples < 0: not known (an explicit
 /// partition=row_vectors builds no table).
@@ -228,22 +237,30 @@ struct ColumnLocality {
   std::int64_t samples = 0;
   std::int64_t near = 0;
   /// Fewer than half the samples near: x is read at random (random columns, R-MAT, ...).
-  bool scattered() const { return samples > 0 && 2 * near < samples; }
+  constexpr bool scattered() const { return samples > 0 && 2 * near < samples; }
 };
 
-/// Row vectors on scattered columns (ColumnLocality::scattered) with rows of
-/// kScatteredMinMeanRowLength to kScatteredMaxMeanRowLength nonzeros on average take
-/// kScatteredRowVectorRows row at a time and kScatteredRowVectorSteps steps (the vector size as
-/// the table says), so that a lane's gathers of a whole row are in flight together. Measured
-/// (README "Row vectors", runs 163-164): uniform random rows of 4-12 at 4 M rows, fp64, H100,
-/// 0.73x cuSPARSE with the table's two rows and one step, 0.99x with this (the batch kernels:
-/// 0.92x); random_uniform_1m fp64 H200 0.91x -> 0.98x; on local columns it loses (stencil3d_100
-/// fp32 1.20x -> 0.85x, stencil2d_2000 fp32 1.11x -> 0.74x), and on scattered rows of 1-4
-/// (short_rows_5m fp64 1.16x -> 0.99x) and of 1000 (long_rows_20k fp32 1.17x -> 0.99x).
+/// partition=auto takes merge tiles instead of row vectors (row_vectors_suit) where the columns
+/// are scattered (ColumnLocality::scattered) and rows hold kScatteredMinMeanRowLength to
+/// kScatteredMaxMeanRowLength nonzeros on average: x is then read at random, the L2's request
+/// rate bounds both, and the tiles' aligned loads and rows written from shared memory take fewer
+/// requests than vectors that each load and write their own rows. Measured on an H200 (README
+/// "Fewer L2 requests", runs 168-169): random_uniform_1m (rows of 1-39) fp64 0.976x -> 1.000x
+/// cuSPARSE, fp32 0.962x -> 1.002x, fp16 1.015x -> 1.039x, bf16 1.008x -> 1.040x; uniform random
+/// rows of 4-12 at 4 M / 16 M rows fp64 0.84x / 0.88x as row vectors, 1.04x / 1.01x as merge
+/// tiles. Before the tiles' aligned loads, row vectors of a row at a time in 4 steps were taken
+/// there. Scattered rows of 1-4 (short_rows_5m) and of 1000 (long_rows_20k) keep row vectors.
 inline constexpr double kScatteredMinMeanRowLength = 4;
 inline constexpr double kScatteredMaxMeanRowLength = 64;
-inline constexpr std::int32_t kScatteredRowVectorRows = 1;
-inline constexpr std::int32_t kScatteredRowVectorSteps = 4;
+
+/// Whether partition=auto takes merge tiles for even rows (row_vectors_suit) of scattered
+/// columns (see above).
+constexpr bool scattered_rows_suit_merge_tiles(std::int64_t rows, std::int64_t nnz,
+                                               ColumnLocality locality) {
+  return locality.scattered() &&
+         static_cast<double>(nnz) >= kScatteredMinMeanRowLength * static_cast<double>(rows) &&
+         static_cast<double>(nnz) < kScatteredMaxMeanRowLength * static_cast<double>(rows);
+}
 
 /// A row-vector launch (partition=row_vectors): vectors of `vector_size` lanes (1..32), each
 /// taking `rows` rows at a time and, per loop trip, `steps` of each row's nonzeros a lane, so a
@@ -296,6 +313,15 @@ inline constexpr int kMergeTileThreads = 256;
 /// two alike in the other precisions.
 inline constexpr std::int32_t kDefaultMergeItems = 5;
 
+/// merge_blocks_per_sm=auto: tile blocks an SM holds, the tile kernel's shared-memory carveout
+/// set for them so that the rest of the SM's 256 KB of unified L1 / shared memory is L1, which the
+/// x gathers hit. Measured on an H200 (README "Fewer L2 requests", runs 166-167, R-MAT scale 20
+/// and power-law rows at 2 M, against as many blocks as fit, 8): 5 blocks gain in every precision
+/// (with the aligned loads, R-MAT fp64 0.925x -> 0.987x cuSPARSE, fp32 0.983x -> 1.004x,
+/// power-law rows fp64 0.931x -> 0.970x); 3 gain as much in fp32 / fp16 but lose 15-20 % in
+/// fp64 (36 % of the SM's warps active, latency-bound), 7 lie between.
+inline constexpr std::int32_t kDefaultMergeBlocksPerSm = 5;
+
 /// What a plan built from a DeviceCsrView does with the caller's arrays (device_csr=...):
 ///  - borrow: reads them at every apply, as cuSPARSE's descriptors do: no copy and no allocation
 ///    for the matrix, so the plan builds in a few SpMV-times; the arrays must outlive the plan,
@@ -343,6 +369,8 @@ struct CsrOverlapParameters {
   /// row_vectors_suit).
   bool partition_automatic = false;
   std::int32_t merge_items = kDefaultMergeItems;
+  /// 0: auto (kDefaultMergeBlocksPerSm); else 3, 5, 7 or 8 (merge_items=5 only).
+  std::int32_t merge_blocks_per_sm = 0;
   /// partition=row_vectors; 0: auto (row_vector_shape).
   std::int32_t row_vector_size = 0;
   std::int32_t row_vector_rows = 0;
@@ -350,12 +378,10 @@ struct CsrOverlapParameters {
 
   /// The row-vector launch for a matrix of mean row length nnz / rows and values of
   /// `value_bytes`: the given parameters, the others from the value size's table
-  /// (kRowVectorShapes8Byte, ...) or, for `scattered_columns` in the mean's range of
-  /// kScatteredMinMeanRowLength, kScatteredRowVectorRows and kScatteredRowVectorSteps; the
-  /// automatic one of rows / steps lowered where the pair would exceed
-  /// kRowVectorMaxProductsInFlight.
-  RowVectorShape row_vector_shape(std::int64_t rows, std::int64_t nnz, std::size_t value_bytes,
-                                  bool scattered_columns = false) const;
+  /// (kRowVectorShapes8Byte, ...); the automatic one of rows / steps lowered where the pair
+  /// would exceed kRowVectorMaxProductsInFlight.
+  RowVectorShape row_vector_shape(std::int64_t rows, std::int64_t nnz,
+                                  std::size_t value_bytes) const;
 
   /// These parameters for a matrix of `rows` rows and `nnz` nonzeros: batch_unit=auto resolved
   /// (with copy=auto, direct warps from kDirectWarpMinNonzeros on; else warps from

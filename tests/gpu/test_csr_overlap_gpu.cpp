@@ -12,7 +12,9 @@
 // new values, and partition=auto's choice from host and device CSR); row vectors
 // (partition=row_vectors: every shape in every precision, the host model's order, a row of
 // 60 000 among short ones, bitwise repeats, graph capture, new values, borrowed misaligned
-// arrays, and partition=auto's choice of them for even rows). The default parameters on
+// arrays, and partition=auto's choice of them for even rows); long-row pieces read in 16-byte
+// chunks from every offset, a nonzero at a time from misaligned borrowed arrays. The default
+// parameters on
 // the catalogue and on
 // real matrices, stream order and graph capture are also the conformance suite's.
 #include <cuda_runtime_api.h>
@@ -618,6 +620,9 @@ TEST_F(CsrOverlapGpu, MergeTilesAcrossALongRowMatchReferenceRepeatBitwiseAndCapt
     expect_matches_reference<float>(a64, options_of({"partition=merge_path", items}));
     expect_matches_reference<bfloat16>(a64, options_of({"partition=merge_path", items}));
   }
+  for (const char* blocks : {"merge_blocks_per_sm=3", "merge_blocks_per_sm=5",
+                             "merge_blocks_per_sm=7", "merge_blocks_per_sm=8"})
+    expect_every_precision_matches_reference(a64, options_of({"partition=merge_path", blocks}));
 }
 
 TEST_F(CsrOverlapGpu, StagesLargerThanSharedMemoryAreRefused) {
@@ -900,6 +905,46 @@ TEST_F(CsrOverlapGpu, BulkCopyPlansFromDeviceCsrCopyTheArrays) {
                ParameterError);
 }
 
+TEST_F(CsrOverlapGpu, LongRowPiecesStartingAtEveryChunkOffsetMatchReferenceInEveryPrecision) {
+  // long rows of 600 + 37 k nonzeros, each after a short row of 1 + k % 8, so that rows and their
+  // pieces of 256-511 start at every offset from a 16-byte boundary: each thread's head, chunks
+  // and tail (device::dot_from_global_in_chunks)
+  std::vector<std::int64_t> lengths;
+  for (int k = 0; k < 24; ++k) {
+    lengths.push_back(1 + k % 8);
+    lengths.push_back(600 + 37 * k);
+  }
+  const Matrix a = test::with_row_lengths(5000, lengths, 17);
+  for (const char* piece : {"long_row_piece=256", "long_row_piece=8192"})
+    expect_every_precision_matches_reference(
+        a, options_of({"partition=rows", "max_batch_size=32", piece}));
+  const auto chunk = [](const auto& plan) {
+    return plan.stats().details["long_row_chunk"].template get<std::int64_t>();
+  };
+  // fp64 reads a nonzero at a time (device::kLongRowChunk)
+  const PlanOptions rows = options_of({"partition=rows"});
+  EXPECT_EQ(chunk(SpmvPlan<double>(test::with_values<double>(a), Method("csr_overlap"), rows)), 1);
+  EXPECT_EQ(chunk(SpmvPlan<float>(test::with_values<float>(a), Method("csr_overlap"), rows)), 4);
+  EXPECT_EQ(chunk(SpmvPlan<half>(test::with_values<half>(a), Method("csr_overlap"), rows)), 8);
+  EXPECT_EQ(chunk(SpmvPlan<bfloat16>(test::with_values<bfloat16>(a), Method("csr_overlap"), rows)),
+            8);
+}
+
+TEST_F(CsrOverlapGpu, LongRowsOfBorrowedMisalignedArraysAreReadANonzeroAtATime) {
+  const Matrix scaled = test::scaled_for_16_bit(unpadded_matrix());  // a row of 2500
+  const auto a = test::with_values<float>(scaled);
+  const PlanOptions options =
+      options_of({"copy=direct", "partition=rows", "device_csr=borrow", "long_row_piece=256"});
+  const CallerDeviceCsr<float> misaligned(a, 1);  // 4 bytes past a 256-byte boundary
+  const SpmvPlan<float> plan(misaligned.view(), Method("csr_overlap"), options);
+  EXPECT_EQ(plan.stats().details["long_row_chunk"], 1);
+  expect_plan_computes(plan, a, scaled, "long rows of misaligned borrowed arrays");
+  const CallerDeviceCsr<float> aligned(a, 4);  // 16 bytes past
+  const SpmvPlan<float> chunked(aligned.view(), Method("csr_overlap"), options);
+  EXPECT_EQ(chunked.stats().details["long_row_chunk"], 4);
+  expect_plan_computes(chunked, a, scaled, "long rows of 16-byte aligned borrowed arrays");
+}
+
 TEST_F(CsrOverlapGpu, AutoTakesMergeTilesWhereAFewRowsAreLongFromHostAndDeviceCsr) {
   const Matrix few_long = merge_stress_matrix();  // one long row in 4000
   const Matrix none_long = test::with_row_lengths(5000, std::vector<std::int64_t>(4000, 9), 13);
@@ -995,6 +1040,7 @@ TEST_F(CsrOverlapGpu, RowVectorsTakeNewValuesAndBorrowTheCallersArrays) {
 }
 
 TEST_F(CsrOverlapGpu, AutoTakesRowVectorsForEvenRowsOfAMillionNonzerosFromHostAndDeviceCsr) {
+  // (merge tiles where their columns are scattered)
   // rows of 9-11 (longest / mean 1.1) and rows of 1-2 with every 64th of 12 (12 / 1.66 ~ 7):
   // 2^20 nonzeros or more; the same even rows one nonzero short of 2^20
   const std::int64_t rows = std::int64_t{1} << 17;
@@ -1023,27 +1069,28 @@ TEST_F(CsrOverlapGpu, AutoTakesRowVectorsForEvenRowsOfAMillionNonzerosFromHostAn
     expect_plan_computes(from_device, a, m, std::string(partition) + " from device CSR");
     return from_device.stats().details;
   };
-  // random columns: scattered, a row at a time in 4 steps; counted on the GPU as on the host
-  const Json details = expect_partition(even_rows, "row_vectors");
-  EXPECT_EQ(details["longest_row"].get<std::int64_t>(), 11);
-  EXPECT_EQ(details["row_vector_size"].get<std::int32_t>(),
-            csr_overlap::parse_parameters({})
-                .row_vector_shape(even_rows.rows, even_rows.nnz(), sizeof(float))
-                .vector_size);
+  // random columns, rows of 9-11: scattered, so merge tiles (scattered_rows_suit_merge_tiles);
+  // the samples counted on the GPU as on the host
+  const Json details = expect_partition(even_rows, "merge_path");
   const csr_overlap::ColumnLocality locality =
       csr_overlap::column_locality(even_rows.row_ptr, even_rows.col_idx);
   EXPECT_EQ(details["locality_samples"].get<std::int64_t>(), locality.samples);
   EXPECT_EQ(details["near_samples"].get<std::int64_t>(), locality.near);
   EXPECT_TRUE(details["scattered_columns"].get<bool>());
-  EXPECT_EQ(details["row_vector_rows"].get<std::int32_t>(), csr_overlap::kScatteredRowVectorRows);
-  EXPECT_EQ(details["row_vector_steps"].get<std::int32_t>(), csr_overlap::kScatteredRowVectorSteps);
-  // a band: near columns, the table's shape
+  // a band: near columns, row vectors of the table's shape
   const Matrix band = generate_banded(100000, 5, 34);
   ASSERT_GE(band.nnz(), csr_overlap::kRowVectorsMinNonzeros);
   const Json band_details = expect_partition(band, "row_vectors");
+  EXPECT_EQ(band_details["longest_row"].get<std::int64_t>(), 11);
   EXPECT_FALSE(band_details["scattered_columns"].get<bool>());
   EXPECT_EQ(band_details["near_samples"].get<std::int64_t>(),
             band_details["locality_samples"].get<std::int64_t>());
+  EXPECT_EQ(band_details["locality_samples"].get<std::int64_t>(),
+            csr_overlap::column_locality(band.row_ptr, band.col_idx).samples);
+  EXPECT_EQ(band_details["row_vector_size"].get<std::int32_t>(),
+            csr_overlap::parse_parameters({})
+                .row_vector_shape(band.rows, band.nnz(), sizeof(float))
+                .vector_size);
   EXPECT_EQ(band_details["row_vector_rows"].get<std::int32_t>(),
             csr_overlap::parse_parameters({})
                 .row_vector_shape(band.rows, band.nnz(), sizeof(float))
@@ -1056,10 +1103,16 @@ TEST_F(CsrOverlapGpu, AutoTakesRowVectorsForEvenRowsOfAMillionNonzerosFromHostAn
                 .stats()
                 .details["partition"],
             "rows");
-  const SpmvPlan<double> sized(a, Method("csr_overlap"), options_of({"row_vector_size=32"}));
+  const auto banded = test::with_values<double>(band);
+  const SpmvPlan<double> sized(banded, Method("csr_overlap"), options_of({"row_vector_size=32"}));
   EXPECT_EQ(sized.stats().details["partition"], "row_vectors");
   EXPECT_EQ(sized.stats().details["row_vector_size"].get<std::int32_t>(), 32);
-  expect_plan_computes(sized, a, even_rows, "auto, row_vector_size=32");
+  expect_plan_computes(sized, banded, band, "auto, row_vector_size=32");
+  // and where auto takes merge tiles (scattered columns) they are not used
+  EXPECT_EQ(SpmvPlan<double>(a, Method("csr_overlap"), options_of({"row_vector_size=32"}))
+                .stats()
+                .details["partition"],
+            "merge_path");
 }
 
 TEST_F(CsrOverlapGpu, MergeTilesTakeNewValues) {

@@ -20,6 +20,7 @@
 #include "csr_overlap/csr_overlap_format.hpp"
 #include "csr_overlap/csr_overlap_parameters.hpp"
 #include "tcsparse/error.hpp"
+#include "tcsparse/generate.hpp"
 #include "tcsparse/reference.hpp"
 
 namespace tcsparse::csr_overlap {
@@ -404,16 +405,24 @@ TEST(CsrOverlapRowVectors, AutoTakesThemForEvenRowsOfAMillionNonzerosOrMore) {
   EXPECT_TRUE(row_vectors_suit(2000, 1024 * 2000, 1024));    // rows of 1024 on average
   EXPECT_FALSE(row_vectors_suit(2000, 1025 * 2000, 1025));   // longer: the long-row kernel's
   EXPECT_FALSE(row_vectors_suit(0, 0, 0));
-  // as partition=auto sees it: even rows of 2^20 nonzeros, then a single long row among them
+  // as partition=auto sees it: even rows of 2^20 nonzeros on a band, the same rows of random
+  // columns (scattered: merge tiles), then a single long row among them
+  const Matrix band = generate_banded(100000, 5, 3);  // rows of 11 (6 at the ends)
+  const CsrOverlapParameters automatic = parse_parameters({});
+  EXPECT_EQ(longest_row(band.row_ptr), 11);
+  const Json statistics = host_layout_statistics(band, automatic.for_matrix(band.rows, band.nnz()));
+  EXPECT_EQ(statistics["partition"], "row_vectors");
+  EXPECT_EQ(statistics["longest_row"].get<std::int64_t>(), 11);
+  EXPECT_FALSE(statistics["scattered_columns"].get<bool>());
+  EXPECT_EQ(statistics["row_vector_size"].get<std::int32_t>(),
+            automatic.row_vector_shape(band.rows, band.nnz(), sizeof(double)).vector_size);
   std::vector<int> lengths(std::size_t{1} << 17, 8);
   const Matrix even = matrix_with_lengths(4000, lengths);
-  const CsrOverlapParameters automatic = parse_parameters({});
   EXPECT_EQ(longest_row(even.row_ptr), 8);
-  const Json statistics = host_layout_statistics(even, automatic.for_matrix(even.rows, even.nnz()));
-  EXPECT_EQ(statistics["partition"], "row_vectors");
-  EXPECT_EQ(statistics["longest_row"].get<std::int64_t>(), 8);
-  EXPECT_EQ(statistics["row_vector_size"].get<std::int32_t>(),
-            automatic.row_vector_shape(even.rows, even.nnz(), sizeof(double)).vector_size);
+  const Json random_columns =
+      host_layout_statistics(even, automatic.for_matrix(even.rows, even.nnz()));
+  EXPECT_EQ(random_columns["partition"], "merge_path");
+  EXPECT_TRUE(random_columns["scattered_columns"].get<bool>());
   lengths[5] = 40;  // longest 40 > 4 x 8
   const Matrix uneven = matrix_with_lengths(4000, lengths);
   EXPECT_EQ(host_layout_statistics(uneven, automatic.for_matrix(uneven.rows, uneven.nnz()))
@@ -451,13 +460,17 @@ TEST(CsrOverlapRowVectors, TheShapeFollowsTheValueSizesTableUnlessGiven) {
             (RowVectorShape{16, 4, 1}));
   EXPECT_EQ(parse_parameters({"row_vector_steps=4"}).row_vector_shape(1000, 1000000, 8),
             (RowVectorShape{32, 2, 4}));  // 4 automatic rows x 4 steps lowered to 2 x 4
-  // scattered columns: a row at a time in 4 steps where rows hold 4 to 64 on average
-  EXPECT_EQ(automatic.row_vector_shape(1000, 20000, 8, true), (RowVectorShape{16, 1, 4}));
-  EXPECT_EQ(automatic.row_vector_shape(1000, 4000, 4, true), (RowVectorShape{4, 1, 4}));
-  EXPECT_EQ(automatic.row_vector_shape(1000, 2500, 8, true), (RowVectorShape{4, 2, 1}));
-  EXPECT_EQ(automatic.row_vector_shape(1000, 64000, 4, true), (RowVectorShape{32, 4, 1}));
-  EXPECT_EQ(parse_parameters({"row_vector_rows=2"}).row_vector_shape(1000, 20000, 8, true),
-            (RowVectorShape{16, 2, 4}));
+}
+
+TEST(CsrOverlapRowVectors, EvenRowsOfScatteredColumnsHoldingFourToSixtyFourTakeMergeTiles) {
+  const ColumnLocality scattered{10, 4}, local{10, 5}, unknown{-1, 0};
+  EXPECT_TRUE(scattered_rows_suit_merge_tiles(1000, 20000, scattered));
+  EXPECT_TRUE(scattered_rows_suit_merge_tiles(1000, 4000, scattered));    // mean 4
+  EXPECT_FALSE(scattered_rows_suit_merge_tiles(1000, 3999, scattered));   // rows of 1-4
+  EXPECT_TRUE(scattered_rows_suit_merge_tiles(1000, 63999, scattered));
+  EXPECT_FALSE(scattered_rows_suit_merge_tiles(1000, 64000, scattered));  // long rows
+  EXPECT_FALSE(scattered_rows_suit_merge_tiles(1000, 20000, local));      // half near
+  EXPECT_FALSE(scattered_rows_suit_merge_tiles(1000, 20000, unknown));
 }
 
 TEST(CsrOverlapRowVectors, ColumnLocalityComparesTheFirstColumnsOfEverySixtyFourthRow) {

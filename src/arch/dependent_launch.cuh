@@ -1,0 +1,59 @@
+// Programmatic dependent launch (sm_90 and later): a kernel launched by launch_dependent may be
+// scheduled before the kernel ahead of it on the stream has finished, so that its launch overlaps
+// that kernel's last wave; it calls wait_for_prior_grids before reading anything that kernel
+// wrote (griddepcontrol.wait: the prior grid has completed and its writes are visible). The kernel
+// ahead calls allow_dependent_grids to let it be scheduled (griddepcontrol.launch_dependents).
+// In code built for an architecture before sm_90 both are no-ops: launch_dependent must then be
+// given dependent=false (dependent_launch_possible), or the dependent kernel would not wait.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <utility>
+
+namespace tcsparse::arch {
+
+__device__ __forceinline__ void allow_dependent_grids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void wait_for_prior_grids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// Whether `kernel`, as it will run on the current GPU, waits in wait_for_prior_grids: the GPU
+/// is sm_90 or later and the kernel's code was compiled for it (not JIT-compiled from older PTX).
+template <typename... Params>
+bool dependent_launch_possible(void (*kernel)(Params...)) {
+  int device = 0, major = 0;
+  cudaFuncAttributes attributes{};
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaFuncGetAttributes(&attributes, kernel) != cudaSuccess)
+    return false;
+  return major >= 9 && attributes.ptxVersion >= 90;
+}
+
+/// kernel<<<grid, block, 0, stream>>>(args...), as a programmatic dependent launch when
+/// `dependent` (see above).
+template <typename... Params, typename... Args>
+cudaError_t launch_dependent(bool dependent, void (*kernel)(Params...), dim3 grid, dim3 block,
+                             cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = 0;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = dependent ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+}  // namespace tcsparse::arch
