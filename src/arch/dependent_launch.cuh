@@ -4,7 +4,8 @@
 // wrote (griddepcontrol.wait: the prior grid has completed and its writes are visible). The kernel
 // ahead calls allow_dependent_grids to let it be scheduled (griddepcontrol.launch_dependents).
 // In code built for an architecture before sm_90 both are no-ops: launch_dependent must then be
-// given dependent=false (dependent_launch_possible), or the dependent kernel would not wait.
+// given dependent=false (the caller checks that the kernel runs sm_90 code), or the dependent
+// kernel would not wait.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -23,19 +24,6 @@ __device__ __forceinline__ void wait_for_prior_grids() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
-}
-
-/// Whether `kernel`, as it will run on the current GPU, waits in wait_for_prior_grids: the GPU
-/// is sm_90 or later and the kernel's code was compiled for it (not JIT-compiled from older PTX).
-template <typename... Params>
-bool dependent_launch_possible(void (*kernel)(Params...)) {
-  int device = 0, major = 0;
-  cudaFuncAttributes attributes{};
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaFuncGetAttributes(&attributes, kernel) != cudaSuccess)
-    return false;
-  return major >= 9 && attributes.ptxVersion >= 90;
 }
 
 /// kernel<<<grid, block, 0, stream>>>(args...), as a programmatic dependent launch when

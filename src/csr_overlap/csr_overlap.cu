@@ -456,7 +456,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
                         head_partial_.data()};
     merge_path_ = true;
     merge_kernel_ = merge_tile_kernel_for(parameters_.merge_items, parameters_.merge_blocks_per_sm);
-    fixup_dependent_ = arch::dependent_launch_possible(&device::merge_fixup_kernel<V>);
+    cudaFuncAttributes fixup{};
+    TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&fixup, &device::merge_fixup_kernel<V>));
+    fixup_dependent_ = runs_sm90_code(fixup);
     stats_.stored_values = nnz_;
     stats_.padding_ratio = 0.0;
     stats_.details = merge_path_statistics(
@@ -522,7 +524,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   device::LongRowArguments<V> long_arguments_{};
   MergeKernel merge_kernel_ = nullptr;
   bool merge_path_ = false;  ///< the plan runs merge-path tiles (build_merge_tiles_on_device)
-  /// The fixup kernel is a programmatic dependent launch (arch::dependent_launch_possible).
+  /// The fixup kernel is a programmatic dependent launch (it runs sm_90 code: runs_sm90_code).
   bool fixup_dependent_ = false;
   DeviceBuffer<MergeCoordinate> tile_starts_;
   DeviceBuffer<Acc> carry_out_, head_partial_;

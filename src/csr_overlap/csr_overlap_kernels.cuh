@@ -1124,6 +1124,16 @@ struct LongRowArguments {
   bool chunked_loads;
 };
 
+/// values[i] * x[cols[i]] of matrix data in global memory (streaming loads: read once; x
+/// read-only).
+template <typename V>
+__device__ __forceinline__ Acc<V> product_from_global(const V* __restrict__ values,
+                                                      const std::int32_t* __restrict__ cols,
+                                                      std::int64_t i, const V* __restrict__ x) {
+  return to_acc(arch::load_streaming(values + i)) *
+         to_acc(arch::load_read_only(x + arch::load_streaming(cols + i)));
+}
+
 /// dot_from_stage for matrix data in global memory (streaming loads: read once; x read-only).
 template <typename V>
 __device__ __forceinline__ Acc<V> dot_from_global(const V* __restrict__ values,
@@ -1146,9 +1156,7 @@ __device__ __forceinline__ Acc<V> dot_from_global(const V* __restrict__ values,
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) sum += to_acc(v[u]) * to_acc(xv[u]);
   }
-  for (; i < end; i += stride)
-    sum += to_acc(arch::load_streaming(values + i)) *
-           to_acc(arch::load_read_only(x + arch::load_streaming(cols + i)));
+  for (; i < end; i += stride) sum += product_from_global(values, cols, i, x);
   return sum;
 }
 
@@ -1172,52 +1180,53 @@ inline constexpr int kLongRowChunksInFlight = kLongRowChunk<V> == 8 ? 1 : 2;
 ///   thread t   head[t]  chunk t, t + threads, ...             tail[t]
 ///
 /// A thread adds its head nonzero (if any), its chunks in order (each chunk's nonzeros in
-/// order), then its tail nonzero (host_apply models it: KernelShape::long_row_chunk).
+/// order), then its tail nonzero (host_apply models it: KernelShape::long_row_chunk). Values
+/// read a nonzero at a time (kLongRowChunk 1) go to dot_from_global.
 template <typename V>
 __device__ __forceinline__ Acc<V> dot_from_global_in_chunks(
     const V* __restrict__ values, const std::int32_t* __restrict__ cols, std::int64_t begin,
     std::int64_t end, int rank, int threads, const V* __restrict__ x) {
   constexpr int kChunk = kLongRowChunk<V>;
-  constexpr int kInFlight = kLongRowChunksInFlight<V>;
-  const std::int64_t first_chunk = (begin + kChunk - 1) / kChunk;
-  const std::int64_t end_chunk = max(end / kChunk, first_chunk);
-  const std::int64_t head_end = min(first_chunk * kChunk, end);
-  Acc<V> sum = 0;
-  if (begin + rank < head_end)
-    sum += to_acc(arch::load_streaming(values + begin + rank)) *
-           to_acc(arch::load_read_only(x + arch::load_streaming(cols + begin + rank)));
-  std::int64_t chunk = first_chunk + rank;
-  for (; chunk + (kInFlight - 1) * threads < end_chunk; chunk += kInFlight * threads) {
-    std::int32_t c[kInFlight][kChunk];
-    V v[kInFlight][kChunk];
+  if constexpr (kChunk == 1) {
+    return dot_from_global(values, cols, begin + rank, end, threads, x);
+  } else {
+    constexpr int kInFlight = kLongRowChunksInFlight<V>;
+    const std::int64_t first_chunk = (begin + kChunk - 1) / kChunk;
+    const std::int64_t end_chunk = max(end / kChunk, first_chunk);
+    const std::int64_t head_end = min(first_chunk * kChunk, end);
+    Acc<V> sum = 0;
+    if (begin + rank < head_end) sum += product_from_global(values, cols, begin + rank, x);
+    std::int64_t chunk = first_chunk + rank;
+    for (; chunk + (kInFlight - 1) * threads < end_chunk; chunk += kInFlight * threads) {
+      std::int32_t c[kInFlight][kChunk];
+      V v[kInFlight][kChunk];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
-      arch::load_streaming_16_bytes(cols + (chunk + u * threads) * kChunk, c[u]);
-      arch::load_streaming_16_bytes(values + (chunk + u * threads) * kChunk, v[u]);
+      for (int u = 0; u < kInFlight; ++u) {
+        arch::load_streaming_16_bytes(cols + (chunk + u * threads) * kChunk, c[u]);
+        arch::load_streaming_16_bytes(values + (chunk + u * threads) * kChunk, v[u]);
+      }
+      V xv[kInFlight][kChunk];
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u)
+#pragma unroll
+        for (int k = 0; k < kChunk; ++k) xv[u][k] = arch::load_read_only(x + c[u][k]);
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u)
+#pragma unroll
+        for (int k = 0; k < kChunk; ++k) sum += to_acc(v[u][k]) * to_acc(xv[u][k]);
     }
-    V xv[kInFlight][kChunk];
+    for (; chunk < end_chunk; chunk += threads) {
+      std::int32_t c[kChunk];
+      V v[kChunk];
+      arch::load_streaming_16_bytes(cols + chunk * kChunk, c);
+      arch::load_streaming_16_bytes(values + chunk * kChunk, v);
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u)
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k) xv[u][k] = arch::load_read_only(x + c[u][k]);
-#pragma unroll
-    for (int u = 0; u < kInFlight; ++u)
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k) sum += to_acc(v[u][k]) * to_acc(xv[u][k]);
+      for (int k = 0; k < kChunk; ++k) sum += to_acc(v[k]) * to_acc(arch::load_read_only(x + c[k]));
+    }
+    const std::int64_t tail = max(end_chunk * kChunk, head_end) + rank;
+    if (tail < end) sum += product_from_global(values, cols, tail, x);
+    return sum;
   }
-  for (; chunk < end_chunk; chunk += threads) {
-    std::int32_t c[kChunk];
-    V v[kChunk];
-    arch::load_streaming_16_bytes(cols + chunk * kChunk, c);
-    arch::load_streaming_16_bytes(values + chunk * kChunk, v);
-#pragma unroll
-    for (int k = 0; k < kChunk; ++k) sum += to_acc(v[k]) * to_acc(arch::load_read_only(x + c[k]));
-  }
-  const std::int64_t tail = max(end_chunk * kChunk, head_end) + rank;
-  if (tail < end)
-    sum += to_acc(arch::load_streaming(values + tail)) *
-           to_acc(arch::load_read_only(x + arch::load_streaming(cols + tail)));
-  return sum;
 }
 
 /// Paper Alg. 9 with rows cut in pieces: block-stride over the tasks; thread t of a block takes
@@ -1236,17 +1245,12 @@ __global__ void __launch_bounds__(1024)
   for (std::int32_t t = blockIdx.x; t < a.task_count; t += gridDim.x) {
     const LongRowTask task = a.tasks[t];
     const std::int64_t start = task.begin, end = task.end;
-    Acc<V> sum;
-    if constexpr (kLongRowChunk<V> > 1) {
-      sum = a.chunked_loads ? dot_from_global_in_chunks(a.values, a.col_idx, start, end,
-                                                        static_cast<int>(threadIdx.x),
-                                                        static_cast<int>(blockDim.x), x)
-                            : dot_from_global(a.values, a.col_idx, start + threadIdx.x, end,
-                                              static_cast<std::int64_t>(blockDim.x), x);
-    } else {
-      sum = dot_from_global(a.values, a.col_idx, start + threadIdx.x, end,
-                            static_cast<std::int64_t>(blockDim.x), x);
-    }
+    Acc<V> sum = a.chunked_loads
+                     ? dot_from_global_in_chunks(a.values, a.col_idx, start, end,
+                                                 static_cast<int>(threadIdx.x),
+                                                 static_cast<int>(blockDim.x), x)
+                     : dot_from_global(a.values, a.col_idx, start + threadIdx.x, end,
+                                       static_cast<std::int64_t>(blockDim.x), x);
     sum = arch::group_sum<32>(sum);
     if (lane == 0) warp_sums[warp] = sum;
     __syncthreads();

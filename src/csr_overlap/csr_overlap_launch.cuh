@@ -87,6 +87,13 @@ BatchKernel<V> warp_batch_kernel_build(bool register_bound_build, CopyMechanism 
              : &device::warp_batch_kernel<V, device::kLargestBatchBlock, 1>;
 }
 
+/// Whether `kernel` runs code compiled for sm_90 or later here: sm_90 binary, and not JIT-compiled
+/// from older PTX (which runs as an sm_90 binary but was compiled with __CUDA_ARCH__ = 800, where
+/// the bulk copy traps and griddepcontrol is left out).
+inline bool runs_sm90_code(const cudaFuncAttributes& kernel) {
+  return kernel.binaryVersion >= 90 && kernel.ptxVersion >= 90;
+}
+
 /// Throws UnsupportedError, naming `method` and the GPU's compute capability, when copy=bulk
 /// cannot run: the GPU is older than sm_90, or `kernel` was not built for sm_90 (its binary
 /// would trap in the bulk copy; arch::kHasBulkCopy).
@@ -99,9 +106,7 @@ inline void check_bulk_copy_supported(const cudaFuncAttributes& kernel, std::str
                            ": copy=bulk needs the bulk copy (TMA) of sm_90 or later; this GPU "
                            "has compute capability " +
                            capability + ": use copy=cp_async");
-  // ptxVersion too: code JIT-compiled from compute_80 PTX runs as sm_90 binary but was compiled
-  // with __CUDA_ARCH__ = 800, where the bulk copy traps
-  if (kernel.binaryVersion < 90 || kernel.ptxVersion < 90)
+  if (!runs_sm90_code(kernel))
     throw UnsupportedError(std::string(method) + ": copy=bulk: this build of tcsparse has no "
                            "sm_90 code for the GPU of compute capability " + capability +
                            " (CMAKE_CUDA_ARCHITECTURES without 90): use copy=cp_async");
