@@ -122,7 +122,8 @@ __device__ __forceinline__ void stage_tile(Acc<V>* products, std::int32_t* row_o
     if (inside(k)) products[k] = to_acc(values[u]) * to_acc(xv[u]);
   }
   for (std::int32_t k = rank + kItems * kThreads - shift; k < tile.nonzeros; k += kThreads)
-    products[k] = product_from_global(a.values, a.col_idx, tile.start.nonzero + k, x);
+    products[k] = to_acc(arch::load_streaming(values_from + shift + k)) *
+                  to_acc(arch::load_read_only(x + arch::load_streaming(cols_from + shift + k)));
   for (std::int32_t k = rank; k <= tile.rows + 1; k += kThreads)
     row_offsets[k] = tile.start.row + k <= a.rows
                          ? arch::load_read_only(a.row_ptr + tile.start.row + k)
