@@ -155,25 +155,6 @@ __device__ __forceinline__ void async_copy_bytes(void* destination, const void* 
   }
 }
 
-/// Copies `count` elements from global `source` into shared `destination` (16-byte aligned, with
-/// room for the bytes rounded up to 16), shared among `threads` threads (thread `thread` of
-/// them): by cp.async in 16-byte pieces where `source` is 16-byte aligned (async_copy_bytes),
-/// else element by element with plain loads. Returns once this thread's copies have landed; a
-/// __syncthreads() after it makes the whole copy visible to the block.
-template <typename T>
-__device__ __forceinline__ void copy_to_shared(void* destination, const T* source,
-                                               std::int32_t count, int thread, int threads) {
-  if (reinterpret_cast<std::uintptr_t>(source) % kAsyncCopyChunkBytes == 0) {
-    async_copy_bytes(destination, source, count * static_cast<int>(sizeof(T)), thread, threads);
-    async_copy_commit();
-    async_copy_wait_all();
-  } else {
-    T* to = static_cast<T*>(destination);
-#pragma unroll 8
-    for (std::int32_t i = thread; i < count; i += threads) to[i] = source[i];
-  }
-}
-
 // ---- mbarrier and bulk copy (sm_90+) ------------------------------------------------------------
 
 /// Initialises the mbarrier at `barrier` (8 bytes of shared memory, 8-byte aligned) to complete

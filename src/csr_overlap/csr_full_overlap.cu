@@ -105,9 +105,6 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       throw IndexOverflowError("csr_full_overlap: " + std::to_string(matrix.rows) +
                                " rows do not fit the kernels' 32-bit row loops");
     kernel_ = prepare_batch_kernel<V>(p.batch, "csr_full_overlap");
-    // x stays in global memory here (long_row_x is csr_overlap's; not measured streamed)
-    long_row_ = prepare_long_row_kernel<V>(kernel_.threads, /*x_in_shared=*/false, matrix.cols,
-                                           "csr_full_overlap");
 
     const detail::Stopwatch host_work;
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -175,8 +172,8 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       }
       const auto& long_arguments = work.long_arguments;
       if (long_arguments.task_count > 0) {
-        long_row_.kernel<<<work.long_blocks, static_cast<unsigned>(kernel_.threads), 0,
-                           internal>>>(long_arguments, dx, y_rows, alpha, beta);
+        device::long_row_kernel<V><<<work.long_blocks, static_cast<unsigned>(kernel_.threads), 0,
+                                     internal>>>(long_arguments, dx, y_rows, alpha, beta);
         TCSPARSE_CUDA_CHECK_LAUNCH();
         if (long_arguments.task_count > long_arguments.long_count) {
           const auto blocks = static_cast<unsigned>(
@@ -367,7 +364,8 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       work.batch_blocks = static_cast<unsigned>(launch.blocks);
       work.batch_arguments.batches_per_block = static_cast<std::int32_t>(launch.batches_per_block);
       work.long_blocks =
-          static_cast<unsigned>(long_row_blocks(work.long_arguments.task_count, long_row_.wave));
+          static_cast<unsigned>(long_row_blocks(work.long_arguments.task_count,
+                                                kernel_.long_row_wave));
     }
   }
 
@@ -452,7 +450,6 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
   std::vector<CudaEvent> joins_;
 
   BatchKernelLaunch<V> kernel_;
-  LongRowLaunch<V> long_row_;
   PlanStats stats_;
 };
 

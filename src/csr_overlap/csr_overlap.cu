@@ -68,9 +68,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
  public:
   /// Checks what needs no matrix data (row count, shared memory); upload or take_from_device,
   /// then build, make the plan.
-  CsrOverlapSpmv(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
-                 const CsrOverlapParameters& p)
-      : parameters_(p), rule_(p.partition_rule()), cols_(cols), nnz_(nnz) {
+  CsrOverlapSpmv(std::int64_t rows, std::int64_t nnz, const CsrOverlapParameters& p)
+      : parameters_(p), rule_(p.partition_rule()), nnz_(nnz) {
     if (rows > std::numeric_limits<std::int32_t>::max() - 2048)
       throw IndexOverflowError("csr_overlap: " + std::to_string(rows) +
                                " rows do not fit the kernels' 32-bit row loops");
@@ -170,9 +169,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
       TCSPARSE_CUDA_CHECK_LAUNCH();
     }
     if (long_arguments_.task_count > 0) {
-      long_row_.kernel<<<static_cast<unsigned>(shape_.long_row_blocks),
-                         static_cast<unsigned>(shape_.threads_per_block), long_row_.shared_bytes,
-                         stream>>>(long_arguments_, dx, dy, alpha, beta);
+      device::long_row_kernel<V><<<static_cast<unsigned>(shape_.long_row_blocks),
+                                   static_cast<unsigned>(shape_.threads_per_block), 0, stream>>>(
+          long_arguments_, dx, dy, alpha, beta);
       TCSPARSE_CUDA_CHECK_LAUNCH();
       if (long_arguments_.task_count > long_arguments_.long_count) {
         const auto blocks = static_cast<unsigned>(
@@ -255,8 +254,6 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["pipeline_stages"] = parameters_.pipeline_stages;
     stats_.details["long_row_blocks"] = shape_.long_row_blocks;
     stats_.details["long_row_chunk"] = shape_.long_row_chunk;
-    stats_.details["long_row_x"] = long_row_.x_in_shared() ? "shared" : "global";
-    stats_.details["long_row_shared_bytes"] = long_row_.shared_bytes;
     stats_.details["parameters"] = parameters_json_;
     stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
   }
@@ -378,7 +375,6 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     long_arguments_.partials = long_partials_.data();
     long_arguments_.chunked_loads = device::kLongRowChunk<V> > 1 &&
                                     copy_aligned(matrix_.col_idx) && copy_aligned(matrix_.values);
-    long_arguments_.x_elements = static_cast<std::int32_t>(cols_);
     shape_.long_row_chunk = long_arguments_.chunked_loads ? device::kLongRowChunk<V> : 1;
   }
 
@@ -501,21 +497,14 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   void choose_launch() {
     shape_.launch = kernel_.grid(batch_arguments_.batch_count, parameters_.batches_per_block);
     batch_arguments_.batches_per_block = static_cast<std::int32_t>(shape_.launch.batches_per_block);
-    if (long_arguments_.task_count > 0) {
-      const bool x_in_shared = parameters_.long_row_x_in_shared(
-          static_cast<std::int64_t>(device::long_row_shared_x_bytes<V>(cols_)), nnz_);
-      long_row_ = prepare_long_row_kernel<V>(shape_.threads_per_block, x_in_shared, cols_,
-                                             "csr_overlap");
-    }
-    shape_.long_row_blocks = long_row_blocks(long_arguments_.task_count, long_row_.wave);
+    shape_.long_row_blocks = long_row_blocks(long_arguments_.task_count, kernel_.long_row_wave);
   }
 
   CsrOverlapParameters parameters_;
   PartitionRule rule_;
   KernelShape shape_;
-  std::int64_t rows_ = 0, cols_ = 0;
+  std::int64_t rows_ = 0;
   BatchKernelLaunch<V> kernel_;
-  LongRowLaunch<V> long_row_;
   /// The arrays the kernels read: csr_'s, or the caller's (borrowed_).
   struct MatrixArrays {
     const std::int32_t* row_ptr = nullptr;
@@ -561,7 +550,7 @@ template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      const detail::ParameterValues& parameters) {
   auto method = std::make_unique<CsrOverlapSpmv<Value>>(
-      matrix.rows, matrix.cols, matrix.nnz(),
+      matrix.rows, matrix.nnz(),
       csr_overlap_parameters(parameters)
           .for_matrix(matrix.rows, matrix.nnz(), sizeof(scalar_t<Value>)));
   method->set_parameters_json(parameters.to_json());
@@ -580,7 +569,7 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
   detail::DeviceCsrCheck<Value> check(matrix);
   try {
     auto method = std::make_unique<CsrOverlapSpmv<Value>>(
-        matrix.rows, matrix.cols, matrix.nnz,
+        matrix.rows, matrix.nnz,
         csr_overlap_parameters(parameters)
             .for_matrix(matrix.rows, matrix.nnz, sizeof(scalar_t<Value>)));
     method->set_parameters_json(parameters.to_json());

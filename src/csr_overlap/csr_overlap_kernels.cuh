@@ -1122,40 +1122,24 @@ struct LongRowArguments {
   /// col_idx and values start at 16-byte boundaries: pieces are read in 16-byte loads
   /// (dot_from_global_in_chunks); else a nonzero at a time (dot_from_global).
   bool chunked_loads;
-  /// Elements of x (the matrix's columns): what long_row_x=shared stages.
-  std::int32_t x_elements;
 };
 
-/// Where the long-row kernels gather x from (long_row_x, csr_overlap_parameters.hpp): x itself
-/// through the read-only cache, or the block's copy of the whole of x in shared memory.
+/// values[i] * x[cols[i]] of matrix data in global memory (streaming loads: read once; x
+/// read-only).
 template <typename V>
-struct XFromGlobal {
-  const V* __restrict__ x;
-  __device__ __forceinline__ V operator[](std::int32_t column) const {
-    return arch::load_read_only(x + column);
-  }
-};
-template <typename V>
-struct XFromShared {
-  const V* x;
-  __device__ __forceinline__ V operator[](std::int32_t column) const { return x[column]; }
-};
-
-/// values[i] * x[cols[i]] of matrix data in global memory (streaming loads: read once), x from
-/// `x` (XFromGlobal or XFromShared).
-template <typename V, typename X>
 __device__ __forceinline__ Acc<V> product_from_global(const V* __restrict__ values,
                                                       const std::int32_t* __restrict__ cols,
-                                                      std::int64_t i, X x) {
-  return to_acc(arch::load_streaming(values + i)) * to_acc(x[arch::load_streaming(cols + i)]);
+                                                      std::int64_t i, const V* __restrict__ x) {
+  return to_acc(arch::load_streaming(values + i)) *
+         to_acc(arch::load_read_only(x + arch::load_streaming(cols + i)));
 }
 
-/// dot_from_stage for matrix data in global memory (streaming loads: read once), x from `x`.
-template <typename V, typename X>
+/// dot_from_stage for matrix data in global memory (streaming loads: read once; x read-only).
+template <typename V>
 __device__ __forceinline__ Acc<V> dot_from_global(const V* __restrict__ values,
                                                   const std::int32_t* __restrict__ cols,
                                                   std::int64_t first, std::int64_t end,
-                                                  std::int64_t stride, X x) {
+                                                  std::int64_t stride, const V* __restrict__ x) {
   Acc<V> sum = 0;
   std::int64_t i = first;
   for (; i + (kUnroll - 1) * stride < end; i += kUnroll * stride) {
@@ -1168,7 +1152,7 @@ __device__ __forceinline__ Acc<V> dot_from_global(const V* __restrict__ values,
     }
     V xv[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) xv[u] = x[c[u]];
+    for (int u = 0; u < kUnroll; ++u) xv[u] = arch::load_read_only(x + c[u]);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) sum += to_acc(v[u]) * to_acc(xv[u]);
   }
@@ -1182,15 +1166,11 @@ __device__ __forceinline__ Acc<V> dot_from_global(const V* __restrict__ values,
 /// in flight. Measured on an H200 (README "Long rows in 16-byte chunks", runs 166-167,
 /// pruned_16k, rows of 1640, against a nonzero at a time): fp32 1.05x -> 1.15x cuSPARSE, bf16
 /// 0.96x -> 1.00x, fp16 0.99x either way; fp64 in chunks of four (two 16-byte loads of values)
-/// lost, 1.23x -> 1.17x, and two chunks of eight in flight lost in fp16 / bf16 (0.99x -> 0.92x:
-/// more than 32 registers, fewer than the 16 blocks an SM). With x staged in shared memory
-/// (kXInShared) the shared memory bounds the blocks an SM, not the registers, and fewer warps
-/// need more loads in flight each: two chunks of eight. The products are added in the same order
-/// either way.
+/// lost, 1.23x -> 1.17x, and two chunks of eight in flight lost in fp16 / bf16 (0.99x -> 0.92x).
 template <typename V>
 inline constexpr int kLongRowChunk = sizeof(V) == 2 ? 8 : sizeof(V) == 4 ? 4 : 1;
-template <typename V, bool kXInShared = false>
-inline constexpr int kLongRowChunksInFlight = kLongRowChunk<V> == 8 && !kXInShared ? 1 : 2;
+template <typename V>
+inline constexpr int kLongRowChunksInFlight = kLongRowChunk<V> == 8 ? 1 : 2;
 
 /// A long-row piece [begin, end) read in chunks of kLongRowChunk<V> nonzeros at indices that are
 /// multiples of the chunk (16-byte loads: the arrays start at 16-byte boundaries):
@@ -1201,16 +1181,16 @@ inline constexpr int kLongRowChunksInFlight = kLongRowChunk<V> == 8 && !kXInShar
 ///
 /// A thread adds its head nonzero (if any), its chunks in order (each chunk's nonzeros in
 /// order), then its tail nonzero (host_apply models it: KernelShape::long_row_chunk). Values
-/// read a nonzero at a time (kLongRowChunk 1) go to dot_from_global. kInFlight chunks a lane
-/// are loaded before their gathers.
-template <int kInFlight, typename V, typename X>
+/// read a nonzero at a time (kLongRowChunk 1) go to dot_from_global.
+template <typename V>
 __device__ __forceinline__ Acc<V> dot_from_global_in_chunks(
     const V* __restrict__ values, const std::int32_t* __restrict__ cols, std::int64_t begin,
-    std::int64_t end, int rank, int threads, X x) {
+    std::int64_t end, int rank, int threads, const V* __restrict__ x) {
   constexpr int kChunk = kLongRowChunk<V>;
   if constexpr (kChunk == 1) {
     return dot_from_global(values, cols, begin + rank, end, threads, x);
   } else {
+    constexpr int kInFlight = kLongRowChunksInFlight<V>;
     const std::int64_t first_chunk = (begin + kChunk - 1) / kChunk;
     const std::int64_t end_chunk = max(end / kChunk, first_chunk);
     const std::int64_t head_end = min(first_chunk * kChunk, end);
@@ -1229,7 +1209,7 @@ __device__ __forceinline__ Acc<V> dot_from_global_in_chunks(
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u)
 #pragma unroll
-        for (int k = 0; k < kChunk; ++k) xv[u][k] = x[c[u][k]];
+        for (int k = 0; k < kChunk; ++k) xv[u][k] = arch::load_read_only(x + c[u][k]);
 #pragma unroll
       for (int u = 0; u < kInFlight; ++u)
 #pragma unroll
@@ -1241,7 +1221,7 @@ __device__ __forceinline__ Acc<V> dot_from_global_in_chunks(
       arch::load_streaming_16_bytes(cols + chunk * kChunk, c);
       arch::load_streaming_16_bytes(values + chunk * kChunk, v);
 #pragma unroll
-      for (int k = 0; k < kChunk; ++k) sum += to_acc(v[k]) * to_acc(x[c[k]]);
+      for (int k = 0; k < kChunk; ++k) sum += to_acc(v[k]) * to_acc(arch::load_read_only(x + c[k]));
     }
     const std::int64_t tail = max(end_chunk * kChunk, head_end) + rank;
     if (tail < end) sum += product_from_global(values, cols, tail, x);
@@ -1249,26 +1229,12 @@ __device__ __forceinline__ Acc<V> dot_from_global_in_chunks(
   }
 }
 
-/// Shared memory long_row_kernel<V, true> takes: x, rounded up to whole 16-byte pieces.
-template <typename V>
-constexpr std::size_t long_row_shared_x_bytes(std::int64_t x_elements) {
-  const auto bytes = static_cast<std::size_t>(x_elements) * sizeof(V);
-  return (bytes + arch::kAsyncCopyChunkBytes - 1) / arch::kAsyncCopyChunkBytes *
-         arch::kAsyncCopyChunkBytes;
-}
-
 /// Paper Alg. 9 with rows cut in pieces: block-stride over the tasks; thread t of a block takes
 /// nonzeros t, t + blockDim.x, ... of its piece (or, with chunked_loads, its head, chunks and
 /// tail: dot_from_global_in_chunks); warp sums, then warp 0 sums the warp sums. A row of one
 /// piece is written to y here; the pieces of a longer row go to partials and
 /// combine_long_rows_kernel adds them in order (no atomics: repeated applies are bitwise equal).
-///
-/// kXInShared (long_row_x=shared): the block first copies the whole of x into its dynamic shared
-/// memory (long_row_shared_x_bytes) and gathers from there. A warp's gathers from the L1 take
-/// about one cache line each; from shared memory 32 lanes take a few bank wavefronts.
-///
-///   dynamic shared memory:  | x[0] x[1] ... x[x_elements - 1] | zeros to 16 bytes |
-template <typename V, bool kXInShared = false>
+template <typename V>
 __global__ void __launch_bounds__(1024)
     long_row_kernel(const LongRowArguments<V> a, const V* __restrict__ x, V* __restrict__ y,
                     Acc<V> alpha, Acc<V> beta) {
@@ -1276,26 +1242,15 @@ __global__ void __launch_bounds__(1024)
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warps = static_cast<int>(blockDim.x) / 32;
-  extern __shared__ __align__(16) unsigned char long_row_shared_x[];
-  const auto x_source = [&] {
-    if constexpr (kXInShared) {
-      arch::copy_to_shared(long_row_shared_x, x, a.x_elements, static_cast<int>(threadIdx.x),
-                           static_cast<int>(blockDim.x));
-      __syncthreads();
-      return XFromShared<V>{reinterpret_cast<const V*>(long_row_shared_x)};
-    } else {
-      return XFromGlobal<V>{x};
-    }
-  }();
   for (std::int32_t t = blockIdx.x; t < a.task_count; t += gridDim.x) {
     const LongRowTask task = a.tasks[t];
     const std::int64_t start = task.begin, end = task.end;
     Acc<V> sum = a.chunked_loads
-                     ? dot_from_global_in_chunks<kLongRowChunksInFlight<V, kXInShared>>(
-                           a.values, a.col_idx, start, end, static_cast<int>(threadIdx.x),
-                           static_cast<int>(blockDim.x), x_source)
+                     ? dot_from_global_in_chunks(a.values, a.col_idx, start, end,
+                                                 static_cast<int>(threadIdx.x),
+                                                 static_cast<int>(blockDim.x), x)
                      : dot_from_global(a.values, a.col_idx, start + threadIdx.x, end,
-                                       static_cast<std::int64_t>(blockDim.x), x_source);
+                                       static_cast<std::int64_t>(blockDim.x), x);
     sum = arch::group_sum<32>(sum);
     if (lane == 0) warp_sums[warp] = sum;
     __syncthreads();

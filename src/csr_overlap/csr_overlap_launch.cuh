@@ -1,6 +1,6 @@
 // The batch kernel as csr_overlap and csr_full_overlap launch it: which build of it a block size
 // takes, its dynamic shared memory (checked against the device), and how many blocks of it an
-// SM holds; the same for the long-row kernel. Host code; included by the two methods' .cu files after csr_overlap_kernels.cuh.
+// SM holds. Host code; included by the two methods' .cu files after csr_overlap_kernels.cuh.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -32,6 +32,11 @@ struct BatchKernelLaunch {
   std::size_t shared_bytes = 0;   ///< dynamic shared memory a block
   int blocks_per_sm = 0;          ///< the parameter, or as many as fit
   int sm_count = 0;
+  /// Blocks of the long-row kernel (of `threads` threads) the GPU holds at once: its grid for
+  /// many pieces. A piece's walk is a chain of dependent loads, so every resident block counts
+  /// (H200, R-MAT scale 20: the kernel took 97 of 223 us at 8 blocks of 128 threads an SM, half
+  /// the 16 that its 32 registers allow, issuing 0.49 instructions a cycle).
+  std::int64_t long_row_wave = 0;
   BatchUnit unit = kDefaultBatchUnit;
 
   /// The grid for `batches` batches: at most one wave of blocks_per_sm x sm_count blocks
@@ -42,57 +47,6 @@ struct BatchKernelLaunch {
                                    : batch_launch(batches, wave, batches_per_block);
   }
 };
-
-template <typename V>
-using LongRowKernel = void (*)(device::LongRowArguments<V>, const V*, V*, device::Acc<V>,
-                               device::Acc<V>);
-
-/// The long-row kernel ready to launch: x gathered from global memory, or staged in shared
-/// memory (long_row_x=shared: shared_bytes of it a block), and its grid for many pieces.
-template <typename V>
-struct LongRowLaunch {
-  LongRowKernel<V> kernel = nullptr;
-  std::size_t shared_bytes = 0;  ///< dynamic: x staged, 0 for x from global memory
-  /// Blocks the GPU holds at once. A piece's walk is a chain of dependent loads, so every
-  /// resident block counts (H200, R-MAT scale 20: the kernel took 97 of 223 us at 8 blocks of 128
-  /// threads an SM, half the 16 that its 32 registers allow, issuing 0.49 instructions a cycle).
-  std::int64_t wave = 0;
-  bool x_in_shared() const { return shared_bytes > 0; }
-};
-
-/// The long-row kernel for blocks of `threads` threads and x of `x_elements` elements staged in
-/// shared memory (x_in_shared) or not. Throws UnsupportedError, naming `method`, where x does
-/// not fit a block's shared memory.
-template <typename V>
-LongRowLaunch<V> prepare_long_row_kernel(int threads, bool x_in_shared, std::int64_t x_elements,
-                                         std::string_view method) {
-  LongRowLaunch<V> launch;
-  launch.kernel = x_in_shared ? &device::long_row_kernel<V, true> : &device::long_row_kernel<V>;
-  if (x_in_shared) {
-    launch.shared_bytes = device::long_row_shared_x_bytes<V>(x_elements);
-    cudaFuncAttributes attributes{};
-    TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, launch.kernel));
-    const auto optin = static_cast<std::size_t>(
-        current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-    const std::size_t dynamic_limit =
-        optin > attributes.sharedSizeBytes ? optin - attributes.sharedSizeBytes : 0;
-    if (launch.shared_bytes > dynamic_limit)
-      throw UnsupportedError(std::string(method) + ": long_row_x=shared needs " +
-                             std::to_string(launch.shared_bytes) +
-                             " bytes of shared memory a block for x of " +
-                             std::to_string(x_elements) + " elements; this GPU allows " +
-                             std::to_string(dynamic_limit) + " (use long_row_x=global)");
-    TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(launch.kernel,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(dynamic_limit)));
-  }
-  int resident = 0;
-  TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &resident, launch.kernel, threads, launch.shared_bytes));
-  launch.wave = static_cast<std::int64_t>(std::max(resident, 1)) *
-                current_device_attribute(cudaDevAttrMultiProcessorCount);
-  return launch;
-}
 
 /// The batch kernel's arguments that follow from the parameters alone (the stages' layout and
 /// the vector-size rule).
@@ -208,6 +162,11 @@ BatchKernelLaunch<V> prepare_batch_kernel(const CsrOverlapParameters& parameters
                            std::to_string(launch.shared_bytes) +
                            " bytes of shared memory fits an SM");
   launch.blocks_per_sm = parameters.blocks_per_sm > 0 ? parameters.blocks_per_sm : resident;
+  int long_row_resident = 0;
+  TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &long_row_resident, &device::long_row_kernel<V>, launch.threads, 0));
+  launch.long_row_wave =
+      static_cast<std::int64_t>(std::max(long_row_resident, 1)) * launch.sm_count;
   return launch;
 }
 

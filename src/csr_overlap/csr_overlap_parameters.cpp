@@ -43,10 +43,6 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "nonzeros of a long row one block takes; a row of fewer than twice as many stays whole "
        "(paper: the whole row; auto: 1024 for a matrix of 2^20 nonzeros or more whose rows "
        "average at most max_batch_size, else 8192)"},
-      {"long_row_x", Type::choice, "auto", 0, 0, {"auto", "global", "shared"},
-       "where the long-row kernel gathers x: global (through the read-only cache, as the paper) "
-       "or shared (each block first copies the whole of x into its shared memory; not in the "
-       "paper); auto: shared where x takes at most 32 KiB in a matrix of 2^20 nonzeros or more"},
       {"pipeline_stages", Type::integer, "1", 1, kLargestPipelineStages, {},
        "shared-memory stages of the batch kernel, batches copied ahead = stages - 1 (paper: 2; "
        "1: none, the overlap is left to the other resident blocks)"},
@@ -97,13 +93,12 @@ std::vector<ParameterSpec> build_parameter_specs() {
 }
 
 /// Whether any parameter of the rows partition (every one but partition, the merge_* and
-/// row_vector_* ones, device_csr and long_row_x, which applies wherever the long-row kernel runs)
-/// was given: partition=auto then keeps the rows partition.
+/// row_vector_* ones and device_csr) was given: partition=auto then keeps the rows partition.
 bool rows_partition_given(const detail::ParameterValues& values) {
   for (const ParameterSpec& spec : parameter_specs()) {
     const std::string_view name = spec.name;
     if (name != "partition" && !name.starts_with("merge_") && !name.starts_with("row_vector_") &&
-        name != "device_csr" && name != "long_row_x" && values.given(name))
+        name != "device_csr" && values.given(name))
       return true;
   }
   return false;
@@ -233,9 +228,6 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
                          " are not accepted together: expected rows x steps at most " +
                          std::to_string(kRowVectorMaxProductsInFlight) +
                          " (products a lane has in flight)");
-  p.long_row_x = values.is("long_row_x", "global")   ? LongRowX::global
-                 : values.is("long_row_x", "shared") ? LongRowX::shared
-                                                     : LongRowX::automatic;
   p.device_csr = values.is("device_csr", "borrow") ? DeviceCsrUse::borrow
                  : values.is("device_csr", "copy") ? DeviceCsrUse::copy
                                                    : DeviceCsrUse::automatic;

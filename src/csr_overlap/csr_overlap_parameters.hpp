@@ -322,19 +322,6 @@ inline constexpr std::int32_t kDefaultMergeItems = 5;
 /// fp64 (36 % of the SM's warps active, latency-bound), 7 lie between.
 inline constexpr std::int32_t kDefaultMergeBlocksPerSm = 5;
 
-/// Where the long-row kernel gathers x (long_row_x=...): through the read-only cache, or from a
-/// copy of the whole of x that each block stages in its shared memory first (not in the paper).
-enum class LongRowX { automatic, global, shared };
-
-/// long_row_x=auto stages x in shared memory where it takes at most kLongRowSharedXMaxBytes
-/// (rounded up to 16) and the matrix has at least kLongRowSharedXMinNonzeros nonzeros. Measured
-/// on an H200 (README "x in shared memory for long rows"): a warp's gathers of 32 scattered
-/// elements from the L1 cost about one cache line each, against a few shared-memory wavefronts;
-/// at this size a 128-thread block with its copy of x leaves room for seven blocks an SM; on a
-/// small matrix every block's copy of x is latency before its first row.
-inline constexpr std::int64_t kLongRowSharedXMaxBytes = std::int64_t{32} << 10;
-inline constexpr std::int64_t kLongRowSharedXMinNonzeros = std::int64_t{1} << 20;
-
 /// What a plan built from a DeviceCsrView does with the caller's arrays (device_csr=...):
 ///  - borrow: reads them at every apply, as cuSPARSE's descriptors do: no copy and no allocation
 ///    for the matrix, so the plan builds in a few SpMV-times; the arrays must outlive the plan,
@@ -370,7 +357,6 @@ struct CsrOverlapParameters {
   CopyMechanism copy = kDefaultCopy;
   /// Plans from a DeviceCsrView only (a plan from host CSR always owns its upload).
   DeviceCsrUse device_csr = DeviceCsrUse::automatic;
-  LongRowX long_row_x = LongRowX::automatic;
   BatchUnit batch_unit = kDefaultBatchUnit;
   /// batch_unit=auto, copy=auto and max_batch_size=auto: for_matrix() chooses them.
   bool batch_unit_automatic = false;
@@ -421,14 +407,6 @@ struct CsrOverlapParameters {
   /// Threads that share one batch: a block, or a warp (batch_unit=warp).
   int batch_threads() const {
     return batch_unit == BatchUnit::warp ? 32 : threads_per_block;
-  }
-
-  /// Whether the long-row kernel stages x, of `x_bytes`, for a matrix of `nnz` nonzeros
-  /// (long_row_x; auto: kLongRowSharedXMaxBytes, kLongRowSharedXMinNonzeros).
-  bool long_row_x_in_shared(std::int64_t x_bytes, std::int64_t nnz) const {
-    return long_row_x == LongRowX::shared ||
-           (long_row_x == LongRowX::automatic && x_bytes <= kLongRowSharedXMaxBytes &&
-            nnz >= kLongRowSharedXMinNonzeros);
   }
 
   PartitionRule partition_rule() const {

@@ -13,9 +13,7 @@
 // (partition=row_vectors: every shape in every precision, the host model's order, a row of
 // 60 000 among short ones, bitwise repeats, graph capture, new values, borrowed misaligned
 // arrays, and partition=auto's choice of them for even rows); long-row pieces read in 16-byte
-// chunks from every offset, a nonzero at a time from misaligned borrowed arrays; x staged in
-// shared memory for the long rows (long_row_x: bitwise equal to x from global memory in every
-// precision, auto's choice, an x not on 16 bytes, graph capture, an x too large refused). The default
+// chunks from every offset, a nonzero at a time from misaligned borrowed arrays. The default
 // parameters on
 // the catalogue and on
 // real matrices, stream order and graph capture are also the conformance suite's.
@@ -930,120 +928,6 @@ TEST_F(CsrOverlapGpu, LongRowPiecesStartingAtEveryChunkOffsetMatchReferenceInEve
   EXPECT_EQ(chunk(SpmvPlan<half>(test::with_values<half>(a), Method("csr_overlap"), rows)), 8);
   EXPECT_EQ(chunk(SpmvPlan<bfloat16>(test::with_values<bfloat16>(a), Method("csr_overlap"), rows)),
             8);
-}
-
-// ---- long_row_x: x staged in shared memory for the long-row kernel ---------------------------
-
-/// Long rows (one of 5999 of the 6000 columns, pieces from 256 on) among short and empty rows:
-/// x of 6000 elements is 12-48 KB, so auto stages it in fp16 / bf16 / fp32 and not in fp64.
-Matrix long_rows_of_a_narrow_matrix() {
-  std::vector<std::int64_t> lengths = {5999, 0, 1, 2600, 700, 3};
-  for (int k = 0; k < 40; ++k) lengths.push_back(k % 3 == 0 ? 513 + 97 * k : 1 + k % 9);
-  return test::with_row_lengths(6000, lengths, 31);
-}
-
-template <typename Value>
-void expect_shared_x_is_bitwise_equal_to_global(const Matrix& a64, const std::string& piece) {
-  const auto global = overlap_result<Value>(a64, {"long_row_x=global", piece});
-  const auto shared = overlap_result<Value>(a64, {"long_row_x=shared", piece});
-  ASSERT_EQ(global.size(), shared.size());
-  EXPECT_EQ(std::memcmp(global.data(), shared.data(), global.size() * sizeof(Value)), 0) << piece;
-}
-
-TEST_F(CsrOverlapGpu, LongRowXStagedInSharedMemoryIsBitwiseEqualToGlobalInEveryPrecision) {
-  const Matrix a = long_rows_of_a_narrow_matrix();
-  for (const char* piece : {"long_row_piece=256", "long_row_piece=8192"}) {
-    // the same products added in the same order: only where x is read from differs
-    expect_shared_x_is_bitwise_equal_to_global<double>(a, piece);
-    expect_shared_x_is_bitwise_equal_to_global<float>(a, piece);
-    expect_shared_x_is_bitwise_equal_to_global<half>(a, piece);
-    expect_shared_x_is_bitwise_equal_to_global<bfloat16>(a, piece);
-    expect_every_precision_matches_reference(a, options_of({"long_row_x=shared", piece}));
-  }
-}
-
-TEST_F(CsrOverlapGpu, LongRowXAutoStagesXOfAtMost32KiBInMatricesOfAMillionNonzeros) {
-  // 400 rows of 2700 in 6000 columns: 1 080 000 nonzeros, x of 12 000 - 48 000 bytes
-  const Matrix large = test::with_row_lengths(6000, std::vector<std::int64_t>(400, 2700), 31);
-  const auto x_of = [](const auto& plan) {
-    return plan.stats().details["long_row_x"].template get<std::string>();
-  };
-  const PlanOptions rows = options_of({"partition=rows"});
-  EXPECT_EQ(x_of(SpmvPlan<half>(test::with_values<half>(large), Method("csr_overlap"), rows)),
-            "shared");
-  EXPECT_EQ(x_of(SpmvPlan<float>(test::with_values<float>(large), Method("csr_overlap"), rows)),
-            "shared");  // 24 000 bytes
-  EXPECT_EQ(x_of(SpmvPlan<double>(test::with_values<double>(large), Method("csr_overlap"), rows)),
-            "global");  // 48 000 bytes
-  const SpmvPlan<double> forced(test::with_values<double>(large), Method("csr_overlap"),
-                                options_of({"long_row_x=shared"}));
-  EXPECT_EQ(x_of(forced), "shared");
-  EXPECT_EQ(forced.stats().details["long_row_shared_bytes"], 48000);
-  expect_plan_computes(forced, test::with_values<double>(large), large, "x staged, fp64");
-  // below 2^20 nonzeros auto leaves x in global memory
-  const Matrix small = long_rows_of_a_narrow_matrix();
-  EXPECT_EQ(x_of(SpmvPlan<half>(test::with_values<half>(small), Method("csr_overlap"), rows)),
-            "global");
-}
-
-TEST_F(CsrOverlapGpu, LongRowXStagedFromAnXNotOn16BytesMatchesReference) {
-  // x one element past a 256-byte boundary: the copy into shared memory goes element by element
-  const Matrix a64 = long_rows_of_a_narrow_matrix();
-  const auto check = [&]<typename Value>(Value) {
-    const Matrix scaled = std::is_same_v<Value, double> ? a64 : test::scaled_for_16_bit(a64);
-    const auto a = test::with_values<Value>(scaled);
-    const SpmvPlan<Value> plan(a, Method("csr_overlap"),
-                               options_of({"long_row_x=shared", "long_row_piece=256"}));
-    const auto x = test::make_x<Value>(scaled);
-    std::vector<Value> shifted(x.size() + 1, Value(0.0));
-    std::copy(x.begin(), x.end(), shifted.begin() + 1);
-    DeviceBuffer<Value> dx(shifted);
-    DeviceBuffer<Value> dy(test::make_poisoned<Value>(static_cast<std::size_t>(a.rows)));
-    plan.apply(dx.data() + 1, dy.data(), scalar_t<Value>(1), scalar_t<Value>(0), nullptr);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    std::vector<double> reference(static_cast<std::size_t>(a.rows), 0.0);
-    spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), 1.0, 0.0);
-    const std::vector<Value> y = dy.download();
-    EXPECT_LT(relative_error(std::span<const Value>(y), std::span<const double>(reference)),
-              test::tolerance<Value>());
-  };
-  check(double{});
-  check(float{});
-  check(half{});
-  check(bfloat16{});
-}
-
-TEST_F(CsrOverlapGpu, LongRowXInSharedMemoryCapturesIntoAGraphAndRepeatsBitwise) {
-  const Matrix a64 = long_rows_of_a_narrow_matrix();
-  const auto a = test::with_values<float>(a64);
-  const SpmvPlan<float> plan(a, Method("csr_overlap"),
-                             options_of({"long_row_x=shared", "long_row_piece=256"}));
-  const auto x = test::make_x<float>(a64);
-  const auto y0 = test::make_y<float>(a64);
-  const std::vector<float> captured = testing::run_spmv_in_graph(plan, x, y0, {1.0, 0.0}, 3);
-  const std::vector<float> direct = run_spmv(plan, x, y0, {1.0, 0.0});
-  ASSERT_EQ(captured.size(), direct.size());
-  EXPECT_EQ(std::memcmp(captured.data(), direct.data(), direct.size() * sizeof(float)), 0);
-  std::vector<double> reference(direct.size(), 0.0);
-  spmv_reference(a, std::span<const float>(x), std::span<double>(reference), 1.0, 0.0);
-  EXPECT_LT(relative_error(std::span<const float>(direct), std::span<const double>(reference)),
-            test::tolerance<float>());
-}
-
-TEST_F(CsrOverlapGpu, LongRowXSharedIsRefusedWhereXDoesNotFitASharedMemoryBlock) {
-  // 1 M fp64 columns: 8 MB of x, far past any GPU's shared memory
-  const Matrix a64 = test::with_row_lengths(1000000, {4000, 1, 2}, 5);
-  const auto a = test::with_values<double>(a64);
-  try {
-    const SpmvPlan<double> plan(a, Method("csr_overlap"),
-                                options_of({"partition=rows", "long_row_x=shared"}));
-    FAIL() << "expected UnsupportedError";
-  } catch (const UnsupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("long_row_x=shared needs 8000000 bytes"),
-              std::string::npos)
-        << e.what();
-    EXPECT_NE(std::string(e.what()).find("use long_row_x=global"), std::string::npos) << e.what();
-  }
 }
 
 TEST_F(CsrOverlapGpu, LongRowsOfBorrowedMisalignedArraysAreReadANonzeroAtATime) {

@@ -640,29 +640,13 @@ TEST(CsrOverlapParameters, AutoTakesMergeTilesWhereAFewRowsAreLongAndRowsElsewhe
               "rows")
         << given;
   }
-  // but not merge_items, device_csr or long_row_x; and partition=merge_path on any matrix
+  // but not merge_items or device_csr; and partition=merge_path on any matrix
   EXPECT_TRUE(parse_parameters({"merge_items=7", "device_csr=copy"}).partition_automatic);
-  EXPECT_TRUE(parse_parameters({"long_row_x=shared"}).partition_automatic);
   const CsrOverlapParameters merge = parse_parameters({"partition=merge_path", "merge_items=7"});
   EXPECT_EQ(merge.partition, Partition::merge_path);
   EXPECT_EQ(host_layout_statistics(none_long, merge)["merge_items"].get<std::int64_t>(), 7);
   EXPECT_FALSE(parse_parameters({"partition=rows"}).partition_automatic);
   EXPECT_THROW(parse_parameters({"merge_items=6"}), ParameterError);
-}
-
-TEST(CsrOverlapParameters, LongRowXAutoStagesSmallXOfMatricesOfAMillionNonzeros) {
-  const CsrOverlapParameters automatic = parse_parameters({});
-  EXPECT_EQ(automatic.long_row_x, LongRowX::automatic);
-  constexpr std::int64_t kMillion = kLongRowSharedXMinNonzeros;
-  EXPECT_TRUE(automatic.long_row_x_in_shared(kLongRowSharedXMaxBytes, kMillion));
-  EXPECT_FALSE(automatic.long_row_x_in_shared(kLongRowSharedXMaxBytes + 16, kMillion));
-  EXPECT_FALSE(automatic.long_row_x_in_shared(1024, kMillion - 1));
-  // given: whatever the sizes (a plan refuses an x larger than a block's shared memory)
-  const CsrOverlapParameters shared = parse_parameters({"long_row_x=shared"});
-  EXPECT_TRUE(shared.long_row_x_in_shared(std::int64_t{1} << 30, 1));
-  const CsrOverlapParameters global = parse_parameters({"long_row_x=global"});
-  EXPECT_FALSE(global.long_row_x_in_shared(16, kMillion));
-  EXPECT_THROW(parse_parameters({"long_row_x=l1"}), ParameterError);
 }
 
 TEST(CsrOverlapVectorSize, PaperSwitchPointsMapMeanRowLengthsAsTable2) {
