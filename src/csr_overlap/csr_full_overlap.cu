@@ -128,6 +128,7 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["batches"] = table_batches_;
     stats_.details["long_rows"] = table_long_rows_;
     stats_.details["threads_per_block"] = p.batch.threads_per_block;
+    stats_.details["long_row_threads"] = kernel_.long_row_threads;
     stats_.details["shared_memory_bytes"] = kernel_.shared_bytes;
     stats_.details["pinned_host_bytes"] = pinned_.bytes();
     stats_.details["streamed_bytes_per_apply"] = streamed_bytes_;
@@ -172,7 +173,8 @@ class CsrFullOverlapSpmv final : public detail::SpmvMethod<Value> {
       }
       const auto& long_arguments = work.long_arguments;
       if (long_arguments.task_count > 0) {
-        device::long_row_kernel<V><<<work.long_blocks, static_cast<unsigned>(kernel_.threads), 0,
+        device::long_row_kernel<V><<<work.long_blocks,
+                                     static_cast<unsigned>(kernel_.long_row_threads), 0,
                                      internal>>>(long_arguments, dx, y_rows, alpha, beta);
         TCSPARSE_CUDA_CHECK_LAUNCH();
         if (long_arguments.task_count > long_arguments.long_count) {

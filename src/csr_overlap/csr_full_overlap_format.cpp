@@ -255,6 +255,7 @@ void full_overlap_host_apply(const CsrMatrix<Value, std::int32_t>& matrix,
         build_batch_table(part.row_ptr, rule, batch_parameters.long_row_piece);
     KernelShape shape;
     shape.threads_per_block = batch_parameters.threads_per_block;
+    shape.long_row_threads = batch_parameters.long_row_threads_for(sizeof(Value));
     shape.batch_unit = batch_parameters.batch_unit;
     shape.vector_sizes = batch_parameters.vector_size_rule();
     shape.long_row_piece = batch_parameters.long_row_piece;

@@ -75,6 +75,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
                                " rows do not fit the kernels' 32-bit row loops");
     rows_ = rows;
     shape_.threads_per_block = p.threads_per_block;
+    shape_.long_row_threads = p.long_row_threads_for(sizeof(V));
     shape_.batch_unit = p.batch_unit;
     shape_.vector_sizes = p.vector_size_rule();
     shape_.long_row_piece = p.long_row_piece;
@@ -170,7 +171,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     }
     if (long_arguments_.task_count > 0) {
       device::long_row_kernel<V><<<static_cast<unsigned>(shape_.long_row_blocks),
-                                   static_cast<unsigned>(shape_.threads_per_block), 0, stream>>>(
+                                   static_cast<unsigned>(shape_.long_row_threads), 0, stream>>>(
           long_arguments_, dx, dy, alpha, beta);
       TCSPARSE_CUDA_CHECK_LAUNCH();
       if (long_arguments_.task_count > long_arguments_.long_count) {
@@ -254,6 +255,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["pipeline_stages"] = parameters_.pipeline_stages;
     stats_.details["long_row_blocks"] = shape_.long_row_blocks;
     stats_.details["long_row_chunk"] = shape_.long_row_chunk;
+    stats_.details["long_row_threads"] = shape_.long_row_threads;
     stats_.details["parameters"] = parameters_json_;
     stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
   }

@@ -231,7 +231,8 @@ void host_apply(const CsrMatrix<Value, std::int32_t>& matrix, const BatchTable& 
   if (static_cast<std::int64_t>(table.long_row_tasks.size()) != tasks)
     throw Error("csr_overlap host_apply: the long-row task list does not match long_task_ptr");
   std::vector<double> partials(static_cast<std::size_t>(tasks), 0.0);
-  const int warps = threads / 32;
+  const int long_row_threads = shape.long_row_threads;
+  const int warps = long_row_threads / 32;
   if (shape.long_row_chunk < 1)
     throw Error("csr_overlap host_apply: long_row_chunk " + std::to_string(shape.long_row_chunk) +
                 " (expected 1 or more)");
@@ -249,11 +250,12 @@ void host_apply(const CsrMatrix<Value, std::int32_t>& matrix, const BatchTable& 
       const auto thread_sum = [&](std::int64_t thread) {
         double sum = 0.0;
         if (chunk == 1) {
-          for (std::int64_t i = start + thread; i < end; i += threads) sum += product(i);
+          for (std::int64_t i = start + thread; i < end; i += long_row_threads)
+            sum += product(i);
           return sum;
         }
         if (start + thread < head_end) sum += product(start + thread);
-        for (std::int64_t c = first_chunk + thread; c < end_chunk; c += threads)
+        for (std::int64_t c = first_chunk + thread; c < end_chunk; c += long_row_threads)
           for (std::int64_t i = c * chunk; i < (c + 1) * chunk; ++i) sum += product(i);
         if (tail_begin + thread < end) sum += product(tail_begin + thread);
         return sum;

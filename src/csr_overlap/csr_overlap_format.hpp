@@ -89,6 +89,8 @@ std::int64_t long_row_blocks(std::int64_t tasks, std::int64_t resident_blocks);
 /// What the kernels are given besides the table.
 struct KernelShape {
   int threads_per_block = kDefaultThreadsPerBlock;
+  /// Threads of a long-row block (CsrOverlapParameters::long_row_threads_for).
+  int long_row_threads = kDefaultThreadsPerBlock;
   BatchUnit batch_unit = kDefaultBatchUnit;
   VectorSizeRule vector_sizes;
   std::int32_t long_row_piece = kDefaultLongRowPiece;

@@ -32,8 +32,10 @@ struct BatchKernelLaunch {
   std::size_t shared_bytes = 0;   ///< dynamic shared memory a block
   int blocks_per_sm = 0;          ///< the parameter, or as many as fit
   int sm_count = 0;
-  /// Blocks of the long-row kernel (of `threads` threads) the GPU holds at once: its grid for
-  /// many pieces. A piece's walk is a chain of dependent loads, so every resident block counts
+  /// Threads of a long-row block (CsrOverlapParameters::long_row_threads_for).
+  int long_row_threads = 0;
+  /// Blocks of the long-row kernel (of long_row_threads threads) the GPU holds at once: its grid
+  /// for many pieces. A piece's walk is a chain of dependent loads, so every resident block counts
   /// (H200, R-MAT scale 20: the kernel took 97 of 223 us at 8 blocks of 128 threads an SM, half
   /// the 16 that its 32 registers allow, issuing 0.49 instructions a cycle).
   std::int64_t long_row_wave = 0;
@@ -162,9 +164,10 @@ BatchKernelLaunch<V> prepare_batch_kernel(const CsrOverlapParameters& parameters
                            std::to_string(launch.shared_bytes) +
                            " bytes of shared memory fits an SM");
   launch.blocks_per_sm = parameters.blocks_per_sm > 0 ? parameters.blocks_per_sm : resident;
+  launch.long_row_threads = parameters.long_row_threads_for(sizeof(V));
   int long_row_resident = 0;
   TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &long_row_resident, &device::long_row_kernel<V>, launch.threads, 0));
+      &long_row_resident, &device::long_row_kernel<V>, launch.long_row_threads, 0));
   launch.long_row_wave =
       static_cast<std::int64_t>(std::max(long_row_resident, 1)) * launch.sm_count;
   return launch;

@@ -37,6 +37,10 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "threads per row in every batch (auto: by the batch's mean row length, paper Alg. 6)"},
       {"threads_per_block", Type::choice, "128", 0, 0, {"32", "64", "128", "256", "512", "1024"},
        "threads of a block (paper: the CUDA cores of an SM, 128)"},
+      {"long_row_threads", Type::choice, "auto", 0, 0,
+       {"auto", "32", "64", "128", "256", "512", "1024"},
+       "threads of a long-row block, which takes one piece at a time (the paper: the batch "
+       "kernel's block); auto: 64 for fp16 / bf16 values, else threads_per_block"},
       {"blocks_per_sm", Type::integer, "auto", 1, 64, {"auto"},
        "resident blocks an SM of the batch kernel (auto: as many as fit)"},
       {"long_row_piece", Type::integer, "auto", 256, 1 << 30, {"auto"},
@@ -93,12 +97,13 @@ std::vector<ParameterSpec> build_parameter_specs() {
 }
 
 /// Whether any parameter of the rows partition (every one but partition, the merge_* and
-/// row_vector_* ones and device_csr) was given: partition=auto then keeps the rows partition.
+/// row_vector_* ones, device_csr and long_row_threads, which applies wherever the long-row kernel
+/// runs) was given: partition=auto then keeps the rows partition.
 bool rows_partition_given(const detail::ParameterValues& values) {
   for (const ParameterSpec& spec : parameter_specs()) {
     const std::string_view name = spec.name;
     if (name != "partition" && !name.starts_with("merge_") && !name.starts_with("row_vector_") &&
-        name != "device_csr" && values.given(name))
+        name != "device_csr" && name != "long_row_threads" && values.given(name))
       return true;
   }
   return false;
@@ -163,6 +168,7 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
   }
   p.vector_size = auto_or_integer(values, "vector_size");
   p.threads_per_block = static_cast<int>(values.integer("threads_per_block"));
+  p.long_row_threads = auto_or_integer(values, "long_row_threads");
   p.blocks_per_sm = auto_or_integer(values, "blocks_per_sm");
   p.long_row_piece_automatic = values.is_auto("long_row_piece");
   p.long_row_piece = p.long_row_piece_automatic

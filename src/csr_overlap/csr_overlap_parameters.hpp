@@ -35,6 +35,15 @@ inline constexpr std::array<std::int32_t, kSwitchPoints> kPaperSwitchPoints = {1
 /// on Hopper): 128, measured on an H100 against 64 and 256 with a block a batch (README).
 inline constexpr int kDefaultThreadsPerBlock = 128;
 
+/// Threads of a long-row block for 16-bit values (long_row_threads=auto; fp32 and fp64 take
+/// threads_per_block). Measured on an H200 (README "Long-row blocks", run 175, against blocks
+/// of 128 on nine matrices whose rows are all long: pruned_16k, 20 k rows of 1000 and seven
+/// pruned LLM weights of 4096-14336 rows): blocks of 64 ran 1.026x (fp16) and 1.034x (bf16) as
+/// fast in geometric mean (0.96-1.08x), pruned_16k 1.006x -> 1.038x cuSPARSE in fp16 and 1.002x
+/// -> 1.069x in bf16 (run 176: 1.004x -> 1.051x, 1.006x -> 1.045x); 256 and 512 lost (0.90x,
+/// 0.68x); fp32 even (0.998x) and fp64 slower (0.981x) with 64.
+inline constexpr int kSixteenBitLongRowThreads = 64;
+
 /// Nonzeros of a long row one block takes (a "piece"; a row of fewer than twice as many stays
 /// whole, long_row_pieces); longer rows are spread over several blocks whose partial sums a
 /// second kernel adds in order (deterministic). The paper (Alg. 9) gives a whole row to one
@@ -340,6 +349,8 @@ struct CsrOverlapParameters {
   /// 0: by the mean row length of each batch; else 1, 2, 4, 8, 16 or 32 for every batch.
   std::int32_t vector_size = 0;
   int threads_per_block = kDefaultThreadsPerBlock;
+  /// Threads of a long-row block; 0: auto (long_row_threads_for).
+  int long_row_threads = 0;
   /// 0: as many as fit one SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
   int blocks_per_sm = 0;
   std::int32_t long_row_piece = kDefaultLongRowPiece;
@@ -402,6 +413,13 @@ struct CsrOverlapParameters {
     batch_unit = unit;
     if (max_batch_size_automatic)
       max_batch_size = unit == BatchUnit::warp ? kWarpDefaultMaxBatchSize : kDefaultMaxBatchSize;
+  }
+
+  /// Threads of a long-row block for values of `value_bytes`: the parameter, or auto:
+  /// kSixteenBitLongRowThreads for 16-bit values, else threads_per_block.
+  int long_row_threads_for(std::size_t value_bytes) const {
+    if (long_row_threads > 0) return long_row_threads;
+    return value_bytes == 2 ? kSixteenBitLongRowThreads : threads_per_block;
   }
 
   /// Threads that share one batch: a block, or a warp (batch_unit=warp).

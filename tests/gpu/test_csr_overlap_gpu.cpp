@@ -13,7 +13,8 @@
 // (partition=row_vectors: every shape in every precision, the host model's order, a row of
 // 60 000 among short ones, bitwise repeats, graph capture, new values, borrowed misaligned
 // arrays, and partition=auto's choice of them for even rows); long-row pieces read in 16-byte
-// chunks from every offset, a nonzero at a time from misaligned borrowed arrays. The default
+// chunks from every offset, a nonzero at a time from misaligned borrowed arrays, by long-row
+// blocks of every size (long_row_threads: 64 for 16-bit values by default). The default
 // parameters on
 // the catalogue and on
 // real matrices, stream order and graph capture are also the conformance suite's.
@@ -905,16 +906,21 @@ TEST_F(CsrOverlapGpu, BulkCopyPlansFromDeviceCsrCopyTheArrays) {
                ParameterError);
 }
 
-TEST_F(CsrOverlapGpu, LongRowPiecesStartingAtEveryChunkOffsetMatchReferenceInEveryPrecision) {
-  // long rows of 600 + 37 k nonzeros, each after a short row of 1 + k % 8, so that rows and their
-  // pieces of 256-511 start at every offset from a 16-byte boundary: each thread's head, chunks
-  // and tail (device::dot_from_global_in_chunks)
+/// Long rows of 600 + 37 k nonzeros after short rows of 1 + k % 8: rows and their pieces start at
+/// every offset from a 16-byte boundary.
+Matrix long_rows_at_every_chunk_offset() {
   std::vector<std::int64_t> lengths;
   for (int k = 0; k < 24; ++k) {
     lengths.push_back(1 + k % 8);
     lengths.push_back(600 + 37 * k);
   }
-  const Matrix a = test::with_row_lengths(5000, lengths, 17);
+  return test::with_row_lengths(5000, lengths, 17);
+}
+
+TEST_F(CsrOverlapGpu, LongRowPiecesStartingAtEveryChunkOffsetMatchReferenceInEveryPrecision) {
+  // rows and their pieces of 256-511 starting at every offset from a 16-byte boundary: each
+  // thread's head, chunks and tail (device::dot_from_global_in_chunks)
+  const Matrix a = long_rows_at_every_chunk_offset();
   for (const char* piece : {"long_row_piece=256", "long_row_piece=8192"})
     expect_every_precision_matches_reference(
         a, options_of({"partition=rows", "max_batch_size=32", piece}));
@@ -928,6 +934,52 @@ TEST_F(CsrOverlapGpu, LongRowPiecesStartingAtEveryChunkOffsetMatchReferenceInEve
   EXPECT_EQ(chunk(SpmvPlan<half>(test::with_values<half>(a), Method("csr_overlap"), rows)), 8);
   EXPECT_EQ(chunk(SpmvPlan<bfloat16>(test::with_values<bfloat16>(a), Method("csr_overlap"), rows)),
             8);
+}
+
+TEST_F(CsrOverlapGpu, LongRowBlocksOfEverySizeMatchReferenceInEveryPrecision) {
+  // a piece of 256-511 nonzeros over a block of one warp up to 1024 threads (most of them idle)
+  const Matrix a = long_rows_at_every_chunk_offset();
+  for (const char* threads : {"32", "64", "128", "256", "1024"})
+    expect_every_precision_matches_reference(
+        a, options_of({"partition=rows", "max_batch_size=32", "long_row_piece=256",
+                       std::string("long_row_threads=") + threads}));
+}
+
+TEST_F(CsrOverlapGpu, LongRowBlocksAreSixtyFourThreadsForSixteenBitValuesByDefault) {
+  const Matrix a = long_rows_at_every_chunk_offset();
+  const auto threads = [](const auto& plan) {
+    return plan.stats().details["long_row_threads"].template get<int>();
+  };
+  const PlanOptions rows = options_of({"partition=rows"});
+  EXPECT_EQ(threads(SpmvPlan<half>(test::with_values<half>(a), Method("csr_overlap"), rows)), 64);
+  EXPECT_EQ(
+      threads(SpmvPlan<bfloat16>(test::with_values<bfloat16>(a), Method("csr_overlap"), rows)),
+      64);
+  EXPECT_EQ(threads(SpmvPlan<float>(test::with_values<float>(a), Method("csr_overlap"), rows)),
+            128);
+  EXPECT_EQ(threads(SpmvPlan<double>(test::with_values<double>(a), Method("csr_overlap"), rows)),
+            128);
+  const PlanOptions given = options_of({"long_row_threads=256"});
+  EXPECT_EQ(threads(SpmvPlan<half>(test::with_values<half>(a), Method("csr_overlap"), given)),
+            256);
+}
+
+TEST_F(CsrOverlapGpu, OneWarpLongRowBlocksRepeatBitwiseAndCaptureIntoAGraph) {
+  const Matrix a64 = long_rows_at_every_chunk_offset();
+  const Matrix scaled = test::scaled_for_16_bit(a64);
+  const auto a = test::with_values<half>(scaled);
+  const SpmvPlan<half> plan(a, Method("csr_overlap"),
+                            options_of({"long_row_threads=32", "long_row_piece=256"}));
+  const auto x = test::make_x<half>(scaled);
+  const auto y0 = test::make_y<half>(scaled);
+  const std::vector<half> direct = run_spmv(plan, x, y0, {1.0, 0.0});
+  const std::vector<half> captured = testing::run_spmv_in_graph(plan, x, y0, {1.0, 0.0}, 3);
+  ASSERT_EQ(captured.size(), direct.size());
+  EXPECT_EQ(std::memcmp(captured.data(), direct.data(), direct.size() * sizeof(half)), 0);
+  std::vector<double> reference(direct.size(), 0.0);
+  spmv_reference(a, std::span<const half>(x), std::span<double>(reference), 1.0, 0.0);
+  EXPECT_LT(relative_error(std::span<const half>(direct), std::span<const double>(reference)),
+            test::tolerance<half>());
 }
 
 TEST_F(CsrOverlapGpu, LongRowsOfBorrowedMisalignedArraysAreReadANonzeroAtATime) {

@@ -89,6 +89,7 @@ double host_apply_error(const Matrix& a64, const CsrOverlapParameters& p, double
   const BatchTable table = build_batch_table(a.row_ptr, p.partition_rule(), p.long_row_piece);
   KernelShape shape;
   shape.threads_per_block = p.threads_per_block;
+  shape.long_row_threads = p.long_row_threads_for(sizeof(Value));
   shape.batch_unit = p.batch_unit;
   shape.vector_sizes = p.vector_size_rule();
   shape.long_row_piece = p.long_row_piece;
@@ -293,6 +294,17 @@ TEST_P(CsrOverlapOnCatalogue, HostApplyMatchesTheReferenceWithSmallBatchesAndPie
                                               "switch_point_8=5", "switch_point_16=9"}),
                                      1.0, 0.0),
             1e-12);
+}
+
+TEST_P(CsrOverlapOnCatalogue, HostApplyMatchesTheReferenceWithEveryLongRowBlock) {
+  // pieces of 256 walked by blocks of one warp up to 1024 threads (most threads idle)
+  const Matrix& a = GetParam().matrix;
+  for (const char* threads : {"32", "64", "256", "1024"}) {
+    const auto p = with({"max_batch_size=32", "long_row_piece=256",
+                         std::string("long_row_threads=") + threads});
+    EXPECT_LT(host_apply_error<double>(a, p, 1.0, 0.0), 1e-12) << threads;
+    EXPECT_LT(host_apply_error<half>(a, p, -1.5, 0.5), 1e-12) << threads;
+  }
 }
 
 TEST_P(CsrOverlapOnCatalogue, EveryBatchCopyKeepsTheBulkCopyAlignmentInEveryPrecision) {
@@ -647,6 +659,19 @@ TEST(CsrOverlapParameters, AutoTakesMergeTilesWhereAFewRowsAreLongAndRowsElsewhe
   EXPECT_EQ(host_layout_statistics(none_long, merge)["merge_items"].get<std::int64_t>(), 7);
   EXPECT_FALSE(parse_parameters({"partition=rows"}).partition_automatic);
   EXPECT_THROW(parse_parameters({"merge_items=6"}), ParameterError);
+}
+
+TEST(CsrOverlapParameters, LongRowBlocksAreSixtyFourThreadsForSixteenBitValues) {
+  const CsrOverlapParameters automatic = with({});
+  EXPECT_EQ(automatic.long_row_threads_for(2), kSixteenBitLongRowThreads);
+  EXPECT_EQ(automatic.long_row_threads_for(4), automatic.threads_per_block);
+  EXPECT_EQ(automatic.long_row_threads_for(8), automatic.threads_per_block);
+  EXPECT_EQ(with({"threads_per_block=256"}).long_row_threads_for(8), 256);
+  for (const std::size_t bytes : {2, 4, 8})
+    EXPECT_EQ(with({"long_row_threads=32"}).long_row_threads_for(bytes), 32);
+  // it leaves partition=auto to choose (merge tiles and row vectors have no long-row kernel)
+  EXPECT_TRUE(with({"long_row_threads=64"}).partition_automatic);
+  EXPECT_THROW(with({"long_row_threads=96"}), ParameterError);
 }
 
 TEST(CsrOverlapVectorSize, PaperSwitchPointsMapMeanRowLengthsAsTable2) {
