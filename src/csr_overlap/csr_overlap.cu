@@ -19,6 +19,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -101,44 +102,41 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     read_owned_csr();
   }
 
-  /// Builds the batch table on the GPU and chooses the launch. With the host's row offsets the
-  /// table statistics (PlanStats::details) are computed now; without (a plan from device CSR,
-  /// whose build must stay free of host work on the matrix) on the first call of stats().
-  /// partition=auto: the batch table first, then merge-path tiles instead where it has few
-  /// long rows (merge_path_suits), or row vectors where its rows are even (row_vectors_suit,
-  /// from the longest row the table's totals carry).
-  /// `check`: a check of the device CSR in flight (a plan from device CSR), finished here once
-  /// the table's kernels are launched, before their results are read.
-  void build(std::span<const std::int32_t> host_row_ptr,
-             detail::DeviceCsrCheck<Value>* check = nullptr) {
-    if (parameters_.partition == Partition::rows) build_table_on_device(check);
+  /// Builds the batch table on the GPU and chooses the launch; PlanStats::details are filled on
+  /// the first call of stats() (fill_details), not here: a plan from device CSR must build fast,
+  /// and its statistics need the row offsets on the host.
+  /// partition=auto: the table's counting pass first, then merge-path tiles instead where it has
+  /// few long rows (merge_path_suits), or row vectors where its rows are even (row_vectors_suit,
+  /// from the longest row the totals carry); the table's arrays are made and filled (its scatter
+  /// pass) only when the rows partition stays.
+  /// `check`: a check of the device CSR in flight (a plan from device CSR), finished once the
+  /// counting pass is launched (count_table_on_device), before its results are used.
+  void build(detail::DeviceCsrCheck<Value>* check = nullptr) {
+    std::optional<TableCount> table;
+    if (parameters_.partition == Partition::rows)
+      count_table_on_device(table.emplace(detail::build_side_stream()), check);
     if (check) check->finish();
     const bool automatic = parameters_.partition_automatic;
     const bool even_rows = automatic && row_vectors_suit(rows_, nnz_, longest_row_);
     if (parameters_.partition == Partition::merge_path ||
-        (automatic && merge_path_suits(rows_, long_arguments_.long_count)) ||
+        (automatic && merge_path_suits(rows_, long_row_count_)) ||
         (even_rows && scattered_rows_suit_merge_tiles(rows_, nnz_, locality_))) {
       build_merge_tiles_on_device();
       return;
     }
     if (parameters_.partition == Partition::row_vectors || even_rows) {
-      choose_row_vectors(automatic ? longest_row_ : -1);
+      choose_row_vectors();
       return;
     }
+    scatter_table_on_device(*table);
     const detail::Stopwatch host_work;
     choose_launch();
     stats_.stored_values = nnz_;
     stats_.padding_ratio = 0.0;
-    if (host_row_ptr.empty())
-      statistics_deferred_ = true;
-    else
-      fill_details(host_row_ptr);
     stats_.host_preprocess_ms = host_work.elapsed_ms();
   }
-  void set_parameters_json(Json json) {
-    parameters_json_ = std::move(json);
-    stats_.details["parameters"] = parameters_json_;
-  }
+  /// The named parameters as given, for PlanStats::details["parameters"].
+  void set_parameter_values(const detail::ParameterValues& values) { parameter_values_ = values; }
 
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
@@ -185,9 +183,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   }
 
   const PlanStats& stats() const override {
-    std::call_once(details_once_, [this] {
-      if (statistics_deferred_) fill_details(download_row_ptr());
-    });
+    std::call_once(details_once_, [this] { fill_details(); });
     return stats_;
   }
 
@@ -224,7 +220,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
                                      out.table.batches.size() * sizeof(BatchRange),
                                      cudaMemcpyDeviceToHost));
     out.table.long_rows.resize(static_cast<std::size_t>(long_arguments_.long_count));
-    if (!out.table.long_rows.empty())  // the arrays are allocated at their bounds (table_capacity)
+    if (!out.table.long_rows.empty())
       TCSPARSE_CUDA_CHECK(cudaMemcpy(out.table.long_rows.data(), long_rows_.data(),
                                      out.table.long_rows.size() * sizeof(std::int32_t),
                                      cudaMemcpyDeviceToHost));
@@ -241,11 +237,25 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   }
 
  private:
-  /// PlanStats::details: the table statistics (table_statistics, from the table as the device
-  /// holds it) and the launch. Called once (build or the first stats()).
-  void fill_details(std::span<const std::int32_t> row_ptr) const {
+  /// PlanStats::details, on the first stats(): the partition's statistics (for the table from
+  /// the table as the device holds it; partition=auto's reasons, the totals of the table's
+  /// counting pass, where it ran), the launch, the parameters.
+  void fill_details() const {
+    if (row_vector_kernel_) {
+      stats_.details =
+          row_vector_statistics(rows_, nnz_, row_vector_shape_, longest_row_, locality_);
+    } else if (merge_path_) {
+      stats_.details = merge_path_statistics(rows_, nnz_, parameters_, long_row_count_, locality_);
+    } else {
+      fill_table_details();
+    }
+    stats_.details["parameters"] = parameter_values_.to_json();
+    stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
+  }
+
+  void fill_table_details() const {
     const testing::DeviceTable table = download();
-    stats_.details = table_statistics(row_ptr, table.table, parameters_);
+    stats_.details = table_statistics(download_row_ptr(), table.table, parameters_);
     stats_.details["threads_per_block"] = shape_.threads_per_block;
     stats_.details["blocks"] = shape_.launch.blocks;
     stats_.details["batches_per_block"] = shape_.launch.batches_per_block;
@@ -256,8 +266,6 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["long_row_blocks"] = shape_.long_row_blocks;
     stats_.details["long_row_chunk"] = shape_.long_row_chunk;
     stats_.details["long_row_threads"] = shape_.long_row_threads;
-    stats_.details["parameters"] = parameters_json_;
-    stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
   }
 
   /// Where the kernels read the matrix: the plan's own arrays (padded).
@@ -299,63 +307,85 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     return row_ptr;
   }
 
-  /// The whole table (batches, long rows, their tasks) in three kernels on the legacy stream
-  /// (csr_overlap_kernels.cuh: classify the rows, scan the tiles' counts, scatter) into arrays
-  /// allocated at table_capacity beforehand, then one wait for the totals. The kinds and the
-  /// tiles' counts are temporaries of this build. The plan's arrays come from the pool
-  /// (DeviceBuffer::from_pool): mapped already, where a cudaMalloc maps new pages.
-  void build_table_on_device(detail::DeviceCsrCheck<Value>* check) {
-    const cudaStream_t stream = nullptr;
-    detail::TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
-    const std::int32_t piece = shape_.long_row_piece;
-    const TableCapacity capacity = table_capacity(rows_, nnz_, rule_, piece);
-    const auto elements = [](std::int64_t count) { return static_cast<std::size_t>(count); };
-    batches_ = DeviceBuffer<int2>::from_pool(elements(capacity.batches));
-    long_rows_ = DeviceBuffer<std::int32_t>::from_pool(elements(capacity.long_rows));
-    long_task_ptr_ = DeviceBuffer<std::int32_t>::from_pool(elements(capacity.long_rows + 1));
-    long_row_tasks_ = DeviceBuffer<LongRowTask>::from_pool(elements(capacity.long_tasks));
+  /// What the table's counting pass leaves for its scatter pass: the rows' kinds and the tiles'
+  /// prefixes (temporaries of the build, on `stream`), the totals, and its events.
+  struct TableCount {
+    explicit TableCount(cudaStream_t on) : stream(on), temporaries(on) {}
+    cudaStream_t stream;
+    detail::TemporaryMemoryScope temporaries;  // before the temporaries: outlives them
+    DeviceBuffer<std::uint8_t> kinds;
+    DeviceBuffer<TableCounts> tile_counts;  ///< tiles + 1: each tile's prefix, then the totals
+    TableCounts totals;
+    CudaEvent start, counted;
+  };
+
+  device::TableInput table_input() const {
+    return {matrix_.row_ptr, rows_, rule_, shape_.long_row_piece, matrix_.col_idx, nnz_};
+  }
+
+  /// The table's counting pass (classify_rows_kernel, whose last block scans the tiles' counts:
+  /// csr_overlap_kernels.cuh) on the thread's side stream, beside `check` (borrowed arrays: it
+  /// waits only for the arrays, check->arrays_ready()) or after everything on the legacy stream
+  /// (the plan's own arrays, uploaded or copied there); then one wait for its totals, and one for
+  /// the check, which is reported first.
+  void count_table_on_device(TableCount& count, detail::DeviceCsrCheck<Value>* check) {
+    const cudaStream_t stream = count.stream;
+    if (check && borrowed_) {
+      TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(stream, check->arrays_ready(), 0));
+    } else {
+      CudaEvent legacy_reached(cudaEventDisableTiming);
+      legacy_reached.record(nullptr);
+      TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(stream, legacy_reached.get(), 0));
+    }
+    const auto elements = [](std::int64_t n) { return static_cast<std::size_t>(n); };
     // positions 0 .. rows (rows < 2^31 - 2048: the kernels' 32-bit positions fit)
     const std::int64_t tiles = rows_ / device::kTableTilePositions + 1;
-    auto kinds = DeviceBuffer<std::uint8_t>::on_stream(
+    count.kinds = DeviceBuffer<std::uint8_t>::on_stream(
         elements(tiles * device::kTableTilePositions), stream);
-    // the tiles' counts, then the totals
-    auto counts_and_totals = DeviceBuffer<TableCounts>::on_stream(elements(tiles + 1), stream);
-    TableCounts* const tile_counts = counts_and_totals.data();
-    TableCounts* const totals = tile_counts + tiles;
-    CudaEvent start, stop;
-    start.record(stream);
-    const device::TableInput input{matrix_.row_ptr, rows_,           rule_,
-                                   piece,           matrix_.col_idx, nnz_,
-                                   parameters_.partition_automatic};
+    count.tile_counts = DeviceBuffer<TableCounts>::on_stream(elements(tiles + 1), stream);
+    auto tiles_done = DeviceBuffer<unsigned>::on_stream(1, stream);
+    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(tiles_done.data(), 0, sizeof(unsigned), stream));
+    count.start.record(stream);
+    device::classify_rows_kernel<<<static_cast<unsigned>(tiles), device::kTableTileThreads, 0,
+                                   stream>>>(table_input(), count.kinds.data(),
+                                             count.tile_counts.data(), tiles_done.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    count.counted.record(stream);
+    count.totals = download_one(count.tile_counts.data() + tiles, stream);
+    if (check) check->finish();  // a bad matrix is reported before its totals are used
+    longest_row_ = count.totals.longest_row;
+    long_row_count_ = count.totals.long_rows;
+    locality_ = {count.totals.locality_samples, count.totals.near_samples};
+    stats_.device_preprocess_ms = count.counted.elapsed_ms_since(count.start);
+  }
+
+  /// The table's scatter pass into arrays of exactly the totals' sizes, then the kernels'
+  /// arguments. The plan's arrays come from the pool (DeviceBuffer::from_pool, on the legacy
+  /// stream, which runs the pass: `count`'s stream has finished): mapped already, where a
+  /// cudaMalloc maps new pages. Waits for the pass: the table is ready with the plan, and `count`'s
+  /// temporaries may go.
+  void scatter_table_on_device(TableCount& count) {
+    const cudaStream_t stream = nullptr;
+    const auto elements = [](std::int64_t n) { return static_cast<std::size_t>(n); };
+    const TableCounts& totals = count.totals;
+    const TableCapacity sizes{totals.batches, totals.long_rows, totals.long_tasks};
+    batches_ = DeviceBuffer<int2>::from_pool(elements(sizes.batches));
+    long_rows_ = DeviceBuffer<std::int32_t>::from_pool(elements(sizes.long_rows));
+    long_task_ptr_ = DeviceBuffer<std::int32_t>::from_pool(elements(sizes.long_rows + 1));
+    long_row_tasks_ = DeviceBuffer<LongRowTask>::from_pool(elements(sizes.long_tasks));
+    if (sizes.long_tasks > sizes.long_rows)
+      long_partials_ = DeviceBuffer<Acc>::from_pool(elements(sizes.long_tasks));
     const device::TableArrays arrays{batches_.data(), long_rows_.data(), long_task_ptr_.data(),
-                                     long_row_tasks_.data(), capacity};
-    const auto grid = static_cast<unsigned>(tiles);
-    device::classify_rows_kernel<<<grid, device::kTableTileThreads, 0, stream>>>(
-        input, kinds.data(), tile_counts);
+                                     long_row_tasks_.data(), sizes};
+    CudaEvent scattered;
+    device::scatter_table_kernel<<<static_cast<unsigned>(count.kinds.size() /
+                                                         device::kTableTilePositions),
+                                   device::kTableTileThreads, 0, stream>>>(
+        table_input(), count.kinds.data(), count.tile_counts.data(), arrays);
     TCSPARSE_CUDA_CHECK_LAUNCH();
-    device::scan_tile_counts_kernel<<<1, device::kTileScanThreads, 0, stream>>>(
-        tile_counts, tiles);
-    TCSPARSE_CUDA_CHECK_LAUNCH();
-    device::scatter_table_kernel<<<grid, device::kTableTileThreads, 0, stream>>>(
-        input, kinds.data(), tile_counts, arrays);
-    TCSPARSE_CUDA_CHECK_LAUNCH();
-    stop.record(stream);
-    if (check) check->finish();  // throws for a bad matrix, before the totals are read
-    const TableCounts counts = download_one(totals);
-    const std::int64_t batch_count = counts.batches, long_count = counts.long_rows,
-                       task_count = counts.long_tasks;
-    longest_row_ = counts.longest_row;
-    locality_ = {counts.locality_samples, counts.near_samples};
-    if (batch_count > capacity.batches || long_count > capacity.long_rows ||
-        task_count > capacity.long_tasks)
-      throw Error("csr_overlap: the batch table outgrew its bounds (" +
-                  std::to_string(batch_count) + " batches, " + std::to_string(long_count) +
-                  " long rows, " + std::to_string(task_count) + " tasks; bounds " +
-                  std::to_string(capacity.batches) + ", " + std::to_string(capacity.long_rows) +
-                  ", " + std::to_string(capacity.long_tasks) + "): a bug, please report it");
-    if (task_count > long_count)
-      long_partials_ = DeviceBuffer<Acc>::from_pool(elements(task_count));
-    stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
+    scattered.record(stream);
+    scattered.synchronize();
+    stats_.device_preprocess_ms = scattered.elapsed_ms_since(count.start);
     stats_.device_bytes += batches_.bytes() + long_rows_.bytes() + long_task_ptr_.bytes() +
                            long_row_tasks_.bytes() + long_partials_.bytes();
 
@@ -364,7 +394,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     batch_arguments_.values = matrix_.values;
     batch_arguments_.copy_limit = matrix_.copy_limit;
     batch_arguments_.batches = batches_.data();
-    batch_arguments_.batch_count = static_cast<std::int32_t>(batch_count);
+    batch_arguments_.batch_count = static_cast<std::int32_t>(sizes.batches);
     set_stage_layout(batch_arguments_, parameters_);
 
     long_arguments_.col_idx = matrix_.col_idx;
@@ -372,8 +402,8 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     long_arguments_.long_rows = long_rows_.data();
     long_arguments_.long_task_ptr = long_task_ptr_.data();
     long_arguments_.tasks = long_row_tasks_.data();
-    long_arguments_.long_count = static_cast<std::int32_t>(long_count);
-    long_arguments_.task_count = static_cast<std::int32_t>(task_count);
+    long_arguments_.long_count = static_cast<std::int32_t>(sizes.long_rows);
+    long_arguments_.task_count = static_cast<std::int32_t>(sizes.long_tasks);
     long_arguments_.partials = long_partials_.data();
     long_arguments_.chunked_loads = device::kLongRowChunk<V> > 1 &&
                                     copy_aligned(matrix_.col_idx) && copy_aligned(matrix_.values);
@@ -415,16 +445,10 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     }
   }
 
-  /// partition=merge_path (or auto choosing it): the tiles' starts on the merge path (one binary
-  /// search a tile, no wait for the GPU) and the arrays of the rows cut by tile boundaries; a
-  /// batch table built before (partition=auto) is let go. PlanStats::details say so.
+  /// partition=merge_path (or auto choosing it after the table's counting pass): the tiles'
+  /// starts on the merge path (one binary search a tile) and the arrays of the rows cut by tile
+  /// boundaries; waits for the starts.
   void build_merge_tiles_on_device() {
-    const std::int64_t long_rows = long_arguments_.long_count;
-    batches_ = {};
-    long_rows_ = {};
-    long_task_ptr_ = {};
-    long_row_tasks_ = {};
-    long_partials_ = {};
     const cudaStream_t stream = nullptr;
     const std::int64_t tile_items = std::int64_t{kMergeTileThreads} * parameters_.merge_items;
     const std::int64_t tiles = merge_tiles(rows_, nnz_, tile_items);
@@ -463,22 +487,10 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     fixup_dependent_ = runs_sm90_code(fixup);
     stats_.stored_values = nnz_;
     stats_.padding_ratio = 0.0;
-    stats_.details = merge_path_statistics(
-        rows_, nnz_, parameters_, parameters_.partition_automatic ? long_rows : -1,
-        parameters_.partition_automatic ? locality_ : ColumnLocality{-1, 0});
-    stats_.details["parameters"] = parameters_json_;
-    stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
   }
 
-  /// partition=row_vectors (or auto choosing it, `longest_row` >= 0 the reason): the shape and
-  /// the grid, nothing on the GPU; a batch table built before is let go. PlanStats::details say
-  /// so.
-  void choose_row_vectors(std::int64_t longest_row) {
-    batches_ = {};
-    long_rows_ = {};
-    long_task_ptr_ = {};
-    long_row_tasks_ = {};
-    long_partials_ = {};
+  /// partition=row_vectors (or auto choosing it): the shape and the grid, nothing on the GPU.
+  void choose_row_vectors() {
     row_vector_shape_ = parameters_.row_vector_shape(rows_, nnz_, sizeof(V));
     row_vector_kernel_ = device::row_vector_kernel_for<V>(row_vector_shape_);
     const std::int64_t block_rows = device::row_vector_block_rows(row_vector_shape_);
@@ -488,10 +500,6 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     stats_.stored_values = nnz_;
     stats_.padding_ratio = 0.0;
     stats_.device_bytes = csr_.bytes();
-    stats_.details = row_vector_statistics(rows_, nnz_, row_vector_shape_, longest_row,
-                                           longest_row >= 0 ? locality_ : ColumnLocality{-1, 0});
-    stats_.details["parameters"] = parameters_json_;
-    stats_.details["device_csr"] = borrowed_ ? "borrowed" : "owned";
   }
 
   /// One wave of resident blocks (paper §4.1.2: a multiple of the SM count), each taking a
@@ -536,14 +544,14 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   RowVectorShape row_vector_shape_;
   unsigned row_vector_blocks_ = 0;
   device::RowVectorArguments<V> row_vector_arguments_{};
-  /// The longest row and the column-locality samples, from the batch table's totals
-  /// (partition=auto asks them).
-  std::int64_t longest_row_ = 0;
-  ColumnLocality locality_;
-  Json parameters_json_ = Json::object();
-  bool statistics_deferred_ = false;
+  /// The longest row, the long rows and the column-locality samples, from the totals of the
+  /// table's counting pass (partition=auto asks them); -1 where it did not run.
+  std::int64_t longest_row_ = -1;
+  std::int64_t long_row_count_ = -1;
+  ColumnLocality locality_{-1, 0};
+  detail::ParameterValues parameter_values_;
   mutable std::once_flag details_once_;
-  mutable PlanStats stats_;  ///< details filled on the first stats() when statistics_deferred_
+  mutable PlanStats stats_;  ///< details filled on the first stats() (fill_details)
 };
 
 }  // namespace
@@ -555,16 +563,17 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std:
       matrix.rows, matrix.nnz(),
       csr_overlap_parameters(parameters)
           .for_matrix(matrix.rows, matrix.nnz(), sizeof(scalar_t<Value>)));
-  method->set_parameters_json(parameters.to_json());
+  method->set_parameter_values(parameters);
   method->upload(matrix);
-  method->build(matrix.row_ptr);
+  method->build();
   return method;
 }
 
 /// The plan leaves the check of `matrix` to this factory (checks_device_csr_itself,
 /// csr_overlap_method.cpp): it runs on the GPU while the host prepares the plan and launches the
-/// table's kernels (which read only row_ptr, within its rows + 1 offsets, and write only inside
-/// the table's arrays), and its answer is read before anything the build made is.
+/// table's counting pass (which reads row_ptr within its rows + 1 offsets and col_idx within
+/// [0, nnz), and writes only its own temporaries), and its answer is read before anything that
+/// pass made is.
 template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
     const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters) {
@@ -574,9 +583,9 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
         matrix.rows, matrix.nnz,
         csr_overlap_parameters(parameters)
             .for_matrix(matrix.rows, matrix.nnz, sizeof(scalar_t<Value>)));
-    method->set_parameters_json(parameters.to_json());
+    method->set_parameter_values(parameters);
     method->take_from_device(matrix);
-    method->build({}, &check);
+    method->build(&check);
     return method;
   } catch (...) {
     check.finish();  // a bad matrix is what to report

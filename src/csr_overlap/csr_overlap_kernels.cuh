@@ -65,7 +65,7 @@ __device__ __forceinline__ void store_result(V* y, std::int64_t row, Acc<V> sum,
 // ---- batch table build ------------------------------------------------------------------------
 // (templates only: this header is included by csr_overlap.cu and csr_full_overlap.cu)
 //
-// The table is built in three kernels over the positions p in [0, rows] (a position a row, and
+// The table is built in two kernels over the positions p in [0, rows] (a position a row, and
 // p == rows past the last one: csr_overlap_rules.hpp says what each position adds), in tiles of
 // kTableTileThreads threads x kTablePositionsPerThread positions, the host model's passes
 // (csr_overlap_format.cpp build_batch_table) made parallel:
@@ -73,19 +73,20 @@ __device__ __forceinline__ void store_result(V* y, std::int64_t row, Acc<V> sum,
 //   classify_rows_kernel     thread t of a tile takes positions base + j * 4 * kTableTileThreads +
 //                            4t .. + 3 (j < 4: coalesced row_ptr reads): kinds[p] = row_kind(p),
 //                            one byte, and the tile's TableCounts (with its longest row and its
-//                            column-locality samples) into tile_counts[tile]
-//   scan_tile_counts_kernel  one block: tile_counts becomes its exclusive scan
+//                            column-locality samples) into tile_counts[tile]; the last block to
+//                            finish replaces tile_counts by its exclusive scan and the totals
+//   (the host reads the totals, and for the rows partition allocates the table at their size)
 //   scatter_table_kernel     thread t takes positions base + 16t .. base + 16t + 15 (one 16-byte
 //                            load of kinds): a block scan of the threads' counts, plus the tile's
 //                            prefix, numbers every position, and scatter_writes places it
 //
 //   kinds        [tiles x 4096] bytes (past rows: inside_batch)
 //   tile_counts  [tiles + 1] TableCounts (the last: the totals, written by the scan)
+//   tiles_done   one counter, zero before classify_rows_kernel
 //
 // A row's kind is computed once (its two 32-bit modulos are most of the work); the second pass
-// reads 1 byte a position instead of the offsets. The arrays are allocated at table_capacity
-// (csr_overlap_rules.hpp) before the build; a write past them (impossible for valid CSR) is
-// dropped, and the totals tell.
+// reads 1 byte a position instead of the offsets. A write past the table's arrays (impossible:
+// they are allocated at the totals, and the matrix is checked before the scatter) is dropped.
 
 inline constexpr int kTableTileThreads = 256;
 inline constexpr int kTablePositionsPerThread = 16;  ///< one 16-byte load of kinds
@@ -94,14 +95,17 @@ inline constexpr int kTableTilePositions = kTableTileThreads * kTablePositionsPe
 /// store), and the groups it takes in a tile.
 inline constexpr int kTableGroupPositions = 4;
 inline constexpr int kTableGroupsPerThread = kTablePositionsPerThread / kTableGroupPositions;
-/// scan_tile_counts_kernel: its one block, and tile counts a thread takes a round.
-inline constexpr int kTileScanThreads = 1024;
-inline constexpr int kTileScanCountsPerThread = 4;
+/// classify_rows_kernel: its launch bound, blocks an SM (at most 64 registers a thread, what the
+/// classification takes; its last block's scan must not raise them), and the tile counts a
+/// thread of that last block scans a round.
+inline constexpr int kClassifyBlocksPerSm = 4;
+inline constexpr int kTileScanCountsPerThread = 1;
 
 static_assert(static_cast<int>(RowKind::long_row) < 256, "kinds are stored as bytes");
 static_assert(kTableGroupPositions == sizeof(std::uint32_t), "a group's kinds: one 4-byte store");
 
-/// The table's arrays as allocated (TableCapacity elements each; long_task_ptr one more).
+/// The table's arrays as allocated (`capacity`: the totals of classify_rows_kernel, elements
+/// each; long_task_ptr one more).
 struct TableArrays {
   int2* batches;
   std::int32_t* long_rows;
@@ -111,8 +115,8 @@ struct TableArrays {
 };
 
 /// What the table build reads: the offsets and the rule, and for the column-locality samples
-/// the column indices (read only at offsets in [0, nnz): the build may run on a CSR still being
-/// checked).
+/// the column indices (read only at offsets in [0, nnz): classify_rows_kernel may run on a CSR
+/// still being checked).
 struct TableInput {
   const std::int32_t* row_ptr;
   std::int64_t rows;
@@ -120,9 +124,6 @@ struct TableInput {
   std::int32_t piece;  ///< long_row_piece
   const std::int32_t* col_idx;
   std::int64_t nnz;
-  /// partition=auto: the scatter is skipped where the totals say the table will not be used
-  /// (automatic_partition_leaves_rows).
-  bool partition_automatic;
 };
 
 struct AddTableCounts {
@@ -131,17 +132,76 @@ struct AddTableCounts {
   }
 };
 
+/// tile_counts[tile] as another block of the same launch wrote it (before its __threadfence):
+/// each field through L2, past this SM's L1.
+__device__ __forceinline__ TableCounts load_tile_counts(const TableCounts* tile_counts,
+                                                        std::int64_t tile) {
+  const TableCounts* counts = tile_counts + tile;
+  TableCounts loaded;
+  loaded.batches = arch::load_bypassing_l1(&counts->batches);
+  loaded.long_rows = arch::load_bypassing_l1(&counts->long_rows);
+  loaded.long_tasks = arch::load_bypassing_l1(&counts->long_tasks);
+  loaded.longest_row = arch::load_bypassing_l1(&counts->longest_row);
+  loaded.locality_samples = arch::load_bypassing_l1(&counts->locality_samples);
+  loaded.near_samples = arch::load_bypassing_l1(&counts->near_samples);
+  return loaded;
+}
+
+/// By the last classify block, all kThreads threads: tile_counts[0, tiles) replaced by its
+/// exclusive scan, kTileScanCountsPerThread consecutive counts a thread, a round at a time, and
+/// tile_counts[tiles] set to their total: the table's totals (positions from rows on add
+/// nothing) with the longest row and the column-locality samples.
+/// Not inlined: a scan of 32-byte counts needs more registers than the classification, and
+/// inlined it raised the whole kernel's from 62 to 108 (two blocks an SM instead of four, and
+/// twice the waves); called, only the last block pays, with a few spills.
+template <int kThreads>
+__device__ __noinline__ void scan_tile_counts(
+    TableCounts* tile_counts, std::int64_t tiles,
+    typename cub::BlockScan<TableCounts, kThreads>::TempStorage& scan_storage) {
+  using BlockScan = cub::BlockScan<TableCounts, kThreads>;
+  constexpr int kCounts = kTileScanCountsPerThread;
+  TableCounts carried;
+  for (std::int64_t round = 0; round < tiles; round += kThreads * kCounts) {
+    const std::int64_t first = round + static_cast<std::int64_t>(threadIdx.x) * kCounts;
+    TableCounts counts[kCounts], mine;
+#pragma unroll
+    for (int k = 0; k < kCounts; ++k) {
+      counts[k] = first + k < tiles ? load_tile_counts(tile_counts, first + k) : TableCounts{};
+      mine = mine + counts[k];
+    }
+    TableCounts before, round_total;
+    BlockScan(scan_storage).ExclusiveScan(mine, before, TableCounts{}, AddTableCounts{},
+                                          round_total);
+    before = before + carried;
+#pragma unroll
+    for (int k = 0; k < kCounts; ++k) {
+      if (first + k < tiles) tile_counts[first + k] = before;
+      before = before + counts[k];
+    }
+    carried = carried + round_total;
+    __syncthreads();  // scan_storage is reused by the next round
+  }
+  if (threadIdx.x == 0) tile_counts[tiles] = carried;
+}
+
 /// Pass 1: a tile a block, thread t taking kTableGroupsPerThread groups of 4 consecutive
 /// positions, group j at base + j * 4 * kThreads + 4t (a warp's group: 128 consecutive positions,
 /// their kinds one 4-byte store a lane). Every offset the groups need is loaded before the first
 /// is classified: row_ptr[p .. p + 3] by the lane, row_ptr[p - 1] and row_ptr[p + 4] from the
-/// lanes beside it (lanes 0 and 31 load their own).
+/// lanes beside it (lanes 0 and 31 load their own). The block that finishes last (its ticket
+/// from *tiles_done, zero before the launch) then scans every block's counts (scan_tile_counts):
+/// one launch for the whole pass, whose totals the host reads.
 template <int kThreads = kTableTileThreads>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kClassifyBlocksPerSm)
     classify_rows_kernel(TableInput in, std::uint8_t* __restrict__ kinds,
-                         TableCounts* __restrict__ tile_counts) {
+                         TableCounts* __restrict__ tile_counts, unsigned* __restrict__ tiles_done) {
   using BlockReduce = cub::BlockReduce<TableCounts, kThreads>;
-  __shared__ typename BlockReduce::TempStorage reduce_storage;
+  using BlockScan = cub::BlockScan<TableCounts, kThreads>;
+  __shared__ union {
+    typename BlockReduce::TempStorage reduce;
+    typename BlockScan::TempStorage scan;
+  } storage;
+  __shared__ bool last_block;
   constexpr int kGroups = kTableGroupsPerThread;
   // 32-bit positions (rows < 2^31 - 2048, kTableTilePositions-aligned): fewer instructions
   const int lane = static_cast<int>(threadIdx.x % arch::kWarpSize);
@@ -185,56 +245,24 @@ __global__ void __launch_bounds__(kThreads)
     }
     *reinterpret_cast<std::uint32_t*>(kinds + p) = packed_kinds;  // little-endian: kinds[p + i]
   }
-  const TableCounts tile = BlockReduce(reduce_storage).Reduce(mine, AddTableCounts{});
-  if (threadIdx.x == 0) tile_counts[blockIdx.x] = tile;
-}
-
-/// Between the passes, one block of kThreads: tile_counts[0, tiles) replaced by its exclusive
-/// scan, kTileScanCountsPerThread consecutive counts a thread, a round at a time, and
-/// tile_counts[tiles] set to their total: the table's totals (positions from rows on add
-/// nothing) with the longest row and the column-locality samples.
-template <int kThreads = kTileScanThreads>
-__global__ void __launch_bounds__(kThreads)
-    scan_tile_counts_kernel(TableCounts* tile_counts, std::int64_t tiles) {
-  using BlockScan = cub::BlockScan<TableCounts, kThreads>;
-  __shared__ typename BlockScan::TempStorage scan_storage;
-  constexpr int kCounts = kTileScanCountsPerThread;
-  TableCounts carried;
-  for (std::int64_t round = 0; round < tiles; round += kThreads * kCounts) {
-    const std::int64_t first = round + static_cast<std::int64_t>(threadIdx.x) * kCounts;
-    TableCounts counts[kCounts], mine;
-#pragma unroll
-    for (int k = 0; k < kCounts; ++k) {
-      counts[k] = first + k < tiles ? tile_counts[first + k] : TableCounts{};
-      mine = mine + counts[k];
-    }
-    TableCounts before, round_total;
-    BlockScan(scan_storage).ExclusiveScan(mine, before, TableCounts{}, AddTableCounts{},
-                                          round_total);
-    before = before + carried;
-#pragma unroll
-    for (int k = 0; k < kCounts; ++k) {
-      if (first + k < tiles) tile_counts[first + k] = before;
-      before = before + counts[k];
-    }
-    carried = carried + round_total;
-    __syncthreads();  // scan_storage is reused by the next round
+  const TableCounts tile = BlockReduce(storage.reduce).Reduce(mine, AddTableCounts{});
+  if (threadIdx.x == 0) {
+    tile_counts[blockIdx.x] = tile;
+    __threadfence();  // the counts before the ticket
+    last_block = atomicAdd(tiles_done, 1u) == gridDim.x - 1;
   }
-  if (threadIdx.x == 0) tile_counts[tiles] = carried;
-}
-
-/// row_counts of position p of kind `kind` (row_ptr read for a long row only).
-__device__ __forceinline__ TableCounts counts_at(const TableInput& in, std::int64_t p,
-                                                 RowKind kind) {
-  return kind == RowKind::long_row ? row_counts(kind, row_length(in.row_ptr, p), in.piece)
-                                   : row_counts(kind, 0, in.piece);
+  __syncthreads();
+  if (!last_block) return;
+  __threadfence();  // every block's counts, seen through L2 (load_tile_counts)
+  scan_tile_counts<kThreads>(tile_counts, gridDim.x, storage.scan);
 }
 
 /// Pass 2: a tile a block. Writes the batches' ends and starts, the long rows, their first tasks
 /// and their tasks, and at p == rows the end of long_task_ptr. Its three loads
-/// (the thread's kinds, the kind before them, the tile's prefix) are issued together. With
-/// partition=auto every block first reads the totals and returns if the plan will take merge
-/// tiles or row vectors (automatic_partition_leaves_rows): their plans need no table.
+/// (the thread's kinds, the kind before them, the tile's prefix) are issued together, then the
+/// offsets of its long rows, all at once: the writes that follow load nothing (pruned_16k's four
+/// tiles of long rows, H200 under Nsight Compute: 20 us with each row's offsets loaded where
+/// used, 17 us now; its threads write one long row after another).
 template <int kThreads = kTableTileThreads>
 __global__ void __launch_bounds__(kThreads)
     scatter_table_kernel(TableInput in, const std::uint8_t* __restrict__ kinds,
@@ -242,11 +270,6 @@ __global__ void __launch_bounds__(kThreads)
   using BlockScan = cub::BlockScan<TableCounts, kThreads>;
   __shared__ typename BlockScan::TempStorage scan_storage;
   constexpr int kPositions = kTablePositionsPerThread;
-  if (in.partition_automatic) {  // tile_prefix[tiles]: the totals (scan_tile_counts_kernel)
-    const TableCounts totals = tile_prefix[gridDim.x];
-    if (automatic_partition_leaves_rows(in.rows, in.nnz, totals.long_rows, totals.longest_row))
-      return;
-  }
   // 32-bit positions, as in classify_rows_kernel
   const std::uint32_t row_count = static_cast<std::uint32_t>(in.rows);
   const std::uint32_t first = blockIdx.x * kTableTilePositions + threadIdx.x * kPositions;
@@ -258,16 +281,26 @@ __global__ void __launch_bounds__(kThreads)
   RowKind previous = first > 0 ? static_cast<RowKind>(kinds[first - 1]) : RowKind::inside_batch;
   const TableCounts tile_before = tile_prefix[blockIdx.x];
   RowKind kind[kPositions];
-  TableCounts mine;
+  std::int32_t row_begin[kPositions], row_end[kPositions];  // of the long rows
 #pragma unroll
   for (int k = 0; k < kPositions; ++k) {
     kind[k] = static_cast<RowKind>(mine_kinds.bytes[k]);
-    if (kind[k] != RowKind::inside_batch) mine = mine + counts_at(in, first + k, kind[k]);
+    const bool long_row = kind[k] == RowKind::long_row;
+    row_begin[k] = long_row ? in.row_ptr[first + k] : 0;
+    row_end[k] = long_row ? in.row_ptr[first + k + 1] : 0;
   }
+  // position k's counts (past rows: none), computed where needed rather than kept
+  const auto counts_at = [&](int k) {
+    return row_counts(kind[k], row_end[k] - row_begin[k], in.piece);
+  };
+  TableCounts mine;
+#pragma unroll
+  for (int k = 0; k < kPositions; ++k) mine = mine + counts_at(k);
   TableCounts before;
   BlockScan(scan_storage).ExclusiveScan(mine, before, TableCounts{}, AddTableCounts{});
   before = before + tile_before;
   const TableCapacity& capacity = out.capacity;
+#pragma unroll
   for (int k = 0; k < kPositions; ++k) {
     const std::uint32_t p = first + k;
     if (kind[k] == RowKind::inside_batch && p != row_count) {  // most rows: nothing to write
@@ -284,14 +317,14 @@ __global__ void __launch_bounds__(kThreads)
     if (w.long_index >= 0 && w.long_index < capacity.long_rows) {
       out.long_rows[w.long_index] = row;
       out.long_task_ptr[w.long_index] = static_cast<std::int32_t>(w.long_first_task);
-      const std::int32_t pieces = long_row_pieces(row_length(in.row_ptr, row), in.piece);
-      // (bounded by the capacity too: the build may run on a CSR still being checked)
+      const auto pieces = static_cast<std::int32_t>(counts_at(k).long_tasks);
+      // (bounded by the capacity too, as every write here)
       for (std::int32_t index = 0;
            index < pieces && w.long_first_task + index < capacity.long_tasks; ++index)
         out.long_row_tasks[w.long_first_task + index] =
-            long_row_task(in.row_ptr, row, index, pieces, in.piece);
+            long_row_task(row, row_begin[k], row_end[k], index, pieces, in.piece);
     }
-    before = before + counts_at(in, p, kind[k]);
+    before = before + counts_at(k);
     previous = kind[k];
   }
 }

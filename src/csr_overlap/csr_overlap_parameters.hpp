@@ -230,15 +230,6 @@ constexpr bool row_vectors_suit(std::int64_t rows, std::int64_t nnz, std::int64_
          longest_row * rows <= kRowVectorsMaxLongestOverMean * nnz;
 }
 
-/// Whether partition=auto, from the batch table's totals (its long rows, its longest row), takes
-/// merge tiles or row vectors instead of the table: the table's scatter kernel is then skipped
-/// (scatter_table_kernel), its arrays left unwritten.
-constexpr bool automatic_partition_leaves_rows(std::int64_t rows, std::int64_t nnz,
-                                               std::int64_t long_rows,
-                                               std::int64_t longest_row) {
-  return merge_path_suits(rows, long_rows) || row_vectors_suit(rows, nnz, longest_row);
-}
-
 /// Column-locality samples of a matrix (csr_overlap_rules.hpp is_locality_sample; the GPU's
 /// table totals or column_locality on the host). samples < 0: not known (an explicit
 /// partition=row_vectors builds no table).

@@ -109,28 +109,13 @@ TCSPARSE_CSR_OVERLAP_HD inline RowOffsets row_offsets(const std::int32_t* row_pt
   return {r > 0 ? row_ptr[r - 1] : 0, row_ptr[r], row_ptr[r + 1]};
 }
 
-/// Upper bounds on the table's sizes from the matrix's size alone, so that the GPU build can
-/// allocate its arrays before it partitions the rows. By is_batch_start a non-long row r > 0
-/// starts a batch only when the row before it or r itself is longer than W (each at most
-/// nnz / (W + 1) rows), when row_ptr[r] enters another window (at most nnz / W times: the offsets
-/// rise from 0 to nnz) or when r enters another group of R rows ((rows - 1) / R times); row 0
-/// starts the first. A long row holds more than M nonzeros, and it is long_row_pieces(length,
-/// piece) <= length / piece + 1 tasks.
+/// The sizes of a batch table's arrays (the GPU build allocates them at the totals of its
+/// counting pass).
 struct TableCapacity {
   std::int64_t batches = 0;
   std::int64_t long_rows = 0;
   std::int64_t long_tasks = 0;
 };
-inline TableCapacity table_capacity(std::int64_t rows, std::int64_t nnz, PartitionRule rule,
-                                    std::int64_t piece) {
-  if (rows <= 0) return {};
-  const std::int64_t window = rule.max_batch_size / 2;
-  const std::int64_t batches =
-      1 + 2 * (nnz / (window + 1)) + nnz / window + (rows - 1) / rule.max_batch_rows;
-  std::int64_t long_rows = nnz / (std::int64_t{rule.max_batch_size} + 1);
-  long_rows = long_rows < rows ? long_rows : rows;
-  return {batches < rows ? batches : rows, long_rows, long_rows ? nnz / piece + long_rows : 0};
-}
 
 /// Pieces (long-row tasks, one block each) of a long row of `length` nonzeros: floor(length /
 /// piece), at least one. Piece k takes nonzeros [k * piece, (k + 1) * piece) of the row and the
@@ -282,12 +267,13 @@ struct alignas(16) LongRowTask {
   friend bool operator==(const LongRowTask&, const LongRowTask&) = default;
 };
 
-/// Piece `index` of the long row `row` cut into `pieces` pieces of `piece` nonzeros.
-TCSPARSE_CSR_OVERLAP_HD inline LongRowTask long_row_task(const std::int32_t* row_ptr,
-                                                         std::int32_t row, std::int32_t index,
+/// Piece `index` of the long row `row`, nonzeros [row_begin, row_end), cut into `pieces` pieces
+/// of `piece` nonzeros.
+TCSPARSE_CSR_OVERLAP_HD inline LongRowTask long_row_task(std::int32_t row, std::int64_t row_begin,
+                                                         std::int64_t row_end, std::int32_t index,
                                                          std::int32_t pieces, std::int64_t piece) {
-  const std::int64_t begin = row_ptr[row] + index * piece;
-  const std::int64_t end = index + 1 < pieces ? begin + piece : row_ptr[row + 1];
+  const std::int64_t begin = row_begin + index * piece;
+  const std::int64_t end = index + 1 < pieces ? begin + piece : row_end;
   LongRowTask task;
   task.row = row;
   task.begin = static_cast<std::int32_t>(begin);

@@ -242,6 +242,22 @@ void* download_bounce(DownloadSlot slot) {
   return bounce.pointer;
 }
 
+cudaStream_t build_side_stream() {
+  struct SideStreams {
+    std::map<int, cudaStream_t> by_device;
+    ~SideStreams() {
+      for (const auto& [device, stream] : by_device)
+        if (cudaStreamDestroy(stream) != cudaSuccess) cudaGetLastError();  // at exit
+    }
+  };
+  thread_local SideStreams streams;
+  int device = 0;
+  TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
+  cudaStream_t& stream = streams.by_device[device];
+  if (!stream) TCSPARSE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  return stream;
+}
+
 void device_free(void* pointer) noexcept {
   if (!pointer) return;
   --live_allocations;

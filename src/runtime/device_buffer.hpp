@@ -40,6 +40,11 @@ inline constexpr std::size_t kDownloadBounceBytes = 256;
 enum class DownloadSlot { download_one, check_in_flight };
 void* download_bounce(DownloadSlot slot = DownloadSlot::download_one);
 
+/// A non-blocking stream of the calling thread on the current device, made on its first use and
+/// kept for the thread's life: a plan build runs work on it beside its work on the legacy stream
+/// (a non-blocking stream does not wait for the legacy stream: order the two with events).
+cudaStream_t build_side_stream();
+
 /// Gives the memory that tcsparse's stream-ordered pool on the current device holds and no
 /// allocation uses back to the driver (cudaMemPoolTrimTo), until it holds at most `keep` bytes.
 void release_unused_temporary_memory(std::size_t keep = 0) noexcept;

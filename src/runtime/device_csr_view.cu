@@ -415,6 +415,7 @@ struct DeviceCsrCheck<Value>::InFlight {
   TemporaryMemoryScope temporaries{nullptr};  // first: outlives the temporaries
   DeviceBuffer<CsrCheck> check;
   DeviceBuffer<unsigned> row_starts;
+  CudaEvent arrays_ready{cudaEventDisableTiming};
   CudaEvent answered{cudaEventDisableTiming};
   CsrCheck* answer = nullptr;  ///< pinned
   bool finished = false;
@@ -429,6 +430,7 @@ DeviceCsrCheck<Value>::DeviceCsrCheck(const DeviceCsrView<Value>& view) {
   const cudaStream_t stream = nullptr;
   in_flight_ = std::make_unique<InFlight>();
   in_flight_->view = view;
+  in_flight_->arrays_ready.record(stream);
   in_flight_->check = fresh_check(stream);
   if (view.nnz > 0) {
     in_flight_->row_starts =
@@ -461,6 +463,11 @@ void DeviceCsrCheck<Value>::finish() {
   const CsrCheck found = *in_flight_->answer;
   report_row_offsets(found, in_flight_->view, nullptr);
   report_columns(found, in_flight_->view, nullptr);
+}
+
+template <typename Value>
+cudaEvent_t DeviceCsrCheck<Value>::arrays_ready() const {
+  return in_flight_->arrays_ready.get();
 }
 
 template <typename Value>

@@ -31,10 +31,11 @@ void validate_device_csr(const DeviceCsrView<Value>& view);
 /// once), launches the GPU check on the legacy default stream with the copy of its answer into
 /// pinned memory, and returns without waiting; finish() waits for that answer alone (not for work
 /// launched after it) and throws what validate_device_csr throws, once. A build from device CSR
-/// that reads nothing but row_ptr and writes nothing but its own arrays (csr_overlap's batch
-/// table) launches its kernels meanwhile and finishes the check before it uses their results:
-/// the host's work and one wait overlap the check. One in flight per thread; the destructor waits
-/// for the check (and any work launched after it on the legacy stream).
+/// that only reads the arrays within their sizes and writes nothing but its own (csr_overlap's
+/// batch table) runs its kernels meanwhile, on another stream that waits for arrays_ready(), and
+/// finishes the check before it uses their results: the host's work and the build's kernels
+/// overlap the check. One in flight per thread; the destructor waits for the check (and any work
+/// launched after it on the legacy stream).
 template <typename Value>
 class DeviceCsrCheck {
  public:
@@ -44,6 +45,9 @@ class DeviceCsrCheck {
   DeviceCsrCheck& operator=(const DeviceCsrCheck&) = delete;
 
   void finish();
+  /// Recorded on the legacy stream before the check's first kernel: work on another stream that
+  /// waits for it finds the view's arrays complete and runs beside the check.
+  cudaEvent_t arrays_ready() const;
 
  private:
   struct InFlight;

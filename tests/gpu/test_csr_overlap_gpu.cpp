@@ -508,9 +508,9 @@ TEST_F(CsrOverlapGpu, LargeGeneratedMatricesMatchReference) {
 }
 
 TEST_F(CsrOverlapGpu, TablesOfMoreTilesThanOneRoundOfTheTileScanEqualHostModel) {
-  // more than 1024 x 4 tiles of 4096 positions (2^24 rows and more): the tiles' counts are
-  // scanned in several rounds, each carrying the one before; tiny batches and long rows make
-  // every count field grow across the rounds
+  // more than 256 tiles of 4096 positions (2^20 rows and more; here 4114 tiles): the last block
+  // of the counting pass scans the tiles' counts in rounds of 256, each carrying the one before;
+  // tiny batches and long rows make every count field grow across the rounds
   const Matrix many_rows = generate_random_rows((1 << 24) + 70000, 1 << 16,
                                                 RowLengthDistribution::power_law, 0, 120, 11);
   expect_device_table_equals_host_table<float>(many_rows, {"max_batch_size=64", "long_row_piece=256"});
