@@ -81,7 +81,8 @@ BatchTable build_batch_table(std::span<const std::int32_t> row_ptr, PartitionRul
                   std::to_string(table.long_task_ptr[j + 1] - table.long_task_ptr[j]) +
                   " pieces, expected " + std::to_string(pieces));
     for (std::int32_t index = 0; index < pieces; ++index)
-      table.long_row_tasks.push_back(long_row_task(row, rp[row], rp[row + 1], index, pieces, long_row_piece));
+      table.long_row_tasks.push_back(
+          long_row_task(row, rp[row], rp[row + 1], index, pieces, long_row_piece));
   }
   return table;
 }
