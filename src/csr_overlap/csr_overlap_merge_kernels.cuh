@@ -8,10 +8,8 @@
 //   threads   |t0 |t1 |t2 |...  |t0 |t1 |...
 //
 // So every tile and every thread has the same work whatever the row lengths: long rows need no
-// kernel of their own. A row cut by a tile boundary is added up by merge_fixup_kernel, or
-// (merge_carries=look_back) by the tile where it ends, which waits for the carries of the tiles
-// before it (partial sums in the same fixed order either way: repeated applies are bitwise
-// equal, and the two ways too).
+// kernel of their own. A row cut by a tile boundary is added up by merge_fixup_kernel (partial
+// sums in a fixed order: repeated applies are bitwise equal).
 //
 // A tile's shared memory, from its start (first_row, first_nonzero):
 //
@@ -24,7 +22,6 @@
 #pragma once
 
 #include <cub/block/block_scan.cuh>
-#include <cuda/atomic>
 
 #include <climits>
 #include <cstdint>
@@ -44,10 +41,7 @@ struct MergeArguments {
   std::int32_t tiles;
   const MergeCoordinate* tile_starts;  ///< tiles + 1: the last is (rows, nnz)
   Acc<V>* carry_out;     ///< [tiles]: a tile's sum of the row it ends inside
-  Acc<V>* head_partial;  ///< [tiles]: a tile's sum of the row it starts inside and ends (fixup)
-  /// [tiles] (look_back): 1 while carry_out[t] is published and not yet added by the tile that
-  /// ends its row, which sets it back to 0 (zero between applies).
-  unsigned* carry_ready;
+  Acc<V>* head_partial;  ///< [tiles]: a tile's sum of the row it starts inside and ends
 };
 
 /// tile_starts[t] = merge_tile_start(t) for t in [0, tiles] (one binary search a thread).
@@ -202,56 +196,27 @@ __device__ __forceinline__ ItemWalk<Acc<V>> walk_items(const Acc<V>* products,
   return walk;
 }
 
-/// The sum of the row that tile `tile` starts inside and ends (its part in the tile:
-/// `head_sum`), adding the carries of the tiles before it, from tile - 1 back to the one where the
-/// row begins (at nonzero `row_begin`), as they are published: the order merge_fixup_kernel adds
-/// them in. Each carry's flag is set back to 0 once added. Tiles are scheduled in index order,
-/// so the tiles waited for have started (as CUB's single-pass scans assume).
+/// Completes a thread's first row with the carry of the threads before it: to the sink, or to
+/// head_partial when it is the tile's first row and began in an earlier tile (`head_cut`).
 template <typename V>
-__device__ __forceinline__ Acc<V> add_earlier_carries(const MergeArguments<V>& a,
-                                                     std::int64_t tile, std::int32_t row,
-                                                     std::int32_t row_begin, Acc<V> head_sum) {
-  Acc<V> sum = head_sum;
-  for (std::int64_t earlier = tile - 1;; --earlier) {
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ready(a.carry_ready[earlier]);
-    while (ready.load(cuda::memory_order_acquire) == 0) {
-    }
-    sum += arch::load_bypassing_l1(a.carry_out + earlier);
-    ready.store(0, cuda::memory_order_relaxed);
-    const MergeCoordinate earlier_start = a.tile_starts[earlier];
-    if (earlier_start.row != row || earlier_start.nonzero == row_begin) return sum;
-  }
-}
-
-/// Completes a thread's first row with the carry of the threads before it: to the sink; or, when
-/// it is the tile's first row and began in an earlier tile (`head_cut`), to head_partial for
-/// merge_fixup_kernel, or (kLookBack) with the earlier tiles' carries to y.
-template <bool kLookBack, typename V>
 __device__ __forceinline__ void finish_first_row(const MergeArguments<V>& a,
-                                                 const MergeTile& tile, std::int64_t tile_index,
-                                                 std::int32_t row_begin, bool head_cut,
+                                                 std::int64_t tile_index, bool head_cut,
                                                  const ItemWalk<Acc<V>>& walk, Acc<V> carry_in,
                                                  const RowSink<V>& sink) {
   if (walk.first_row < 0) return;
   const Acc<V> row_sum = carry_in + walk.first_sum;
-  if (walk.first_row != 0 || !head_cut)
-    sink.put(walk.first_row, row_sum);
-  else if constexpr (kLookBack)
-    store_result(sink.y, tile.start.row,
-                 add_earlier_carries(a, tile_index, tile.start.row, row_begin, row_sum),
-                 sink.alpha, sink.beta);
-  else
+  if (walk.first_row == 0 && head_cut)
     a.head_partial[tile_index] = row_sum;
+  else
+    sink.put(walk.first_row, row_sum);
 }
 
 /// One tile a block (see above): the block stages the tile, each thread walks its kItems items,
 /// and a block scan of the threads' carries completes their first rows; a tile of at most
 /// kThreads rows then writes them from shared memory (RowSink). kBlocksPerSm: the
 /// resident blocks the plan's shared-memory carveout is set for (0: the driver's choice); the
-/// code is the same for every value. kLookBack (merge_carries=look_back): a tile whose last row
-/// goes on into the next tile publishes its carry (carry_ready), and the tile where a cut row
-/// ends adds it (add_earlier_carries); no merge_fixup_kernel.
-template <typename V, int kThreads, int kItems, int kBlocksPerSm = 0, bool kLookBack = false>
+/// code is the same for every value.
+template <typename V, int kThreads, int kItems, int kBlocksPerSm = 0>
 __global__ void __launch_bounds__(kThreads)
     merge_tile_kernel(const MergeArguments<V> a, const V* __restrict__ x, V* __restrict__ y,
                       Acc<V> alpha, Acc<V> beta) {
@@ -265,7 +230,7 @@ __global__ void __launch_bounds__(kThreads)
 
   // merge_fixup_kernel, launched after this kernel, may be scheduled now (programmatic
   // dependent launch): it waits for this grid before it reads the carries
-  if constexpr (!kLookBack) arch::allow_dependent_grids();
+  arch::allow_dependent_grids();
   const MergeTile tile = merge_tile(a.tile_starts, blockIdx.x);
   const auto rank = static_cast<std::int32_t>(threadIdx.x);
   stage_tile<V, kThreads, kItems>(products, row_offsets, a, tile, rank, x);
@@ -279,17 +244,8 @@ __global__ void __launch_bounds__(kThreads)
   BlockScan(scan_storage)
       .ExclusiveScan(Carry{walk.first_row >= 0, walk.sum}, before, Carry{0, Acc<V>(0)},
                      AddRowCarries{}, tile_total);
-  if (threadIdx.x == 0) {
-    a.carry_out[blockIdx.x] = tile_total.sum;
-    // the tile ends inside a row that goes on into the next tile: the tile where it ends adds
-    // this carry (row_offsets[tile.rows]: where the row the tile ends in begins; INT_MAX past
-    // the last row). Published before this tile waits for any: no chain of waits across tiles.
-    if (kLookBack && row_offsets[tile.rows] < tile.start.nonzero + tile.nonzeros)
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(a.carry_ready[blockIdx.x])
-          .store(1, cuda::memory_order_release);
-  }
-  finish_first_row<kLookBack>(a, tile, blockIdx.x, row_offsets[0], head_cut, walk, before.sum,
-                              sink);
+  finish_first_row(a, blockIdx.x, head_cut, walk, before.sum, sink);
+  if (threadIdx.x == 0) a.carry_out[blockIdx.x] = tile_total.sum;
   if (!staged_rows) return;
   __syncthreads();
   for (std::int32_t k = rank; k < tile.rows; k += kThreads)
