@@ -152,7 +152,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
       merge_kernel_<<<static_cast<unsigned>(merge_arguments_.tiles), kMergeTileThreads, 0,
                       stream>>>(merge_arguments_, dx, dy, alpha, beta);
       TCSPARSE_CUDA_CHECK_LAUNCH();
-      if (merge_arguments_.tiles > 1 && !parameters_.merge_last_arrival) {
+      if (merge_arguments_.tiles > 1) {
         const auto blocks =
             static_cast<unsigned>((merge_arguments_.tiles + kPerTileThreads - 1) / kPerTileThreads);
         TCSPARSE_CUDA_CHECK(arch::launch_dependent(fixup_dependent_, &device::merge_fixup_kernel<V>,
@@ -415,10 +415,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   /// The tile kernel built for kBlocks resident blocks an SM, its shared-memory carveout set (on
   /// the current device, at every merge-tile plan's build) to what they need, the rest of the
   /// SM's unified memory left to L1.
-  template <int kBlocks, bool kLastArrival>
+  template <int kBlocks>
   static MergeKernel merge_tile_kernel_with_carveout() {
-    const MergeKernel kernel =
-        &device::merge_tile_kernel<V, kMergeTileThreads, 5, kBlocks, kLastArrival>;
+    const MergeKernel kernel = &device::merge_tile_kernel<V, kMergeTileThreads, 5, kBlocks>;
     cudaFuncAttributes attributes{};
     TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     const int shared_per_sm =
@@ -434,17 +433,15 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     return kernel;
   }
 
-  /// The merge-path tile kernel for merge_items, merge_blocks_per_sm and merge_carries (the
-  /// schema's choices; 0: kDefaultMergeBlocksPerSm). merge_items=7 leaves the carveout to the
-  /// driver.
-  template <bool kLastArrival>
+  /// The merge-path tile kernel for merge_items and merge_blocks_per_sm (the schema's choices;
+  /// 0: kDefaultMergeBlocksPerSm). merge_items=7 leaves the carveout to the driver.
   static MergeKernel merge_tile_kernel_for(std::int32_t items, std::int32_t blocks_per_sm) {
-    if (items == 7) return &device::merge_tile_kernel<V, kMergeTileThreads, 7, 0, kLastArrival>;
+    if (items == 7) return &device::merge_tile_kernel<V, kMergeTileThreads, 7>;
     switch (blocks_per_sm > 0 ? blocks_per_sm : kDefaultMergeBlocksPerSm) {
-      case 3: return merge_tile_kernel_with_carveout<3, kLastArrival>();
-      case 7: return merge_tile_kernel_with_carveout<7, kLastArrival>();
-      case 8: return merge_tile_kernel_with_carveout<8, kLastArrival>();
-      default: return merge_tile_kernel_with_carveout<5, kLastArrival>();
+      case 3: return merge_tile_kernel_with_carveout<3>();
+      case 7: return merge_tile_kernel_with_carveout<7>();
+      case 8: return merge_tile_kernel_with_carveout<8>();
+      default: return merge_tile_kernel_with_carveout<5>();
     }
   }
 
@@ -462,22 +459,19 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     tile_starts_ = DeviceBuffer<MergeCoordinate>::from_pool(elements(tiles + 1));
     carry_out_ = DeviceBuffer<Acc>::from_pool(elements(tiles));
     head_partial_ = DeviceBuffer<Acc>::from_pool(elements(tiles));
-    const bool last_arrival = parameters_.merge_last_arrival;
-    if (last_arrival)  // zeroed by the starts kernel
-      cut_row_arrivals_ = DeviceBuffer<unsigned>::from_pool(elements(tiles));
     CudaEvent start, stop;
     start.record(stream);
     device::merge_tile_starts_kernel<<<static_cast<unsigned>((tiles + kPerTileThreads) /
                                                              kPerTileThreads),
                                        kPerTileThreads, 0, stream>>>(
         matrix_.row_ptr, static_cast<std::int32_t>(rows_), nnz_, tile_items,
-        static_cast<std::int32_t>(tiles), tile_starts_.data(), cut_row_arrivals_.data());
+        static_cast<std::int32_t>(tiles), tile_starts_.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
     stop.record(stream);
     stop.synchronize();  // the build is synchronous: the tiles are ready when the plan is
     stats_.device_preprocess_ms += stop.elapsed_ms_since(start);
     stats_.device_bytes = csr_.bytes() + tile_starts_.bytes() + carry_out_.bytes() +
-                          head_partial_.bytes() + cut_row_arrivals_.bytes();
+                          head_partial_.bytes();
     merge_arguments_ = {matrix_.row_ptr,
                         matrix_.col_idx,
                         matrix_.values,
@@ -485,13 +479,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
                         static_cast<std::int32_t>(tiles),
                         tile_starts_.data(),
                         carry_out_.data(),
-                        head_partial_.data(),
-                        cut_row_arrivals_.data()};
+                        head_partial_.data()};
     merge_path_ = true;
-    merge_kernel_ = last_arrival ? merge_tile_kernel_for<true>(parameters_.merge_items,
-                                                               parameters_.merge_blocks_per_sm)
-                                 : merge_tile_kernel_for<false>(parameters_.merge_items,
-                                                                parameters_.merge_blocks_per_sm);
+    merge_kernel_ = merge_tile_kernel_for(parameters_.merge_items, parameters_.merge_blocks_per_sm);
     cudaFuncAttributes fixup{};
     TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&fixup, &device::merge_fixup_kernel<V>));
     fixup_dependent_ = runs_sm90_code(fixup);
@@ -548,7 +538,6 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   bool fixup_dependent_ = false;
   DeviceBuffer<MergeCoordinate> tile_starts_;
   DeviceBuffer<Acc> carry_out_, head_partial_;
-  DeviceBuffer<unsigned> cut_row_arrivals_;  ///< merge_carries=last_arrival
   device::MergeArguments<V> merge_arguments_{};
   /// partition=row_vectors (or auto choosing it): the kernel to launch (null otherwise).
   device::RowVectorKernel<V> row_vector_kernel_ = nullptr;

@@ -8,9 +8,8 @@
 //   threads   |t0 |t1 |t2 |...  |t0 |t1 |...
 //
 // So every tile and every thread has the same work whatever the row lengths: long rows need no
-// kernel of their own. A row cut by a tile boundary is added up by merge_fixup_kernel, or
-// (merge_carries=last_arrival) by whichever of its tiles finishes last (partial sums in the same
-// fixed order either way: repeated applies are bitwise equal, and the two ways too).
+// kernel of their own. A row cut by a tile boundary is added up by merge_fixup_kernel (partial
+// sums in a fixed order: repeated applies are bitwise equal).
 //
 // A tile's shared memory, from its start (first_row, first_nonzero):
 //
@@ -23,7 +22,6 @@
 #pragma once
 
 #include <cub/block/block_scan.cuh>
-#include <cuda/atomic>
 
 #include <climits>
 #include <cstdint>
@@ -44,21 +42,15 @@ struct MergeArguments {
   const MergeCoordinate* tile_starts;  ///< tiles + 1: the last is (rows, nnz)
   Acc<V>* carry_out;     ///< [tiles]: a tile's sum of the row it ends inside
   Acc<V>* head_partial;  ///< [tiles]: a tile's sum of the row it starts inside and ends
-  /// [tiles] (last_arrival): the parts of the cut row that ends in tile t published so far; the
-  /// last part's tile sets it back to 0 (zero between applies).
-  unsigned* cut_row_arrivals;
 };
 
-/// tile_starts[t] = merge_tile_start(t) for t in [0, tiles] (one binary search a thread), and
-/// cut_row_arrivals[t] = 0 for t < tiles where the plan has them (last_arrival; else null).
+/// tile_starts[t] = merge_tile_start(t) for t in [0, tiles] (one binary search a thread).
 __global__ void merge_tile_starts_kernel(const std::int32_t* __restrict__ row_ptr,
                                          std::int32_t rows, std::int64_t nnz,
                                          std::int64_t tile_items, std::int32_t tiles,
-                                         MergeCoordinate* __restrict__ tile_starts,
-                                         unsigned* __restrict__ cut_row_arrivals) {
+                                         MergeCoordinate* __restrict__ tile_starts) {
   const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t <= tiles) tile_starts[t] = merge_tile_start(row_ptr, rows, nnz, tile_items, t);
-  if (cut_row_arrivals && t < tiles) cut_row_arrivals[t] = 0;
 }
 
 /// A thread's share of the carry scan: whether it ended a row, and its sum of the row it ends
@@ -204,58 +196,27 @@ __device__ __forceinline__ ItemWalk<Acc<V>> walk_items(const Acc<V>* products,
   return walk;
 }
 
-/// merge_carries=last_arrival: row `row` (its nonzeros [row_begin, row_end)) is cut by tile
-/// boundaries, and the calling thread has just written its tile's part of it (carry_out of a
-/// tile before the one where the row ends, head_partial of that one). The row's items run from
-/// its first nonzero (item row + row_begin) to its end (item row + row_end: see
-/// csr_overlap_rules.hpp), so tiles first..last hold parts of it, one each. The last of them to
-/// arrive (an atomic count at cut_row_arrivals[last], acquire-release: it sees every part
-/// written before an arrival) adds the parts in merge_fixup_kernel's order, writes y and sets the
-/// count back to 0. No tile waits for another.
-template <typename V, int kTileItems>
-__device__ __forceinline__ void arrive_at_cut_row(const MergeArguments<V>& a, std::int32_t row,
-                                                  std::int32_t row_begin, std::int32_t row_end,
-                                                  V* y, Acc<V> alpha, Acc<V> beta) {
-  const std::int64_t first = (std::int64_t{row} + row_begin) / kTileItems;
-  const std::int64_t last = (std::int64_t{row} + row_end) / kTileItems;
-  cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrivals(a.cut_row_arrivals[last]);
-  if (arrivals.fetch_add(1, cuda::memory_order_acq_rel) != static_cast<unsigned>(last - first))
-    return;
-  Acc<V> sum = arch::load_bypassing_l1(a.head_partial + last);
-  for (std::int64_t earlier = last - 1; earlier >= first; --earlier)
-    sum += arch::load_bypassing_l1(a.carry_out + earlier);
-  arrivals.store(0, cuda::memory_order_relaxed);
-  store_result(y, row, sum, alpha, beta);
-}
-
-/// Completes a thread's first row with the carry of the threads before it: to the sink; or, when
-/// it is the tile's first row and began in an earlier tile (`head_cut`), to head_partial, for
-/// merge_fixup_kernel or (kLastArrival) arriving at the cut row.
-template <bool kLastArrival, int kTileItems, typename V>
+/// Completes a thread's first row with the carry of the threads before it: to the sink, or to
+/// head_partial when it is the tile's first row and began in an earlier tile (`head_cut`).
+template <typename V>
 __device__ __forceinline__ void finish_first_row(const MergeArguments<V>& a,
-                                                 const MergeTile& tile, std::int64_t tile_index,
-                                                 const std::int32_t* row_offsets, bool head_cut,
+                                                 std::int64_t tile_index, bool head_cut,
                                                  const ItemWalk<Acc<V>>& walk, Acc<V> carry_in,
                                                  const RowSink<V>& sink) {
   if (walk.first_row < 0) return;
   const Acc<V> row_sum = carry_in + walk.first_sum;
-  if (walk.first_row != 0 || !head_cut) {
+  if (walk.first_row == 0 && head_cut)
+    a.head_partial[tile_index] = row_sum;
+  else
     sink.put(walk.first_row, row_sum);
-    return;
-  }
-  a.head_partial[tile_index] = row_sum;
-  if constexpr (kLastArrival)
-    arrive_at_cut_row<V, kTileItems>(a, tile.start.row, row_offsets[0], row_offsets[1], sink.y,
-                                     sink.alpha, sink.beta);
 }
 
 /// One tile a block (see above): the block stages the tile, each thread walks its kItems items,
 /// and a block scan of the threads' carries completes their first rows; a tile of at most
 /// kThreads rows then writes them from shared memory (RowSink). kBlocksPerSm: the
 /// resident blocks the plan's shared-memory carveout is set for (0: the driver's choice); the
-/// code is the same for every value. kLastArrival (merge_carries=last_arrival): the rows cut by
-/// tile boundaries are added up by their tiles (arrive_at_cut_row), no merge_fixup_kernel.
-template <typename V, int kThreads, int kItems, int kBlocksPerSm = 0, bool kLastArrival = false>
+/// code is the same for every value.
+template <typename V, int kThreads, int kItems, int kBlocksPerSm = 0>
 __global__ void __launch_bounds__(kThreads)
     merge_tile_kernel(const MergeArguments<V> a, const V* __restrict__ x, V* __restrict__ y,
                       Acc<V> alpha, Acc<V> beta) {
@@ -269,7 +230,7 @@ __global__ void __launch_bounds__(kThreads)
 
   // merge_fixup_kernel, launched after this kernel, may be scheduled now (programmatic
   // dependent launch): it waits for this grid before it reads the carries
-  if constexpr (!kLastArrival) arch::allow_dependent_grids();
+  arch::allow_dependent_grids();
   const MergeTile tile = merge_tile(a.tile_starts, blockIdx.x);
   const auto rank = static_cast<std::int32_t>(threadIdx.x);
   stage_tile<V, kThreads, kItems>(products, row_offsets, a, tile, rank, x);
@@ -283,17 +244,8 @@ __global__ void __launch_bounds__(kThreads)
   BlockScan(scan_storage)
       .ExclusiveScan(Carry{walk.first_row >= 0, walk.sum}, before, Carry{0, Acc<V>(0)},
                      AddRowCarries{}, tile_total);
-  finish_first_row<kLastArrival, kTileItems>(a, tile, blockIdx.x, row_offsets, head_cut, walk,
-                                              before.sum, sink);
-  if (threadIdx.x == 0) {
-    a.carry_out[blockIdx.x] = tile_total.sum;
-    // the row the tile ends inside begins at row_offsets[tile.rows] (INT_MAX past the last row):
-    // when it has nonzeros here, it goes on into the next tile, which this tile's carry is part of
-    const std::int32_t tail_begin = row_offsets[tile.rows];
-    if (kLastArrival && tail_begin < tile.start.nonzero + tile.nonzeros)
-      arrive_at_cut_row<V, kTileItems>(a, tile.start.row + tile.rows, tail_begin,
-                                       row_offsets[tile.rows + 1], y, alpha, beta);
-  }
+  finish_first_row(a, blockIdx.x, head_cut, walk, before.sum, sink);
+  if (threadIdx.x == 0) a.carry_out[blockIdx.x] = tile_total.sum;
   if (!staged_rows) return;
   __syncthreads();
   for (std::int32_t k = rank; k < tile.rows; k += kThreads)

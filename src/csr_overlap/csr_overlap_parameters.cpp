@@ -78,9 +78,6 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "else rows"},
       {"merge_items", Type::choice, "5", 0, 0, {"5", "7"},
        "partition=merge_path: items of the merge path (nonzeros and row ends) a thread takes"},
-      {"merge_carries", Type::choice, "last_arrival", 0, 0, {"fixup", "last_arrival"},
-       "partition=merge_path: who adds up a row cut by tile boundaries: a second kernel (fixup), "
-       "or the last of the row's tiles to finish, counted by an atomic (last_arrival)"},
       {"merge_blocks_per_sm", Type::choice, "auto", 0, 0, {"auto", "3", "5", "7", "8"},
        "partition=merge_path: tile blocks an SM holds; fewer leave more of the SM's unified "
        "L1 / shared memory to L1, which the x gathers hit (the kernel's shared-memory carveout); "
@@ -222,7 +219,6 @@ CsrOverlapParameters csr_overlap_parameters(const detail::ParameterValues& value
   p.partition_automatic = values.is_auto("partition") && !rows_partition_given(values);
   p.merge_items = static_cast<std::int32_t>(values.integer("merge_items"));
   p.merge_blocks_per_sm = auto_or_integer(values, "merge_blocks_per_sm");
-  p.merge_last_arrival = values.is("merge_carries", "last_arrival");
   if (p.merge_blocks_per_sm != 0 && p.merge_items != kDefaultMergeItems)
     throw ParameterError("method 'csr_overlap': parameter merge_blocks_per_sm=" +
                          std::to_string(p.merge_blocks_per_sm) + " is not accepted with "

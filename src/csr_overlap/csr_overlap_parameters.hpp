@@ -373,9 +373,6 @@ struct CsrOverlapParameters {
   std::int32_t merge_items = kDefaultMergeItems;
   /// 0: auto (kDefaultMergeBlocksPerSm); else 3, 5, 7 or 8 (merge_items=5 only).
   std::int32_t merge_blocks_per_sm = 0;
-  /// merge_carries=last_arrival: the last of a cut row's tiles to finish adds its parts
-  /// (merge_tile_kernel), no fixup kernel.
-  bool merge_last_arrival = true;
   /// partition=row_vectors; 0: auto (row_vector_shape).
   std::int32_t row_vector_size = 0;
   std::int32_t row_vector_rows = 0;

@@ -331,9 +331,6 @@ TEST_P(CsrOverlapGpuOnCatalogue, MergeTilesEqualHostModelAndMatchReferenceInEver
     expect_device_merge_tiles_equal_host_tiles<half>(GetParam().matrix, items);
     expect_every_precision_matches_reference(GetParam().matrix,
                                              options_of({"partition=merge_path", items}));
-    expect_every_precision_matches_reference(
-        GetParam().matrix,
-        options_of({"partition=merge_path", items, "merge_carries=last_arrival"}));
   }
 }
 
@@ -595,58 +592,6 @@ Matrix merge_stress_matrix() {
   for (std::size_t r = 200; r < 4000; r += 3) lengths[r] = 1 + static_cast<std::int64_t>(r % 40);
   for (std::size_t r = 1000; r < 1100; ++r) lengths[r] = 1;
   return test::with_row_lengths(80000, lengths, 12);
-}
-
-const Matrix& merge_stress_matrix_once() {
-  static const Matrix matrix = merge_stress_matrix();
-  return matrix;
-}
-
-/// merge_carries=last_arrival on `a64` in precision Value: the same bits as the fixup kernel
-/// (the same order of the parts), at every apply, and from a CUDA graph launched three times
-/// (each cut row's count is set back to zero by its last part).
-template <typename Value>
-void expect_last_arrival_bitwise_equal_to_fixup(const Matrix& a64, const char* items) {
-  const auto a = test::with_values<Value>(a64);
-  const SpmvPlan<Value> fixup(a, Method("csr_overlap"),
-                              options_of({"partition=merge_path", items, "merge_carries=fixup"}));
-  const SpmvPlan<Value> last_arrival(
-      a, Method("csr_overlap"),
-      options_of({"partition=merge_path", items, "merge_carries=last_arrival"}));
-  const auto x = test::make_x<Value>(a64);
-  const auto y0 = test::make_y<Value>(a64);
-  const std::size_t bytes = y0.size() * sizeof(Value);
-  const std::vector<Value> expected = run_spmv(fixup, x, y0, {2.0, -1.0});
-  for (int run = 0; run < 3; ++run) {
-    const std::vector<Value> got = run_spmv(last_arrival, x, y0, {2.0, -1.0});
-    EXPECT_EQ(std::memcmp(got.data(), expected.data(), bytes), 0) << "apply " << run;
-  }
-  const std::vector<Value> expected_beta0 = run_spmv(fixup, x, y0, {1.0, 0.0});
-  const std::vector<Value> captured =
-      testing::run_spmv_in_graph(last_arrival, x, y0, {1.0, 0.0}, 3);
-  EXPECT_EQ(std::memcmp(captured.data(), expected_beta0.data(), bytes), 0);
-}
-
-TEST_F(CsrOverlapGpu, MergeTilesAddingCutRowsAtTheirLastTileEqualTheFixupKernelBitwise) {
-  // a row of 60000 across ~47 tiles, rows of 1-40 between, 100 rows of one; power-law rows (up to
-  // 3000, many cut by tile boundaries, some across several tiles); rows of 2000-4000 (every tile
-  // boundary inside a row, most rows across two or three tiles)
-  const Matrix power_law =
-      generate_random_rows(200000, 50000, RowLengthDistribution::power_law, 1, 3000, 5);
-  const Matrix long_rows =
-      generate_random_rows(3000, 20000, RowLengthDistribution::uniform, 2000, 4000, 6);
-  for (const Matrix* a64 : {&merge_stress_matrix_once(), &power_law, &long_rows})
-    for (const char* items : {"merge_items=5", "merge_items=7"}) {
-      SCOPED_TRACE(std::string(items) + ", " + std::to_string(a64->rows) + " rows");
-      expect_last_arrival_bitwise_equal_to_fixup<double>(*a64, items);
-      expect_last_arrival_bitwise_equal_to_fixup<float>(*a64, items);
-      expect_last_arrival_bitwise_equal_to_fixup<half>(*a64, items);
-      expect_last_arrival_bitwise_equal_to_fixup<bfloat16>(*a64, items);
-    }
-  const Matrix one_tile = test::with_row_lengths(100, {3, 0, 7, 1}, 3);  // no tile boundary
-  expect_last_arrival_bitwise_equal_to_fixup<double>(one_tile, "merge_items=5");
-  expect_matches_reference<double>(
-      long_rows, options_of({"partition=merge_path", "merge_carries=last_arrival"}));
 }
 
 TEST_F(CsrOverlapGpu, MergeTilesAcrossALongRowMatchReferenceRepeatBitwiseAndCaptureIntoAGraph) {
