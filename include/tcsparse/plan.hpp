@@ -129,9 +129,9 @@ struct PlanOptions {
 ///   - Every other method keeps its own copy or layout: the caller's arrays may be freed or
 ///     changed once the constructor returns. The cuSPARSE baselines build from the device arrays
 ///     directly: a device-to-device copy and their device preprocessing, no host round trip
-///     (PlanStats::upload_ms is then the device-to-device copy). dasp builds its layout on the
-///     GPU from the caller's arrays (build=host downloads them first).
-///   - The others (hbp, tca, cublas_dense) download the CSR to the host once
+///     (PlanStats::upload_ms is then the device-to-device copy). dasp and hbp build their
+///     layouts on the GPU from the caller's arrays (build=host downloads them first).
+///   - The others (tca, cublas_dense) download the CSR to the host once
 ///     (rows + 1 offsets, nnz columns and values; counted in the build time, not in upload_ms)
 ///     and build as from a CsrMatrix, uploading their layout.
 ///

@@ -527,7 +527,7 @@ class SpmvPlan(_Plan):
 
     A: a SciPy sparse matrix/array, a cupyx.scipy.sparse matrix, a torch sparse CSR/COO tensor or
     an (indptr, indices, data, shape) tuple. GPU-resident A is checked and prepared on the GPU
-    (no host round trip for csr_overlap, dasp and cusparse; hbp, tca and cublas_dense download it
+    (no host round trip for csr_overlap, dasp, hbp and cusparse; tca and cublas_dense download it
     once to build their layout). csr_overlap borrows
     GPU-resident A's arrays (parameter device_csr, default auto): the plan keeps them alive and
     reads them at every call, so values written into A.data in place take effect at the next

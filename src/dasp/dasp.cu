@@ -59,7 +59,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     if (csr_bytes(matrix) < kDaspOverlappedUploadMinBytes) {  // a thread costs more than it hides
       const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
       phases_.lap("csr_upload");
-      const DeviceCsrView<Value> view = view_of(csr);
+      const DeviceCsrView<Value> view = csr.view();
       detail::validate_device_csr(view);
       phases_.lap("csr_check");
       fill_values_on_device(build_index(view, parameters, build_stream.get()), view,
@@ -74,7 +74,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
       const detail::DeviceCsr<Value> csr = detail::upload_csr_beside<Value>(
           matrix, detail::current_host_upload(),
           [&](const detail::DeviceCsr<Value>& uploading, const detail::UploadLanded& landed) {
-            const DeviceCsrView<Value> view = view_of(uploading);
+            const DeviceCsrView<Value> view = uploading.view();
             phases_.skip();
             landed.row_ptr(build_stream.get());
             detail::validate_device_row_offsets(view, build_stream.get());
@@ -93,7 +93,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
       stats_.details["csr_upload_ms"] = times.upload_ms;
       stats_.details["index_build_ms"] = times.work_ms;
       stats_.details["upload_waited_for_build_ms"] = times.waited_ms;
-      fill_layout_values(view_of(csr));
+      fill_layout_values(csr.view());
     }  // the uploaded CSR is freed: the layout holds everything the kernel reads
     phases_.lap("csr_release");
     finish_device_build(parameters, matrix.cols);
@@ -137,11 +137,6 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   static std::size_t csr_bytes(const CsrMatrix<Value, std::int32_t>& matrix) {
     return matrix.row_ptr.size() * sizeof(std::int32_t) +
            matrix.col_idx.size() * sizeof(std::int32_t) + matrix.values.size() * sizeof(Value);
-  }
-
-  static DeviceCsrView<Value> view_of(const detail::DeviceCsr<Value>& csr) {
-    return {csr.rows, csr.cols, csr.nnz, csr.row_ptr.data(), csr.col_idx.data(),
-            csr.values.data()};
   }
 
   /// build=device: the index arrays built on the GPU from the view's row offsets on `stream`

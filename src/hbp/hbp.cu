@@ -1,5 +1,6 @@
-// HBP behind the SpmvMethod interface: the layout built on the GPU from the uploaded CSR
-// (build=device, hbp_device_build.cu) or on the host (build=host, hbp_format.cpp) and uploaded,
+// HBP behind the SpmvMethod interface: the layout built on the GPU from the uploaded CSR or the
+// caller's device CSR (build=device, hbp_device_build.cu) or on the host (build=host,
+// hbp_format.cpp) and uploaded,
 // then per apply a cudaMemsetAsync of the ticket, the SpMV kernel and, when some row has 0 or
 // several slots, the combine kernel, all on the caller's stream (hbp_kernels.cuh).
 //
@@ -24,6 +25,7 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
+#include "runtime/device_csr_view.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::hbp {
@@ -89,13 +91,13 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   }
 
  public:
+  /// From host CSR: build=host builds the layout on the host and uploads it; build=device uploads
+  /// the CSR (upload_ms) and builds the layout on the GPU (device_preprocess_ms).
   HbpSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const HbpParameters& p, Json parameters)
       : parameters_(p) {
-    const std::int32_t block_cols = block_cols_on_this_gpu(p, sizeof(Value), matrix.cols);
-    kind_ = p.resolved_kernel(block_cols, sizeof(Value));
-    kernel_ = spmv_kernel_for(kind_, p.walk_unroll);
+    const std::int32_t block_cols = choose_kernel(matrix.cols);
     Json statistics;
-    if (p.build == Build::host) {  // the model, built on the host and uploaded
+    if (p.build == Build::host) {
       const detail::Stopwatch host_work;
       const HbpLayout<Value> layout = build_layout(matrix, p, block_cols);
       stats_.host_preprocess_ms = host_work.elapsed_ms();
@@ -103,20 +105,85 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
       layout_ = upload_layout(layout);
       stats_.upload_ms = upload.elapsed_ms();
       statistics = layout_statistics(layout, sizeof(Acc));
-    } else {  // the CSR uploaded (upload_ms), the layout built on the GPU (device_preprocess_ms)
+    } else {
       const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
-      const cudaStream_t stream = nullptr;
-      CudaEvent start, stop;
+      statistics = build_on_device(csr.view(), block_cols);
+    }
+    finish(std::move(statistics), std::move(parameters));
+  }
+
+  /// From a checked CSR already on the GPU (build=device, no host round trip): the layout is
+  /// built from the caller's arrays and keeps its own copy of the values, so they are not read
+  /// after the build.
+  HbpSpmv(const DeviceCsrView<Value>& matrix, const HbpParameters& p, Json parameters)
+      : parameters_(p) {
+    const std::int32_t block_cols = choose_kernel(matrix.cols);
+    Json statistics = build_on_device(matrix, block_cols);
+    finish(std::move(statistics), std::move(parameters));
+  }
+
+  void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
+             Stream stream) const override {
+    launch_spmv(reinterpret_cast<const V*>(x), reinterpret_cast<V*>(y), alpha, beta, stream);
+    launch_combine(reinterpret_cast<V*>(y), alpha, beta, stream);
+  }
+
+  const PlanStats& stats() const override { return stats_; }
+
+  /// SpMV and combine timed apart (testing::time_parts).
+  testing::PartTimes time_parts(const Value* x, Value* y, int repeats) const {
+    const cudaStream_t stream = nullptr;
+    CudaEvent start, middle, stop;
+    std::vector<double> spmv, combine;
+    for (int r = -1; r < std::max(1, repeats); ++r) {
       start.record(stream);
-      layout_ = build_layout_on_device(csr, p, block_cols, stream);
+      launch_spmv(reinterpret_cast<const V*>(x), reinterpret_cast<V*>(y), Acc(1), Acc(0), stream);
+      middle.record(stream);
+      launch_combine(reinterpret_cast<V*>(y), Acc(1), Acc(0), stream);
       stop.record(stream);
       stop.synchronize();
-      stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
-      statistics = size_statistics(sizes_of(layout_));
-      Json phases = Json::object();
-      for (const auto& [step, ms] : layout_.build_phases_ms) phases[step] = ms;
-      statistics["plan_phases_ms"] = std::move(phases);
+      if (r < 0) continue;  // warm-up
+      spmv.push_back(middle.elapsed_ms_since(start));
+      combine.push_back(stop.elapsed_ms_since(middle));
     }
+    auto median = [](std::vector<double>& v) {
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+      return v[v.size() / 2];
+    };
+    return {median(spmv), median(combine)};
+  }
+
+  Schedule schedule() const { return schedule_; }
+
+ private:
+  /// block_cols on this GPU for a matrix of `cols` columns, and the SpMV kernel for it.
+  std::int32_t choose_kernel(std::int64_t cols) {
+    const std::int32_t block_cols = block_cols_on_this_gpu(parameters_, sizeof(Value), cols);
+    kind_ = parameters_.resolved_kernel(block_cols, sizeof(Value));
+    kernel_ = spmv_kernel_for(kind_, parameters_.walk_unroll);
+    return block_cols;
+  }
+
+  /// build=device: the layout built on the GPU from `csr` (device_preprocess_ms); its size
+  /// statistics and the build's steps.
+  Json build_on_device(const DeviceCsrView<Value>& csr, std::int32_t block_cols) {
+    const cudaStream_t stream = nullptr;
+    CudaEvent start, stop;
+    start.record(stream);
+    layout_ = build_layout_on_device(csr, parameters_, block_cols, stream);
+    stop.record(stream);
+    stop.synchronize();
+    stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
+    Json statistics = size_statistics(sizes_of(layout_));
+    Json phases = Json::object();
+    for (const auto& [step, ms] : layout_.build_phases_ms) phases[step] = ms;
+    statistics["plan_phases_ms"] = std::move(phases);
+    return statistics;
+  }
+
+  /// The launch and the plan's statistics, once the layout is on the device.
+  void finish(Json statistics, Json parameters) {
+    const HbpParameters& p = parameters_;
     layout_.release_block_indices();  // the kernels do not read them
     partials_ = DeviceBuffer<Acc>(static_cast<std::size_t>(layout_.partials));
     ticket_ = DeviceBuffer<unsigned>(1);
@@ -170,40 +237,6 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["parameters"] = std::move(parameters);
   }
 
-  void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
-             Stream stream) const override {
-    launch_spmv(reinterpret_cast<const V*>(x), reinterpret_cast<V*>(y), alpha, beta, stream);
-    launch_combine(reinterpret_cast<V*>(y), alpha, beta, stream);
-  }
-
-  const PlanStats& stats() const override { return stats_; }
-
-  /// SpMV and combine timed apart (testing::time_parts).
-  testing::PartTimes time_parts(const Value* x, Value* y, int repeats) const {
-    const cudaStream_t stream = nullptr;
-    CudaEvent start, middle, stop;
-    std::vector<double> spmv, combine;
-    for (int r = -1; r < std::max(1, repeats); ++r) {
-      start.record(stream);
-      launch_spmv(reinterpret_cast<const V*>(x), reinterpret_cast<V*>(y), Acc(1), Acc(0), stream);
-      middle.record(stream);
-      launch_combine(reinterpret_cast<V*>(y), Acc(1), Acc(0), stream);
-      stop.record(stream);
-      stop.synchronize();
-      if (r < 0) continue;  // warm-up
-      spmv.push_back(middle.elapsed_ms_since(start));
-      combine.push_back(stop.elapsed_ms_since(middle));
-    }
-    auto median = [](std::vector<double>& v) {
-      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-      return v[v.size() / 2];
-    };
-    return {median(spmv), median(combine)};
-  }
-
-  Schedule schedule() const { return schedule_; }
-
- private:
   void launch_spmv(const V* x, V* y, Acc alpha, Acc beta, cudaStream_t stream) const {
     if (spmv_.task_count == 0) return;  // no nonzeros: no task and no group
     TCSPARSE_CUDA_CHECK(cudaMemsetAsync(spmv_.ticket, 0, sizeof(unsigned), stream));
@@ -302,6 +335,15 @@ std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std:
   return std::make_unique<HbpSpmv<Value>>(matrix, hbp_parameters(parameters), parameters.to_json());
 }
 
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
+    const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters) {
+  const HbpParameters p = hbp_parameters(parameters);
+  if (p.build == Build::host)  // the host build needs the CSR on the host: one round trip
+    return make_spmv(detail::download_device_csr(matrix), parameters);
+  return std::make_unique<HbpSpmv<Value>>(matrix, p, parameters.to_json());
+}
+
 namespace testing {
 
 template <typename Value>
@@ -320,8 +362,8 @@ HbpLayout<Value> build_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
                                  const HbpParameters& p) {
   PlanStats stats;
   const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats);
-  const DeviceLayout<Value> layout =
-      build_layout_on_device(csr, p, block_cols_on_this_gpu(p, sizeof(Value), matrix.cols), nullptr);
+  const DeviceLayout<Value> layout = build_layout_on_device(
+      csr.view(), p, block_cols_on_this_gpu(p, sizeof(Value), matrix.cols), nullptr);
   return download_layout(layout);
 }
 
@@ -330,6 +372,8 @@ HbpLayout<Value> build_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
 #define TCSPARSE_HBP_INSTANTIATE(Value)                                                         \
   template std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(                                \
       const CsrMatrix<Value, std::int32_t>&, const detail::ParameterValues&);                   \
+  template std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(                    \
+      const DeviceCsrView<Value>&, const detail::ParameterValues&);                             \
   template testing::PartTimes testing::time_parts(const detail::SpmvMethod<Value>&,             \
                                                   const Value*, Value*, int);                   \
   template Schedule testing::launch_schedule(const detail::SpmvMethod<Value>&);                  \

@@ -18,6 +18,13 @@ template <typename Value>
 std::unique_ptr<detail::SpmvMethod<Value>> make_spmv(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      const detail::ParameterValues& parameters);
 
+/// The same from a checked CSR already on the GPU: build=device builds the layout from the
+/// caller's arrays (no host round trip; the plan keeps its own copy of the values and does not
+/// read the caller's arrays afterwards); build=host downloads the CSR once and builds on the host.
+template <typename Value>
+std::unique_ptr<detail::SpmvMethod<Value>> make_spmv_from_device(
+    const DeviceCsrView<Value>& matrix, const detail::ParameterValues& parameters);
+
 namespace testing {
 
 /// Milliseconds of the SpMV part and of the combine part of one apply, each between its own

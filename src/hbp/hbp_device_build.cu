@@ -170,7 +170,7 @@ HbpLayout<Value> download_layout(const DeviceLayout<Value>& d) {
 }
 
 template <typename Value>
-DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
+DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
                                            const HbpParameters& p, std::int32_t block_cols,
                                            cudaStream_t stream) {
   using V = arch::device_value_t<Value>;
@@ -193,8 +193,8 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
   d.reorder = p.reorder;
   d.warp_row_length = p.warp_row_length;
   const std::int64_t row_blocks = (rows + d.block_rows - 1) / d.block_rows;
-  const std::int32_t* row_ptr = csr.row_ptr.data();
-  const std::int32_t* col_idx = csr.col_idx.data();
+  const std::int32_t* row_ptr = csr.row_ptr;
+  const std::int32_t* col_idx = csr.col_idx;
   DeviceScratch scratch(stream);
   detail::StreamPhaseTimes phases(stream);
 
@@ -439,7 +439,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
     const auto grid = static_cast<unsigned>(
         std::min((d.groups + warps_per_block - 1) / warps_per_block, kLayOutMaxBlocks));
     build::lay_out_groups_kernel<V><<<grid, kLayOutThreads, 0, stream>>>(
-        col_idx, reinterpret_cast<const V*>(csr.values.data()), d.group_slot_begin.data(),
+        col_idx, reinterpret_cast<const V*>(csr.values), d.group_slot_begin.data(),
         d.begin_nnz.data(), d.groups, ordered.data(), seg_first.data(), seg_length.data(),
         block_of_slot.data(), d.block_col.data(), block_cols, d.col_add_sign.data(),
         reinterpret_cast<V*>(d.data.data()));
@@ -493,7 +493,7 @@ DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
 #define TCSPARSE_HBP_INSTANTIATE(Value)                                                        \
   template DeviceLayout<Value> upload_layout(const HbpLayout<Value>&);                         \
   template HbpLayout<Value> download_layout(const DeviceLayout<Value>&);                       \
-  template DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>&,         \
+  template DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>&,             \
                                                       const HbpParameters&, std::int32_t,     \
                                                       cudaStream_t);
 TCSPARSE_HBP_INSTANTIATE(double)

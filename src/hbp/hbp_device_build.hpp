@@ -63,13 +63,15 @@ struct DeviceLayout {
 template <typename Value>
 DeviceLayout<Value> upload_layout(const HbpLayout<Value>& layout);
 
-/// Builds the layout on the GPU from `csr` (build=device), on `stream`, returning when it is
-/// complete (plan time: it downloads a few counts, allocates the arrays and temporary storage,
-/// and synchronises `stream`). The same arrays as build_layout(matrix, p, block_cols) for the
-/// matrix `csr` was uploaded from, bit for bit. Throws ParameterError for block_cols outside
-/// 1..kLargestBlockCols, UnsupportedError when a block's hash table does not fit shared memory.
+/// Builds the layout on the GPU from `csr` (build=device: a checked CSR on the device, uploaded
+/// by the plan or the caller's own), on `stream`, returning when it is complete (plan time: it
+/// downloads a few counts, allocates the arrays and temporary storage, and synchronises
+/// `stream`). The layout holds its own copy of the values: `csr` is not read afterwards. The same
+/// arrays as build_layout(matrix, p, block_cols) for the matrix `csr` holds, bit for bit. Throws
+/// ParameterError for block_cols outside 1..kLargestBlockCols, UnsupportedError when a block's
+/// hash table does not fit shared memory.
 template <typename Value>
-DeviceLayout<Value> build_layout_on_device(const detail::DeviceCsr<Value>& csr,
+DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
                                            const HbpParameters& p, std::int32_t block_cols,
                                            cudaStream_t stream);
 

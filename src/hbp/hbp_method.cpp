@@ -28,7 +28,10 @@ const MethodDescriptor hbp_method = {
              .fp16 = &hbp::make_spmv<half>,
              .bf16 = &hbp::make_spmv<bfloat16>},
     .spmm = {},  // SpMV only
-    .spmv_from_device = {},  // the GPU build takes a DeviceCsr; a DeviceCsrView factory: README
+    .spmv_from_device = {.fp64 = &hbp::make_spmv_from_device<double>,
+                         .fp32 = &hbp::make_spmv_from_device<float>,
+                         .fp16 = &hbp::make_spmv_from_device<half>,
+                         .bf16 = &hbp::make_spmv_from_device<bfloat16>},
     .spmm_from_device = {},
     .layout_statistics = &hbp_layout_statistics,
 };

@@ -29,6 +29,10 @@ struct DeviceCsr {
   DeviceBuffer<Value> values;          ///< nnz, or more (zeros)
 
   std::size_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
+  /// The arrays as a view (for the builds that take the caller's device CSR too).
+  DeviceCsrView<Value> view() const {
+    return {rows, cols, nnz, row_ptr.data(), col_idx.data(), values.data()};
+  }
 };
 
 /// Allocates `matrix`'s arrays on the device and copies them there. The column and value arrays

@@ -7,13 +7,16 @@
 // schedule equal to the host model's; bitwise repeats (the ticket reset inside apply, no float
 // atomics); graph capture of memset + SpMV + combine; SpMV and combine timed apart; walk_unroll
 // 1 / 2 / 4 / 8 giving bitwise the same y; lane groups with holes (slots of 1 to 63 mixed) and a
-// 65536-nonzero slot against the reference. Written before
+// 65536-nonzero slot against the reference; a plan from device CSR equal to the plan from host
+// CSR bit for bit, reading nothing of the caller's arrays after its build. Written before
 // a GPU could run them (issue 10): run with --gtest_filter='*Hbp*'.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -279,6 +282,59 @@ TEST_F(HbpGpu, LargeGeneratedMatricesMatchReference) {
     expect_matches_reference<double>(a);
     EXPECT_LT(plan_error<half>(a, {1.0, 0.0}), 1e-2);
   }
+}
+
+/// A plan of `a` built from its arrays copied to the GPU (a DeviceCsrView) against the plan from
+/// the host CSR: the same y bit for bit (the layout is the same), also after the view's arrays
+/// are poisoned and freed (the plan keeps its own values and reads nothing of the caller's).
+template <typename Value>
+void expect_device_csr_plan_equals_host_csr_plan(const Matrix& a64,
+                                                 const std::vector<std::string>& parameters) {
+  const Matrix scaled = std::is_same_v<Value, double> ? a64 : test::scaled_for_16_bit(a64);
+  const auto a = test::with_values<Value>(scaled);
+  const auto x = test::make_x<Value>(scaled);
+  const auto y0 = test::make_y<Value>(scaled);
+  const SpmvPlan<Value> from_host(a, Method("hbp"), options_of(parameters));
+  const std::vector<Value> expected = run_spmv(from_host, x, y0, {1.5, -0.5});
+  std::optional<DeviceBuffer<std::int32_t>> row_ptr(std::in_place, a.row_ptr);
+  std::optional<DeviceBuffer<std::int32_t>> col_idx(std::in_place, a.col_idx);
+  std::optional<DeviceBuffer<Value>> values(std::in_place, a.values);
+  const DeviceCsrView<Value> view{a.rows, a.cols, a.nnz(), row_ptr->data(), col_idx->data(),
+                                  values->data()};
+  const SpmvPlan<Value> from_device(view, Method("hbp"), options_of(parameters));
+  const bool host_build = std::ranges::count(parameters, std::string("build=host")) > 0;
+  if (!host_build) {
+    EXPECT_EQ(from_device.stats().upload_ms, 0.0) << describe(parameters);
+  }
+  values->fill_bytes(0xFF);
+  col_idx->fill_bytes(0xFF);
+  row_ptr.reset();
+  col_idx.reset();
+  values.reset();
+  const std::vector<Value> got = run_spmv(from_device, x, y0, {1.5, -0.5});
+  ASSERT_EQ(got.size(), expected.size());
+  EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(Value)), 0)
+      << describe(parameters);
+}
+
+TEST_F(HbpGpu, APlanFromDeviceCsrEqualsThePlanFromHostCsrAndOwnsItsValues) {
+  std::vector<std::int64_t> lengths = {20000, 1, 0, 300, 5000};
+  for (int i = 0; i < 2000; ++i) lengths.push_back(i % 40);
+  const Matrix cases[] = {
+      generate_rmat(16, 16, 21),  // 16 column blocks of 4096: partial sums and the combine
+      generate_random_rows(60000, 60000, RowLengthDistribution::power_law, 1, 3000, 22),
+      test::with_row_lengths(30000, lengths, 23),  // rows longer than a block, empty rows
+  };
+  for (const Matrix& a : cases)
+    for (const std::vector<std::string>& parameters :
+         {std::vector<std::string>{}, {"block_rows=64", "block_cols=1024"}, {"reorder=sort"},
+          {"build=host"}}) {
+      SCOPED_TRACE(std::to_string(a.rows) + " rows, " + describe(parameters));
+      expect_device_csr_plan_equals_host_csr_plan<double>(a, parameters);
+      expect_device_csr_plan_equals_host_csr_plan<float>(a, parameters);
+      expect_device_csr_plan_equals_host_csr_plan<half>(a, parameters);
+      expect_device_csr_plan_equals_host_csr_plan<bfloat16>(a, parameters);
+    }
 }
 
 TEST_F(HbpGpu, RepeatedAppliesAreBitwiseIdentical) {
