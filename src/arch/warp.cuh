@@ -1,7 +1,6 @@
 // Warp-level building blocks shared by every kernel: the warp size and full-warp mask, the lane
 // of a thread, and butterfly sum reductions over a whole warp or over aligned groups of lanes
-// (CSR-Overlap's vectors of 2..32 lanes a row, TCA-SpMM's per-row warp groups), and the
-// reduce-scatter step of TCA-SpMM's warp-a-row kernels.
+// (CSR-Overlap's vectors of 2..32 lanes a row, TCA-SpMM's per-row warp groups).
 #pragma once
 
 namespace tcsparse::arch {
@@ -38,24 +37,6 @@ __device__ __forceinline__ T group_sum(T v) {
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v) {
   return group_sum<kWarpSize>(v);
-}
-
-/// One step of a warp's reduce-scatter of fp32 sums: lanes l and l ^ kLaneBit each hold
-/// partial sums of the same kValues outputs in acc[0 .. kValues); afterwards each holds kValues / 2
-/// of them in acc[0 .. kValues / 2), summed over both lanes: the lane with kLaneBit set the upper
-/// half. (Steps over lane bits 16, 8, 4, ... leave each output on one group of lanes, with
-/// kValues / 2 shuffles a step instead of kValues.) All 32 lanes must call it.
-template <int kValues, int kLaneBit, int kSize>
-__device__ __forceinline__ void halve_across_lanes(float (&acc)[kSize], int lane) {
-  static_assert(kValues >= 2 && kValues <= kSize && kValues % 2 == 0, "kValues: even, held");
-  constexpr int kHalf = kValues / 2;
-  const bool upper = (lane & kLaneBit) != 0;
-#pragma unroll
-  for (int i = 0; i < kHalf; ++i) {
-    const float send = upper ? acc[i] : acc[i + kHalf];
-    const float keep = upper ? acc[i + kHalf] : acc[i];
-    acc[i] = keep + __shfl_xor_sync(kFullMask, send, kLaneBit);
-  }
 }
 
 }  // namespace tcsparse::arch

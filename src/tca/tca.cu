@@ -31,10 +31,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -44,13 +42,9 @@
 #include "arch/types.cuh"
 #include "common/align.hpp"
 #include "runtime/cuda_check.hpp"
-#include "runtime/device_algorithms.cuh"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
-#include "runtime/device_csr_view.hpp"
 #include "tca/tca_format.hpp"
-#include "tca/tca_panels_format.hpp"
-#include "tca/tca_panels_kernel.cuh"
 #include "tca/tca_parameters.hpp"
 #include "tca/tca_rows_kernel.cuh"
 #include "tca/tca_tiles_format.hpp"
@@ -62,7 +56,6 @@ namespace tcsparse::tca {
 namespace {
 
 constexpr int kThreadsPerBlock = kWarpsPerBlock * 32;
-constexpr std::int64_t kMaxGridY = 65535;
 constexpr int kMmasPerWarp = kTileWidth / kMmaRows;  ///< per tile and chunk, in every class
 constexpr int kAccumulatorElements = kMmaRows * 8;   ///< one 16 x 8 fp32 D fragment
 
@@ -190,41 +183,6 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   }
 }
 
-/// kernel=panels' layout (tca_panels_format.hpp) from a CSR on the device into `offsets`
-/// (chunks * rows + 1) and `words` (nnz), on the scratch's stream: the count and start of each
-/// (chunk, row) by binary search, their scan, each nonzero to its word.
-template <typename Value>
-void build_panels_on_device(const DeviceCsrView<Value>& csr, std::int64_t panel_columns,
-                            std::int64_t chunks, std::int32_t* offsets, std::uint32_t* words,
-                            detail::DeviceScratch& scratch) {
-  using V = arch::device_value_t<Value>;
-  const cudaStream_t stream = scratch.stream();
-  const std::int64_t entries = chunks * csr.rows + 1;
-  auto counts =
-      detail::DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(entries), stream);
-  auto row_chunk_begin =
-      detail::DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(entries), stream);
-  TCSPARSE_CUDA_CHECK(
-      cudaMemsetAsync(counts.data() + entries - 1, 0, sizeof(std::int32_t), stream));
-  constexpr int kThreads = 256;
-  const auto blocks_for = [](std::int64_t threads) {
-    return static_cast<unsigned>((threads + kThreads - 1) / kThreads);
-  };
-  if (entries > 1) {
-    device::panels_count_kernel<<<blocks_for(entries - 1), kThreads, 0, stream>>>(
-        csr.row_ptr, csr.col_idx, csr.rows, chunks, panel_columns, counts.data(),
-        row_chunk_begin.data());
-    TCSPARSE_CUDA_CHECK_LAUNCH();
-  }
-  detail::exclusive_sum(scratch, counts.data(), offsets, entries, "(chunk, row) offsets");
-  if (csr.nnz > 0) {
-    device::panels_scatter_kernel<V><<<blocks_for(csr.rows * 32), kThreads, 0, stream>>>(
-        csr.row_ptr, csr.col_idx, reinterpret_cast<const std::uint16_t*>(csr.values), csr.rows,
-        panel_columns, offsets, row_chunk_begin.data(), words);
-    TCSPARSE_CUDA_CHECK_LAUNCH();
-  }
-}
-
 template <typename Value>
 class TcaSpmm final : public detail::SpmmMethod<Value> {
   using V = arch::device_value_t<Value>;
@@ -249,14 +207,6 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
       plan_tiles(matrix, start);
       return;
     }
-    if (parameters_.kernel == TcaKernel::panels) {
-      stats_.host_preprocess_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
-      const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
-      plan_panels(csr.view());
-      return;
-    }
     TcaLayout work;
     if (parameters_.kernel == TcaKernel::paper) work = build_tca_layout(matrix, n);
     stats_.host_preprocess_ms =
@@ -278,21 +228,14 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
         matrix_.bytes() + narrow_columns_.bytes() + blocks_.bytes() + rows_of_slot_.bytes();
     stats_.details["kernel"] = kernel_name(parameters_.kernel);
     stats_.details["column_index_bits"] = parameters_.column_index_bits;
-    if (parameters_.kernel == TcaKernel::rows)  // 2 when B is also 16-byte aligned at apply
-      stats_.details["lanes_per_nonzero"] =
-          layout_.dense == DenseLayout::row_major && n_ > 8 && n_ % 8 == 0 &&
-                  parameters_.lanes_per_nonzero != 1
-              ? 2
-              : 1;
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
   }
 
   void apply(const Value* B, void* C, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
-    const std::int64_t rows = parameters_.kernel == TcaKernel::tiles    ? tiles_.rows
-                              : parameters_.kernel == TcaKernel::panels ? panels_.rows
-                                                                        : matrix_.rows;
+    const std::int64_t rows =
+        parameters_.kernel == TcaKernel::tiles ? tiles_.rows : matrix_.rows;
     if (rows == 0 || n_ == 0) return;  // no C
     if (layout_.output == SpmmOutput::fp32)
       launch(B, static_cast<float*>(C), alpha, beta, stream);
@@ -301,15 +244,10 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   }
 
   const PlanStats& stats() const override { return stats_; }
-  bool can_update_values() const override {
-    return parameters_.kernel != TcaKernel::tiles && parameters_.kernel != TcaKernel::panels;
-  }
+  bool can_update_values() const override { return parameters_.kernel != TcaKernel::tiles; }
   std::string values_fixed_because() const override {
-    return parameters_.kernel == TcaKernel::tiles
-               ? "kernel=tiles stores the values tile by tile in fragment order (build a new "
-                 "plan, or use kernel=rows)"
-               : "kernel=panels stores the values panel by panel beside their columns (build a "
-                 "new plan, or use kernel=rows)";
+    return "kernel=tiles stores the values tile by tile in fragment order (build a new plan, or "
+           "use kernel=rows)";
   }
   void update_values(const Value* values, Stream stream) override {
     detail::replace_values_async(matrix_, values, stream);
@@ -394,181 +332,6 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     stats_.details["kernel"] = kernel_name(parameters_.kernel);
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
-  }
-
-  /// kernel=panels: the layout built on the GPU from `csr` (tca_panels_kernel.cuh), the panel
-  /// height, the shared memory of a block and the split-K buffers fixed here, so that apply only
-  /// launches. The CSR is not kept.
-  void plan_panels(const DeviceCsrView<Value>& csr) {
-    const cudaStream_t stream = nullptr;
-    detail::CudaEvent built_start, built_stop;
-    built_start.record(stream);
-    PanelsPlan& p = panels_;
-    p.rows = csr.rows;
-    p.cols = csr.cols;
-    p.panel_columns = parameters_.panel_columns;
-    p.chunks = panel_chunks(csr.cols, p.panel_columns);
-    p.slice_columns = panels_slice_columns(n_);
-    p.slices = (n_ + p.slice_columns - 1) / p.slice_columns;
-    if (p.slices > kMaxGridY)
-      throw UnsupportedError("tca kernel=panels: n = " + std::to_string(n_) + " needs " +
-                             std::to_string(p.slices) + " slices of " +
-                             std::to_string(p.slice_columns) + " columns, more than a grid's " +
-                             std::to_string(kMaxGridY) + " (use kernel=tiles)");
-    const std::int64_t entries = p.chunks * p.rows + 1;
-    if (entries > std::numeric_limits<std::int32_t>::max())
-      throw IndexOverflowError("tca kernel=panels: " + std::to_string(entries) +
-                               " (chunk, row) offsets exceed 32-bit indices (raise "
-                               "panel_columns)");
-    // B's stage holds the chunk's rows (no more than the matrix has columns).
-    p.stage_rows = std::max<std::int64_t>(1, std::min(p.panel_columns, p.cols));
-    const std::int64_t stage_bytes = p.stage_rows * p.slice_columns * 2;
-    const auto attribute = [](cudaDeviceAttr which) {
-      return std::int64_t{detail::current_device_attribute(which)};
-    };
-    const auto offsets_bytes = [](std::int64_t panel_rows) {
-      return (panel_rows + 1 + 3) / 4 * 16;
-    };
-    // kPanelsBlocksPerSm blocks an SM, or fewer where B's stage leaves them no room for words
-    // (panels of 4096 columns: a 128 KiB stage at 16 columns)
-    std::int64_t per_block = 0;
-    for (int blocks = kPanelsBlocksPerSm; blocks >= 1; --blocks) {
-      per_block =
-          std::min(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor) / blocks -
-                       attribute(cudaDevAttrReservedSharedMemoryPerBlock),
-                   attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-      if (per_block - stage_bytes - offsets_bytes(kPanelsMaxRows) >= kPanelsMinWordStageBytes)
-        break;
-    }
-    const std::int64_t word_budget =
-        std::max<std::int64_t>(0, per_block - stage_bytes - offsets_bytes(kPanelsMaxRows)) / 16 *
-        4;
-    p.panel_rows =
-        parameters_.panel_rows > 0
-            ? parameters_.panel_rows
-            : choose_panel_rows(p.rows, p.chunks, p.slices, csr.nnz, word_budget,
-                                static_cast<int>(
-                                    attribute(cudaDevAttrMultiProcessorCount)));
-    p.row_groups = (p.rows + p.panel_rows - 1) / p.panel_rows;
-
-    // One allocation for the arrays an apply reads and writes (each at a 256-byte boundary).
-    constexpr std::size_t kArrayAlignBytes = 256;
-    const auto at = [](std::size_t bytes) { return detail::align_up(bytes, kArrayAlignBytes); };
-    const bool split = p.chunks > 1;
-    const std::size_t partials =
-        split ? static_cast<std::size_t>(p.slices * p.chunks * p.rows * p.slice_columns) : 0;
-    if (static_cast<std::int64_t>(partials * sizeof(float)) > kTilesMaxPartialBytes)
-      throw UnsupportedError("tca kernel=panels: split-K partial sums of " +
-                             std::to_string(partials * sizeof(float)) +
-                             " bytes exceed the plan's bound of " +
-                             std::to_string(kTilesMaxPartialBytes) +
-                             " (raise panel_columns, or use kernel=tiles)");
-    const std::size_t arrivals = split ? static_cast<std::size_t>(p.slices * p.row_groups) : 0;
-    const std::size_t words_at = at(static_cast<std::size_t>(entries) * sizeof(std::int32_t));
-    const std::size_t partials_at =
-        words_at + at(static_cast<std::size_t>(csr.nnz) * sizeof(std::uint32_t));
-    const std::size_t arrivals_at = partials_at + at(partials * sizeof(float));
-    p.storage = detail::DeviceBuffer<std::byte>(arrivals_at + arrivals * sizeof(unsigned));
-    std::byte* base = p.storage.data();
-    auto* offsets = reinterpret_cast<std::int32_t*>(base);
-    auto* words = reinterpret_cast<std::uint32_t*>(base + words_at);
-    p.offsets = offsets;
-    p.words = words;
-    p.partials = partials ? reinterpret_cast<float*>(base + partials_at) : nullptr;
-    p.arrivals = arrivals ? reinterpret_cast<unsigned*>(base + arrivals_at) : nullptr;
-    if (arrivals)
-      TCSPARSE_CUDA_CHECK(cudaMemsetAsync(p.arrivals, 0, arrivals * sizeof(unsigned), stream));
-
-    detail::DeviceScratch scratch(stream);
-    build_panels_on_device(csr, p.panel_columns, p.chunks, offsets, words, scratch);
-    // The longest panel sizes the words' stage (a panel starts up to 3 words before its first
-    // word: the copies' 16-byte alignment).
-    std::int64_t longest = 0;
-    if (p.rows > 0) {
-      const std::int64_t panels = p.row_groups * p.chunks;
-      auto panel_words =
-          detail::DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(panels), stream);
-      device::panels_words_kernel<<<static_cast<unsigned>((panels + 255) / 256), 256, 0,
-                                    stream>>>(offsets, p.rows, p.chunks, p.panel_rows,
-                                              panel_words.data());
-      TCSPARSE_CUDA_CHECK_LAUNCH();
-      longest = detail::reduce_max(scratch, panel_words.data(), panels, "panels");
-    }
-    built_stop.record(stream);
-    built_stop.synchronize();
-    stats_.device_preprocess_ms = built_stop.elapsed_ms_since(built_start);
-    const std::int64_t budget_after_offsets = std::max<std::int64_t>(
-        0, (per_block - stage_bytes - offsets_bytes(p.panel_rows)) / 16 * 4);
-    p.word_stage = static_cast<int>(std::min((longest + 3 + 3) / 4 * 4, budget_after_offsets));
-    p.shared_bytes = stage_bytes + offsets_bytes(p.panel_rows) + std::int64_t{p.word_stage} * 4;
-    if (layout_.output == SpmmOutput::fp32) allow_panels_shared_memory<float>();
-    else allow_panels_shared_memory<V>();
-
-    stats_.stored_values = csr.nnz;
-    stats_.padding_ratio = 0.0;
-    stats_.device_bytes = static_cast<std::int64_t>(p.storage.bytes());
-    stats_.details["kernel"] = kernel_name(parameters_.kernel);
-    stats_.details["panel_columns"] = p.panel_columns;
-    stats_.details["panel_rows"] = p.panel_rows;
-    stats_.details["chunks"] = p.chunks;
-    stats_.details["slice_columns"] = p.slice_columns;
-    stats_.details["slices"] = p.slices;
-    stats_.details["longest_panel_words"] = longest;
-    stats_.details["word_stage"] = p.word_stage;
-    stats_.details["panels_staged"] = longest + 3 <= p.word_stage ? "all" : "those that fit";
-    stats_.details["shared_bytes"] = p.shared_bytes;
-    stats_.details["layout"] = std::string(to_string(layout_.dense));
-    stats_.details["output"] = std::string(to_string(layout_.output));
-  }
-
-  template <typename Out>
-  using PanelsKernel = void (*)(device::PanelsArguments<Out>);
-
-  template <typename Out>
-  PanelsKernel<Out> panels_kernel() const {
-    const bool row_major = layout_.dense == DenseLayout::row_major;
-    if (panels_.slice_columns == 8)
-      return row_major ? device::tca_panels_kernel<V, Out, 8, true>
-                       : device::tca_panels_kernel<V, Out, 8, false>;
-    return row_major ? device::tca_panels_kernel<V, Out, 16, true>
-                     : device::tca_panels_kernel<V, Out, 16, false>;
-  }
-
-  template <typename Out>
-  void allow_panels_shared_memory() const {
-    TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(panels_kernel<Out>(),
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(panels_.shared_bytes)));
-  }
-
-  template <typename Out>
-  void launch_panels(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
-    const PanelsPlan& p = panels_;
-    device::PanelsArguments<Out> args;
-    args.offsets = p.offsets;
-    args.words = p.words;
-    args.B = reinterpret_cast<const std::uint16_t*>(B);
-    args.C = C;
-    args.partials = p.partials;
-    args.arrivals = p.arrivals;
-    args.rows = p.rows;
-    args.cols = p.cols;
-    args.n = n_;
-    args.chunks = p.chunks;
-    args.panel_columns = p.panel_columns;
-    args.stage_rows = p.stage_rows;
-    args.panel_rows = p.panel_rows;
-    args.row_groups = p.row_groups;
-    args.word_stage = p.word_stage;
-    args.vector_b = layout_.dense == DenseLayout::row_major && n_ % 8 == 0 &&
-                    reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
-    args.alpha = alpha;
-    args.beta = beta;
-    const dim3 grid(static_cast<unsigned>(p.row_groups * p.chunks),
-                    static_cast<unsigned>(p.slices));
-    panels_kernel<Out>()<<<grid, device::kPanelsThreadsPerBlock,
-                           static_cast<std::size_t>(p.shared_bytes), stream>>>(args);
-    TCSPARSE_CUDA_CHECK_LAUNCH();
   }
 
   template <typename Out>
@@ -662,10 +425,6 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
       launch_tiles(B, C, alpha, beta, stream);
       return;
     }
-    if (parameters_.kernel == TcaKernel::panels) {
-      launch_panels(B, C, alpha, beta, stream);
-      return;
-    }
     if (parameters_.kernel == TcaKernel::paper) {
       launch_paper(B, C, alpha, beta, stream);
       return;
@@ -694,8 +453,6 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     };
     if (layout_.dense == DenseLayout::column_major)
       run(device::tca_rows_kernel<V, Out, Column, BAccess::column_major>);
-    else if (vector_b && n_ > 8 && parameters_.lanes_per_nonzero != 1)
-      run(device::tca_rows_pairs_kernel<V, Out, Column>);
     else if (vector_b)
       run(device::tca_rows_kernel<V, Out, Column, BAccess::row_major_vector>);
     else
@@ -740,21 +497,6 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     float* partials = nullptr;     ///< split-K sums, chunks > 1
     unsigned* arrivals = nullptr;  ///< split-K counters, zero between applies, chunks > 1
   } tiles_;
-  struct PanelsPlan {  ///< kernel=panels (then matrix_ stays empty)
-    std::int64_t rows = 0, cols = 0;
-    std::int64_t panel_columns = 0, chunks = 1, panel_rows = 0, row_groups = 0;
-    std::int64_t stage_rows = 0;  ///< rows of B a block stages: min(panel_columns, cols)
-    int slice_columns = 16;
-    std::int64_t slices = 0;
-    int word_stage = 0;  ///< words of a panel a block stages (a multiple of 4)
-    std::int64_t shared_bytes = 0;
-    detail::DeviceBuffer<std::byte> storage;  ///< the arrays below, each at a 256-byte boundary
-    const std::int32_t* offsets = nullptr;
-    const std::uint32_t* words = nullptr;
-    // Written by every apply (split-K scratch): one plan must not run on two streams at once.
-    float* partials = nullptr;
-    unsigned* arrivals = nullptr;
-  } panels_;
 };
 
 }  // namespace
@@ -775,39 +517,5 @@ template std::unique_ptr<detail::SpmmMethod<half>> make_spmm<half>(
 template std::unique_ptr<detail::SpmmMethod<bfloat16>> make_spmm<bfloat16>(
     const CsrMatrix<bfloat16, std::int32_t>&, std::int64_t, const SpmmLayout&,
     const detail::ParameterValues&);
-
-namespace testing {
-
-template <typename Value>
-PanelLayout panel_layout_built_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
-                                         std::int64_t panel_columns) {
-  PlanStats stats;
-  const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats);
-  PanelLayout layout;
-  layout.rows = matrix.rows;
-  layout.cols = matrix.cols;
-  layout.nnz = matrix.nnz();
-  layout.panel_columns = panel_columns;
-  layout.chunks = panel_chunks(matrix.cols, panel_columns);
-  detail::DeviceBuffer<std::int32_t> offsets(
-      static_cast<std::size_t>(layout.chunks * matrix.rows + 1));
-  detail::DeviceBuffer<std::uint32_t> words(static_cast<std::size_t>(matrix.nnz()));
-  {
-    detail::DeviceScratch scratch(nullptr);
-    build_panels_on_device(csr.view(), panel_columns, layout.chunks, offsets.data(),
-                           words.data(), scratch);
-    scratch.synchronize();
-  }
-  layout.offsets = offsets.download();
-  layout.words = words.download();
-  return layout;
-}
-
-template PanelLayout panel_layout_built_on_device<half>(const CsrMatrix<half, std::int32_t>&,
-                                                        std::int64_t);
-template PanelLayout panel_layout_built_on_device<bfloat16>(
-    const CsrMatrix<bfloat16, std::int32_t>&, std::int64_t);
-
-}  // namespace testing
 
 }  // namespace tcsparse::tca

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "plan/method.hpp"
-#include "tca/tca_panels_format.hpp"
 
 namespace tcsparse::tca {
 
@@ -14,13 +13,5 @@ template <typename Value>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      std::int64_t n, const SpmmLayout& layout,
                                                      const detail::ParameterValues& parameters);
-
-namespace testing {
-/// kernel=panels' layout as a plan builds it on the GPU, downloaded (the tests compare it with
-/// build_panel_layout's).
-template <typename Value>
-PanelLayout panel_layout_built_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
-                                         std::int64_t panel_columns);
-}  // namespace testing
 
 }  // namespace tcsparse::tca

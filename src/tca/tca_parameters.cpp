@@ -11,11 +11,9 @@ namespace tcsparse::tca {
 std::span<const ParameterSpec> parameter_specs() {
   using Type = ParameterSpec::Type;
   static const std::vector<ParameterSpec> specs = {
-      {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows", "tiles", "panels"},
+      {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows", "tiles"},
        "paper: m16n8k8 on matricised rows (the paper); rows: a warp a row, 16 columns of C at a "
-       "time; tiles: 16x16 tiles stored as m16n8k16 fragment register pairs, dense m16n8k16; "
-       "panels: panels of (column, value) words with B's rows staged in shared memory, fp32 "
-       "FMAs; auto: "
+       "time; tiles: 16x16 tiles stored as m16n8k16 fragment register pairs, dense m16n8k16; auto: "
        "tiles above 16 columns of B or when the non-empty tiles hold >= 40 (row-major B) / 8 "
        "(column-major) nonzeros on average, else rows; rows also below one nonzero in 4096 "
        "weights"},
@@ -26,14 +24,6 @@ std::span<const ParameterSpec> parameter_specs() {
        "tiles: columns of A (and rows of B) one thread block multiplies, the split-K unit "
        "(rounded up to a segment of 256); auto: 512 at n <= 64, wider n split-K until the GPU "
        "has 32 warps an SM"},
-      {"lanes_per_nonzero", Type::choice, "auto", 0, 0, {"auto", "1", "2"},
-       "rows kernel with row-major B of more than 8 columns: lanes that share a nonzero (2: "
-       "each loads 8 of its 16 columns, half the cache lines a warp-wide load touches); auto: 2"},
-      {"panel_columns", Type::integer, "1024", 16, kPanelsMaxColumns, {},
-       "panels: columns of a panel (rows of B a block stages; the split-K unit)"},
-      {"panel_rows", Type::integer, "auto", kPanelsMinRows, 1024, {"auto"},
-       "panels: rows of a panel (a multiple of 8); auto: up to 128, as many as keep the average "
-       "panel within the shared-memory stage and the GPU at 2 blocks an SM"},
   };
   return specs;
 }
@@ -50,26 +40,6 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
       throw ParameterError("method 'tca': parameter chunk_columns is not accepted without "
                            "kernel=tiles (only the tiles kernel stages chunks of B)");
     p.chunk_columns = values.integer("chunk_columns");
-  }
-  if (values.is("kernel", "panels")) p.kernel = TcaKernel::panels;
-  if (values.given("lanes_per_nonzero") && !values.is_auto("lanes_per_nonzero")) {
-    if (!p.kernel_is_auto && p.kernel != TcaKernel::rows)
-      throw ParameterError(std::string("method 'tca': parameter lanes_per_nonzero is not "
-                                       "accepted with kernel=") + kernel_name(p.kernel) +
-                           " (only the rows kernel shares nonzeros between lanes)");
-    p.lanes_per_nonzero = values.is("lanes_per_nonzero", "2") ? 2 : 1;
-  }
-  for (const char* name : {"panel_columns", "panel_rows"})
-    if (values.given(name) && p.kernel != TcaKernel::panels)
-      throw ParameterError(std::string("method 'tca': parameter ") + name +
-                           " is not accepted without kernel=panels");
-  p.panel_columns = values.integer("panel_columns");
-  if (!values.is_auto("panel_rows")) {
-    p.panel_rows = values.integer("panel_rows");
-    if (p.panel_rows % kPanelsWarpsPerBlock != 0)
-      throw ParameterError("method 'tca': parameter panel_rows must be a multiple of " +
-                           std::to_string(kPanelsWarpsPerBlock) + ", got " +
-                           std::to_string(p.panel_rows));
   }
 
   const bool fits_16_bits = cols <= kMaxColumnsOf16BitIndices;
@@ -110,7 +80,6 @@ const char* kernel_name(TcaKernel kernel) {
     case TcaKernel::paper: return "paper";
     case TcaKernel::rows: return "rows";
     case TcaKernel::tiles: return "tiles";
-    case TcaKernel::panels: return "panels";
   }
   return "?";
 }

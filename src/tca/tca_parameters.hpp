@@ -6,7 +6,6 @@
 #include <span>
 
 #include "plan/parameters.hpp"
-#include "tca/tca_panels_format.hpp"
 #include "tcsparse/plan.hpp"
 
 namespace tcsparse::tca {
@@ -20,11 +19,7 @@ namespace tcsparse::tca {
 ///  - tiles: the 16 x 16 tiles stored as the m16n8k16 A fragments' non-empty register pairs by
 ///    segments of 16 tiles, loaded by each lane straight into its registers and multiplied by
 ///    m16n8k16 with B staged in shared memory (tca_tiles_format.hpp; not in the paper).
-///  - panels: panels of rows x panel_columns columns, their nonzeros as (column, value) words; a
-///    block stages one panel and B's rows of its columns in shared memory, a warp a row, fp32
-///    FMAs on CUDA cores, split-K over the panels of a row group (tca_panels_format.hpp; not in
-///    the paper).
-enum class TcaKernel { paper, rows, tiles, panels };
+enum class TcaKernel { paper, rows, tiles };
 
 /// kernel=auto: tiles above 16 columns of B (the rows kernel streams the matrix once per 16
 /// columns: on the DLMC matrices at 90-98 % sparsity tiles ran 2.5-5x faster at n = 256 and
@@ -54,10 +49,7 @@ struct TcaParameters {
   TcaKernel kernel = TcaKernel::rows;
   bool kernel_is_auto = true;  ///< resolved by resolve_auto_kernel once the tiles are counted
   int column_index_bits = 32;  ///< 16 or 32 (rows kernel); 32 for paper
-  int lanes_per_nonzero = 0;   ///< rows kernel, row-major B wider than 8 columns: 1, 2; 0 = auto
   std::int64_t chunk_columns = 0;  ///< tiles: columns of A a block's chunk spans; 0 = auto
-  std::int64_t panel_columns = kPanelsDefaultColumns;  ///< panels: columns of a panel
-  std::int64_t panel_rows = 0;                         ///< panels: rows of a panel; 0 = auto
 };
 
 /// kernel=auto's choice for a matrix of `nnz` nonzeros in `stored_tiles` non-empty 16 x 16 tiles
@@ -74,8 +66,7 @@ inline constexpr std::int64_t kRowsKernelMaxColumns = 16;
 std::span<const ParameterSpec> parameter_specs();
 
 /// The parameters of checked values for a plan of `cols` columns and width `n`: auto resolved;
-/// ParameterError for column_index_bits=16 with more than 65536 columns or with kernel=paper, and
-/// for panel_columns / panel_rows without kernel=panels.
+/// ParameterError for column_index_bits=16 with more than 65536 columns or with kernel=paper.
 TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t cols,
                              std::int64_t n);
 

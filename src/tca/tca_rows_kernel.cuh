@@ -27,7 +27,6 @@
 
 #include "arch/load.cuh"
 #include "arch/types.cuh"
-#include "arch/warp.cuh"
 
 namespace tcsparse::tca::device {
 
@@ -42,6 +41,20 @@ enum class BAccess { row_major_vector, row_major, column_major };
 template <typename V>
 __device__ __forceinline__ float to_float(V v) {
   return arch::ValueTraits<V>::to_acc(v);
+}
+
+/// One step of the warp's reduce-scatter: kCount values a lane become kCount / 2, the lanes with
+/// bit `kCount` of their index keeping the upper half of the columns.
+template <int kCount>
+__device__ __forceinline__ void halve(float (&acc)[kRowsTileColumns], int lane) {
+  constexpr int kHalf = kCount / 2;
+  const bool upper = (lane & kCount) != 0;
+#pragma unroll
+  for (int i = 0; i < kHalf; ++i) {
+    const float send = upper ? acc[i] : acc[i + kHalf];
+    const float keep = upper ? acc[i + kHalf] : acc[i];
+    acc[i] = keep + __shfl_xor_sync(0xffffffffu, send, kCount);
+  }
 }
 
 /// acc[j] += a * B[column][tile + j] for the tile's columns below n.
@@ -95,70 +108,15 @@ __global__ void __launch_bounds__(kRowsThreadsPerBlock)
       const auto column = static_cast<std::int64_t>(arch::load_streaming(columns + k));
       accumulate_b_row<kAccess>(acc, a, B, column, tile, n, cols);
     }
-    arch::halve_across_lanes<16, 16>(acc, lane);
-    arch::halve_across_lanes<8, 8>(acc, lane);
-    arch::halve_across_lanes<4, 4>(acc, lane);
-    arch::halve_across_lanes<2, 2>(acc, lane);
+    halve<16>(acc, lane);
+    halve<8>(acc, lane);
+    halve<4>(acc, lane);
+    halve<2>(acc, lane);
     acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], 1);
     const std::int64_t column = tile + (lane >> 1);
     if ((lane & 1) == 0 && column < n) {
       Out& out = kColumnMajorC ? C[column * rows + row] : C[row * n + column];
       float result = alpha * acc[0];
-      if (beta != 0.0f) {
-        if constexpr (std::is_same_v<Out, float>) result += beta * out;
-        else result += beta * to_float(out);
-      }
-      if constexpr (std::is_same_v<Out, float>) out = result;
-      else out = arch::ValueTraits<V>::from_acc(result);
-    }
-  }
-}
-
-/// The rows kernel with a lane pair a nonzero (lanes_per_nonzero=2): row-major B, n % 8 == 0,
-/// 16-byte aligned. Lanes 2i and 2i + 1 take nonzero i of each 16 of the row; lane 2i + p loads
-/// B[column][tile + 8p .. + 7] (one 16-byte load, none past n) into 8 fp32 sums. A warp-wide
-/// load then touches 16 cache lines (a 32-byte row of B each), where one lane a nonzero touches 32
-/// in each of its two loads: half the L1 wavefronts a nonzero at 16 columns.
-///
-///   lane l = 2i + p:  acc[j] = sum over nonzeros k = i, i + 16, ... of value_k * B[col_k][t + 8p + j]
-///   reduce-scatter over lane bits 16, 8, 4 (8 -> 4 -> 2 -> 1 sums), then add over bit 2:
-///   lane l with bit 2 clear holds column t + 8p + 4 b4 + 2 b3 + b2 (b: the lane's bits 16, 8, 4)
-template <typename V, typename Out, typename Column>
-__global__ void __launch_bounds__(kRowsThreadsPerBlock)
-    tca_rows_pairs_kernel(const std::int32_t* __restrict__ row_ptr,
-                          const Column* __restrict__ columns, const V* __restrict__ values,
-                          const V* __restrict__ B, Out* __restrict__ C, std::int64_t rows,
-                          std::int64_t /*cols*/, std::int64_t n, float alpha, float beta) {
-  const int lane = static_cast<int>(threadIdx.x) % 32, part = lane & 1;
-  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kRowsWarpsPerBlock +
-                           static_cast<int>(threadIdx.x) / 32;
-  if (row >= rows) return;  // the whole warp: the shuffles below see all 32 lanes
-  const std::int32_t begin = row_ptr[row], end = row_ptr[row + 1];
-  for (std::int64_t tile = 0; tile < n; tile += kRowsTileColumns) {
-    const std::int64_t first_column = tile + 8 * part;
-    const bool loads = first_column < n;  // n % 8 == 0: a last tile of 8 columns
-    float acc[8] = {};
-#pragma unroll 4
-    for (std::int32_t k = begin + lane / 2; k < end; k += 16) {
-      const float a = to_float(arch::load_streaming(values + k));
-      const auto column = static_cast<std::int64_t>(arch::load_streaming(columns + k));
-      if (loads) {
-        const uint4 raw =
-            arch::load_read_only(reinterpret_cast<const uint4*>(B + column * n + first_column));
-        const V* parts = reinterpret_cast<const V*>(&raw);
-#pragma unroll
-        for (int j = 0; j < 8; ++j) acc[j] += a * to_float(parts[j]);
-      }
-    }
-    arch::halve_across_lanes<8, 16>(acc, lane);
-    arch::halve_across_lanes<4, 8>(acc, lane);
-    arch::halve_across_lanes<2, 4>(acc, lane);
-    const float sum = acc[0] + __shfl_xor_sync(0xffffffffu, acc[0], 2);
-    const std::int64_t column =
-        first_column + 4 * ((lane >> 4) & 1) + 2 * ((lane >> 3) & 1) + ((lane >> 2) & 1);
-    if ((lane & 2) == 0 && column < n) {
-      Out& out = C[row * n + column];
-      float result = alpha * sum;
       if (beta != 0.0f) {
         if constexpr (std::is_same_v<Out, float>) result += beta * out;
         else result += beta * to_float(out);

@@ -37,7 +37,6 @@
 #include "arch/mma.cuh"
 #include "arch/types.cuh"
 #include "tca/tca_tiles_format.hpp"
-#include "tca/tca_write_c.cuh"
 
 namespace tcsparse::tca::device {
 
@@ -228,6 +227,22 @@ __device__ __forceinline__ void multiply_segment(
       const std::int64_t k = std::int64_t{kTileColumns} * (kTiles * load + u);
       multiply_tile<V, kNTiles, kRowMajor>(acc, a[load % 2][u], stage, k, stride, lane);
     }
+  }
+}
+
+template <typename V, typename Out>
+__device__ __forceinline__ void write_c(Out* C, std::int64_t row, std::int64_t column,
+                                        const TilesArguments<Out>& args, bool row_major,
+                                        float sum) {
+  if (row >= args.rows || column >= args.n) return;
+  Out& out = row_major ? C[row * args.n + column] : C[column * args.rows + row];
+  float result = args.alpha * sum;
+  if constexpr (std::is_same_v<Out, float>) {
+    if (args.beta != 0.0f) result += args.beta * out;
+    out = result;
+  } else {
+    if (args.beta != 0.0f) result += args.beta * arch::ValueTraits<V>::to_acc(out);
+    out = arch::ValueTraits<V>::from_acc(result);
   }
 }
 

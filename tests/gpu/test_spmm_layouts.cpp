@@ -17,8 +17,6 @@
 #include "tcsparse/method.hpp"
 #include "tcsparse/plan.hpp"
 #include "tcsparse/reference.hpp"
-#include "tca/tca.hpp"
-#include "tca/tca_panels_format.hpp"
 
 namespace tcsparse {
 namespace {
@@ -121,30 +119,21 @@ test::NamedMatrix scattered_matrix() {
                                      64, 60000, 0.998, LlmRowProfile::uniform, 7))};
 }
 
-/// tca's kernels with their parameter sets (rows: both index widths, one or two lanes a nonzero;
-/// tiles: split-K chunks of
+/// tca's kernels with their parameter sets (rows: both index widths; tiles: split-K chunks of
 /// one segment, automatic, 8 segments, and one chunk of all segments: 235 on the scattered
-/// matrix, past a warp's window of 32 segment offsets; panels: automatic, split-K over panels of
-/// 16 columns, panels of 1024 rows whose words do not fit in shared memory, and one chunk of 4096
-/// columns in panels of one row a warp), every layout and output, the decode widths around the
-/// rows kernel's 16-column tiles, its 8-column vector loads, the tiles kernel's 8/16/32/64-column
-/// slices and the panels kernel's 8/16-column slices.
+/// matrix, past a warp's window of 32 segment offsets), every layout and output, the
+/// decode widths around the rows kernel's 16-column tiles, its 8-column vector loads and the
+/// tiles kernel's 8/16/32/64-column slices.
 template <typename Value>
 void check_every_tca_kernel() {
   const std::vector<std::vector<std::string>> parameter_sets = {
       {"kernel=paper"},
       {"kernel=rows", "column_index_bits=16"},
       {"kernel=rows", "column_index_bits=32"},
-      {"kernel=rows", "lanes_per_nonzero=1"},
-      {"kernel=rows", "lanes_per_nonzero=2"},
       {"kernel=tiles"},
       {"kernel=tiles", "chunk_columns=16"},
       {"kernel=tiles", "chunk_columns=2048"},
-      {"kernel=tiles", "chunk_columns=1000000"},
-      {"kernel=panels"},
-      {"kernel=panels", "panel_columns=16"},
-      {"kernel=panels", "panel_rows=1024"},
-      {"kernel=panels", "panel_columns=4096", "panel_rows=8"}};
+      {"kernel=tiles", "chunk_columns=1000000"}};
   std::vector<test::NamedMatrix> matrices = layout_matrices();
   for (test::NamedMatrix& named : tile_matrices()) matrices.push_back(std::move(named));
   matrices.push_back(scattered_matrix());
@@ -244,15 +233,17 @@ TEST_F(SpmmLayouts, TcaTilesStagesTheRunsThatFitInSharedMemoryAndReadsTheRestFro
   }
 }
 
-/// A split-K plan (the last warp or block of a row block sums the chunks' partials in chunk
+/// kernel=tiles with split-K (the last warp of a row block sums the chunks' partials in chunk
 /// order): repeated applies are bitwise equal, and a captured graph replays them exactly.
-void expect_split_k_repeats_bitwise_and_replays(const std::vector<std::string>& parameters) {
+TEST_F(SpmmLayouts, TcaTilesSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {
   const test::NamedMatrix named = tile_matrices().front();
   const auto A = test::with_values<half>(named.matrix);
   constexpr std::int64_t n = 16;
   PlanOptions options;
-  options.parameters = parameters;
-  const SpmmPlan<half> plan(A, n, Method("tca"), options);  const detail::DeviceBuffer<half> B(test::make_b<half>(named.matrix, n));
+  options.parameters = {"kernel=tiles", "chunk_columns=64"};
+  const SpmmPlan<half> plan(A, n, Method("tca"), options);
+  ASSERT_GT(plan.stats().details["chunks"].get<std::int64_t>(), 1);
+  const detail::DeviceBuffer<half> B(test::make_b<half>(named.matrix, n));
   detail::DeviceBuffer<half> C(static_cast<std::size_t>(A.rows * n));
   plan.apply(B.data(), C.data(), 1.0f, 0.0f);
   const std::vector<half> first = C.download();
@@ -280,54 +271,6 @@ void expect_split_k_repeats_bitwise_and_replays(const std::vector<std::string>& 
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
-}
-
-TEST_F(SpmmLayouts, TcaTilesSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {
-  expect_split_k_repeats_bitwise_and_replays({"kernel=tiles", "chunk_columns=64"});
-}
-
-TEST_F(SpmmLayouts, TcaPanelsSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {
-  expect_split_k_repeats_bitwise_and_replays({"kernel=panels", "panel_columns=64"});
-}
-
-/// kernel=panels stages a panel's words in shared memory when they fit (the stage is sized for
-/// the longest panel, up to what kPanelsBlocksPerSm blocks an SM leave), else its warps read them
-/// from global memory; either way the product is right. The layout built on the GPU is the host
-/// builder's, word for word; the values cannot be replaced in place.
-TEST_F(SpmmLayouts, TcaPanelsStageThePanelsThatFitAndReadTheRestFromGlobalMemory) {
-  const test::NamedMatrix dense_rows = tile_matrices().front();  // 300 x 1000 at 70 %
-  const auto A = test::with_values<half>(dense_rows.matrix);
-  const auto staged_words = [&](const std::vector<std::string>& parameters) {
-    PlanOptions options;
-    options.parameters = parameters;
-    const SpmmPlan<half> plan(A, 16, Method("tca"), options);
-    EXPECT_FALSE(plan.can_update_values());
-    const Json& details = plan.stats().details;
-    EXPECT_EQ(details["kernel"], "panels");
-    return std::pair{details["word_stage"].get<std::int64_t>(),
-                     details["longest_panel_words"].get<std::int64_t>()};
-  };
-  const auto [small_stage, small_longest] = staged_words({"kernel=panels", "panel_rows=8"});
-  EXPECT_GE(small_stage, small_longest + 3);  // 8 rows x 1000 columns at 70 %: 5,600 words
-  const auto [big_stage, big_longest] = staged_words({"kernel=panels", "panel_rows=1024"});
-  EXPECT_LT(big_stage, big_longest);  // the whole matrix: 210,000 words
-  for (const char* rows : {"panel_rows=8", "panel_rows=1024"}) {
-    PlanOptions options;
-    options.parameters = {"kernel=panels", rows};
-    for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major})
-      EXPECT_TRUE((check<half, half>(Method("tca"), dense_rows, 16, dense, {1.0, 0.0}, options)))
-          << rows;
-  }
-  for (const test::NamedMatrix& named : tile_matrices())
-    for (const std::int64_t panel_columns : {16, 1024}) {
-      const auto matrix = test::with_values<bfloat16>(named.matrix);
-      const tca::PanelLayout host = tca::build_panel_layout(matrix, panel_columns);
-      const tca::PanelLayout device =
-          tca::testing::panel_layout_built_on_device(matrix, panel_columns);
-      EXPECT_EQ(device.chunks, host.chunks);
-      EXPECT_EQ(device.offsets, host.offsets) << named.name << " " << panel_columns;
-      EXPECT_EQ(device.words, host.words) << named.name << " " << panel_columns;
-    }
 }
 
 TEST_F(SpmmLayouts, TcaRefuses16BitIndicesBeyond65536Columns) {
