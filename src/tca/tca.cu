@@ -453,10 +453,6 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     };
     if (layout_.dense == DenseLayout::column_major)
       run(device::tca_rows_kernel<V, Out, Column, BAccess::column_major>);
-    else if (vector_b && parameters_.nonzeros_in_flight == 4)
-      run(device::tca_rows_batched_kernel<V, Out, Column, 4>);
-    else if (vector_b && parameters_.nonzeros_in_flight == 8)
-      run(device::tca_rows_batched_kernel<V, Out, Column, 8>);
     else if (vector_b)
       run(device::tca_rows_kernel<V, Out, Column, BAccess::row_major_vector>);
     else

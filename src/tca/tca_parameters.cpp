@@ -20,9 +20,6 @@ std::span<const ParameterSpec> parameter_specs() {
       {"column_index_bits", Type::choice, "auto", 0, 0, {"auto", "16", "32"},
        "width of the column indices the rows kernel streams (16: cols <= 65536 only); auto: 32 "
        "(16 measured no faster)"},
-      {"nonzeros_in_flight", Type::choice, "auto", 0, 0, {"auto", "1", "4", "8"},
-       "rows kernel with row-major B (n % 8 == 0): nonzeros a lane loads before it multiplies "
-       "(4, 8: the values, columns and rows of B of a batch loaded at once); auto: 1"},
       {"chunk_columns", Type::integer, "auto", 16, 1 << 30, {"auto"},
        "tiles: columns of A (and rows of B) one thread block multiplies, the split-K unit "
        "(rounded up to a segment of 256); auto: 512 at n <= 64, wider n split-K until the GPU "
@@ -43,14 +40,6 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
       throw ParameterError("method 'tca': parameter chunk_columns is not accepted without "
                            "kernel=tiles (only the tiles kernel stages chunks of B)");
     p.chunk_columns = values.integer("chunk_columns");
-  }
-
-  if (!values.is_auto("nonzeros_in_flight")) {
-    if (!p.kernel_is_auto && p.kernel != TcaKernel::rows)
-      throw ParameterError(std::string("method 'tca': parameter nonzeros_in_flight is not "
-                                       "accepted with kernel=") + kernel_name(p.kernel) +
-                           " (only the rows kernel batches its nonzeros)");
-    p.nonzeros_in_flight = static_cast<int>(values.integer("nonzeros_in_flight"));
   }
 
   const bool fits_16_bits = cols <= kMaxColumnsOf16BitIndices;

@@ -49,7 +49,6 @@ struct TcaParameters {
   TcaKernel kernel = TcaKernel::rows;
   bool kernel_is_auto = true;  ///< resolved by resolve_auto_kernel once the tiles are counted
   int column_index_bits = 32;  ///< 16 or 32 (rows kernel); 32 for paper
-  int nonzeros_in_flight = 1;  ///< rows kernel, row-major B: 1 (the unrolled loop), 4 or 8
   std::int64_t chunk_columns = 0;  ///< tiles: columns of A a block's chunk spans; 0 = auto
 };
 

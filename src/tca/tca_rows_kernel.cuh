@@ -86,32 +86,6 @@ __device__ __forceinline__ void accumulate_b_row(float (&acc)[kRowsTileColumns],
   }
 }
 
-/// The warp's reduce-scatter of a tile's 16 sums a lane (8 + 4 + 2 + 1 + 1 shuffles): lanes 2j
-/// and 2j + 1 end holding column tile + j of the row; lane 2j writes C[row][tile + j] = alpha sum
-/// + beta C[row][tile + j] (C not read when beta == 0). All 32 lanes must call it.
-template <typename V, typename Out, bool kColumnMajorC>
-__device__ __forceinline__ void reduce_and_write_tile(float (&acc)[kRowsTileColumns], int lane,
-                                                      Out* __restrict__ C, std::int64_t row,
-                                                      std::int64_t tile, std::int64_t rows,
-                                                      std::int64_t n, float alpha, float beta) {
-  halve<16>(acc, lane);
-  halve<8>(acc, lane);
-  halve<4>(acc, lane);
-  halve<2>(acc, lane);
-  acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], 1);
-  const std::int64_t column = tile + (lane >> 1);
-  if ((lane & 1) == 0 && column < n) {
-    Out& out = kColumnMajorC ? C[column * rows + row] : C[row * n + column];
-    float result = alpha * acc[0];
-    if (beta != 0.0f) {
-      if constexpr (std::is_same_v<Out, float>) result += beta * out;
-      else result += beta * to_float(out);
-    }
-    if constexpr (std::is_same_v<Out, float>) out = result;
-    else out = arch::ValueTraits<V>::from_acc(result);
-  }
-}
-
 /// C = alpha A B + beta C; V the 16-bit type, Out V or float, Column uint16_t or int32_t.
 template <typename V, typename Out, typename Column, BAccess kAccess>
 __global__ void __launch_bounds__(kRowsThreadsPerBlock)
@@ -124,6 +98,8 @@ __global__ void __launch_bounds__(kRowsThreadsPerBlock)
                            static_cast<int>(threadIdx.x) / 32;
   if (row >= rows) return;  // the whole warp: the shuffles below see all 32 lanes
   const std::int32_t begin = row_ptr[row], end = row_ptr[row + 1];
+  constexpr bool kColumnMajorC = kAccess == BAccess::column_major;
+
   for (std::int64_t tile = 0; tile < n; tile += kRowsTileColumns) {
     float acc[kRowsTileColumns] = {};
 #pragma unroll 2
@@ -132,65 +108,22 @@ __global__ void __launch_bounds__(kRowsThreadsPerBlock)
       const auto column = static_cast<std::int64_t>(arch::load_streaming(columns + k));
       accumulate_b_row<kAccess>(acc, a, B, column, tile, n, cols);
     }
-    reduce_and_write_tile<V, Out, kAccess == BAccess::column_major>(acc, lane, C, row, tile, rows,
-                                                                    n, alpha, beta);
-  }
-}
-
-/// The rows kernel with kBatch nonzeros a lane in flight (nonzeros_in_flight=4 or 8): row-major B,
-/// n % 8 == 0, 16-byte aligned. A lane loads the values and columns of its next kBatch nonzeros
-/// (k = base + 32 i) at once, then B's rows for them kRowsBGroup at a time, before any FMA: one
-/// DRAM round trip and kBatch / kRowsBGroup cache round trips a batch, where the unrolled loop
-/// above chains them two nonzeros at a time. Past the row's end a slot loads nothing and adds 0.
-inline constexpr int kRowsBGroup = 4;
-
-template <typename V, typename Out, typename Column, int kBatch>
-__global__ void __launch_bounds__(kRowsThreadsPerBlock)
-    tca_rows_batched_kernel(const std::int32_t* __restrict__ row_ptr,
-                            const Column* __restrict__ columns, const V* __restrict__ values,
-                            const V* __restrict__ B, Out* __restrict__ C, std::int64_t rows,
-                            std::int64_t /*cols*/, std::int64_t n, float alpha, float beta) {
-  static_assert(kBatch % kRowsBGroup == 0, "whole groups of B loads");
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kRowsWarpsPerBlock +
-                           static_cast<int>(threadIdx.x) / 32;
-  if (row >= rows) return;  // the whole warp: the shuffles below see all 32 lanes
-  const std::int32_t begin = row_ptr[row], end = row_ptr[row + 1];
-  const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
-  for (std::int64_t tile = 0; tile < n; tile += kRowsTileColumns) {
-    const bool two_halves = tile + 8 < n;  // n % 8 == 0: a last tile of 8 columns has one
-    float acc[kRowsTileColumns] = {};
-    for (std::int32_t base = begin + lane; base < end; base += 32 * kBatch) {
-      float a[kBatch];
-      const uint4* b_row[kBatch];
-#pragma unroll
-      for (int i = 0; i < kBatch; ++i) {
-        const std::int32_t k = base + 32 * i;
-        const bool present = k < end;
-        a[i] = present ? to_float(arch::load_streaming(values + k)) : 0.0f;
-        const std::int64_t column = present ? arch::load_streaming(columns + k) : 0;
-        b_row[i] = reinterpret_cast<const uint4*>(B + column * n + tile);
+    halve<16>(acc, lane);
+    halve<8>(acc, lane);
+    halve<4>(acc, lane);
+    halve<2>(acc, lane);
+    acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], 1);
+    const std::int64_t column = tile + (lane >> 1);
+    if ((lane & 1) == 0 && column < n) {
+      Out& out = kColumnMajorC ? C[column * rows + row] : C[row * n + column];
+      float result = alpha * acc[0];
+      if (beta != 0.0f) {
+        if constexpr (std::is_same_v<Out, float>) result += beta * out;
+        else result += beta * to_float(out);
       }
-#pragma unroll
-      for (int g = 0; g < kBatch; g += kRowsBGroup) {
-        uint4 raw[kRowsBGroup][2];
-#pragma unroll
-        for (int i = 0; i < kRowsBGroup; ++i) {
-          const bool present = base + 32 * (g + i) < end;
-          raw[i][0] = present ? arch::load_read_only(b_row[g + i]) : zero;
-          raw[i][1] = present && two_halves ? arch::load_read_only(b_row[g + i] + 1) : zero;
-        }
-#pragma unroll
-        for (int i = 0; i < kRowsBGroup; ++i)
-#pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const V* parts = reinterpret_cast<const V*>(&raw[i][half]);
-#pragma unroll
-            for (int j = 0; j < 8; ++j) acc[8 * half + j] += a[g + i] * to_float(parts[j]);
-          }
-      }
+      if constexpr (std::is_same_v<Out, float>) out = result;
+      else out = arch::ValueTraits<V>::from_acc(result);
     }
-    reduce_and_write_tile<V, Out, false>(acc, lane, C, row, tile, rows, n, alpha, beta);
   }
 }
 

@@ -119,8 +119,7 @@ test::NamedMatrix scattered_matrix() {
                                      64, 60000, 0.998, LlmRowProfile::uniform, 7))};
 }
 
-/// tca's kernels with their parameter sets (rows: both index widths, batches of 1, 4 and 8
-/// nonzeros a lane; tiles: split-K chunks of
+/// tca's kernels with their parameter sets (rows: both index widths; tiles: split-K chunks of
 /// one segment, automatic, 8 segments, and one chunk of all segments: 235 on the scattered
 /// matrix, past a warp's window of 32 segment offsets), every layout and output, the
 /// decode widths around the rows kernel's 16-column tiles, its 8-column vector loads and the
@@ -131,8 +130,6 @@ void check_every_tca_kernel() {
       {"kernel=paper"},
       {"kernel=rows", "column_index_bits=16"},
       {"kernel=rows", "column_index_bits=32"},
-      {"kernel=rows", "nonzeros_in_flight=4"},
-      {"kernel=rows", "column_index_bits=16", "nonzeros_in_flight=8"},
       {"kernel=tiles"},
       {"kernel=tiles", "chunk_columns=16"},
       {"kernel=tiles", "chunk_columns=2048"},

@@ -189,17 +189,6 @@ TEST(TcaParameters, ChunkColumnsAndIndexWidthsBelongToTheirKernels) {
   EXPECT_THROW(tca_values({"kernel=tiles", "chunk_columns=8"}), ParameterError);  // below 16
 }
 
-TEST(TcaParameters, NonzerosInFlightBelongToTheRowsKernel) {
-  EXPECT_EQ(tca_parameters(tca_values({}), 4096, 16).nonzeros_in_flight, 1);  // auto
-  EXPECT_EQ(tca_parameters(tca_values({"kernel=rows", "nonzeros_in_flight=8"}), 4096, 16)
-                .nonzeros_in_flight,
-            8);
-  EXPECT_EQ(tca_parameters(tca_values({"nonzeros_in_flight=4"}), 4096, 16).nonzeros_in_flight, 4);
-  EXPECT_THROW(tca_parameters(tca_values({"kernel=tiles", "nonzeros_in_flight=4"}), 4096, 16),
-               ParameterError);
-  EXPECT_THROW(tca_values({"nonzeros_in_flight=2"}), ParameterError);
-}
-
 TEST(TcaParameters, SixteenBitColumnIndicesOnlyWhenAskedAndEveryColumnFits) {
   EXPECT_EQ(tca_parameters(tca_values({}), 4096, 16).column_index_bits, kDefaultColumnIndexBits);
   EXPECT_EQ(tca_parameters(tca_values({"column_index_bits=16"}), 65536, 16).column_index_bits, 16);
