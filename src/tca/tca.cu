@@ -47,6 +47,7 @@
 #include "tca/tca_format.hpp"
 #include "tca/tca_parameters.hpp"
 #include "tca/tca_rows_kernel.cuh"
+#include "tca/tca_tiles_device_build.hpp"
 #include "tca/tca_tiles_format.hpp"
 #include "tca/tca_tiles_kernel.cuh"
 #include "tcsparse/error.hpp"
@@ -193,15 +194,21 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
       : n_(n), layout_(layout), parameters_(parameters) {
     const auto start = std::chrono::steady_clock::now();
     if (parameters_.kernel_is_auto) {
-      const std::int64_t stored_tiles = count_stored_tiles(
-          matrix.rows, matrix.cols, matrix.row_ptr.data(), matrix.col_idx.data());
+      // Above kRowsKernelMaxColumns the rule asks only whether there is any tile (any nonzero):
+      // the host pass over the nonzeros that counts them is for decode widths.
+      const bool counts_tiles = n_ <= kRowsKernelMaxColumns;
+      const std::int64_t stored_tiles =
+          counts_tiles ? count_stored_tiles(matrix.rows, matrix.cols, matrix.row_ptr.data(),
+                                            matrix.col_idx.data())
+                       : std::min<std::int64_t>(matrix.nnz(), 1);
       parameters_.kernel =
           resolve_auto_kernel(matrix.nnz(), stored_tiles,
                               tiles_segment_slots(matrix.rows, matrix.cols), n_, layout_.dense);
-      stats_.details["auto_nonzeros_per_tile"] =
-          stored_tiles > 0
-              ? static_cast<double>(matrix.nnz()) / static_cast<double>(stored_tiles)
-              : 0.0;
+      if (counts_tiles)
+        stats_.details["auto_nonzeros_per_tile"] =
+            stored_tiles > 0
+                ? static_cast<double>(matrix.nnz()) / static_cast<double>(stored_tiles)
+                : 0.0;
     }
     if (parameters_.kernel == TcaKernel::tiles) {
       plan_tiles(matrix, start);
@@ -267,68 +274,91 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     matrix_.col_idx = detail::DeviceBuffer<std::int32_t>();
   }
 
-  /// kernel=tiles: the tile layout built on the host and uploaded; the kernel instantiation, its
-  /// shared memory and the split-K buffers fixed here, so that apply only launches.
+  /// kernel=tiles: the tile layout built on the GPU from the uploaded CSR (build=device, or auto
+  /// from kTilesDeviceBuildMinNonzeros; tca_tiles_device_build.hpp; the CSR is then freed) or on
+  /// the host and uploaded (build=host); the kernel instantiation, its shared memory and the
+  /// split-K buffers fixed here, so that apply only launches.
   void plan_tiles(const CsrMatrix<Value, std::int32_t>& matrix,
                   std::chrono::steady_clock::time_point start) {
     const auto multiprocessors =
         static_cast<int>(detail::current_device_attribute(cudaDevAttrMultiProcessorCount));
     const TilesShape shape = choose_tiles_shape(matrix.rows, matrix.cols, n_, layout_.dense,
                                                 multiprocessors, parameters_.chunk_columns);
-    const TileLayout tiles = build_tile_layout(matrix, shape);
-    const auto built = std::chrono::steady_clock::now();
-    stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
     tiles_.shape = shape;
     tiles_.rows = matrix.rows;
     tiles_.cols = matrix.cols;
-    const std::int64_t longest_run = tiles_longest_run_words(tiles);
-    tiles_.run_stage_words =
-        device::tiles_stages_whole_runs(shape.slice_columns / 8)
-            ? tiles_run_stage_words(longest_run, run_stage_budget_bytes())
-            : kSegmentMaskWords;
-    // One allocation and one synchronisation for every array (on a matrix of a few thousand
-    // nonzeros each cudaMalloc and each synchronous copy costs about what its kernel does), each
-    // array at a multiple of cudaMalloc's alignment.
-    constexpr std::size_t kArrayAlignBytes = 256;
-    const std::size_t arrivals =
-        shape.chunks > 1
-            ? static_cast<std::size_t>(shape.row_blocks * std::max<std::int64_t>(shape.slices, 1))
-            : 0;
-    const std::size_t partials =
-        shape.chunks > 1 ? static_cast<std::size_t>(shape.partial_bytes / 4) : 0;
-    const auto at = [](std::size_t bytes) { return detail::align_up(bytes, kArrayAlignBytes); };
-    const std::size_t words_at = at(tiles.segment_word_begin.size() * sizeof(std::int32_t));
-    const std::size_t partials_at = words_at + at(tiles.words.size() * sizeof(std::uint32_t));
-    const std::size_t arrivals_at = partials_at + at(partials * sizeof(float));
-    tiles_.storage = detail::DeviceBuffer<std::byte>(arrivals_at + arrivals * sizeof(unsigned));
-    std::byte* base = tiles_.storage.data();
-    tiles_.segment_word_begin = reinterpret_cast<std::int32_t*>(base);
-    tiles_.words = reinterpret_cast<std::uint32_t*>(base + words_at);
-    tiles_.partials = partials ? reinterpret_cast<float*>(base + partials_at) : nullptr;
-    tiles_.arrivals = arrivals ? reinterpret_cast<unsigned*>(base + arrivals_at) : nullptr;
-    const auto copy = [&](std::size_t offset, const auto& from) {
-      if (!from.empty())
-        TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(base + offset, from.data(),
-                                            from.size() * sizeof(from[0]),
+    tiles_.built_on_device = parameters_.builds_tiles_on_device(matrix.nnz());
+    if (tiles_.built_on_device) {
+      stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(
+                                      std::chrono::steady_clock::now() - start).count();
+      const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
+      detail::CudaEvent built_start, built_stop;
+      built_start.record(nullptr);
+      DeviceTileLayout layout = build_tile_layout_on_device(csr.view(), shape, nullptr);
+      built_stop.record(nullptr);
+      built_stop.synchronize();
+      stats_.device_preprocess_ms = built_stop.elapsed_ms_since(built_start);
+      finish_tiles(std::move(layout), matrix.nnz());
+      return;
+    }
+    const TileLayout tiles = build_tile_layout(matrix, shape);
+    const auto built = std::chrono::steady_clock::now();
+    stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
+    // From the plan's pool, copied in the legacy stream's order: finish_tiles waits once for
+    // everything (on a matrix of a few thousand nonzeros a cudaMalloc or a synchronous copy costs
+    // about what its kernel does).
+    DeviceTileLayout layout;
+    const auto upload = [](const auto& host, auto& device) {
+      using T = typename std::decay_t<decltype(host)>::value_type;
+      device = detail::DeviceBuffer<T>::from_pool(host.size());
+      if (!host.empty())
+        TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), host.size() * sizeof(T),
                                             cudaMemcpyHostToDevice, cudaStreamLegacy));
     };
-    copy(0, tiles.segment_word_begin);
-    copy(words_at, tiles.words);
-    if (arrivals)
-      TCSPARSE_CUDA_CHECK(
-          cudaMemsetAsync(tiles_.arrivals, 0, arrivals * sizeof(unsigned), cudaStreamLegacy));
-    TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
+    upload(tiles.segment_word_begin, layout.segment_word_begin);
+    upload(tiles.words, layout.words);
+    layout.stored_tiles = tiles.stored_tiles;
+    layout.pairs = tiles.pairs;
+    layout.longest_run_words = tiles_longest_run_words(tiles);
+    finish_tiles(std::move(layout), matrix.nnz());
     stats_.upload_ms = std::chrono::duration<double, std::milli>(
                            std::chrono::steady_clock::now() - built).count();
+  }
+
+  /// The plan's part after the layout, wherever it was built: the runs' stages, the split-K
+  /// buffers (one allocation, the counters zeroed), the kernel's shared memory, the statistics.
+  void finish_tiles(DeviceTileLayout layout, std::int64_t nnz) {
+    const TilesShape& shape = tiles_.shape;
+    tiles_.run_stage_words =
+        device::tiles_stages_whole_runs(shape.slice_columns / 8)
+            ? tiles_run_stage_words(layout.longest_run_words, run_stage_budget_bytes())
+            : kSegmentMaskWords;
+    tiles_.layout = std::move(layout);
+    if (shape.chunks > 1) {
+      constexpr std::size_t kArrayAlignBytes = 256;
+      const auto arrivals =
+          static_cast<std::size_t>(shape.row_blocks * std::max<std::int64_t>(shape.slices, 1));
+      const std::size_t arrivals_at =
+          detail::align_up(static_cast<std::size_t>(shape.partial_bytes), kArrayAlignBytes);
+      tiles_.split_k = detail::DeviceBuffer<std::byte>::from_pool(
+          arrivals_at + arrivals * sizeof(unsigned));
+      tiles_.partials = reinterpret_cast<float*>(tiles_.split_k.data());
+      tiles_.arrivals = reinterpret_cast<unsigned*>(tiles_.split_k.data() + arrivals_at);
+      TCSPARSE_CUDA_CHECK(
+          cudaMemsetAsync(tiles_.arrivals, 0, arrivals * sizeof(unsigned), cudaStreamLegacy));
+    }
+    TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
     if (layout_.output == SpmmOutput::fp32) allow_tiles_shared_memory<float>();
     else allow_tiles_shared_memory<V>();
-    stats_.stored_values = matrix.nnz();
+    const DeviceTileLayout& built = tiles_.layout;
+    stats_.stored_values = nnz;
     stats_.padding_ratio = 0.0;
-    stats_.device_bytes = static_cast<std::int64_t>(tiles_.storage.bytes());
-    const Json details = tiles_details(tiles);
+    stats_.device_bytes = built.bytes() + static_cast<std::int64_t>(tiles_.split_k.bytes());
+    const Json details = tiles_details(shape, nnz, built.stored_tiles, built.pairs, built.bytes());
     for (const auto& [key, value] : details.items()) stats_.details[key] = value;
-    stats_.details["longest_run_words"] = longest_run;
+    stats_.details["longest_run_words"] = built.longest_run_words;
     stats_.details["run_stage_words"] = tiles_.run_stage_words;
+    stats_.details["build"] = tiles_.built_on_device ? "device" : "host";
     stats_.details["kernel"] = kernel_name(parameters_.kernel);
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
@@ -391,8 +421,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   void launch_tiles(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
     const TilesShape& shape = tiles_.shape;
     device::TilesArguments<Out> args;
-    args.segment_word_begin = tiles_.segment_word_begin;
-    args.words = tiles_.words;
+    args.segment_word_begin = tiles_.layout.segment_word_begin.data();
+    args.words = tiles_.layout.words.data();
     args.B = reinterpret_cast<const std::uint16_t*>(B);
     args.C = C;
     args.partials = tiles_.partials;
@@ -489,11 +519,11 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     TilesShape shape;
     std::int64_t rows = 0, cols = 0;
     int run_stage_words = 0;  ///< words of a run a warp stages in shared memory
-    detail::DeviceBuffer<std::byte> storage;  ///< the arrays below, each at a 256-byte boundary
-    const std::int32_t* segment_word_begin = nullptr;
-    const std::uint32_t* words = nullptr;  ///< the runs, at a 256-byte boundary
+    bool built_on_device = false;
+    DeviceTileLayout layout;
     // Written by every apply (scratch of the split-K sum): one plan must not run on two streams
     // at once.
+    detail::DeviceBuffer<std::byte> split_k;  ///< partials, then arrivals (chunks > 1)
     float* partials = nullptr;     ///< split-K sums, chunks > 1
     unsigned* arrivals = nullptr;  ///< split-K counters, zero between applies, chunks > 1
   } tiles_;

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "plan/method.hpp"
+#include "tca/tca_tiles_format.hpp"
 
 namespace tcsparse::tca {
 
@@ -13,5 +14,13 @@ template <typename Value>
 std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std::int32_t>& matrix,
                                                      std::int64_t n, const SpmmLayout& layout,
                                                      const detail::ParameterValues& parameters);
+
+namespace testing {
+/// kernel=tiles' layout for `shape` as a plan with build=device makes it on the GPU, downloaded
+/// (the tests compare it with build_tile_layout's, word for word).
+template <typename Value>
+TileLayout tile_layout_built_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
+                                       const TilesShape& shape);
+}  // namespace testing
 
 }  // namespace tcsparse::tca

@@ -20,6 +20,10 @@ std::span<const ParameterSpec> parameter_specs() {
       {"column_index_bits", Type::choice, "auto", 0, 0, {"auto", "16", "32"},
        "width of the column indices the rows kernel streams (16: cols <= 65536 only); auto: 32 "
        "(16 measured no faster)"},
+      {"build", Type::choice, "auto", 0, 0, {"auto", "device", "host"},
+       "tiles: where the tile layout is built: device (from the uploaded CSR, which is then "
+       "freed) or host (then uploaded), the same layout either way; auto: device from 16384 "
+       "nonzeros"},
       {"chunk_columns", Type::integer, "auto", 16, 1 << 30, {"auto"},
        "tiles: columns of A (and rows of B) one thread block multiplies, the split-K unit "
        "(rounded up to a segment of 256); auto: 512 at n <= 64, wider n split-K until the GPU "
@@ -40,6 +44,14 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
       throw ParameterError("method 'tca': parameter chunk_columns is not accepted without "
                            "kernel=tiles (only the tiles kernel stages chunks of B)");
     p.chunk_columns = values.integer("chunk_columns");
+  }
+  if (!values.is_auto("build")) {
+    if (!p.kernel_is_auto && p.kernel != TcaKernel::tiles)
+      throw ParameterError(std::string("method 'tca': parameter build is not accepted with "
+                                       "kernel=") + kernel_name(p.kernel) +
+                           " (only the tiles kernel builds a layout)");
+    p.tiles_build = values.is("build", "device") ? TcaParameters::Build::device
+                                                 : TcaParameters::Build::host;
   }
 
   const bool fits_16_bits = cols <= kMaxColumnsOf16BitIndices;

@@ -45,11 +45,25 @@ inline constexpr double kTilesMinNonzerosPerTile = 8.0;
 inline constexpr std::int64_t kMaxColumnsOf16BitIndices = std::int64_t{1} << 16;
 inline constexpr int kDefaultColumnIndexBits = 32;
 
+/// build=auto builds the tiles layout on the GPU from this many nonzeros, on the host below: the
+/// GPU build's fixed cost (the CSR's upload and free, its kernels' launches and two waits, about
+/// 0.2 ms) loses below it. Measured (H200, run 193, DLMC rn50 and transformer at 90 % and LLM
+/// weights, n = 256 and 2048, `bench/results/2026-11-29-0530-h200-tca-device-build/`), host build
+/// time over device build time, median by nonzeros: 0.42 at 2^11, 0.69 at 2^12, 0.83 at 2^13, 1.22
+/// at 2^14, 1.75 at 2^15, 2.75 at 2^17, 3-6 at 2^22-2^24.
+inline constexpr std::int64_t kTilesDeviceBuildMinNonzeros = std::int64_t{1} << 14;
+
 struct TcaParameters {
   TcaKernel kernel = TcaKernel::rows;
   bool kernel_is_auto = true;  ///< resolved by resolve_auto_kernel once the tiles are counted
   int column_index_bits = 32;  ///< 16 or 32 (rows kernel); 32 for paper
   std::int64_t chunk_columns = 0;  ///< tiles: columns of A a block's chunk spans; 0 = auto
+  /// tiles: where the layout is built; auto: on the GPU from kTilesDeviceBuildMinNonzeros on.
+  enum class Build { automatic, device, host } tiles_build = Build::automatic;
+  bool builds_tiles_on_device(std::int64_t nnz) const {
+    return tiles_build == Build::device ||
+           (tiles_build == Build::automatic && nnz >= kTilesDeviceBuildMinNonzeros);
+  }
 };
 
 /// kernel=auto's choice for a matrix of `nnz` nonzeros in `stored_tiles` non-empty 16 x 16 tiles
@@ -66,7 +80,8 @@ inline constexpr std::int64_t kRowsKernelMaxColumns = 16;
 std::span<const ParameterSpec> parameter_specs();
 
 /// The parameters of checked values for a plan of `cols` columns and width `n`: auto resolved;
-/// ParameterError for column_index_bits=16 with more than 65536 columns or with kernel=paper.
+/// ParameterError for column_index_bits=16 with more than 65536 columns or with kernel=paper, and
+/// for chunk_columns or build with a kernel other than tiles.
 TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t cols,
                              std::int64_t n);
 

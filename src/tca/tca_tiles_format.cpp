@@ -273,14 +273,13 @@ TileLayout build_tile_layout(std::int64_t rows, std::int64_t cols, const std::in
   return layout;
 }
 
-Json tiles_details(const TileLayout& layout) {
-  const TilesShape& s = layout.shape;
-  return Json{{"tiles", layout.stored_tiles},
+Json tiles_details(const TilesShape& s, std::int64_t nnz, std::int64_t stored_tiles,
+                   std::int64_t pairs, std::int64_t tile_bytes) {
+  return Json{{"tiles", stored_tiles},
               {"nonzeros_per_tile",
-               layout.stored_tiles > 0
-                   ? static_cast<double>(layout.nnz) / static_cast<double>(layout.stored_tiles)
-                   : 0.0},
-              {"pairs", layout.pairs},
+               stored_tiles > 0 ? static_cast<double>(nnz) / static_cast<double>(stored_tiles)
+                                : 0.0},
+              {"pairs", pairs},
               {"segments", s.segments},
               {"chunks", s.chunks},
               {"chunk_columns", s.chunk_columns()},
@@ -288,7 +287,7 @@ Json tiles_details(const TileLayout& layout) {
               {"slices", s.slices},
               {"stage_bytes", s.stage_bytes},
               {"partial_bytes", s.partial_bytes},
-              {"tile_bytes", layout.bytes()}};
+              {"tile_bytes", tile_bytes}};
 }
 
 template <typename Value>

@@ -162,8 +162,9 @@ TileLayout build_tile_layout(const CsrMatrix<Value, std::int32_t>& matrix,
 
 /// {"tiles": .., "nonzeros_per_tile": .., "pairs": .., "segments": .., "chunks": ..,
 ///  "chunk_columns": .., "slice_columns": .., "slices": .., "stage_bytes": .., "partial_bytes": ..,
-///  "tile_bytes": ..}
-Json tiles_details(const TileLayout& layout);
+///  "tile_bytes": ..} of a layout of `stored_tiles` tiles, `pairs` pairs and `tile_bytes` bytes.
+Json tiles_details(const TilesShape& shape, std::int64_t nnz, std::int64_t stored_tiles,
+                   std::int64_t pairs, std::int64_t tile_bytes);
 
 /// The host model of the kernel: C = alpha A B + beta C walking the layout as the kernel does
 /// (row block, chunk, segment, tile, register, lane; each pair's row and column from its

@@ -17,6 +17,9 @@
 #include "tcsparse/method.hpp"
 #include "tcsparse/plan.hpp"
 #include "tcsparse/reference.hpp"
+#include "tca/tca.hpp"
+#include "tca/tca_parameters.hpp"
+#include "tca/tca_tiles_format.hpp"
 
 namespace tcsparse {
 namespace {
@@ -121,7 +124,9 @@ test::NamedMatrix scattered_matrix() {
 
 /// tca's kernels with their parameter sets (rows: both index widths; tiles: split-K chunks of
 /// one segment, automatic, 8 segments, and one chunk of all segments: 235 on the scattered
-/// matrix, past a warp's window of 32 segment offsets), every layout and output, the
+/// matrix, past a warp's window of 32 segment offsets; the layout built on the host and on the
+/// GPU whatever the size), every
+/// layout and output, the
 /// decode widths around the rows kernel's 16-column tiles, its 8-column vector loads and the
 /// tiles kernel's 8/16/32/64-column slices.
 template <typename Value>
@@ -133,7 +138,9 @@ void check_every_tca_kernel() {
       {"kernel=tiles"},
       {"kernel=tiles", "chunk_columns=16"},
       {"kernel=tiles", "chunk_columns=2048"},
-      {"kernel=tiles", "chunk_columns=1000000"}};
+      {"kernel=tiles", "chunk_columns=1000000"},
+      {"kernel=tiles", "build=host"},
+      {"kernel=tiles", "build=device"}};
   std::vector<test::NamedMatrix> matrices = layout_matrices();
   for (test::NamedMatrix& named : tile_matrices()) matrices.push_back(std::move(named));
   matrices.push_back(scattered_matrix());
@@ -271,6 +278,43 @@ TEST_F(SpmmLayouts, TcaTilesSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
+}
+
+/// build=device (auto from 16384 nonzeros) makes kernel=tiles' layout on the GPU from the uploaded
+/// CSR: the host
+/// builder's layout word for word (masks, pairs, zero padding, run offsets, the tile and pair
+/// counts), on matrices with empty rows and segments, rows of every TCA class, partial row blocks
+/// and segments, pairs with one or both halves stored, and no nonzeros at all.
+TEST_F(SpmmLayouts, TcaTilesLayoutBuiltOnTheGpuIsTheHostBuilders) {
+  std::vector<test::NamedMatrix> matrices = layout_matrices();
+  for (test::NamedMatrix& named : tile_matrices()) matrices.push_back(std::move(named));
+  matrices.push_back(scattered_matrix());
+  matrices.push_back({"no_columns", test::with_row_lengths(0, {0, 0, 0}, 1)});
+  for (const test::NamedMatrix& named : matrices) {
+    const auto A = test::with_values<bfloat16>(test::scaled_for_16_bit(named.matrix));
+    const tca::TilesShape shape =
+        tca::choose_tiles_shape(A.rows, A.cols, 16, DenseLayout::row_major, 132);
+    const tca::TileLayout host = tca::build_tile_layout(A, shape);
+    const tca::TileLayout device = tca::testing::tile_layout_built_on_device(A, shape);
+    EXPECT_EQ(device.segment_word_begin, host.segment_word_begin) << named.name;
+    EXPECT_EQ(device.words, host.words) << named.name;
+    EXPECT_EQ(device.stored_tiles, host.stored_tiles) << named.name;
+    EXPECT_EQ(device.pairs, host.pairs) << named.name;
+  }
+  const auto A = test::with_values<half>(tile_matrices().front().matrix);
+  PlanOptions host_build;
+  host_build.parameters = {"kernel=tiles", "build=host"};
+  PlanOptions device_build;
+  device_build.parameters = {"kernel=tiles", "build=device"};
+  const SpmmPlan<half> on_host(A, 64, Method("tca"), host_build);
+  const SpmmPlan<half> on_device(A, 64, Method("tca"), device_build);
+  EXPECT_EQ(SpmmPlan<half>(A, 64, Method("tca")).stats().details["build"],
+            A.nnz() >= tca::kTilesDeviceBuildMinNonzeros ? "device" : "host");
+  EXPECT_EQ(on_host.stats().details["build"], "host");
+  EXPECT_EQ(on_device.stats().details["build"], "device");
+  EXPECT_EQ(on_device.stats().details["tiles"], on_host.stats().details["tiles"]);
+  EXPECT_EQ(on_device.stats().details["longest_run_words"],
+            on_host.stats().details["longest_run_words"]);
 }
 
 TEST_F(SpmmLayouts, TcaRefuses16BitIndicesBeyond65536Columns) {

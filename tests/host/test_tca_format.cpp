@@ -189,6 +189,19 @@ TEST(TcaParameters, ChunkColumnsAndIndexWidthsBelongToTheirKernels) {
   EXPECT_THROW(tca_values({"kernel=tiles", "chunk_columns=8"}), ParameterError);  // below 16
 }
 
+TEST(TcaParameters, TheTilesLayoutIsBuiltOnTheGpuFrom16384NonzerosOrWhereBuildSays) {
+  const TcaParameters automatic = tca_parameters(tca_values({}), 4096, 256);
+  EXPECT_FALSE(automatic.builds_tiles_on_device(kTilesDeviceBuildMinNonzeros - 1));
+  EXPECT_TRUE(automatic.builds_tiles_on_device(kTilesDeviceBuildMinNonzeros));
+  const TcaParameters device = tca_parameters(tca_values({"kernel=tiles", "build=device"}), 4096, 256);
+  EXPECT_TRUE(device.builds_tiles_on_device(1));
+  const TcaParameters host = tca_parameters(tca_values({"build=host"}), 4096, 256);
+  EXPECT_FALSE(host.builds_tiles_on_device(std::int64_t{1} << 30));
+  EXPECT_THROW(tca_parameters(tca_values({"kernel=rows", "build=host"}), 4096, 16),
+               ParameterError);
+  EXPECT_THROW(tca_values({"build=gpu"}), ParameterError);
+}
+
 TEST(TcaParameters, SixteenBitColumnIndicesOnlyWhenAskedAndEveryColumnFits) {
   EXPECT_EQ(tca_parameters(tca_values({}), 4096, 16).column_index_bits, kDefaultColumnIndexBits);
   EXPECT_EQ(tca_parameters(tca_values({"column_index_bits=16"}), 65536, 16).column_index_bits, 16);
