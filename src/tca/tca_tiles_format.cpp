@@ -137,17 +137,29 @@ TileCensus census_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t
 
 std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                                 const std::int32_t* col_idx) {
-  // seen_in[tile]: the last row block counted with a nonzero in that column tile (no lists, no
-  // sort: the auto rule needs the number only)
-  std::vector<std::int64_t> seen_in(static_cast<std::size_t>(ceil_div(cols, kTileColumns)), -1);
+  const std::int64_t row_blocks = ceil_div(rows, kTileRows);
+  const auto column_tiles = static_cast<std::size_t>(ceil_div(cols, kTileColumns));
+  // Row blocks in parallel, each thread with its own table (one thread where the tables would
+  // outweigh the work: more column tiles than kItemsPerThread nonzeros a thread).
+  const std::int64_t nnz = rows > 0 ? row_ptr[rows] : 0;
+  const int threads = static_cast<std::int64_t>(column_tiles) > detail::kItemsPerThread
+                          ? 1
+                          : detail::threads_for(nnz, 0);
   std::int64_t stored = 0;
-  for (std::int64_t rb = 0; rb * kTileRows < rows; ++rb) {
-    const std::int64_t end_row = std::min(rows, (rb + 1) * kTileRows);
-    for (std::int64_t k = row_ptr[rb * kTileRows]; k < row_ptr[end_row]; ++k) {
-      std::int64_t& seen = seen_in[static_cast<std::size_t>(col_idx[k] / kTileColumns)];
-      if (seen != rb) {
-        seen = rb;
-        ++stored;
+#pragma omp parallel num_threads(threads) reduction(+ : stored) if (threads > 1)
+  {
+    // seen_in[tile]: the last row block counted with a nonzero in that column tile (no lists, no
+    // sort: the auto rule needs the number only)
+    std::vector<std::int64_t> seen_in(column_tiles, -1);
+#pragma omp for schedule(static)
+    for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+      const std::int64_t end_row = std::min(rows, (rb + 1) * kTileRows);
+      for (std::int64_t k = row_ptr[rb * kTileRows]; k < row_ptr[end_row]; ++k) {
+        std::int64_t& seen = seen_in[static_cast<std::size_t>(col_idx[k] / kTileColumns)];
+        if (seen != rb) {
+          seen = rb;
+          ++stored;
+        }
       }
     }
   }

@@ -142,7 +142,8 @@ std::int64_t tiles_longest_run_words(const TileLayout& layout);
 /// the kSegmentMaskWords mask words, which are staged for every run.
 int tiles_run_stage_words(std::int64_t longest_run_words, std::int64_t budget_bytes);
 
-/// census_tiles(...).stored_tiles(), counted in one pass without the census's lists.
+/// census_tiles(...).stored_tiles(), counted in one pass without the census's lists, the row
+/// blocks split between threads (detail::threads_for the nonzeros).
 std::int64_t count_stored_tiles(std::int64_t rows, std::int64_t cols, const std::int32_t* row_ptr,
                                 const std::int32_t* col_idx);
 

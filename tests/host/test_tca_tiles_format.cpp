@@ -228,6 +228,14 @@ TEST(TileCensus, ListsEachRowBlocksNonEmptyTilesByColumnWithTheirNonzeros) {
   }
 }
 
+TEST(TileCensus, CountsTheSameTilesOnSeveralThreads) {
+  // 210 k nonzeros: count_stored_tiles splits the row blocks between threads
+  const auto m = generate_llm_weights(1024, 2048, 0.9, LlmRowProfile::skewed, 4);
+  ASSERT_GT(m.nnz(), 4 * detail::kItemsPerThread);
+  EXPECT_EQ(count_stored_tiles(m.rows, m.cols, m.row_ptr.data(), m.col_idx.data()),
+            census_tiles(m.rows, m.cols, m.row_ptr.data(), m.col_idx.data()).stored_tiles());
+}
+
 TEST(TileLayout, StoresEveryNonzeroOnceInItsFragmentPairInEveryChunkWidth) {
   for (const test::NamedMatrix& named : tiles_matrices()) {
     if (named.matrix.nnz() > 300000) continue;
