@@ -1,6 +1,6 @@
 // tca kernel=tiles: the tile layout (tca_tiles_format.hpp) built on the GPU from a CSR on the
 // device, word for word the host builder's (build_tile_layout; GPU test
-// SpmmLayouts.TcaTilesLayoutBuiltOnTheGpuIsTheHostBuilders). Six steps on one stream:
+// SpmmLayouts.TcaTilesLayoutBuiltOnTheGpuIsTheHostBuilders). Five steps on one stream:
 //
 //   1. a warp a row: the register pairs of each (row block, segment) slot, counted once a pair
 //      (a nonzero at an odd column whose left neighbour is stored is its pair's second half)
