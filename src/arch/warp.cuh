@@ -1,5 +1,6 @@
 // Warp-level building blocks shared by every kernel: the warp size and full-warp mask, the lane
-// of a thread, and butterfly sum reductions over a whole warp or over aligned groups of lanes
+// of a thread, butterfly sum (and max) reductions over a whole warp or over aligned groups of lanes,
+// the warp's inclusive prefix sum
 // (CSR-Overlap's vectors of 2..32 lanes a row, TCA-SpMM's per-row warp groups).
 #pragma once
 
@@ -37,6 +38,28 @@ __device__ __forceinline__ T group_sum(T v) {
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v) {
   return group_sum<kWarpSize>(v);
+}
+
+/// Largest `v` over the 32 lanes, on every lane.
+template <typename T>
+__device__ __forceinline__ T warp_max(T v) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset >>= 1)
+    v = max(v, __shfl_xor_sync(kFullMask, v, offset));
+  return v;
+}
+
+/// Inclusive prefix sum of `v` over the lanes: lane l receives v(0) + ... + v(l). All 32 lanes
+/// must call it.
+template <typename T>
+__device__ __forceinline__ T warp_inclusive_sum(T v) {
+  const int lane = lane_id();
+#pragma unroll
+  for (int offset = 1; offset < kWarpSize; offset *= 2) {
+    const T below = __shfl_up_sync(kFullMask, v, offset);
+    if (lane >= offset) v += below;
+  }
+  return v;
 }
 
 }  // namespace tcsparse::arch

@@ -66,12 +66,7 @@ __global__ void count_pairs_kernel(const std::int32_t* __restrict__ row_ptr,
       counted = completes_a_pair(col_idx, k, begin, column) ? 0u : 1u;
     }
     // inclusive sum of `counted` over the lanes, and where each lane's run of equal slots starts
-    unsigned sum = counted;
-#pragma unroll
-    for (int offset = 1; offset < arch::kWarpSize; offset *= 2) {
-      const unsigned below = __shfl_up_sync(arch::kFullMask, sum, offset);
-      if (lane >= offset) sum += below;
-    }
+    const unsigned sum = arch::warp_inclusive_sum(counted);
     const std::int64_t previous_slot = __shfl_up_sync(arch::kFullMask, slot, 1);
     const std::int64_t next_slot = __shfl_down_sync(arch::kFullMask, slot, 1);
     const unsigned starts = __ballot_sync(arch::kFullMask, lane == 0 || slot != previous_slot);
@@ -108,11 +103,7 @@ __global__ void finish_offsets_kernel(const std::int64_t* __restrict__ begin64,
     begin32[i] = static_cast<std::int32_t>(begin64[i]);  // checked on the host from the total
     if (i < slots) longest = max(longest, static_cast<long long>(begin64[i + 1] - begin64[i]));
   }
-  longest = max(longest, __shfl_xor_sync(arch::kFullMask, longest, 16));
-  longest = max(longest, __shfl_xor_sync(arch::kFullMask, longest, 8));
-  longest = max(longest, __shfl_xor_sync(arch::kFullMask, longest, 4));
-  longest = max(longest, __shfl_xor_sync(arch::kFullMask, longest, 2));
-  longest = max(longest, __shfl_xor_sync(arch::kFullMask, longest, 1));
+  longest = arch::warp_max(longest);
   if (arch::lane_id() == 0 && longest > 0) atomicMax(&counts->longest_run, longest);
   if (blockIdx.x == 0 && threadIdx.x == 0) counts->total_words = begin64[slots];
 }
@@ -153,12 +144,7 @@ __global__ void first_pairs_kernel(const std::int32_t* __restrict__ segment_word
     if (begin == segment_word_begin[slot + 1]) continue;  // the whole warp: an empty segment
     const unsigned low = words[begin + 2 * lane], high = words[begin + 2 * lane + 1];
     const int low_count = __popc(low), count = low_count + __popc(high);
-    int sum = count;
-#pragma unroll
-    for (int offset = 1; offset < arch::kWarpSize; offset *= 2) {
-      const int below = __shfl_up_sync(arch::kFullMask, sum, offset);
-      if (lane >= offset) sum += below;
-    }
+    const int sum = arch::warp_inclusive_sum(count);
     const int before = kSegmentMaskWords + sum - count;
     first_pair[begin + 2 * lane] = before;
     first_pair[begin + 2 * lane + 1] = before + low_count;
