@@ -477,6 +477,7 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
                         matrix_.values,
                         static_cast<std::int32_t>(rows_),
                         static_cast<std::int32_t>(tiles),
+                        static_cast<std::int32_t>(tile_items),
                         tile_starts_.data(),
                         carry_out_.data(),
                         head_partial_.data()};

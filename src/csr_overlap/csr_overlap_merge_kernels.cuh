@@ -39,6 +39,7 @@ struct MergeArguments {
   const V* values;
   std::int32_t rows;
   std::int32_t tiles;
+  std::int32_t tile_items;             ///< kThreads x kItems of the tile kernel
   const MergeCoordinate* tile_starts;  ///< tiles + 1: the last is (rows, nnz)
   Acc<V>* carry_out;     ///< [tiles]: a tile's sum of the row it ends inside
   Acc<V>* head_partial;  ///< [tiles]: a tile's sum of the row it starts inside and ends
@@ -104,6 +105,14 @@ __device__ __forceinline__ void stage_tile(Acc<V>* products, std::int32_t* row_o
   const std::int32_t* cols_from = a.col_idx + (tile.start.nonzero - shift);
   const V* values_from = a.values + (tile.start.nonzero - shift);
   const auto inside = [&](std::int32_t k) { return k >= 0 && k < tile.nonzeros; };
+  const auto row_offset = [&](std::int32_t k) {
+    return tile.start.row + k <= a.rows ? arch::load_read_only(a.row_ptr + tile.start.row + k)
+                                        : INT_MAX;
+  };
+  // the first of this thread's row offsets (all of them in a tile of at most kThreads - 2 rows)
+  // loaded with the matrix, not after the gathers: a block's life is a chain of latencies
+  const bool first_offset_needed = rank <= tile.rows + 1;
+  const std::int32_t first_offset = first_offset_needed ? row_offset(rank) : 0;
   std::int32_t cols[kItems];
   V values[kItems];
 #pragma unroll
@@ -124,10 +133,9 @@ __device__ __forceinline__ void stage_tile(Acc<V>* products, std::int32_t* row_o
   for (std::int32_t k = rank + kItems * kThreads - shift; k < tile.nonzeros; k += kThreads)
     products[k] = to_acc(arch::load_streaming(values_from + shift + k)) *
                   to_acc(arch::load_read_only(x + arch::load_streaming(cols_from + shift + k)));
-  for (std::int32_t k = rank; k <= tile.rows + 1; k += kThreads)
-    row_offsets[k] = tile.start.row + k <= a.rows
-                         ? arch::load_read_only(a.row_ptr + tile.start.row + k)
-                         : INT_MAX;
+  if (first_offset_needed) row_offsets[rank] = first_offset;
+  for (std::int32_t k = rank + kThreads; k <= tile.rows + 1; k += kThreads)
+    row_offsets[k] = row_offset(k);
 }
 
 /// What a thread's walk over its items leaves: the first row it ended (local; -1: none) with its
@@ -257,22 +265,32 @@ __global__ void __launch_bounds__(kThreads)
 /// row began) and its own head_partial, then writes y. Launched as a programmatic dependent
 /// launch of merge_tile_kernel where the GPU has it (arch/dependent_launch.cuh): it waits for
 /// that kernel before reading anything (no y row it writes is one merge_tile_kernel writes).
+///
+/// The row's first nonzero is item start.row + row_begin of the merge path, so the tile it began
+/// in is known before any carry is read: the carries' loads do not wait for each other (a row of
+/// R-MAT scale 20 spans about 15 tiles). What it reads of the structure (tile starts, row
+/// offsets) no kernel writes, so it reads that before it waits, while the tile kernel ends.
 template <typename V>
 __global__ void merge_fixup_kernel(const MergeArguments<V> a, V* __restrict__ y, Acc<V> alpha,
                                    Acc<V> beta) {
-  arch::wait_for_prior_grids();
   const std::int64_t tile = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (tile >= a.tiles) return;
-  const MergeCoordinate start = a.tile_starts[tile];
-  if (start.row >= a.rows) return;
-  const std::int32_t row_begin = a.row_ptr[start.row];
-  if (row_begin == start.nonzero || a.tile_starts[tile + 1].row == start.row) return;
-  Acc<V> sum = a.head_partial[tile];
-  for (std::int64_t earlier = tile - 1;; --earlier) {
-    sum += a.carry_out[earlier];
-    const MergeCoordinate earlier_start = a.tile_starts[earlier];
-    if (earlier_start.row != start.row || earlier_start.nonzero == row_begin) break;
+  bool cut = false;
+  MergeCoordinate start{};
+  std::int64_t first_tile = 0;
+  if (tile < a.tiles) {
+    start = a.tile_starts[tile];
+    if (start.row < a.rows) {
+      const std::int32_t row_begin = a.row_ptr[start.row];
+      cut = row_begin != start.nonzero && a.tile_starts[tile + 1].row != start.row;
+      first_tile = (std::int64_t{start.row} + row_begin) / a.tile_items;
+    }
   }
+  arch::wait_for_prior_grids();
+  if (!cut) return;
+  Acc<V> sum = a.head_partial[tile];
+#pragma unroll 8
+  for (std::int64_t earlier = tile - 1; earlier >= first_tile; --earlier)
+    sum += a.carry_out[earlier];
   store_result(y, start.row, sum, alpha, beta);
 }
 
