@@ -130,10 +130,12 @@ struct PlanOptions {
 ///     changed once the constructor returns. The cuSPARSE baselines build from the device arrays
 ///     directly: a device-to-device copy and their device preprocessing, no host round trip
 ///     (PlanStats::upload_ms is then the device-to-device copy). dasp and hbp build their
-///     layouts on the GPU from the caller's arrays (build=host downloads them first).
-///   - The others (tca, cublas_dense) download the CSR to the host once
-///     (rows + 1 offsets, nnz columns and values; counted in the build time, not in upload_ms)
-///     and build as from a CsrMatrix, uploading their layout.
+///     layouts on the GPU from the caller's arrays (build=host downloads them first); so does
+///     tca with kernel=tiles, and kernel=rows and cublas_dense copy the arrays device to device.
+///   - The others (tca's kernel=paper, a tca tile layout built on the host: build=host, or
+///     build=auto below 16384 nonzeros) download the CSR to the host once (rows + 1 offsets,
+///     nnz columns and values; counted in the build time, not in upload_ms) and build as from a
+///     CsrMatrix, uploading their layout.
 ///
 /// New values, same pattern. `update_values(device_values, stream)` replaces the matrix's nnz
 /// values (in the CSR order the plan was built from) and keeps its sparsity pattern and

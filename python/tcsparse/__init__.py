@@ -527,8 +527,9 @@ class SpmvPlan(_Plan):
 
     A: a SciPy sparse matrix/array, a cupyx.scipy.sparse matrix, a torch sparse CSR/COO tensor or
     an (indptr, indices, data, shape) tuple. GPU-resident A is checked and prepared on the GPU
-    (no host round trip for csr_overlap, dasp, hbp and cusparse; tca and cublas_dense download it
-    once to build their layout). csr_overlap borrows
+    (no host round trip for csr_overlap, dasp, hbp, cusparse, cublas_dense and tca's rows and
+    tiles kernels; tca's paper kernel and a tca tile layout built on the host download it once).
+    csr_overlap borrows
     GPU-resident A's arrays (parameter device_csr, default auto): the plan keeps them alive and
     reads them at every call, so values written into A.data in place take effect at the next
     call (device_csr="copy" keeps a copy instead, and allows update_values).

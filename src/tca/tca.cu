@@ -44,6 +44,7 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
+#include "runtime/device_csr_view.hpp"
 #include "tca/tca_format.hpp"
 #include "tca/tca_parameters.hpp"
 #include "tca/tca_rows_kernel.cuh"
@@ -226,17 +227,52 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
         rows_of_slot_ = detail::DeviceBuffer<std::int32_t>(work.rows_of_slot);
       }
       stats_.details = layout_details(work);
-    } else if (parameters_.column_index_bits == 16) {
-      narrow_column_indices();
     }
-    stats_.stored_values = matrix_.nnz;
-    stats_.padding_ratio = 0.0;
-    stats_.device_bytes =
-        matrix_.bytes() + narrow_columns_.bytes() + blocks_.bytes() + rows_of_slot_.bytes();
-    stats_.details["kernel"] = kernel_name(parameters_.kernel);
-    stats_.details["column_index_bits"] = parameters_.column_index_bits;
-    stats_.details["layout"] = std::string(to_string(layout_.dense));
-    stats_.details["output"] = std::string(to_string(layout_.output));
+    finish_csr_kernels();
+  }
+
+  /// From a checked CSR already on the GPU (make_spmm_from_device), with no host round trip:
+  /// kernel=rows copies it device to device (and narrows its column indices there), kernel=tiles
+  /// builds its layout on the GPU from the caller's arrays. kernel=auto at decode widths counts
+  /// the stored tiles by building that layout, and keeps it where the rule takes tiles.
+  /// kernel=paper and a tile layout built on the host go through the host instead
+  /// (make_spmm_from_device). The plan owns what it reads: the caller's arrays may be freed
+  /// once the constructor returns.
+  TcaSpmm(const DeviceCsrView<Value>& matrix, std::int64_t n, const SpmmLayout& layout,
+          const TcaParameters& parameters)
+      : n_(n), layout_(layout), parameters_(parameters) {
+    if (parameters_.kernel_is_auto) {
+      const std::int64_t segment_slots = tiles_segment_slots(matrix.rows, matrix.cols);
+      const bool counts_tiles =
+          n_ <= kRowsKernelMaxColumns && matrix.nnz > 0 && segment_slots <= matrix.nnz;
+      if (counts_tiles) {
+        DeviceTileLayout tiles = build_tiles_on_device(matrix);
+        const std::int64_t stored_tiles = tiles.stored_tiles;
+        parameters_.kernel =
+            resolve_auto_kernel(matrix.nnz, stored_tiles, segment_slots, n_, layout_.dense);
+        stats_.details["auto_nonzeros_per_tile"] =
+            stored_tiles > 0
+                ? static_cast<double>(matrix.nnz) / static_cast<double>(stored_tiles)
+                : 0.0;
+        if (parameters_.kernel == TcaKernel::tiles) {
+          finish_tiles(std::move(tiles), matrix.nnz);
+          return;
+        }
+        tiles_ = DeviceTiles{};  // the count's layout is freed; its GPU time stays counted
+      } else {
+        parameters_.kernel =
+            resolve_auto_kernel(matrix.nnz, std::min<std::int64_t>(matrix.nnz, 1), segment_slots,
+                                n_, layout_.dense);
+      }
+    }
+    if (parameters_.kernel == TcaKernel::tiles) {
+      finish_tiles(build_tiles_on_device(matrix), matrix.nnz);
+      return;
+    }
+    if (parameters_.kernel != TcaKernel::rows)
+      throw Error("tca: a plan from device CSR builds kernel=rows or kernel=tiles only");
+    matrix_ = detail::copy_device_csr(matrix, stats_);
+    finish_csr_kernels();
   }
 
   void apply(const Value* B, void* C, scalar_t<Value> alpha, scalar_t<Value> beta,
@@ -261,6 +297,21 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   }
 
  private:
+  /// The plan's part after the CSR is on the GPU, for the kernels that read it as it is (rows,
+  /// paper): the rows kernel's 16-bit column indices, the statistics.
+  void finish_csr_kernels() {
+    if (parameters_.kernel == TcaKernel::rows && parameters_.column_index_bits == 16)
+      narrow_column_indices();
+    stats_.stored_values = matrix_.nnz;
+    stats_.padding_ratio = 0.0;
+    stats_.device_bytes =
+        matrix_.bytes() + narrow_columns_.bytes() + blocks_.bytes() + rows_of_slot_.bytes();
+    stats_.details["kernel"] = kernel_name(parameters_.kernel);
+    stats_.details["column_index_bits"] = parameters_.column_index_bits;
+    stats_.details["layout"] = std::string(to_string(layout_.dense));
+    stats_.details["output"] = std::string(to_string(layout_.output));
+  }
+
   /// The rows kernel's 16-bit column indices, made on the GPU from the uploaded 32-bit ones,
   /// which are then freed.
   void narrow_column_indices() {
@@ -280,27 +331,15 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// split-K buffers fixed here, so that apply only launches.
   void plan_tiles(const CsrMatrix<Value, std::int32_t>& matrix,
                   std::chrono::steady_clock::time_point start) {
-    const auto multiprocessors =
-        static_cast<int>(detail::current_device_attribute(cudaDevAttrMultiProcessorCount));
-    const TilesShape shape = choose_tiles_shape(matrix.rows, matrix.cols, n_, layout_.dense,
-                                                multiprocessors, parameters_.chunk_columns);
-    tiles_.shape = shape;
-    tiles_.rows = matrix.rows;
-    tiles_.cols = matrix.cols;
-    tiles_.built_on_device = parameters_.builds_tiles_on_device(matrix.nnz());
-    if (tiles_.built_on_device) {
+    if (parameters_.builds_tiles_on_device(matrix.nnz())) {
       stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - start).count();
       const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
-      detail::CudaEvent built_start, built_stop;
-      built_start.record(nullptr);
-      DeviceTileLayout layout = build_tile_layout_on_device(csr.view(), shape, nullptr);
-      built_stop.record(nullptr);
-      built_stop.synchronize();
-      stats_.device_preprocess_ms = built_stop.elapsed_ms_since(built_start);
-      finish_tiles(std::move(layout), matrix.nnz());
+      finish_tiles(build_tiles_on_device(csr.view()), matrix.nnz());
       return;
     }
+    choose_tiles_shape_for(matrix.rows, matrix.cols, false);
+    const TilesShape& shape = tiles_.shape;
     const TileLayout tiles = build_tile_layout(matrix, shape);
     const auto built = std::chrono::steady_clock::now();
     stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
@@ -323,6 +362,30 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     finish_tiles(std::move(layout), matrix.nnz());
     stats_.upload_ms = std::chrono::duration<double, std::milli>(
                            std::chrono::steady_clock::now() - built).count();
+  }
+
+  /// The tiles kernel's shape for a rows x cols matrix at this plan's width and layout.
+  void choose_tiles_shape_for(std::int64_t rows, std::int64_t cols, bool built_on_device) {
+    const auto multiprocessors =
+        static_cast<int>(detail::current_device_attribute(cudaDevAttrMultiProcessorCount));
+    tiles_.shape = choose_tiles_shape(rows, cols, n_, layout_.dense, multiprocessors,
+                                      parameters_.chunk_columns);
+    tiles_.rows = rows;
+    tiles_.cols = cols;
+    tiles_.built_on_device = built_on_device;
+  }
+
+  /// The shape, then the tile layout built on the GPU from `csr` (the plan's upload or the
+  /// caller's arrays), its GPU time in device_preprocess_ms.
+  DeviceTileLayout build_tiles_on_device(const DeviceCsrView<Value>& csr) {
+    choose_tiles_shape_for(csr.rows, csr.cols, true);
+    detail::CudaEvent built_start, built_stop;
+    built_start.record(nullptr);
+    DeviceTileLayout layout = build_tile_layout_on_device(csr, tiles_.shape, nullptr);
+    built_stop.record(nullptr);
+    built_stop.synchronize();
+    stats_.device_preprocess_ms = built_stop.elapsed_ms_since(built_start);
+    return layout;
   }
 
   /// The plan's part after the layout, wherever it was built: the runs' stages, the split-K
@@ -541,11 +604,33 @@ std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std:
                                           tca_parameters(parameters, matrix.cols, n));
 }
 
+template <typename Value>
+std::unique_ptr<detail::SpmmMethod<Value>> make_spmm_from_device(
+    const DeviceCsrView<Value>& matrix, std::int64_t n, const SpmmLayout& layout,
+    const detail::ParameterValues& parameters) {
+  static_assert(sizeof(Value) == 2, "tca runs fp16 and bf16 only");
+  if (n < 0) throw ValidationError("tca: n must not be negative, got " + std::to_string(n));
+  const TcaParameters checked = tca_parameters(parameters, matrix.cols, n);
+  // through the host: the paper kernel's layout, and a tile layout built there (build=host, or
+  // auto below kTilesDeviceBuildMinNonzeros, where the download is small)
+  const bool rows_only = !checked.kernel_is_auto && checked.kernel == TcaKernel::rows;
+  if (checked.kernel == TcaKernel::paper ||
+      (!rows_only && !checked.builds_tiles_on_device(matrix.nnz)))
+    return make_spmm(detail::download_device_csr(matrix), n, layout, parameters);
+  return std::make_unique<TcaSpmm<Value>>(matrix, n, layout, checked);
+}
+
 template std::unique_ptr<detail::SpmmMethod<half>> make_spmm<half>(
     const CsrMatrix<half, std::int32_t>&, std::int64_t, const SpmmLayout&,
     const detail::ParameterValues&);
 template std::unique_ptr<detail::SpmmMethod<bfloat16>> make_spmm<bfloat16>(
     const CsrMatrix<bfloat16, std::int32_t>&, std::int64_t, const SpmmLayout&,
+    const detail::ParameterValues&);
+
+template std::unique_ptr<detail::SpmmMethod<half>> make_spmm_from_device<half>(
+    const DeviceCsrView<half>&, std::int64_t, const SpmmLayout&, const detail::ParameterValues&);
+template std::unique_ptr<detail::SpmmMethod<bfloat16>> make_spmm_from_device<bfloat16>(
+    const DeviceCsrView<bfloat16>&, std::int64_t, const SpmmLayout&,
     const detail::ParameterValues&);
 
 }  // namespace tcsparse::tca

@@ -15,6 +15,16 @@ std::unique_ptr<detail::SpmmMethod<Value>> make_spmm(const CsrMatrix<Value, std:
                                                      std::int64_t n, const SpmmLayout& layout,
                                                      const detail::ParameterValues& parameters);
 
+/// From a CSR already on the GPU (checked by the plan), with no host round trip for
+/// kernel=rows (a device-to-device copy) and for a tile layout built on the GPU (kernel=tiles,
+/// and kernel=auto, which counts the stored tiles at decode widths by building it); kernel=paper
+/// and a tile layout built on the host (build=host, or auto below kTilesDeviceBuildMinNonzeros)
+/// download the CSR once. The plan owns what it reads: the caller's arrays may be freed after.
+template <typename Value>
+std::unique_ptr<detail::SpmmMethod<Value>> make_spmm_from_device(
+    const DeviceCsrView<Value>& matrix, std::int64_t n, const SpmmLayout& layout,
+    const detail::ParameterValues& parameters);
+
 namespace testing {
 /// kernel=tiles' layout for `shape` as a plan with build=device makes it on the GPU, downloaded
 /// (the tests compare it with build_tile_layout's, word for word).

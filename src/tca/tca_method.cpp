@@ -30,7 +30,8 @@ const MethodDescriptor tca_method = {
     .spmv = {},
     .spmm = {.fp16 = &tca::make_spmm<half>, .bf16 = &tca::make_spmm<bfloat16>},
     .spmv_from_device = {},
-    .spmm_from_device = {},
+    .spmm_from_device = {.fp16 = &tca::make_spmm_from_device<half>,
+                         .bf16 = &tca::make_spmm_from_device<bfloat16>},
     .layout_statistics = &tca_layout_statistics,
 };
 

@@ -5,7 +5,9 @@
 // UnsupportedError when the plan is built (and then it is not checked further).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -315,6 +317,90 @@ TEST_F(SpmmLayouts, TcaTilesLayoutBuiltOnTheGpuIsTheHostBuilders) {
   EXPECT_EQ(on_device.stats().details["tiles"], on_host.stats().details["tiles"]);
   EXPECT_EQ(on_device.stats().details["longest_run_words"],
             on_host.stats().details["longest_run_words"]);
+}
+
+/// A tca plan of `named` built from its arrays on the GPU (a DeviceCsrView) against the plan from
+/// the host CSR: the same kernel and build, and C bit for bit (the same layout, the same kernel),
+/// also after the view's arrays are poisoned and freed (the plan keeps what it reads).
+template <typename Value>
+void expect_device_csr_plan_equals_host_csr_plan(const test::NamedMatrix& named, std::int64_t n,
+                                                 DenseLayout dense, const PlanOptions& options) {
+  const auto A = test::with_values<Value>(named.matrix);
+  SpmmLayout layout;
+  layout.dense = dense;
+  const SpmmPlan<Value> from_host(A, n, Method("tca"), options, layout);
+  std::optional<detail::DeviceBuffer<std::int32_t>> row_ptr(std::in_place, A.row_ptr);
+  std::optional<detail::DeviceBuffer<std::int32_t>> col_idx(std::in_place, A.col_idx);
+  std::optional<detail::DeviceBuffer<Value>> values(std::in_place, A.values);
+  const DeviceCsrView<Value> view{A.rows, A.cols, A.nnz(), row_ptr->data(), col_idx->data(),
+                                  values->data()};
+  const SpmmPlan<Value> from_device(view, n, Method("tca"), options, layout);
+  const Json& host_details = from_host.stats().details;
+  const Json& device_details = from_device.stats().details;
+  const std::string kernel = host_details.value("kernel", std::string());
+  EXPECT_EQ(device_details.value("kernel", std::string("none")), kernel);
+  EXPECT_EQ(device_details.value("build", std::string()), host_details.value("build", std::string()));
+  if (kernel == "tiles" && device_details.value("build", std::string()) == "device") {
+    EXPECT_EQ(from_device.stats().upload_ms, 0.0);  // built from the caller's arrays
+  }
+  row_ptr->fill_bytes(0xFF);
+  col_idx->fill_bytes(0xFF);
+  values->fill_bytes(0xFF);
+  row_ptr.reset();
+  col_idx.reset();
+  values.reset();
+  const detail::DeviceBuffer<Value> B(test::make_b<Value>(named.matrix, n));
+  const std::vector<Value> C0 = test::make_y<Value>(named.matrix, n);
+  detail::DeviceBuffer<Value> C_from_host(C0), C_from_device(C0);
+  from_host.apply(B.data(), C_from_host.data(), 1.5f, -0.5f);
+  from_device.apply(B.data(), C_from_device.data(), 1.5f, -0.5f);
+  const std::vector<Value> expected = C_from_host.download(), got = C_from_device.download();
+  ASSERT_EQ(got.size(), expected.size());
+  EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(Value)), 0) << kernel;
+}
+
+/// Plans from device CSR: rows (both index widths: a device-to-device copy, then 16-bit indices
+/// made there), tiles built on the GPU from the caller's arrays (auto above 16384 nonzeros, and
+/// build=device below), build=host and paper through one download, and auto, which at decode
+/// widths counts the stored tiles by building the layout on the GPU (tiles on the dense
+/// matrices, rows on the scattered one) and above them takes tiles.
+TEST_F(SpmmLayouts, TcaPlansFromDeviceCsrAreThePlansFromHostCsrAndOwnWhatTheyRead) {
+  std::vector<test::NamedMatrix> matrices = tile_matrices();
+  matrices.push_back(scattered_matrix());
+  matrices.push_back(layout_matrices().front());
+  const std::vector<std::vector<std::string>> parameter_sets = {
+      {},
+      {"build=device"},
+      {"kernel=rows", "column_index_bits=16"},
+      {"kernel=rows", "column_index_bits=32"},
+      {"kernel=tiles"},
+      {"kernel=tiles", "build=device"},
+      {"kernel=tiles", "build=host"},
+      {"kernel=paper"}};
+  for (const std::vector<std::string>& parameters : parameter_sets) {
+    PlanOptions options;
+    options.parameters = parameters;
+    for (const test::NamedMatrix& named : matrices)
+      for (const std::int64_t n : {8, 16, 64})
+        for (const DenseLayout dense : {DenseLayout::row_major, DenseLayout::column_major}) {
+          SCOPED_TRACE(named.name + " n=" + std::to_string(n) + " " +
+                       (dense == DenseLayout::row_major ? "row-major " : "column-major ") +
+                       (parameters.empty() ? std::string("auto") : parameters.back()));
+          expect_device_csr_plan_equals_host_csr_plan<half>(named, n, dense, options);
+          expect_device_csr_plan_equals_host_csr_plan<bfloat16>(named, n, dense, options);
+        }
+  }
+  // auto at decode widths chose as from the host: tiles where tiles are dense, rows where not
+  const auto dense_tiles = test::with_values<half>(tile_matrices().front().matrix);
+  const detail::DeviceBuffer<std::int32_t> row_ptr(dense_tiles.row_ptr), col_idx(dense_tiles.col_idx);
+  const detail::DeviceBuffer<half> values(dense_tiles.values);
+  const DeviceCsrView<half> view{dense_tiles.rows, dense_tiles.cols, dense_tiles.nnz(),
+                                 row_ptr.data(), col_idx.data(), values.data()};
+  ASSERT_GE(dense_tiles.nnz(), tca::kTilesDeviceBuildMinNonzeros);
+  const SpmmPlan<half> decode(view, 16, Method("tca"));
+  EXPECT_EQ(decode.stats().details["kernel"], "tiles");
+  EXPECT_EQ(decode.stats().details["build"], "device");
+  EXPECT_GE(decode.stats().details["auto_nonzeros_per_tile"].get<double>(), 40.0);
 }
 
 TEST_F(SpmmLayouts, TcaRefuses16BitIndicesBeyond65536Columns) {
