@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -32,6 +33,7 @@
 #include "csr_overlap/csr_overlap_row_vector_kernels.cuh"
 #include "arch/dependent_launch.cuh"
 #include "arch/types.cuh"
+#include "common/align.hpp"
 #include "common/stopwatch.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_algorithms.cuh"
@@ -308,13 +310,17 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
   }
 
   /// What the table's counting pass leaves for its scatter pass: the rows' kinds and the tiles'
-  /// prefixes (temporaries of the build, on `stream`), the totals, and its events.
+  /// prefixes (temporaries of the build, on `stream`, in one allocation), the totals, and its
+  /// events.
   struct TableCount {
     explicit TableCount(cudaStream_t on) : stream(on), temporaries(on) {}
     cudaStream_t stream;
     detail::TemporaryMemoryScope temporaries;  // before the temporaries: outlives them
-    DeviceBuffer<std::uint8_t> kinds;
-    DeviceBuffer<TableCounts> tile_counts;  ///< tiles + 1: each tile's prefix, then the totals
+    DeviceBuffer<std::byte> memory;            ///< the three arrays below
+    std::int64_t tiles = 0;
+    TableCounts* tile_counts = nullptr;  ///< tiles + 1: each tile's prefix, then the totals
+    unsigned* tiles_done = nullptr;      ///< the counting pass's ticket, zeroed
+    std::uint8_t* kinds = nullptr;       ///< tiles * kTableTilePositions
     TableCounts totals;
     CudaEvent start, counted;
   };
@@ -337,21 +343,26 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
       legacy_reached.record(nullptr);
       TCSPARSE_CUDA_CHECK(cudaStreamWaitEvent(stream, legacy_reached.get(), 0));
     }
-    const auto elements = [](std::int64_t n) { return static_cast<std::size_t>(n); };
     // positions 0 .. rows (rows < 2^31 - 2048: the kernels' 32-bit positions fit)
     const std::int64_t tiles = rows_ / device::kTableTilePositions + 1;
-    count.kinds = DeviceBuffer<std::uint8_t>::on_stream(
-        elements(tiles * device::kTableTilePositions), stream);
-    count.tile_counts = DeviceBuffer<TableCounts>::on_stream(elements(tiles + 1), stream);
-    auto tiles_done = DeviceBuffer<unsigned>::on_stream(1, stream);
-    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(tiles_done.data(), 0, sizeof(unsigned), stream));
+    constexpr std::size_t kArrayAlignment = 256;
+    const std::size_t done_at = detail::align_up(
+        static_cast<std::size_t>(tiles + 1) * sizeof(TableCounts), kArrayAlignment);
+    const std::size_t kinds_at = done_at + kArrayAlignment;
+    count.memory = DeviceBuffer<std::byte>::on_stream(
+        kinds_at + static_cast<std::size_t>(tiles * device::kTableTilePositions), stream);
+    count.tiles = tiles;
+    count.tile_counts = reinterpret_cast<TableCounts*>(count.memory.data());
+    count.tiles_done = reinterpret_cast<unsigned*>(count.memory.data() + done_at);
+    count.kinds = reinterpret_cast<std::uint8_t*>(count.memory.data() + kinds_at);
+    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(count.tiles_done, 0, sizeof(unsigned), stream));
     count.start.record(stream);
     device::classify_rows_kernel<<<static_cast<unsigned>(tiles), device::kTableTileThreads, 0,
-                                   stream>>>(table_input(), count.kinds.data(),
-                                             count.tile_counts.data(), tiles_done.data());
+                                   stream>>>(table_input(), count.kinds, count.tile_counts,
+                                             count.tiles_done);
     TCSPARSE_CUDA_CHECK_LAUNCH();
     count.counted.record(stream);
-    count.totals = download_one(count.tile_counts.data() + tiles, stream);
+    count.totals = download_one(count.tile_counts + tiles, stream);
     if (check) check->finish();  // a bad matrix is reported before its totals are used
     longest_row_ = count.totals.longest_row;
     long_row_count_ = count.totals.long_rows;
@@ -378,10 +389,9 @@ class CsrOverlapSpmv final : public detail::SpmvMethod<Value> {
     const device::TableArrays arrays{batches_.data(), long_rows_.data(), long_task_ptr_.data(),
                                      long_row_tasks_.data(), sizes};
     CudaEvent scattered;
-    device::scatter_table_kernel<<<static_cast<unsigned>(count.kinds.size() /
-                                                         device::kTableTilePositions),
-                                   device::kTableTileThreads, 0, stream>>>(
-        table_input(), count.kinds.data(), count.tile_counts.data(), arrays);
+    device::scatter_table_kernel<<<static_cast<unsigned>(count.tiles), device::kTableTileThreads,
+                                   0, stream>>>(table_input(), count.kinds, count.tile_counts,
+                                                arrays);
     TCSPARSE_CUDA_CHECK_LAUNCH();
     scattered.record(stream);
     scattered.synchronize();

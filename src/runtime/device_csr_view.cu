@@ -1,17 +1,19 @@
 // The GPU check of a DeviceCsrView and its copies (device_csr_view.hpp).
 //
 // Two grid-stride kernels over the caller's arrays write into a CsrCheck, with a bitmap of the
-// entries that begin a row between them (a bit per entry, zeroed first; nnz / 8 bytes). Each
+// entries that begin a row between them (a bit per entry; nnz / 8 bytes; the CsrCheck and the
+// bitmap are one allocation, zeroed by one memset). Each
 // thread takes 4 consecutive rows or 8 consecutive entries, in 16-byte loads where the array is
 // 16-byte aligned (the kernels are bound by instructions and loads in flight, not by bytes):
-//   check_row_offsets_kernel  rows r: row_ptr[r + 1] < row_ptr[r] -> atomicMin of r; otherwise,
+//   check_row_offsets_kernel  rows r: row_ptr[r + 1] < row_ptr[r] -> the smallest such r (an
+//                             atomicMax of its complement, below); otherwise,
 //                             when the row is nonempty and inside [0, nnz), the bit of its first
 //                             entry (the thread ORs its rows' bits of one word together: one
 //                             atomicOr a word it touches); thread 0 also copies row_ptr[0] and
 //                             row_ptr[rows]
 //   check_columns_kernel      entries k: column out of [0, cols) -> code 2k; column <= the
 //                             column before it while k begins no row -> code 2k + 1; the warp's
-//                             smallest code -> atomicMin
+//                             smallest code (an atomicMax of its complement)
 //
 //   a warp's 8 x 32 entries   lane 0: k0 .. k0+7 | lane 1: k0+8 .. k0+15 | ... (k0 % 256 == 0)
 //   their bitmap words        row_starts[k0 / 32 .. k0 / 32 + 7], 4 lanes a word
@@ -53,12 +55,16 @@ constexpr int kPerThread = 4;
 constexpr int kEntriesPerThread = 2 * kPerThread;
 constexpr int kEntryGroupsInFlight = 2;
 
-/// What the check kernels found; every field set to all ones (kNothingFound) before they run.
+/// What the check kernels found, zeroed before they run. The smallest failing row and entry
+/// code are kept as complements (~value, raised by atomicMax), so that the zeroed fields read
+/// kNothingFound: one memset clears them and the bitmap together.
 struct CsrCheck {
-  unsigned long long first_decreasing_row;
-  unsigned long long first_bad_entry_code;  ///< 2k: column out of range; 2k + 1: not increasing
-  long long first_offset;                   ///< row_ptr[0]
-  long long last_offset;                    ///< row_ptr[rows]
+  unsigned long long first_decreasing_row_complement;
+  unsigned long long first_bad_entry_code_complement;  ///< of 2k: out of range; 2k + 1: not increasing
+  long long first_offset;                              ///< row_ptr[0]
+  long long last_offset;                               ///< row_ptr[rows]
+  unsigned long long first_decreasing_row() const { return ~first_decreasing_row_complement; }
+  unsigned long long first_bad_entry_code() const { return ~first_bad_entry_code_complement; }
 };
 
 /// The entry that failed, for the message.
@@ -145,8 +151,8 @@ __global__ void check_row_offsets_kernel(const std::int32_t* __restrict__ row_pt
     for (int i = 0; i < kPerThread; ++i)
       decreasing |= static_cast<unsigned>(i < here && offset[i + 1] < offset[i]) << i;
     if (decreasing != 0) {
-      atomicMin(&check->first_decreasing_row,
-                static_cast<unsigned long long>(r0 + __ffs(decreasing) - 1));
+      atomicMax(&check->first_decreasing_row_complement,
+                ~static_cast<unsigned long long>(r0 + __ffs(decreasing) - 1));
       continue;  // the bitmap is not read when the offsets fail
     }
     if (row_starts == nullptr) continue;
@@ -226,8 +232,8 @@ __global__ void check_columns_kernel(const std::int32_t* __restrict__ col_idx,
       const unsigned failing = __ballot_sync(arch::kFullMask, bad != 0);
       if (failing != 0 && lane == __ffs(failing) - 1) {
         const int i = __ffs(bad) - 1;
-        atomicMin(&check->first_bad_entry_code,
-                  2 * static_cast<unsigned long long>(k0 + i) + ((out_of_range >> i) & 1u ? 0 : 1));
+        atomicMax(&check->first_bad_entry_code_complement,
+                  ~(2 * static_cast<unsigned long long>(k0 + i) + ((out_of_range >> i) & 1u ? 0 : 1)));
       }
     }
   }
@@ -315,8 +321,8 @@ void report_row_offsets(const CsrCheck& found, const DeviceCsrView<Value>& view,
                         cudaStream_t stream) {
   namespace message = csr_message;
   if (found.first_offset != 0) throw ValidationError(message::first_row_offset(found.first_offset));
-  if (found.first_decreasing_row != kNothingFound) {
-    const auto row = static_cast<std::int64_t>(found.first_decreasing_row);
+  if (found.first_decreasing_row() != kNothingFound) {
+    const auto row = static_cast<std::int64_t>(found.first_decreasing_row());
     std::int32_t offsets[2] = {0, 0};
     TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(offsets, view.row_ptr + row, sizeof(offsets),
                                         cudaMemcpyDeviceToHost, stream));
@@ -327,35 +333,48 @@ void report_row_offsets(const CsrCheck& found, const DeviceCsrView<Value>& view,
     throw ValidationError(message::last_row_offset(found.last_offset, view.nnz));
 }
 
-/// A CsrCheck on `stream`, set to "nothing found".
-DeviceBuffer<CsrCheck> fresh_check(cudaStream_t stream) {
-  auto check = DeviceBuffer<CsrCheck>::on_stream(1, stream);
-  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(check.data(), 0xFF, sizeof(CsrCheck), stream));
-  return check;
+/// A CsrCheck set to "nothing found" and, for `entries` > 0, the row-start bitmap of that many
+/// entries after it with no bit set: one allocation on `stream`, one memset.
+struct CheckScratch {
+  DeviceBuffer<std::byte> memory;
+  CsrCheck* check = nullptr;
+  unsigned* row_starts = nullptr;  ///< null without entries
+};
+
+CheckScratch fresh_check(std::int64_t entries, cudaStream_t stream) {
+  constexpr std::size_t kBitmapOffset = 256;  // the allocator's alignment
+  static_assert(sizeof(CsrCheck) <= kBitmapOffset);
+  const std::size_t bytes =
+      kBitmapOffset + (entries > 0 ? row_start_words(entries) * sizeof(unsigned) : 0);
+  CheckScratch scratch;
+  scratch.memory = DeviceBuffer<std::byte>::on_stream(bytes, stream);
+  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(scratch.memory.data(), 0, bytes, stream));
+  scratch.check = reinterpret_cast<CsrCheck*>(scratch.memory.data());
+  if (entries > 0)
+    scratch.row_starts = reinterpret_cast<unsigned*>(scratch.memory.data() + kBitmapOffset);
+  return scratch;
 }
 
 /// The row offsets' check into `check` and, unless `row_starts` is null, the row-start bitmap
-/// (zeroed here first).
+/// (zeroed by fresh_check).
 template <typename Value>
 void launch_row_offsets_check(const DeviceCsrView<Value>& view, CsrCheck* check,
-                              DeviceBuffer<unsigned>* row_starts, cudaStream_t stream) {
-  if (row_starts)
-    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(row_starts->data(), 0, row_starts->bytes(), stream));
+                              unsigned* row_starts, cudaStream_t stream) {
   const auto kernel = aligned_for_vector_loads(view.row_ptr) ? &check_row_offsets_kernel<true>
                                                              : &check_row_offsets_kernel<false>;
   kernel<<<check_grid(view.rows / kPerThread + 1), kCheckThreads, 0, stream>>>(
-      view.row_ptr, view.rows, view.nnz, check, row_starts ? row_starts->data() : nullptr);
+      view.row_ptr, view.rows, view.nnz, check, row_starts);
   TCSPARSE_CUDA_CHECK_LAUNCH();
 }
 
 template <typename Value>
-void launch_column_check(const DeviceCsrView<Value>& view, const DeviceBuffer<unsigned>& row_starts,
+void launch_column_check(const DeviceCsrView<Value>& view, const unsigned* row_starts,
                          CsrCheck* check, cudaStream_t stream) {
   const auto kernel = aligned_for_vector_loads(view.col_idx) ? &check_columns_kernel<true>
                                                              : &check_columns_kernel<false>;
   const std::int64_t threads = view.nnz / (kEntriesPerThread * kEntryGroupsInFlight) + 1;
-  kernel<<<check_grid(threads), kCheckThreads, 0, stream>>>(view.col_idx, row_starts.data(),
-                                                           view.cols, view.nnz, check);
+  kernel<<<check_grid(threads), kCheckThreads, 0, stream>>>(view.col_idx, row_starts, view.cols,
+                                                           view.nnz, check);
   TCSPARSE_CUDA_CHECK_LAUNCH();
 }
 
@@ -364,7 +383,7 @@ template <typename Value>
 void report_columns(const CsrCheck& found, const DeviceCsrView<Value>& view,
                     cudaStream_t stream) {
   namespace message = csr_message;
-  const unsigned long long code = found.first_bad_entry_code;
+  const unsigned long long code = found.first_bad_entry_code();
   if (code == kNothingFound) return;
   const auto k = static_cast<std::int64_t>(code / 2);
   const bool out_of_range = code % 2 == 0;
@@ -386,9 +405,9 @@ template <typename Value>
 void validate_device_row_offsets(const DeviceCsrView<Value>& view, cudaStream_t stream) {
   check_shape_and_pointers(view);
   TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
-  auto check = fresh_check(stream);
-  launch_row_offsets_check(view, check.data(), nullptr, stream);
-  report_row_offsets(download_one(check.data(), stream), view, stream);
+  const CheckScratch scratch = fresh_check(0, stream);
+  launch_row_offsets_check(view, scratch.check, nullptr, stream);
+  report_row_offsets(download_one(scratch.check, stream), view, stream);
 }
 
 /// The row starts are marked again (a second read of row_ptr, whose answer is not read).
@@ -396,11 +415,10 @@ template <typename Value>
 void validate_device_columns(const DeviceCsrView<Value>& view, cudaStream_t stream) {
   if (view.nnz == 0) return;
   TemporaryMemoryScope temporaries(stream);  // first: outlives the temporaries
-  auto check = fresh_check(stream);
-  auto row_starts = DeviceBuffer<unsigned>::on_stream(row_start_words(view.nnz), stream);
-  launch_row_offsets_check(view, check.data(), &row_starts, stream);
-  launch_column_check(view, row_starts, check.data(), stream);
-  report_columns(download_one(check.data(), stream), view, stream);
+  const CheckScratch scratch = fresh_check(view.nnz, stream);
+  launch_row_offsets_check(view, scratch.check, scratch.row_starts, stream);
+  launch_column_check(view, scratch.row_starts, scratch.check, stream);
+  report_columns(download_one(scratch.check, stream), view, stream);
 }
 
 namespace {
@@ -413,8 +431,7 @@ template <typename Value>
 struct DeviceCsrCheck<Value>::InFlight {
   DeviceCsrView<Value> view;
   TemporaryMemoryScope temporaries{nullptr};  // first: outlives the temporaries
-  DeviceBuffer<CsrCheck> check;
-  DeviceBuffer<unsigned> row_starts;
+  CheckScratch scratch;
   CudaEvent arrays_ready{cudaEventDisableTiming};
   CudaEvent answered{cudaEventDisableTiming};
   CsrCheck* answer = nullptr;  ///< pinned
@@ -431,17 +448,11 @@ DeviceCsrCheck<Value>::DeviceCsrCheck(const DeviceCsrView<Value>& view) {
   in_flight_ = std::make_unique<InFlight>();
   in_flight_->view = view;
   in_flight_->arrays_ready.record(stream);
-  in_flight_->check = fresh_check(stream);
-  if (view.nnz > 0) {
-    in_flight_->row_starts =
-        DeviceBuffer<unsigned>::on_stream(row_start_words(view.nnz), stream);
-    launch_row_offsets_check(view, in_flight_->check.data(), &in_flight_->row_starts, stream);
-    launch_column_check(view, in_flight_->row_starts, in_flight_->check.data(), stream);
-  } else {
-    launch_row_offsets_check(view, in_flight_->check.data(), nullptr, stream);
-  }
+  const CheckScratch& scratch = in_flight_->scratch = fresh_check(view.nnz, stream);
+  launch_row_offsets_check(view, scratch.check, scratch.row_starts, stream);
+  if (view.nnz > 0) launch_column_check(view, scratch.row_starts, scratch.check, stream);
   in_flight_->answer = static_cast<CsrCheck*>(download_bounce(DownloadSlot::check_in_flight));
-  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(in_flight_->answer, in_flight_->check.data(),
+  TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(in_flight_->answer, scratch.check,
                                       sizeof(CsrCheck), cudaMemcpyDeviceToHost, stream));
   in_flight_->answered.record(stream);
   check_in_flight = true;
