@@ -131,7 +131,7 @@ struct PlanOptions {
 ///     directly: a device-to-device copy and their device preprocessing, no host round trip
 ///     (PlanStats::upload_ms is then the device-to-device copy). dasp and hbp build their
 ///     layouts on the GPU from the caller's arrays (build=host downloads them first); so does
-///     tca with kernel=tiles, and kernel=rows and cublas_dense copy the arrays device to device.
+///     tca with kernel=tiles. tca's kernel=rows and cublas_dense copy the arrays device to device.
 ///   - The others (tca's kernel=paper, a tca tile layout built on the host: build=host, or
 ///     build=auto below 16384 nonzeros) download the CSR to the host once (rows + 1 offsets,
 ///     nnz columns and values; counted in the build time, not in upload_ms) and build as from a
