@@ -33,6 +33,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -194,9 +195,25 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
           const TcaParameters& parameters)
       : n_(n), layout_(layout), parameters_(parameters) {
     const auto start = std::chrono::steady_clock::now();
+    if (parameters_.kernel_is_auto &&
+        counts_tiles_on_device(matrix.rows, matrix.cols, matrix.nnz()) &&
+        parameters_.builds_tiles_on_device(matrix.nnz())) {
+      // either kernel needs the CSR on the GPU: upload it, count there, keep what is chosen
+      stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(
+                                      std::chrono::steady_clock::now() - start).count();
+      detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
+      if (std::optional<DeviceTileLayout> tiles = choose_by_tiles_counted_on_device(csr.view())) {
+        finish_tiles(std::move(*tiles), matrix.nnz());
+        return;
+      }
+      matrix_ = std::move(csr);
+      finish_csr_kernels();
+      return;
+    }
     if (parameters_.kernel_is_auto) {
       // Above kRowsKernelMaxColumns the rule asks only whether there is any tile (any nonzero):
-      // the host pass over the nonzeros that counts them is for decode widths.
+      // the host pass over the nonzeros that counts them is for decode widths, and for matrices
+      // whose tile layout is built on the host.
       const bool counts_tiles = n_ <= kRowsKernelMaxColumns;
       const std::int64_t stored_tiles =
           counts_tiles ? count_stored_tiles(matrix.rows, matrix.cols, matrix.row_ptr.data(),
@@ -242,27 +259,15 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
           const TcaParameters& parameters)
       : n_(n), layout_(layout), parameters_(parameters) {
     if (parameters_.kernel_is_auto) {
-      const std::int64_t segment_slots = tiles_segment_slots(matrix.rows, matrix.cols);
-      const bool counts_tiles =
-          n_ <= kRowsKernelMaxColumns && matrix.nnz > 0 && segment_slots <= matrix.nnz;
-      if (counts_tiles) {
-        DeviceTileLayout tiles = build_tiles_on_device(matrix);
-        const std::int64_t stored_tiles = tiles.stored_tiles;
-        parameters_.kernel =
-            resolve_auto_kernel(matrix.nnz, stored_tiles, segment_slots, n_, layout_.dense);
-        stats_.details["auto_nonzeros_per_tile"] =
-            stored_tiles > 0
-                ? static_cast<double>(matrix.nnz) / static_cast<double>(stored_tiles)
-                : 0.0;
-        if (parameters_.kernel == TcaKernel::tiles) {
-          finish_tiles(std::move(tiles), matrix.nnz);
+      if (counts_tiles_on_device(matrix.rows, matrix.cols, matrix.nnz)) {
+        if (std::optional<DeviceTileLayout> tiles = choose_by_tiles_counted_on_device(matrix)) {
+          finish_tiles(std::move(*tiles), matrix.nnz);
           return;
         }
-        tiles_ = DeviceTiles{};  // the count's layout is freed; its GPU time stays counted
       } else {
-        parameters_.kernel =
-            resolve_auto_kernel(matrix.nnz, std::min<std::int64_t>(matrix.nnz, 1), segment_slots,
-                                n_, layout_.dense);
+        parameters_.kernel = resolve_auto_kernel(
+            matrix.nnz, std::min<std::int64_t>(matrix.nnz, 1),
+            tiles_segment_slots(matrix.rows, matrix.cols), n_, layout_.dense);
       }
     }
     if (parameters_.kernel == TcaKernel::tiles) {
@@ -297,6 +302,30 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   }
 
  private:
+  /// Whether kernel=auto counts the stored tiles (at decode widths) by building the tile layout
+  /// on the GPU: not where the rule needs no count (no nonzeros, or more segment slots than
+  /// nonzeros: rows).
+  bool counts_tiles_on_device(std::int64_t rows, std::int64_t cols, std::int64_t nnz) const {
+    return n_ <= kRowsKernelMaxColumns && nnz > 0 && tiles_segment_slots(rows, cols) <= nnz;
+  }
+
+  /// kernel=auto from the stored tiles that the tile layout built on the GPU from `csr` counts:
+  /// the layout where the rule takes tiles, nothing (the layout freed, its GPU time counted in
+  /// device_preprocess_ms) where it takes rows.
+  std::optional<DeviceTileLayout> choose_by_tiles_counted_on_device(
+      const DeviceCsrView<Value>& csr) {
+    DeviceTileLayout tiles = build_tiles_on_device(csr);
+    const std::int64_t stored_tiles = tiles.stored_tiles;
+    parameters_.kernel = resolve_auto_kernel(
+        csr.nnz, stored_tiles, tiles_segment_slots(csr.rows, csr.cols), n_, layout_.dense);
+    stats_.details["auto_nonzeros_per_tile"] =
+        stored_tiles > 0 ? static_cast<double>(csr.nnz) / static_cast<double>(stored_tiles)
+                         : 0.0;
+    if (parameters_.kernel == TcaKernel::tiles) return tiles;
+    tiles_ = DeviceTiles{};
+    return std::nullopt;
+  }
+
   /// The plan's part after the CSR is on the GPU, for the kernels that read it as it is (rows,
   /// paper): the rows kernel's 16-bit column indices, the statistics.
   void finish_csr_kernels() {
