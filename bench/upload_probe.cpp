@@ -10,6 +10,12 @@
 //   validate           CsrMatrix::validate() of each generator spec given (gen:... or kind:...)
 //   upload_csr         the upload of that matrix as a plan makes it (fp64, PlanStats::upload_ms:
 //                      the copies), and staged_same_bytes, one staged copy of as many bytes
+//   beside             with TCSPARSE_PROBE_BESIDE, the matrix in fp16: upload_csr, then
+//                      upload_csr_beside (as DASP's device build uploads) by staging threads and
+//                      by what runs beside it on the worker thread (`work`: nothing; a GPU round
+//                      trip after another, as a build that downloads its counts; device
+//                      allocations and frees; stream-ordered ones), then whole DASP plans
+//                      (dasp_plan: plan build and its details.csr_upload_ms)
 // Usage: tcsparse_upload_probe [MiB] [generator specs...]   (default 1024 MiB)
 // Environment: TCSPARSE_PROBE_QUICK (staged with the default ring only, all threads and one
 // fewer), TCSPARSE_PROBE_SERIAL_FILL (the source written by one thread, not all).
@@ -21,6 +27,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,11 +40,14 @@
 #include "runtime/host_upload.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/json.hpp"
+#include "tcsparse/plan.hpp"
 
 namespace {
 
 using namespace tcsparse;
 using detail::Stopwatch;
+/// tcsparse's 16-bit float (CUDA's headers declare a `half` of their own).
+using Half = tcsparse::half;
 
 constexpr int kRepeats = 3;
 
@@ -64,6 +75,141 @@ Json record(const char* what, std::size_t bytes, std::pair<double, double> ms) {
   j["best_gbps"] = static_cast<double>(bytes) / (ms.first * 1e6);
   j["median_gbps"] = static_cast<double>(bytes) / (ms.second * 1e6);
   return j;
+}
+
+/// Milliseconds of `ms`: best and median.
+std::pair<double, double> best_and_median(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  return {ms.front(), ms[ms.size() / 2]};
+}
+
+/// What upload_csr_beside costs in a plan: `csr` (fp16) uploaded alone and beside each kind of
+/// work, by staging threads; then DASP plans of it (TCSPARSE_PROBE_BESIDE).
+void probe_upload_beside(const CsrMatrix<Half, std::int32_t>& csr, const std::string& name,
+                         int all_threads) {
+  const std::size_t csr_bytes = csr.row_ptr.size() * 4 + csr.col_idx.size() * 6;
+  auto emit = [&](const char* what, std::vector<double> ms, Json extra) {
+    Json j = record(what, csr_bytes, best_and_median(std::move(ms)));
+    j["matrix"] = name;
+    for (const auto& [key, value] : extra.items()) j[key] = value;
+    print(j);
+  };
+  constexpr int kBesideRepeats = 5;
+  {  // the device CSR's allocations and frees: three arrays, and one of their total
+    std::vector<double> three_allocate, three_free, one_allocate, one_free;
+    for (int r = 0; r < kBesideRepeats; ++r) {
+      Stopwatch watch;
+      auto row_ptr = std::make_optional<detail::DeviceBuffer<std::int32_t>>(csr.row_ptr.size());
+      auto col_idx = std::make_optional<detail::DeviceBuffer<std::int32_t>>(csr.col_idx.size());
+      auto values = std::make_optional<detail::DeviceBuffer<std::uint16_t>>(csr.values.size());
+      three_allocate.push_back(watch.elapsed_ms());
+      watch.restart();
+      row_ptr.reset();
+      col_idx.reset();
+      values.reset();
+      three_free.push_back(watch.elapsed_ms());
+      watch.restart();
+      auto all = std::make_optional<detail::DeviceBuffer<std::byte>>(csr_bytes);
+      one_allocate.push_back(watch.elapsed_ms());
+      watch.restart();
+      all.reset();
+      one_free.push_back(watch.elapsed_ms());
+    }
+    emit("allocate_three", three_allocate,
+         {{"free_median_ms", best_and_median(three_free).second}});
+    emit("allocate_one", one_allocate, {{"free_median_ms", best_and_median(one_free).second}});
+  }
+  {
+    std::vector<double> ms;
+    for (int r = 0; r < kBesideRepeats; ++r) {
+      PlanStats stats;
+      const detail::DeviceCsr<Half> on_device = detail::upload_csr(csr, stats);
+      ms.push_back(stats.upload_ms);
+    }
+    emit("beside", ms, {{"work", "alone (upload_csr)"}, {"copy_threads", all_threads}});
+  }
+  using Work = std::function<void(const DeviceCsrView<Half>&, detail::UploadLanded)>;
+  const std::vector<std::pair<const char*, Work>> works = {
+      {"nothing",
+       [](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
+         const detail::CudaStream stream;
+         landed.row_ptr(stream.get());
+         landed.col_idx(stream.get());
+         TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+       }},
+      {"round trips (400 memset + synchronize)",
+       [](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
+         const detail::CudaStream stream;
+         detail::DeviceBuffer<int> word(1);
+         landed.row_ptr(stream.get());
+         for (int i = 0; i < 400; ++i) {
+           TCSPARSE_CUDA_CHECK(cudaMemsetAsync(word.data(), 0, sizeof(int), stream.get()));
+           TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+         }
+         landed.col_idx(stream.get());
+         TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+       }},
+      {"cudaMalloc + cudaFree (16 x 8 MiB, twice)",
+       [](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
+         const detail::CudaStream stream;
+         landed.row_ptr(stream.get());
+         for (int round = 0; round < 2; ++round) {
+           std::vector<detail::DeviceBuffer<std::byte>> buffers;
+           for (int i = 0; i < 16; ++i) buffers.emplace_back(std::size_t{8} << 20);
+         }
+         landed.col_idx(stream.get());
+         TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+       }},
+      {"stream-ordered (16 x 8 MiB, twice)",
+       [](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
+         const detail::CudaStream stream;
+         landed.row_ptr(stream.get());
+         for (int round = 0; round < 2; ++round) {
+           std::vector<detail::DeviceBuffer<std::byte>> buffers;
+           for (int i = 0; i < 16; ++i)
+             buffers.push_back(
+                 detail::DeviceBuffer<std::byte>::on_stream(std::size_t{8} << 20, stream.get()));
+           TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+         }
+         landed.col_idx(stream.get());
+         TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+         detail::release_unused_temporary_memory();
+       }},
+  };
+  for (const auto& [label, work] : works)
+    for (const int threads : {all_threads - 1, all_threads - 2, all_threads / 2}) {
+      if (threads < 1) continue;
+      std::vector<double> ms, work_ms, allocate_ms;
+      for (int r = 0; r < kBesideRepeats; ++r) {
+        detail::UploadBesideTimes times;
+        const detail::PackedDeviceCsr<Half> on_device = detail::upload_csr_beside<Half>(
+            csr, HostUpload::automatic, work, times, threads);
+        ms.push_back(times.upload_ms);
+        work_ms.push_back(times.work_ms);
+        allocate_ms.push_back(times.allocate_ms);
+      }
+      emit("beside", ms,
+           {{"work", label},
+            {"copy_threads", threads},
+            {"median_work_ms", best_and_median(work_ms).second},
+            {"median_allocate_ms", best_and_median(allocate_ms).second}});
+    }
+  std::vector<double> build_ms, upload_ms;
+  Json last;
+  for (int r = 0; r < kBesideRepeats; ++r) {
+    const Stopwatch watch;
+    const SpmvPlan<Half> plan(csr, Method("dasp"));
+    build_ms.push_back(watch.elapsed_ms());
+    upload_ms.push_back(plan.stats().details.value("csr_upload_ms", 0.0));
+    last = plan.stats().details;
+  }
+  Json extra = {{"work", "dasp plan"},
+                {"median_build_ms", best_and_median(build_ms).second},
+                {"builds_ms", build_ms}};
+  if (last.contains("plan_phases_ms")) extra["last_plan_phases_ms"] = last["plan_phases_ms"];
+  for (const char* key : {"csr_allocate_ms", "index_build_ms", "upload_waited_for_build_ms"})
+    if (last.contains(key)) extra[key] = last[key];
+  emit("dasp_plan", upload_ms, extra);
 }
 
 }  // namespace
@@ -199,6 +345,8 @@ int main(int argc, char** argv) {
         record("upload_csr", csr_bytes, {upload_ms.front(), upload_ms[upload_ms.size() / 2]});
     upload["matrix"] = argv[a];
     print(upload);
+    if (std::getenv("TCSPARSE_PROBE_BESIDE"))
+      probe_upload_beside(convert_values<Half>(csr), argv[a], all_threads);
     if (csr_bytes <= bytes) {
       Json copy = record("staged_same_bytes", csr_bytes, time_runs([&] {
         detail::HostUploader uploader(HostUpload::staged);

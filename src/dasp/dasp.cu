@@ -71,10 +71,9 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     // the value arrays allocated as soon as col_idx has, while the values are on their way
     detail::UploadBesideTimes times;
     {
-      const detail::DeviceCsr<Value> csr = detail::upload_csr_beside<Value>(
+      const detail::PackedDeviceCsr<Value> csr = detail::upload_csr_beside<Value>(
           matrix, detail::current_host_upload(),
-          [&](const detail::DeviceCsr<Value>& uploading, const detail::UploadLanded& landed) {
-            const DeviceCsrView<Value> view = uploading.view();
+          [&](const DeviceCsrView<Value>& view, const detail::UploadLanded& landed) {
             phases_.skip();
             landed.row_ptr(build_stream.get());
             detail::validate_device_row_offsets(view, build_stream.get());

@@ -33,10 +33,12 @@ unsigned grid_for(std::int64_t items) {
       (items + build::kBuildThreads - 1) / build::kBuildThreads, 1, kMaxBlocks));
 }
 
-/// An array the layout keeps (cudaMalloc).
+/// An array the layout keeps, from the pool (DeviceBuffer::from_pool), not cudaMalloc: the build
+/// runs beside the CSR's upload, and a cudaMalloc or cudaFree on the build's thread halved the
+/// upload's bandwidth there (H200, run 209: 43 -> 21 GB/s; stream-ordered allocations 38-42).
 template <typename T>
-DeviceBuffer<T> device_array(std::int64_t count) {
-  return DeviceBuffer<T>(static_cast<std::size_t>(count));
+DeviceBuffer<T> device_array(std::int64_t count, cudaStream_t stream) {
+  return DeviceBuffer<T>::from_pool(static_cast<std::size_t>(count), stream);
 }
 
 /// A temporary of the build, in stream order on `stream` (it may come and go while the CSR's
@@ -223,8 +225,8 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
   c.medium_rows_per_warp = medium_rows_per_warp;
   const std::int64_t group_values = long_row_group_values(shape);
   const int per_task = info.split.long_groups_per_warp;
-  DeviceBuffer<std::int32_t> groups_of_row = device_array<std::int32_t>(c.rows_long + 1),
-                             tasks_of_row = device_array<std::int32_t>(c.rows_long + 1);
+  DeviceBuffer<std::int32_t> groups_of_row = device_array<std::int32_t>(c.rows_long + 1, stream),
+                             tasks_of_row = device_array<std::int32_t>(c.rows_long + 1, stream);
   {
     auto long_totals = reset_totals<build::LongTotals>(0, stream);
     TCSPARSE_BUILD_LAUNCH(build::long_row_counts_kernel, c.rows_long + 1, stream, row_ptr,
@@ -257,7 +259,7 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
   lap(phases, "work_split");
 
   // 5. The arrays. Long rows: ids, group and task offsets (scans), tasks.
-  index.long_row_ids = device_array<std::int32_t>(c.rows_long);
+  index.long_row_ids = device_array<std::int32_t>(c.rows_long, stream);
   if (c.rows_long > 0)
     TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(index.long_row_ids.data(), order.data(),
                                         index.long_row_ids.bytes(), cudaMemcpyDeviceToDevice,
@@ -268,7 +270,7 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
                         "long rows");
   index.long_group_ptr = std::move(groups_of_row);
   index.long_task_ptr = std::move(tasks_of_row);
-  index.long_tasks = device_array<DaspLongTask>(c.long_tasks);
+  index.long_tasks = device_array<DaspLongTask>(c.long_tasks, stream);
   if (c.rows_long > 0)
     TCSPARSE_BUILD_LAUNCH(build::long_tasks_kernel, c.rows_long, stream, row_ptr, order.data(),
                           c.rows_long, index.long_group_ptr.data(), index.long_task_ptr.data(),
@@ -280,10 +282,10 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
   // plain units, the further pieces of split row-blocks.
   const std::int64_t padded_row_blocks = info.padded_row_blocks();
   const std::int64_t padded_rows = padded_row_blocks * block_rows;
-  index.medium_row_ids = device_array<std::int32_t>(padded_rows);
-  index.rowblock_ptr = device_array<std::int32_t>(padded_row_blocks + 1);
-  index.irregular_ptr = device_array<std::int32_t>(padded_rows + 1);
-  index.medium_tail_widths = device_array<std::uint8_t>(padded_row_blocks);
+  index.medium_row_ids = device_array<std::int32_t>(padded_rows, stream);
+  index.rowblock_ptr = device_array<std::int32_t>(padded_row_blocks + 1, stream);
+  index.irregular_ptr = device_array<std::int32_t>(padded_rows + 1, stream);
+  index.medium_tail_widths = device_array<std::uint8_t>(padded_row_blocks, stream);
   TCSPARSE_BUILD_LAUNCH(build::padded_ids_kernel, padded_rows, stream, medium, c.rows_medium,
                         padded_rows, index.medium_row_ids.data());
   TCSPARSE_BUILD_LAUNCH(build::medium_sizes_kernel, padded_row_blocks + 1, stream, row_ptr, medium,
@@ -316,7 +318,7 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
       const std::int32_t extra = download_one(extra_begin.data() + split, stream);
       info.medium_max_pieces = std::max(1, download_one(max_pieces.data(), stream));
       info.medium_split_row_blocks = split;
-      index.medium_extra_pieces = device_array<DaspMediumPiece>(extra);
+      index.medium_extra_pieces = device_array<DaspMediumPiece>(extra, stream);
       TCSPARSE_BUILD_LAUNCH(build::write_extra_pieces_kernel, split, stream, pieces.data(),
                             extra_begin.data(), split,
                             reinterpret_cast<int2*>(index.medium_extra_pieces.data()));
@@ -328,7 +330,7 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
   const auto& parts = info.short_parts;
   std::int64_t short_tiles = 0;
   for (const DaspShortPart& part : parts) short_tiles += part.tiles;
-  index.short_row_ids = device_array<std::int32_t>(short_tiles * kWarpSize);
+  index.short_row_ids = device_array<std::int32_t>(short_tiles * kWarpSize, stream);
   if (short_tiles > 0) {
     TCSPARSE_CUDA_CHECK(cudaMemsetAsync(index.short_row_ids.data(), 0xFF,
                                         index.short_row_ids.bytes(), stream));
@@ -361,7 +363,7 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
       auto first_rows = temporary<unsigned>(short_tiles, stream),
            sorted_first_rows = temporary<unsigned>(short_tiles, stream);
       auto codes = temporary<std::int32_t>(short_tiles, stream);
-      index.short_tile_order = device_array<std::int32_t>(short_tiles);
+      index.short_tile_order = device_array<std::int32_t>(short_tiles, stream);
       TCSPARSE_BUILD_LAUNCH(build::short_tile_keys_kernel, short_tiles, stream,
                             index.short_row_ids.data(), short_tiles, starts, first_rows.data(),
                             codes.data());
@@ -375,7 +377,7 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
 
   // Empty rows, padded with -1 to whole tiles.
   const std::int64_t empty_ids = c.empty_tiles * kWarpSize;
-  index.empty_row_ids = device_array<std::int32_t>(empty_ids);
+  index.empty_row_ids = device_array<std::int32_t>(empty_ids, stream);
   if (empty_ids > 0)
     TCSPARSE_BUILD_LAUNCH(build::padded_ids_kernel, empty_ids, stream,
                           order.data() + bounds.empty_begin, c.rows_empty, empty_ids,

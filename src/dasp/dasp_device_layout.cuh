@@ -68,7 +68,8 @@ class DeviceLayout {
     const std::size_t tickets_at = bytes;  // the tickets last: one memset zeroes them
     const std::size_t long_tickets_at = place(long_tickets, sizeof(unsigned));
     const std::size_t medium_tickets_at = place(medium_tickets, sizeof(unsigned));
-    storage_ = DeviceBuffer<unsigned char>(bytes);
+    // from the pool, not cudaMalloc: it is allocated beside the CSR's upload (see device_array)
+    storage_ = DeviceBuffer<unsigned char>::from_pool(bytes);
     auto at = [&](std::size_t offset, std::size_t count) {
       return count ? storage_.data() + offset : nullptr;
     };

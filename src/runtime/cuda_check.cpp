@@ -201,6 +201,8 @@ std::size_t temporary_memory_reserved_bytes() {
   return pool_attribute(cudaMemPoolAttrReservedMemCurrent);
 }
 
+std::size_t temporary_memory_used_bytes() { return pool_attribute(cudaMemPoolAttrUsedMemCurrent); }
+
 std::size_t temporary_memory_high_water_bytes() {
   return pool_attribute(cudaMemPoolAttrReservedMemHigh);
 }

@@ -51,6 +51,8 @@ void release_unused_temporary_memory(std::size_t keep = 0) noexcept;
 /// Bytes that pool holds from the driver now, in use or kept for reuse, and the most it held since
 /// reset_temporary_memory_high_water() (tests).
 std::size_t temporary_memory_reserved_bytes();
+/// Bytes of that pool that allocations use now (temporaries and from_pool arrays of live plans).
+std::size_t temporary_memory_used_bytes();
 std::size_t temporary_memory_high_water_bytes();
 void reset_temporary_memory_high_water();
 
@@ -118,13 +120,17 @@ class DeviceBuffer {
     return buffer;
   }
 
-  /// `count` elements of a plan's own from the same pool (on the legacy stream), where the pool
-  /// holds mapped memory from earlier builds: a cudaMalloc of a few MB maps new pages, about
-  /// 0.1 ms on an H200. Released as cudaFree releases: once the whole device has finished
-  /// (cudaDeviceSynchronize), so that destroying a plan while an apply runs on another stream is
-  /// as safe as with cudaMalloc'd arrays.
-  static DeviceBuffer from_pool(std::size_t count) {
-    DeviceBuffer buffer = on_stream(count, nullptr);
+  /// `count` elements of a plan's own from the same pool, allocated in order on `allocate_on`
+  /// (the stream that first writes them: the legacy stream by default), where the pool holds
+  /// mapped memory from earlier builds: a cudaMalloc of a few MB maps new pages, about 0.1 ms on
+  /// an H200, and a cudaMalloc or cudaFree beside a staged upload slows the upload (DASP's build,
+  /// run 209). Released as cudaFree releases: once the whole device has finished
+  /// (cudaDeviceSynchronize), on the legacy stream, so that destroying a plan while an apply runs
+  /// on another stream is as safe as with cudaMalloc'd arrays; and given back to the driver
+  /// beyond kTemporaryMemoryKeptBetweenBuilds, so that a destroyed plan's memory is free again.
+  static DeviceBuffer from_pool(std::size_t count, cudaStream_t allocate_on = nullptr) {
+    DeviceBuffer buffer = on_stream(count, allocate_on);
+    buffer.stream_ = nullptr;
     buffer.synchronize_device_on_release_ = true;
     return buffer;
   }
@@ -183,6 +189,8 @@ class DeviceBuffer {
       cudaGetLastError();  // noexcept: a failure is reported by the next CUDA call
     if (stream_ordered_) device_free_on_stream(data_, stream_);
     else device_free(data_);
+    if (data_ && synchronize_device_on_release_)
+      release_unused_temporary_memory(kTemporaryMemoryKeptBetweenBuilds);
   }
 
   T* data_ = nullptr;

@@ -90,18 +90,24 @@ DeviceCsr<Value> BackgroundCsrUpload<Value>::get(double& upload_ms, double& wait
 }
 
 template <typename Value>
-DeviceCsr<Value> upload_csr_beside(
+PackedDeviceCsr<Value>::PackedDeviceCsr(std::int64_t rows, std::int64_t cols, std::int64_t nnz)
+    : rows_(rows), cols_(cols), nnz_(nnz) {
+  auto aligned = [](std::size_t bytes) {
+    return (bytes + kPackedCsrAlignment - 1) / kPackedCsrAlignment * kPackedCsrAlignment;
+  };
+  const auto count = static_cast<std::size_t>(nnz);
+  col_idx_at_ = aligned((static_cast<std::size_t>(rows) + 1) * sizeof(std::int32_t));
+  values_at_ = col_idx_at_ + aligned(count * sizeof(std::int32_t));
+  storage_ = DeviceBuffer<std::byte>(values_at_ + count * sizeof(Value));
+}
+
+template <typename Value>
+PackedDeviceCsr<Value> upload_csr_beside(
     const CsrMatrix<Value, std::int32_t>& matrix, HostUpload policy,
-    const std::function<void(const DeviceCsr<Value>& csr, UploadLanded landed)>& work,
-    UploadBesideTimes& times) {
+    const std::function<void(const DeviceCsrView<Value>& csr, UploadLanded landed)>& work,
+    UploadBesideTimes& times, int copy_threads) {
   const Stopwatch allocation;
-  DeviceCsr<Value> csr;
-  csr.rows = matrix.rows;
-  csr.cols = matrix.cols;
-  csr.nnz = matrix.nnz();
-  csr.row_ptr = DeviceBuffer<std::int32_t>(matrix.row_ptr.size());
-  csr.col_idx = DeviceBuffer<std::int32_t>(matrix.col_idx.size());
-  csr.values = DeviceBuffer<Value>(matrix.values.size());
+  PackedDeviceCsr<Value> csr(matrix.rows, matrix.cols, matrix.nnz());
   times.allocate_ms = allocation.elapsed_ms();
   int device = 0;
   TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
@@ -114,30 +120,34 @@ DeviceCsr<Value> upload_csr_beside(
     // one core for `work`'s thread (it spins in its waits for the GPU): a staging team that
     // shares a core with it waits for that thread at every chunk's barrier
     const StagingConfig staging{kStagingChunkBytes, kStagingChunks,
-                                std::max(1, resolve_threads(0) - 1)};
+                                copy_threads > 0 ? copy_threads
+                                                 : std::max(1, resolve_threads(0) - 1)};
     HostUploader uploader(policy, stream.get(), staging);
-    uploader.copy(csr.row_ptr.data(), matrix.row_ptr.data(), csr.row_ptr.bytes());
+    uploader.copy(csr.row_ptr(), matrix.row_ptr.data(),
+                  matrix.row_ptr.size() * sizeof(std::int32_t));
     row_ptr_landed.record(stream.get());
     // declared after the uploader, so destroyed (joined) first when a copy throws
     std::jthread worker([&] {
       try {
         TCSPARSE_CUDA_CHECK(cudaSetDevice(device));
         const Stopwatch on_its_thread;
-        work(csr, UploadLanded(row_ptr_landed.get(), col_idx_landed.get(), col_idx_recorded));
+        work(csr.view(),
+             UploadLanded(row_ptr_landed.get(), col_idx_landed.get(), col_idx_recorded));
         times.work_ms = on_its_thread.elapsed_ms();
       } catch (...) {
         failure = std::current_exception();
       }
     });
     try {
-      uploader.copy(csr.col_idx.data(), matrix.col_idx.data(), csr.col_idx.bytes());
+      uploader.copy(csr.col_idx(), matrix.col_idx.data(),
+                    matrix.col_idx.size() * sizeof(std::int32_t));
       col_idx_landed.record(stream.get());
     } catch (...) {
       col_idx_recorded.count_down();  // `work` must not wait for it forever
       throw;
     }
     col_idx_recorded.count_down();
-    uploader.copy(csr.values.data(), matrix.values.data(), csr.values.bytes());
+    uploader.copy(csr.values(), matrix.values.data(), matrix.values.size() * sizeof(Value));
     uploader.finish();
     times.upload_ms = upload.elapsed_ms();
     const Stopwatch waited;
@@ -157,9 +167,11 @@ void replace_values_async(DeviceCsr<Value>& csr, const Value* values, Stream str
 }
 
 #define TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(Value)                                              \
-  template DeviceCsr<Value> upload_csr_beside(                                                 \
+  template class PackedDeviceCsr<Value>;                                                       \
+  template PackedDeviceCsr<Value> upload_csr_beside(                                           \
       const CsrMatrix<Value, std::int32_t>&, HostUpload,                                       \
-      const std::function<void(const DeviceCsr<Value>&, UploadLanded)>&, UploadBesideTimes&);
+      const std::function<void(const DeviceCsrView<Value>&, UploadLanded)>&,                   \
+      UploadBesideTimes&, int);
 TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(double)
 TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(float)
 TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(half)

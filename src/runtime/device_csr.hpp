@@ -35,6 +35,37 @@ struct DeviceCsr {
   }
 };
 
+/// A CSR's three arrays in one device allocation, for a plan that reads the CSR only while it
+/// builds (DASP's device build, upload_csr_beside): one cudaMalloc and one cudaFree instead of
+/// three (H200, fp16 CSRs of 20-26 M nonzeros: 0.06 + 0.08-0.11 ms against 0.15-0.18 +
+/// 0.19-0.23 ms; bench/results/2026-11-29-0715-h200-dasp-upload-beside, run 209). Each array
+/// starts on a kPackedCsrAlignment boundary. Move-only.
+template <typename Value>
+class PackedDeviceCsr {
+ public:
+  static constexpr std::size_t kPackedCsrAlignment = 256;
+  PackedDeviceCsr() = default;
+  PackedDeviceCsr(std::int64_t rows, std::int64_t cols, std::int64_t nnz);
+
+  std::int32_t* row_ptr() { return reinterpret_cast<std::int32_t*>(storage_.data()); }
+  std::int32_t* col_idx() {
+    return reinterpret_cast<std::int32_t*>(storage_.data() + col_idx_at_);
+  }
+  Value* values() { return reinterpret_cast<Value*>(storage_.data() + values_at_); }
+  DeviceCsrView<Value> view() const {
+    const std::byte* base = storage_.data();
+    return {rows_, cols_, nnz_, reinterpret_cast<const std::int32_t*>(base),
+            reinterpret_cast<const std::int32_t*>(base + col_idx_at_),
+            reinterpret_cast<const Value*>(base + values_at_)};
+  }
+  std::size_t bytes() const { return storage_.bytes(); }
+
+ private:
+  std::int64_t rows_ = 0, cols_ = 0, nnz_ = 0;
+  std::size_t col_idx_at_ = 0, values_at_ = 0;  ///< byte offsets into storage_
+  DeviceBuffer<std::byte> storage_;
+};
+
 /// Allocates `matrix`'s arrays on the device and copies them there. The column and value arrays
 /// hold a whole multiple of `nonzero_multiple` elements (at least one multiple), zeros past nnz,
 /// for kernels that copy them in aligned pieces. Adds the time of the copies to stats.upload_ms
@@ -76,7 +107,7 @@ class BackgroundCsrUpload {
 
 /// What upload_csr_beside measured (milliseconds, wall clock).
 struct UploadBesideTimes {
-  double allocate_ms = 0.0;  ///< the device CSR's three allocations, before the first copy
+  double allocate_ms = 0.0;  ///< the device CSR's allocation, before the first copy
   double upload_ms = 0.0;  ///< the calling thread's copies, from the first to the last landing
   double work_ms = 0.0;    ///< `work` on its thread
   double waited_ms = 0.0;  ///< how long the upload waited for `work` at the end (0: it did not)
@@ -102,20 +133,22 @@ class UploadLanded {
   const std::latch* col_idx_recorded_;
 };
 
-/// Uploads `matrix` (allocating its device arrays, as upload_csr) while `work(csr, landed)` runs
+/// Uploads `matrix` (into one allocation, PackedDeviceCsr) while `work(csr, landed)` runs
 /// on another thread, on the caller's CUDA device: plan work that needs only the row offsets
 /// (DASP's device build), then the column indices, overlaps the copies. The calling thread
 /// stages the copies (row_ptr, col_idx, values, in that order; its OpenMP team but one thread,
 /// the upload path by `policy`) on a stream of its own: `work` makes its stream wait for a copy
 /// (landed.row_ptr(stream), landed.col_idx(stream)) before reading that array, and never reads
 /// values. `work` should run on a non-blocking stream with stream-ordered temporaries
-/// (DeviceBuffer::on_stream), so that neither waits for the other. Returns once both are done, with every copy landed; rethrows what
-/// `work` threw.
+/// (DeviceBuffer::on_stream), so that neither waits for the other. Returns once both are done,
+/// with every copy landed; rethrows what `work` threw. `copy_threads`: the staging team (0: all
+/// of OpenMP's threads but one, kept for `work`; tcsparse_upload_probe sweeps it: on 16-core H200
+/// hosts 8, 14 and 15 threads each came out fastest on some fp16 CSR and day, run 209-210).
 template <typename Value>
-DeviceCsr<Value> upload_csr_beside(
+PackedDeviceCsr<Value> upload_csr_beside(
     const CsrMatrix<Value, std::int32_t>& matrix, HostUpload policy,
-    const std::function<void(const DeviceCsr<Value>& csr, UploadLanded landed)>& work,
-    UploadBesideTimes& times);
+    const std::function<void(const DeviceCsrView<Value>& csr, UploadLanded landed)>& work,
+    UploadBesideTimes& times, int copy_threads = 0);
 
 /// Replaces the first nnz values of `csr` by `values` (device pointer, the CSR order of the matrix
 /// it was made from), asynchronously on `stream`; the pattern and the zeros past nnz stay. What
