@@ -11,10 +11,11 @@
 //   upload_csr         the upload of that matrix as a plan makes it (fp64, PlanStats::upload_ms:
 //                      the copies), and staged_same_bytes, one staged copy of as many bytes
 //   beside             with TCSPARSE_PROBE_BESIDE, the matrix in fp16: upload_csr, then
-//                      upload_csr_beside (as DASP's device build uploads) by staging threads and
-//                      by what runs beside it on the worker thread (`work`: nothing; a GPU round
-//                      trip after another, as a build that downloads its counts; device
-//                      allocations and frees; stream-ordered ones), then whole DASP plans
+//                      upload_csr_beside (as DASP's device build uploads)
+//                      by ring depth, by what runs beside it on the worker thread (`work`:
+//                      nothing; a GPU round trip after another, as a build that downloads its
+//                      counts; device allocations and frees; stream-ordered ones) and whether
+//                      tcsparse's pool already holds that memory; then whole DASP plans
 //                      (dasp_plan: plan build and its details.csr_upload_ms)
 // Usage: tcsparse_upload_probe [MiB] [generator specs...]   (default 1024 MiB)
 // Environment: TCSPARSE_PROBE_QUICK (staged with the default ring only, all threads and one
@@ -173,27 +174,50 @@ void probe_upload_beside(const CsrMatrix<Half, std::int32_t>& csr, const std::st
          }
          landed.col_idx(stream.get());
          TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-         detail::release_unused_temporary_memory();
+         detail::release_unused_temporary_memory();  // beside the values' copy
+       }},
+      {"stream-ordered, the pool trimmed after the upload",
+       [](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
+         const detail::CudaStream stream;
+         landed.row_ptr(stream.get());
+         for (int round = 0; round < 2; ++round) {
+           std::vector<detail::DeviceBuffer<std::byte>> buffers;
+           for (int i = 0; i < 16; ++i)
+             buffers.push_back(
+                 detail::DeviceBuffer<std::byte>::on_stream(std::size_t{8} << 20, stream.get()));
+           TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+         }
+         landed.col_idx(stream.get());
+         TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
        }},
   };
   for (const auto& [label, work] : works)
-    for (const int threads : {all_threads - 1, all_threads - 2, all_threads / 2}) {
-      if (threads < 1) continue;
-      std::vector<double> ms, work_ms, allocate_ms;
-      for (int r = 0; r < kBesideRepeats; ++r) {
-        detail::UploadBesideTimes times;
-        const detail::PackedDeviceCsr<Half> on_device = detail::upload_csr_beside<Half>(
-            csr, HostUpload::automatic, work, times, threads);
-        ms.push_back(times.upload_ms);
-        work_ms.push_back(times.work_ms);
-        allocate_ms.push_back(times.allocate_ms);
+    for (const int chunks : {detail::kStagingChunks, 2 * detail::kStagingChunks})
+      for (const bool pregrown : {false, true}) {
+        std::vector<double> ms, work_ms;
+        for (int r = 0; r < kBesideRepeats; ++r) {
+          // pregrown: the pool holds (mapped, unused) what the work allocates, before the upload
+          detail::release_unused_temporary_memory();
+          if (pregrown) {
+            const detail::CudaStream stream;
+            { auto grown = detail::DeviceBuffer<std::byte>::on_stream(std::size_t{160} << 20,
+                                                                      stream.get()); }
+            TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+          }
+          detail::UploadBesideTimes times;
+          const detail::PackedDeviceCsr<Half> on_device = detail::upload_csr_beside<Half>(
+              csr, HostUpload::automatic, work, times,
+              {detail::kStagingChunkBytes, chunks, 0});
+          ms.push_back(times.upload_ms);
+          work_ms.push_back(times.work_ms);
+        }
+        emit("beside", ms,
+             {{"work", label},
+              {"chunks", chunks},
+              {"pool_pregrown", pregrown},
+              {"copy_threads", all_threads - 1},
+              {"median_work_ms", best_and_median(work_ms).second}});
       }
-      emit("beside", ms,
-           {{"work", label},
-            {"copy_threads", threads},
-            {"median_work_ms", best_and_median(work_ms).second},
-            {"median_allocate_ms", best_and_median(allocate_ms).second}});
-    }
   std::vector<double> build_ms, upload_ms;
   Json last;
   for (int r = 0; r < kBesideRepeats; ++r) {

@@ -105,7 +105,7 @@ template <typename Value>
 PackedDeviceCsr<Value> upload_csr_beside(
     const CsrMatrix<Value, std::int32_t>& matrix, HostUpload policy,
     const std::function<void(const DeviceCsrView<Value>& csr, UploadLanded landed)>& work,
-    UploadBesideTimes& times, int copy_threads) {
+    UploadBesideTimes& times, StagingConfig staging) {
   const Stopwatch allocation;
   PackedDeviceCsr<Value> csr(matrix.rows, matrix.cols, matrix.nnz());
   times.allocate_ms = allocation.elapsed_ms();
@@ -119,9 +119,7 @@ PackedDeviceCsr<Value> upload_csr_beside(
   {
     // one core for `work`'s thread (it spins in its waits for the GPU): a staging team that
     // shares a core with it waits for that thread at every chunk's barrier
-    const StagingConfig staging{kStagingChunkBytes, kStagingChunks,
-                                copy_threads > 0 ? copy_threads
-                                                 : std::max(1, resolve_threads(0) - 1)};
+    if (staging.copy_threads <= 0) staging.copy_threads = std::max(1, resolve_threads(0) - 1);
     HostUploader uploader(policy, stream.get(), staging);
     uploader.copy(csr.row_ptr(), matrix.row_ptr.data(),
                   matrix.row_ptr.size() * sizeof(std::int32_t));
@@ -171,7 +169,7 @@ void replace_values_async(DeviceCsr<Value>& csr, const Value* values, Stream str
   template PackedDeviceCsr<Value> upload_csr_beside(                                           \
       const CsrMatrix<Value, std::int32_t>&, HostUpload,                                       \
       const std::function<void(const DeviceCsrView<Value>&, UploadLanded)>&,                   \
-      UploadBesideTimes&, int);
+      UploadBesideTimes&, StagingConfig);
 TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(double)
 TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(float)
 TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(half)

@@ -141,14 +141,15 @@ class UploadLanded {
 /// (landed.row_ptr(stream), landed.col_idx(stream)) before reading that array, and never reads
 /// values. `work` should run on a non-blocking stream with stream-ordered temporaries
 /// (DeviceBuffer::on_stream), so that neither waits for the other. Returns once both are done,
-/// with every copy landed; rethrows what `work` threw. `copy_threads`: the staging team (0: all
-/// of OpenMP's threads but one, kept for `work`; tcsparse_upload_probe sweeps it: on 16-core H200
-/// hosts 8, 14 and 15 threads each came out fastest on some fp16 CSR and day, run 209-210).
+/// with every copy landed; rethrows what `work` threw. `staging`: the ring, and the staging team
+/// (copy_threads 0: all of OpenMP's threads but one, kept for `work`; tcsparse_upload_probe
+/// sweeps both: on 16-core H200 hosts 8, 14 and 15 threads each came out fastest on some fp16
+/// CSR and day, runs 209-210).
 template <typename Value>
 PackedDeviceCsr<Value> upload_csr_beside(
     const CsrMatrix<Value, std::int32_t>& matrix, HostUpload policy,
     const std::function<void(const DeviceCsrView<Value>& csr, UploadLanded landed)>& work,
-    UploadBesideTimes& times, int copy_threads = 0);
+    UploadBesideTimes& times, StagingConfig staging = {});
 
 /// Replaces the first nnz values of `csr` by `values` (device pointer, the CSR order of the matrix
 /// it was made from), asynchronously on `stream`; the pattern and the zeros past nnz stay. What
