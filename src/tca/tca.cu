@@ -485,7 +485,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     return tiles_fixed_shared_bytes() + std::int64_t{2} * kTilesWarpsPerBlock *
                                             tiles_.run_stage_words * sizeof(unsigned);
   }
-  /// Shared memory the runs may take so that device::kTilesBlocksPerSm blocks share a
+  /// Shared memory the runs may take so that kTilesBlocksPerSm blocks share a
   /// multiprocessor, or fewer where B's stages leave the runs less than their mask words.
   std::int64_t run_stage_budget_bytes() const {
     const auto attribute = [](cudaDeviceAttr which) {
@@ -497,7 +497,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     constexpr std::int64_t kMaskBytes =
         std::int64_t{2} * kTilesWarpsPerBlock * kSegmentMaskWords * sizeof(unsigned);
     std::int64_t budget = 0;
-    for (int blocks = device::kTilesBlocksPerSm; blocks >= 1 && budget < kMaskBytes; --blocks)
+    for (int blocks = kTilesBlocksPerSm; blocks >= 1 && budget < kMaskBytes; --blocks)
       budget = std::min(per_sm / blocks - reserved, per_block) - tiles_fixed_shared_bytes();
     return budget;
   }

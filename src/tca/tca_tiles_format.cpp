@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -42,6 +43,34 @@ std::int64_t tiles_stage_bytes(int slice_columns, DenseLayout dense) {
   return slice_columns * tiles_stage_stride(kTilesSegmentColumns) * 2;
 }
 
+namespace {
+
+/// How well `blocks` fill their last wave on `multiprocessors` SMs of kTilesBlocksPerSm blocks:
+/// waves over whole waves (1: the last wave full).
+double last_wave_fill(std::int64_t blocks, int multiprocessors) {
+  const double slots = static_cast<double>(std::max(1, multiprocessors) * kTilesBlocksPerSm);
+  const double waves = static_cast<double>(blocks) / slots;
+  return waves / std::ceil(waves);
+}
+
+/// Decode widths (one slice): kTilesDecodeChunkSegments a chunk, doubled while the blocks fill
+/// their last wave within kTilesWaveFillTolerance of that (kTilesMaxDecodeChunkSegments at most).
+std::int64_t decode_chunk_segments(std::int64_t row_blocks, std::int64_t segments,
+                                   int multiprocessors) {
+  const std::int64_t block_rows = ceil_div(row_blocks, kTilesWarpsPerBlock);
+  auto fill = [&](std::int64_t chunk_segments) {
+    return last_wave_fill(block_rows * ceil_div(segments, chunk_segments), multiprocessors);
+  };
+  const double base = fill(kTilesDecodeChunkSegments);
+  std::int64_t chosen = kTilesDecodeChunkSegments;
+  for (std::int64_t wider = 2 * kTilesDecodeChunkSegments;
+       wider <= kTilesMaxDecodeChunkSegments && wider < segments; wider *= 2)
+    if (fill(wider) >= base * (1.0 - kTilesWaveFillTolerance)) chosen = wider;
+  return chosen;
+}
+
+}  // namespace
+
 TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
                               DenseLayout dense, int multiprocessors, std::int64_t chunk_columns) {
   TilesShape shape;
@@ -53,7 +82,8 @@ TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t
   if (chunk_columns > 0) {
     shape.chunk_segments = ceil_div(chunk_columns, kTilesSegmentColumns);
   } else {
-    std::int64_t chunks = ceil_div(segments, kTilesDecodeChunkSegments);
+    std::int64_t chunks =
+        ceil_div(segments, decode_chunk_segments(shape.row_blocks, segments, multiprocessors));
     if (shape.slices > 1) {
       const std::int64_t units = std::max<std::int64_t>(1, shape.row_blocks * shape.slices);
       chunks = ceil_div(std::int64_t{multiprocessors} * kTilesTargetWarpsPerSm, units);

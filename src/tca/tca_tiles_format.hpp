@@ -55,6 +55,11 @@ inline constexpr int kTilesWarpsPerBlock = 8;
 /// Columns of B and C one thread block computes: 8 (n <= 8), 16, 32 or 64 (m16n8k16 n-tiles of 8;
 /// a lane holds 4 fp32 accumulators an n-tile, 32 at 64 columns). Wider n runs as several slices.
 inline constexpr int kTilesMaxSliceColumns = 64;
+/// Blocks an SM the tiles kernel's registers (128 a thread) and shared memory are budgeted for;
+/// the host sizes the warps' run stages to fit. At up to 16 columns 2 blocks (whole runs of
+/// 70 %-sparse weights staged) ran 1.10x faster than 3 (runs over 784 words read from global
+/// memory, and 80 registers spilling) at 70 % sparsity and n = 16, 1.07x at 90 % (H200, run 132).
+inline constexpr int kTilesBlocksPerSm = 2;
 /// Warps the shape rule aims at a streaming multiprocessor above 64 columns of B (split-K over
 /// chunks until the row blocks x slices x chunks reach it).
 inline constexpr int kTilesTargetWarpsPerSm = 32;
@@ -63,6 +68,16 @@ inline constexpr int kTilesTargetWarpsPerSm = 32;
 /// target's chunks: on 4096 x 4096 (where the target gave one segment) 512 ran 1.2-1.4x faster;
 /// chunks of 1024 ran 0.87-1.08x as fast as 512 at n <= 16, 256 0.84-1.0x, 4096 0.3-0.7x.
 inline constexpr int kTilesDecodeChunkSegments = 2;
+/// At up to 64 columns the decode chunks are widened 2x or 4x (to 2048 columns) where the blocks
+/// still fill their last wave as well, within this share: fewer chunks, fewer split-K partial sums
+/// and longer copy pipelines. On 14336 x 4096 (896 row blocks: 3.4, 1.7 or 0.85 waves of 264
+/// blocks) 2048 columns ran 1.06-1.15x faster than 512 at n = 8-64 and 70-90 % sparsity; where
+/// widening loses its last wave's fill (11008 x 4096: 2.6 -> 1.3 waves; 4096 x 11008; 4096 x
+/// 4096) 512 stayed best or within 5 % (H200, run 213,
+/// bench/results/2026-11-29-0800-h200-tca-decode-chunks).
+inline constexpr double kTilesWaveFillTolerance = 0.02;
+/// The widest decode chunk the wave rule takes, in segments (2048 columns; 4096 never won).
+inline constexpr int kTilesMaxDecodeChunkSegments = 8;
 /// Split-K partial sums the plan may hold (fp32, one a chunk a C element).
 inline constexpr std::int64_t kTilesMaxPartialBytes = std::int64_t{256} << 20;
 
@@ -99,7 +114,8 @@ std::int64_t tiles_stage_stride(std::int64_t row_elements);
 std::int64_t tiles_stage_bytes(int slice_columns, DenseLayout dense);
 
 /// The shape for a rows x cols matrix at width n on a GPU of `multiprocessors` SMs: at n <= 64
-/// chunks of kTilesDecodeChunkSegments segments, wider chunks enough to give the SMs
+/// chunks of kTilesDecodeChunkSegments segments (widened by the wave rule above), wider n chunks
+/// enough to give the SMs
 /// kTilesTargetWarpsPerSm warps each (one warp a row block, slice and chunk); both within the
 /// partial-sum bound. chunk_columns > 0 fixes the chunk width instead (rounded up to a whole
 /// segment, 256).

@@ -246,11 +246,6 @@ __device__ __forceinline__ void write_c(Out* C, std::int64_t row, std::int64_t c
   }
 }
 
-/// Blocks an SM the registers (128 a thread) and shared memory are budgeted for; the host sizes
-/// the warps' run stages to fit. At up to 16 columns 2 blocks (whole runs of 70 %-sparse weights
-/// staged) ran 1.10x faster than 3 (runs over 784 words read from global memory, and 80
-/// registers spilling) at 70 % sparsity and n = 16, 1.07x at 90 % (H200, run 132).
-inline constexpr int kTilesBlocksPerSm = 2;
 /// Whether the kernel stages whole runs in shared memory (else only their mask words): at up to
 /// 16 columns, where the MMAs are few and the loads of the pairs bound a warp. Wider, B's stages
 /// leave room for short runs only, and staging them ran no faster (H200, run 131: prefill within
@@ -268,7 +263,7 @@ inline constexpr int kTilesSegmentsAhead = kTilesStagesWholeRuns<kNTiles> ? 2 : 
 /// kRowMajor: B and C row-major. Dynamic shared memory: 2 x TilesShape::stage_bytes (B's
 /// segments s and s + 1), kTilesTableBytes, then each warp's 2 x run_stage_words words.
 template <typename V, typename Out, int kNTiles, bool kRowMajor>
-__global__ void __launch_bounds__(kTilesThreadsPerBlock, kTilesBlocksPerSm)
+__global__ void __launch_bounds__(kTilesThreadsPerBlock, tca::kTilesBlocksPerSm)
     tca_tiles_kernel(const TilesArguments<Out> args) {
   extern __shared__ __align__(16) std::uint16_t stages[];  // then the tables, then the runs
   constexpr int kSliceColumns = 8 * kNTiles;

@@ -70,7 +70,7 @@ TEST(TilesShape, StagedRowsAreAnOddNumberOf16ByteUnits) {
   EXPECT_EQ(tiles_stage_bytes(16, DenseLayout::column_major), 16 * 264 * 2);
 }
 
-TEST(TilesShape, SplitsKInChunksOf512ColumnsAtDecodeWidthsAndToTheWarpTargetAbove) {
+TEST(TilesShape, SplitsKInChunksOf512ColumnsAtDecodeWidthsWidenedByWavesAndToTheWarpTargetAbove) {
   // 4096 x 4096 at n = 16: 256 row blocks, one slice, 16 segments in 8 chunks of two
   const TilesShape decode = choose_tiles_shape(4096, 4096, 16, DenseLayout::row_major, 132);
   EXPECT_EQ(decode.row_blocks, 256);
@@ -81,9 +81,19 @@ TEST(TilesShape, SplitsKInChunksOf512ColumnsAtDecodeWidthsAndToTheWarpTargetAbov
   EXPECT_EQ(decode.chunk_columns(), 512);
   EXPECT_EQ(decode.chunks, 8);
   EXPECT_EQ(decode.partial_bytes, 8 * 4096 * 16 * 4);
+  // 14336 x 4096: 112 blocks of 8 row blocks x 8 chunks = 896 blocks, 3.4 waves of 264; chunks of
+  // 1024 (1.7 waves) and 2048 columns (0.85) fill the last wave as well: the widest is taken
   const TilesShape tall = choose_tiles_shape(14336, 4096, 64, DenseLayout::row_major, 132);
-  EXPECT_EQ(tall.chunk_columns(), 512);
-  EXPECT_EQ(tall.chunks, 8);
+  EXPECT_EQ(tall.chunk_columns(), 2048);
+  EXPECT_EQ(tall.chunks, 2);
+  EXPECT_EQ(tall.partial_bytes, 2 * 14336 * 64 * 4);
+  // 11008 x 4096: 688 blocks (2.6 waves, the last 0.6 full); 1024 columns: 1.3 waves (0.3): 512
+  // stays; so does 4096 x 11008 (704 blocks: 2.67 waves against 1.33 or 0.73)
+  EXPECT_EQ(choose_tiles_shape(11008, 4096, 16, DenseLayout::row_major, 132).chunk_columns(), 512);
+  EXPECT_EQ(choose_tiles_shape(4096, 11008, 16, DenseLayout::row_major, 132).chunk_columns(), 512);
+  // on a GPU of half the SMs 4096 x 4096's 256 blocks are 1.94 waves: 1024 columns (0.97 of a
+  // wave) fill as well; 2048 (0.48) do not
+  EXPECT_EQ(choose_tiles_shape(4096, 4096, 16, DenseLayout::row_major, 66).chunk_columns(), 1024);
   // above 64 columns: 4096 x 4096 at n = 128 has 512 (row block, slice) units; 4224 warps wanted
   // -> 9 chunks -> 2 segments a chunk
   const TilesShape wider = choose_tiles_shape(4096, 4096, 128, DenseLayout::row_major, 132);
