@@ -84,6 +84,36 @@ std::pair<double, double> best_and_median(std::vector<double> ms) {
   return {ms.front(), ms[ms.size() / 2]};
 }
 
+/// What runs on upload_csr_beside's worker thread.
+using BesideWork = std::function<void(const DeviceCsrView<Half>&, detail::UploadLanded)>;
+
+/// Bytes of each allocation the probe's workers make beside the upload.
+constexpr std::size_t kBesideAllocationBytes = std::size_t{8} << 20;
+
+/// A worker that waits for row_ptr's copy, runs `between` on its stream, waits for col_idx's,
+/// then runs `after` (either may be empty): the shape of DASP's build beside the upload.
+BesideWork beside_work(std::function<void(cudaStream_t)> between,
+                       std::function<void()> after = {}) {
+  return [between, after](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
+    const detail::CudaStream stream;
+    landed.row_ptr(stream.get());
+    if (between) between(stream.get());
+    landed.col_idx(stream.get());
+    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    if (after) after();
+  };
+}
+
+/// 16 stream-ordered allocations from tcsparse's pool, freed, twice.
+void allocate_in_stream_order_twice(cudaStream_t stream) {
+  for (int round = 0; round < 2; ++round) {
+    std::vector<detail::DeviceBuffer<std::byte>> buffers;
+    for (int i = 0; i < 16; ++i)
+      buffers.push_back(detail::DeviceBuffer<std::byte>::on_stream(kBesideAllocationBytes, stream));
+    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+}
+
 /// What upload_csr_beside costs in a plan: `csr` (fp16) uploaded alone and beside each kind of
 /// work, by staging threads; then DASP plans of it (TCSPARSE_PROBE_BESIDE).
 void probe_upload_beside(const CsrMatrix<Half, std::int32_t>& csr, const std::string& name,
@@ -129,67 +159,28 @@ void probe_upload_beside(const CsrMatrix<Half, std::int32_t>& csr, const std::st
     }
     emit("beside", ms, {{"work", "alone (upload_csr)"}, {"copy_threads", all_threads}});
   }
-  using Work = std::function<void(const DeviceCsrView<Half>&, detail::UploadLanded)>;
-  const std::vector<std::pair<const char*, Work>> works = {
-      {"nothing",
-       [](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
-         const detail::CudaStream stream;
-         landed.row_ptr(stream.get());
-         landed.col_idx(stream.get());
-         TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-       }},
+  const std::vector<std::pair<const char*, BesideWork>> works = {
+      {"nothing", beside_work({})},
       {"round trips (400 memset + synchronize)",
-       [](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
-         const detail::CudaStream stream;
+       beside_work([](cudaStream_t stream) {
          detail::DeviceBuffer<int> word(1);
-         landed.row_ptr(stream.get());
          for (int i = 0; i < 400; ++i) {
-           TCSPARSE_CUDA_CHECK(cudaMemsetAsync(word.data(), 0, sizeof(int), stream.get()));
-           TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+           TCSPARSE_CUDA_CHECK(cudaMemsetAsync(word.data(), 0, sizeof(int), stream));
+           TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
          }
-         landed.col_idx(stream.get());
-         TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-       }},
+       })},
       {"cudaMalloc + cudaFree (16 x 8 MiB, twice)",
-       [](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
-         const detail::CudaStream stream;
-         landed.row_ptr(stream.get());
+       beside_work([](cudaStream_t) {
          for (int round = 0; round < 2; ++round) {
            std::vector<detail::DeviceBuffer<std::byte>> buffers;
-           for (int i = 0; i < 16; ++i) buffers.emplace_back(std::size_t{8} << 20);
+           for (int i = 0; i < 16; ++i) buffers.emplace_back(kBesideAllocationBytes);
          }
-         landed.col_idx(stream.get());
-         TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-       }},
+       })},
       {"stream-ordered (16 x 8 MiB, twice)",
-       [](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
-         const detail::CudaStream stream;
-         landed.row_ptr(stream.get());
-         for (int round = 0; round < 2; ++round) {
-           std::vector<detail::DeviceBuffer<std::byte>> buffers;
-           for (int i = 0; i < 16; ++i)
-             buffers.push_back(
-                 detail::DeviceBuffer<std::byte>::on_stream(std::size_t{8} << 20, stream.get()));
-           TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-         }
-         landed.col_idx(stream.get());
-         TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-         detail::release_unused_temporary_memory();  // beside the values' copy
-       }},
+       beside_work(allocate_in_stream_order_twice,
+                   [] { detail::release_unused_temporary_memory(); })},  // beside the values
       {"stream-ordered, the pool trimmed after the upload",
-       [](const DeviceCsrView<Half>&, detail::UploadLanded landed) {
-         const detail::CudaStream stream;
-         landed.row_ptr(stream.get());
-         for (int round = 0; round < 2; ++round) {
-           std::vector<detail::DeviceBuffer<std::byte>> buffers;
-           for (int i = 0; i < 16; ++i)
-             buffers.push_back(
-                 detail::DeviceBuffer<std::byte>::on_stream(std::size_t{8} << 20, stream.get()));
-           TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-         }
-         landed.col_idx(stream.get());
-         TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-       }},
+       beside_work(allocate_in_stream_order_twice)},
   };
   for (const auto& [label, work] : works)
     for (const int chunks : {detail::kStagingChunks, 2 * detail::kStagingChunks})

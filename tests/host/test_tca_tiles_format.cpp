@@ -87,8 +87,8 @@ TEST(TilesShape, SplitsKInChunksOf512ColumnsAtDecodeWidthsWidenedByWavesAndToThe
   EXPECT_EQ(tall.chunk_columns(), 2048);
   EXPECT_EQ(tall.chunks, 2);
   EXPECT_EQ(tall.partial_bytes, 2 * 14336 * 64 * 4);
-  // 11008 x 4096: 688 blocks (2.6 waves, the last 0.6 full); 1024 columns: 1.3 waves (0.3): 512
-  // stays; so does 4096 x 11008 (704 blocks: 2.67 waves against 1.33 or 0.73)
+  // 11008 x 4096: 688 blocks fill 2.6 of 3 waves (0.87), at 1024 columns 1.3 of 2 (0.65): 512
+  // stays; so does 4096 x 11008 (704 blocks: 2.67 of 3 waves against 1.33 of 2 or 0.73 of 1)
   EXPECT_EQ(choose_tiles_shape(11008, 4096, 16, DenseLayout::row_major, 132).chunk_columns(), 512);
   EXPECT_EQ(choose_tiles_shape(4096, 11008, 16, DenseLayout::row_major, 132).chunk_columns(), 512);
   // on a GPU of half the SMs 4096 x 4096's 256 blocks are 1.94 waves: 1024 columns (0.97 of a
