@@ -71,7 +71,7 @@ inline constexpr int kTilesDecodeChunkSegments = 2;
 /// At up to 64 columns the decode chunks are widened 2x or 4x (to 2048 columns) where the blocks
 /// still fill their last wave as well, within this share: fewer chunks, fewer split-K partial sums
 /// and longer copy pipelines. On 14336 x 4096 (896 row blocks: 3.4, 1.7 or 0.85 waves of 264
-/// blocks) 2048 columns ran 1.06-1.15x faster than 512 at n = 8-64 and 70-90 % sparsity; where
+/// blocks) 2048 columns ran 1.10-1.17x faster than 512 at n = 8-64 and 70-90 % sparsity; where
 /// widening loses its last wave's fill (11008 x 4096: 2.6 -> 1.3 waves; 4096 x 11008; 4096 x
 /// 4096) 512 stayed best or within 5 % (H200, run 213,
 /// bench/results/2026-11-29-0800-h200-tca-decode-chunks).
