@@ -114,8 +114,8 @@ void allocate_in_stream_order_twice(cudaStream_t stream) {
   }
 }
 
-/// What upload_csr_beside costs in a plan: `csr` (fp16) uploaded alone and beside each kind of
-/// work, by staging threads; then DASP plans of it (TCSPARSE_PROBE_BESIDE).
+/// What upload_csr_beside costs in a plan: `csr` (fp16) allocated and uploaded alone, then beside
+/// each kind of work by ring depth and pool state; then DASP plans of it (TCSPARSE_PROBE_BESIDE).
 void probe_upload_beside(const CsrMatrix<Half, std::int32_t>& csr, const std::string& name,
                          int all_threads) {
   const std::size_t csr_bytes = csr.row_ptr.size() * 4 + csr.col_idx.size() * 6;
