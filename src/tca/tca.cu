@@ -39,6 +39,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "arch/cluster.cuh"
 #include "arch/mma.cuh"
 #include "arch/types.cuh"
 #include "common/align.hpp"
@@ -426,7 +427,13 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
             ? tiles_run_stage_words(layout.longest_run_words, run_stage_budget_bytes())
             : kSegmentMaskWords;
     tiles_.layout = std::move(layout);
-    if (shape.chunks > 1) {
+    if (layout_.output == SpmmOutput::fp32) allow_tiles_shared_memory<float>();
+    else allow_tiles_shared_memory<V>();
+    tiles_.blocks_at_once = layout_.output == SpmmOutput::fp32 ? tiles_blocks_at_once<float>()
+                                                               : tiles_blocks_at_once<V>();
+    tiles_.cluster_reduce = layout_.output == SpmmOutput::fp32 ? sums_chunks_in_clusters<float>()
+                                                               : sums_chunks_in_clusters<V>();
+    if (shape.chunks > 1 && !tiles_.cluster_reduce) {
       constexpr std::size_t kArrayAlignBytes = 256;
       const auto arrivals =
           static_cast<std::size_t>(shape.row_blocks * std::max<std::int64_t>(shape.slices, 1));
@@ -440,8 +447,6 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
           cudaMemsetAsync(tiles_.arrivals, 0, arrivals * sizeof(unsigned), cudaStreamLegacy));
     }
     TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
-    if (layout_.output == SpmmOutput::fp32) allow_tiles_shared_memory<float>();
-    else allow_tiles_shared_memory<V>();
     const DeviceTileLayout& built = tiles_.layout;
     stats_.stored_values = nnz;
     stats_.padding_ratio = 0.0;
@@ -451,6 +456,10 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     stats_.details["longest_run_words"] = built.longest_run_words;
     stats_.details["run_stage_words"] = tiles_.run_stage_words;
     stats_.details["build"] = tiles_.built_on_device ? "device" : "host";
+    stats_.details["blocks_at_once"] = tiles_.blocks_at_once;
+    stats_.details["split_k"] = shape.chunks == 1       ? "none"
+                                : tiles_.cluster_reduce ? "cluster"
+                                                        : "global";
     stats_.details["kernel"] = kernel_name(parameters_.kernel);
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
@@ -509,6 +518,55 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
                                              static_cast<int>(tiles_shared_bytes())));
   }
 
+  /// The tiles kernel's grid: row groups x chunks (chunk fastest: a row group's chunks are
+  /// consecutive blocks, one cluster under split_k=cluster), slices.
+  dim3 tiles_grid() const {
+    const TilesShape& shape = tiles_.shape;
+    const auto row_groups = (shape.row_blocks + kTilesWarpsPerBlock - 1) / kTilesWarpsPerBlock;
+    return dim3(static_cast<unsigned>(row_groups * shape.chunks),
+                static_cast<unsigned>(shape.slices));
+  }
+  /// Blocks of the kernel the GPU runs at once (its shared memory attribute set).
+  template <typename Out>
+  std::int64_t tiles_blocks_at_once() const {
+    int blocks_per_sm = 0;
+    TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks_per_sm, tiles_kernel<Out>(), device::kTilesThreadsPerBlock,
+        static_cast<std::size_t>(tiles_shared_bytes())));
+    return std::int64_t{blocks_per_sm} *
+           detail::current_device_attribute(cudaDevAttrMultiProcessorCount);
+  }
+
+  /// split_k (tca_parameters.hpp): whether the chunks are summed in thread-block clusters. Only
+  /// on sm_90 and later with 2 to kTilesMaxClusterChunks chunks; auto only with
+  /// kTilesAutoClusterChunks chunks and where the clusters keep as many blocks running at once as
+  /// single blocks do, where the grid has that many (cudaOccupancyMaxActiveClusters x chunks;
+  /// both in the plan's details).
+  template <typename Out>
+  bool sums_chunks_in_clusters() {
+    const TilesShape& shape = tiles_.shape;
+    if (parameters_.split_k == TcaParameters::SplitK::global || shape.chunks < 2 ||
+        shape.chunks > kTilesMaxClusterChunks ||
+        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) < 9)
+      return false;
+    // the partials take the B stages (reduce_chunks_in_cluster)
+    const std::int64_t partial_bytes =
+        std::int64_t{kTilesWarpsPerBlock} * (shape.slice_columns / 8) * 32 * sizeof(float4);
+    if (partial_bytes > 2 * shape.stage_bytes)
+      throw Error("tca: internal: the split-K partials do not fit the B stages");
+    const dim3 grid = tiles_grid();
+    const int clusters = arch::max_active_clusters(
+        tiles_kernel<Out>(), grid, dim3(device::kTilesThreadsPerBlock),
+        static_cast<std::size_t>(tiles_shared_bytes()), static_cast<unsigned>(shape.chunks));
+    const std::int64_t cluster_blocks_at_once = std::int64_t{clusters} * shape.chunks;
+    stats_.details["cluster_blocks_at_once"] = cluster_blocks_at_once;
+    if (clusters == 0) return false;
+    if (parameters_.split_k == TcaParameters::SplitK::cluster) return true;
+    if (shape.chunks != kTilesAutoClusterChunks) return false;
+    const std::int64_t blocks = std::int64_t{grid.x} * grid.y;
+    return cluster_blocks_at_once >= std::min(blocks, tiles_.blocks_at_once);
+  }
+
   template <typename Out>
   void launch_tiles(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
     const TilesShape& shape = tiles_.shape;
@@ -531,13 +589,18 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     args.run_stage_words = tiles_.run_stage_words;
     const std::int64_t contiguous = layout_.dense == DenseLayout::row_major ? n_ : tiles_.cols;
     args.vector_b = contiguous % 8 == 0 && reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
+    args.cluster_reduce = tiles_.cluster_reduce;
     args.alpha = alpha;
     args.beta = beta;
-    const auto row_groups = (shape.row_blocks + kTilesWarpsPerBlock - 1) / kTilesWarpsPerBlock;
-    const dim3 grid(static_cast<unsigned>(row_groups * shape.chunks),
-                    static_cast<unsigned>(shape.slices));
-    tiles_kernel<Out>()<<<grid, device::kTilesThreadsPerBlock,
-                          static_cast<std::size_t>(tiles_shared_bytes()), stream>>>(args);
+    const auto shared_bytes = static_cast<std::size_t>(tiles_shared_bytes());
+    if (tiles_.cluster_reduce) {
+      TCSPARSE_CUDA_CHECK(arch::launch_in_clusters(
+          tiles_kernel<Out>(), tiles_grid(), dim3(device::kTilesThreadsPerBlock), shared_bytes,
+          stream, static_cast<unsigned>(shape.chunks), args));
+      return;
+    }
+    tiles_kernel<Out>()<<<tiles_grid(), device::kTilesThreadsPerBlock, shared_bytes, stream>>>(
+        args);
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
 
@@ -613,11 +676,13 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     int run_stage_words = 0;  ///< words of a run a warp stages in shared memory
     bool built_on_device = false;
     DeviceTileLayout layout;
-    // Written by every apply (scratch of the split-K sum): one plan must not run on two streams
-    // at once.
-    detail::DeviceBuffer<std::byte> split_k;  ///< partials, then arrivals (chunks > 1)
-    float* partials = nullptr;     ///< split-K sums, chunks > 1
-    unsigned* arrivals = nullptr;  ///< split-K counters, zero between applies, chunks > 1
+    std::int64_t blocks_at_once = 0;  ///< of the kernel on this GPU
+    bool cluster_reduce = false;      ///< split-K summed in thread-block clusters (no scratch)
+    // Written by every apply (scratch of the global split-K sum): such a plan must not run on two
+    // streams at once.
+    detail::DeviceBuffer<std::byte> split_k;  ///< partials, then arrivals (global split-K)
+    float* partials = nullptr;     ///< global split-K sums
+    unsigned* arrivals = nullptr;  ///< global split-K counters, zero between applies
   } tiles_;
 };
 

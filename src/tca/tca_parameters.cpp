@@ -28,6 +28,13 @@ std::span<const ParameterSpec> parameter_specs() {
        "tiles: columns of A (and rows of B) one thread block multiplies, the split-K unit "
        "(rounded up to a segment of 256); auto: 512 at n <= 64, wider n split-K until the GPU "
        "has 32 warps an SM"},
+      {"split_k", Type::choice, "auto", 0, 0, {"auto", "global", "cluster"},
+       "tiles: how the chunks' partial sums are added (in chunk order either way): global "
+       "(partials in global memory, the last warp of a row block sums them after a fence and an "
+       "atomic ticket) or cluster (the chunks of a row group are one thread-block cluster and sum "
+       "through distributed shared memory; sm_90, 2-8 chunks, else global); auto: cluster for 2 "
+       "chunks where the clusters keep as many blocks running at once as single blocks, else "
+       "global. With kernel=auto it applies where auto takes tiles"},
   };
   return specs;
 }
@@ -52,6 +59,15 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
                            " (only the tiles kernel builds a layout)");
     p.tiles_build = values.is("build", "device") ? TcaParameters::Build::device
                                                  : TcaParameters::Build::host;
+  }
+
+  if (!values.is_auto("split_k")) {
+    if (!p.kernel_is_auto && p.kernel != TcaKernel::tiles)
+      throw ParameterError(std::string("method 'tca': parameter split_k is not accepted with "
+                                       "kernel=") + kernel_name(p.kernel) +
+                           " (only the tiles kernel splits K into chunks)");
+    p.split_k = values.is("split_k", "cluster") ? TcaParameters::SplitK::cluster
+                                                : TcaParameters::SplitK::global;
   }
 
   const bool fits_16_bits = cols <= kMaxColumnsOf16BitIndices;

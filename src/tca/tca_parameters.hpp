@@ -64,6 +64,10 @@ struct TcaParameters {
     return tiles_build == Build::device ||
            (tiles_build == Build::automatic && nnz >= kTilesDeviceBuildMinNonzeros);
   }
+  /// tiles: how the split-K chunks are summed (tca_tiles_kernel.cuh, step 4); auto: in clusters
+  /// for 2 chunks where they keep the GPU as full as single blocks (kTilesAutoClusterChunks
+  /// below), else global.
+  enum class SplitK { automatic, global, cluster } split_k = SplitK::automatic;
 };
 
 /// kernel=auto's choice for a matrix of `nnz` nonzeros in `stored_tiles` non-empty 16 x 16 tiles
@@ -73,6 +77,18 @@ struct TcaParameters {
 /// segments that are nearly all empty).
 TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
                               std::int64_t segment_slots, std::int64_t n, DenseLayout dense);
+/// split_k=cluster sums the chunks of a row group in one thread-block cluster (sm_90), which holds
+/// at most arch::kMaxPortableClusterBlocks blocks: from 2 to this many chunks.
+inline constexpr std::int64_t kTilesMaxClusterChunks = 8;
+/// split_k=auto takes clusters for this many chunks only, and only where they keep as many blocks
+/// running at once as single blocks do. Measured (H200, split_k=global over split_k=cluster, same
+/// run; bench/results/2026-11-29-0930-h200-tca-decode-profile, runs 216 and 219): 2 chunks
+/// 1.00-1.06x (geomean 1.003 on 92 DLMC matrices at n = 256, 1.050 on 93 at n = 2048, 1.024 on
+/// 14336 x 4096 and 11008 x 4096 at n = 256, 1.01-1.03 on 14336 x 4096 at n = 16-64); 3 chunks
+/// 0.98-0.99, 4 0.81-0.95, 5 0.92-0.97, 8 0.65-0.98. The cluster waits for its slowest block
+/// twice, and on the H200 8-block clusters run only 240 of 264 blocks at once.
+inline constexpr std::int64_t kTilesAutoClusterChunks = 2;
+
 /// Columns of B up to which the rows kernel's single pass over the matrix can compete.
 inline constexpr std::int64_t kRowsKernelMaxColumns = 16;
 
@@ -80,8 +96,8 @@ inline constexpr std::int64_t kRowsKernelMaxColumns = 16;
 std::span<const ParameterSpec> parameter_specs();
 
 /// The parameters of checked values for a plan of `cols` columns and width `n`: auto resolved;
-/// ParameterError for column_index_bits=16 with more than 65536 columns or with kernel=paper, and
-/// for chunk_columns or build with a kernel other than tiles.
+/// ParameterError for column_index_bits=16 with more than 65536 columns or with kernel=paper,
+/// for chunk_columns without kernel=tiles, and for build or split_k with kernel=paper or rows.
 TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t cols,
                              std::int64_t n);
 

@@ -21,10 +21,18 @@
 //      bit is set, else 0; ldmatrix (.trans for row-major B) gives the B fragments of the tile's
 //      16 rows of k, one m16n8k16 an n-tile of 8 columns into fp32 accumulators (4 a lane an
 //      n-tile)
-//   4. one chunk: C = alpha acc + beta C. Several chunks (split-K): each warp writes its
-//      accumulators to partials[rb][slice][chunk] in fragment order (a float4 a lane an n-tile),
-//      and the warp that arrives last at its (rb, slice) counter sums the chunks in chunk order
-//      (bitwise-repeatable) and writes C, then re-arms the counter for the next apply.
+//   4. one chunk: C = alpha acc + beta C. Several chunks (split-K), summed in chunk order
+//      (bitwise-repeatable) either way:
+//      - global: each warp writes its accumulators to partials[rb][slice][chunk] in fragment
+//        order (a float4 a lane an n-tile), and the warp that arrives last at its (rb, slice)
+//        counter sums the chunks and writes C, then re-arms the counter for the next apply;
+//      - cluster (sm_90): the chunks of a row group are one cluster (block rank = chunk). Each
+//        warp writes its accumulators into its block's B stages, the cluster syncs, and warp w of
+//        block w % chunks reads row block w's partials from every block's shared memory, sums
+//        them and writes C; a second cluster sync keeps every block's shared memory alive until
+//        then. No global round trips (at n = 16 the fence and the ticket took ~14 % of the warps'
+//        stall samples, H200, run 215), but every block waits for the cluster's slowest twice:
+//        split_k=auto takes it for 2 chunks only (tca_parameters.hpp).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -34,6 +42,7 @@
 #include <type_traits>
 
 #include "arch/async_copy.cuh"
+#include "arch/cluster.cuh"
 #include "arch/mma.cuh"
 #include "arch/types.cuh"
 #include "tca/tca_tiles_format.hpp"
@@ -56,6 +65,8 @@ struct TilesArguments {
   std::int64_t stage_elements = 0;  ///< 16-bit elements of one stage (two follow each other)
   int run_stage_words = 0;  ///< words of a run a warp stages (a multiple of 4, at least 64)
   bool vector_b = false;            ///< B's staged rows may be read as aligned 16-byte pieces
+  /// split-K in clusters of `chunks` blocks (launched so; sm_90), else through `partials`
+  bool cluster_reduce = false;
   float alpha = 1.0f, beta = 0.0f;
 };
 
@@ -259,6 +270,60 @@ inline constexpr bool kTilesStagesWholeRuns = tiles_stages_whole_runs(kNTiles);
 template <int kNTiles>
 inline constexpr int kTilesSegmentsAhead = kTilesStagesWholeRuns<kNTiles> ? 2 : 1;
 
+/// acc = the sum over chunks 0 .. chunks - 1, in chunk order, of partial(c, i) (a lane's float4
+/// of n-tile i of chunk c): kChunksInFlight chunks' loads issued together, then added in order,
+/// so that every split-K path adds the same numbers in the same order.
+template <int kNTiles, typename Partial>
+__device__ __forceinline__ void sum_chunks_in_order(
+    float (&acc)[kNTiles][arch::kM16n8k8AccumulatorsPerLane], std::int64_t chunks,
+    const Partial& partial) {
+#pragma unroll
+  for (int i = 0; i < kNTiles; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
+  constexpr int kChunksInFlight = kNTiles <= 2 ? 8 : 16 / kNTiles;
+  for (std::int64_t c0 = 0; c0 < chunks; c0 += kChunksInFlight) {
+    float4 p[kChunksInFlight][kNTiles];
+#pragma unroll
+    for (int c = 0; c < kChunksInFlight; ++c)
+#pragma unroll
+      for (int i = 0; i < kNTiles; ++i)
+        p[c][i] = c0 + c < chunks ? partial(c0 + c, i) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int c = 0; c < kChunksInFlight; ++c)
+#pragma unroll
+      for (int i = 0; i < kNTiles; ++i) {
+        if (c0 + c >= chunks) break;
+        acc[i][0] += p[c][i].x;
+        acc[i][1] += p[c][i].y;
+        acc[i][2] += p[c][i].z;
+        acc[i][3] += p[c][i].w;
+      }
+  }
+}
+
+/// Step 4 in a cluster of `chunks` blocks (block rank = chunk; every warp of every block calls
+/// it): the warps' accumulators into `partials` (the block's B stages, free once the segment loop
+/// is done: 8 warps x kNTiles x 32 lanes x 16 bytes, at most one stage), then warp w of block
+/// w % chunks sums row block w's partials of every block in chunk order and writes C through
+/// `write_tile_c`.
+template <int kNTiles, typename WriteC>
+__device__ __forceinline__ void reduce_chunks_in_cluster(
+    float (&acc)[kNTiles][arch::kM16n8k8AccumulatorsPerLane], float4* partials,
+    std::int64_t chunks, bool has_row_block, int warp, int lane, const WriteC& write_tile_c) {
+  float4* const own = partials + warp * kNTiles * 32;
+  __syncthreads();  // every warp is done reading B's stages
+#pragma unroll
+  for (int i = 0; i < kNTiles; ++i)
+    own[i * 32 + lane] = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+  arch::cluster_sync();
+  if (has_row_block && warp % chunks == arch::cluster_block_rank()) {
+    sum_chunks_in_order<kNTiles>(acc, chunks, [&](std::int64_t c, int i) {
+      return arch::cluster_shared(own, static_cast<unsigned>(c))[i * 32 + lane];
+    });
+    write_tile_c();
+  }
+  arch::cluster_sync();  // no block leaves while another reads its shared memory
+}
+
 /// V: __half or __nv_bfloat16; Out: V or float; kNTiles: n-tiles of 8 a slice (1, 2, 4, 8);
 /// kRowMajor: B and C row-major. Dynamic shared memory: 2 x TilesShape::stage_bytes (B's
 /// segments s and s + 1), kTilesTableBytes, then each warp's 2 x run_stage_words words.
@@ -350,9 +415,26 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, tca::kTilesBlocksPerSm)
       next = stage_segment(segment + 2);
     }
   }
+  const auto write_tile_c = [&] {
+    const int g = lane / 4, t2 = 2 * (lane % 4);
+    const std::int64_t row = row_block * kTileRows + g;
+#pragma unroll
+    for (int i = 0; i < kNTiles; ++i) {
+      const std::int64_t column = n0 + 8 * i + t2;
+      write_c<V>(args.C, row, column, args, kRowMajor, acc[i][0]);
+      write_c<V>(args.C, row, column + 1, args, kRowMajor, acc[i][1]);
+      write_c<V>(args.C, row + 8, column, args, kRowMajor, acc[i][2]);
+      write_c<V>(args.C, row + 8, column + 1, args, kRowMajor, acc[i][3]);
+    }
+  };
+  if (args.cluster_reduce) {  // step 4, split-K in the cluster (block-uniform: every warp syncs)
+    reduce_chunks_in_cluster<kNTiles>(acc, reinterpret_cast<float4*>(stages), args.chunks,
+                                      has_row_block, warp, lane, write_tile_c);
+    return;
+  }
   if (!has_row_block) return;
 
-  if (args.chunks > 1) {  // step 4, split-K: the last warp of (rb, slice) sums the chunks
+  if (args.chunks > 1) {  // step 4, split-K through global memory: the last warp sums the chunks
     const std::int64_t group = row_block * args.slices + slice;
     auto* partials = reinterpret_cast<float4*>(args.partials) + group * args.chunks * kNTiles * 32;
 #pragma unroll
@@ -366,41 +448,12 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, tca::kTilesBlocksPerSm)
     arrived = __shfl_sync(0xffffffffu, arrived, 0);
     if (arrived != static_cast<unsigned>(args.chunks - 1)) return;
     __threadfence();
-#pragma unroll
-    for (int i = 0; i < kNTiles; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
-    // kChunksInFlight chunks' loads issued together, then added in chunk order
-    constexpr int kChunksInFlight = kNTiles <= 2 ? 8 : 16 / kNTiles;
-    for (std::int64_t c0 = 0; c0 < args.chunks; c0 += kChunksInFlight) {
-      float4 p[kChunksInFlight][kNTiles];
-#pragma unroll
-      for (int c = 0; c < kChunksInFlight; ++c)
-#pragma unroll
-        for (int i = 0; i < kNTiles; ++i)
-          p[c][i] = c0 + c < args.chunks ? __ldcg(partials + ((c0 + c) * kNTiles + i) * 32 + lane)
-                                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-      for (int c = 0; c < kChunksInFlight; ++c)
-#pragma unroll
-        for (int i = 0; i < kNTiles; ++i) {
-          if (c0 + c >= args.chunks) break;
-          acc[i][0] += p[c][i].x;
-          acc[i][1] += p[c][i].y;
-          acc[i][2] += p[c][i].z;
-          acc[i][3] += p[c][i].w;
-        }
-    }
+    sum_chunks_in_order<kNTiles>(acc, args.chunks, [&](std::int64_t c, int i) {
+      return __ldcg(partials + (c * kNTiles + i) * 32 + lane);
+    });
     if (lane == 0) args.arrivals[group] = 0;  // re-armed for the next apply
   }
-  const int g = lane / 4, t2 = 2 * (lane % 4);
-  const std::int64_t row = row_block * kTileRows + g;
-#pragma unroll
-  for (int i = 0; i < kNTiles; ++i) {
-    const std::int64_t column = n0 + 8 * i + t2;
-    write_c<V>(args.C, row, column, args, kRowMajor, acc[i][0]);
-    write_c<V>(args.C, row, column + 1, args, kRowMajor, acc[i][1]);
-    write_c<V>(args.C, row + 8, column, args, kRowMajor, acc[i][2]);
-    write_c<V>(args.C, row + 8, column + 1, args, kRowMajor, acc[i][3]);
-  }
+  write_tile_c();
 }
 
 }  // namespace tcsparse::tca::device

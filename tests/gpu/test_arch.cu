@@ -1,7 +1,8 @@
 // The shared device layer src/arch/ on the GPU: warp sums against host sums, each mma wrapper
 // against a host product of one fragment-sized problem (which also checks the fragment layouts
 // written in arch/mma.cuh; m16n8k16 with its operands loaded by ldmatrix, plain and transposed), cp.async copies through shared memory (sizes that are not multiples
-// of 16 included), and the sm_90 bulk copy with its mbarrier (skipped below compute 9.0).
+// of 16 included), the sm_90 bulk copy with its mbarrier, and thread-block clusters reading each
+// other's shared memory (both skipped below compute 9.0).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "arch/async_copy.cuh"
+#include "arch/cluster.cuh"
 #include "arch/mma.cuh"
 #include "arch/types.cuh"
 #include "arch/warp.cuh"
@@ -412,6 +414,58 @@ TEST_P(ArchBulkCopyTest, BatchesArriveThroughTheBarrierPhases) {
 INSTANTIATE_TEST_SUITE_P(Batches, ArchBulkCopyTest,
                          ::testing::Values(BulkCopyCase{2, 1}, BulkCopyCase{512, 3},
                                            BulkCopyCase{4096, 4}));
+
+/// Each block of a cluster writes (block id, thread) into its shared memory; after the cluster
+/// barrier thread t reads block (rank + 1) % cluster's entry t and writes it out.
+__global__ void cluster_neighbour_kernel(unsigned cluster_blocks, int* out, unsigned* ranks) {
+  __shared__ int mine[64];
+  if constexpr (arch::kHasClusters) {
+    mine[threadIdx.x] = static_cast<int>(blockIdx.x * 1000 + threadIdx.x);
+    const unsigned rank = arch::cluster_block_rank();
+    arch::cluster_sync();
+    const int* neighbour = arch::cluster_shared(mine, (rank + 1) % cluster_blocks);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = neighbour[threadIdx.x];
+    if (threadIdx.x == 0) ranks[blockIdx.x] = rank;
+    arch::cluster_sync();
+  }
+}
+
+class ArchClusterTest : public testing::GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (IsSkipped()) return;
+    int major = 0;
+    TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    if (major < 9) GTEST_SKIP() << "clusters need compute capability 9.0, device has " << major;
+  }
+};
+
+TEST_F(ArchClusterTest, BlocksOfAClusterReadEachOthersSharedMemory) {
+  for (const unsigned cluster_blocks : {2u, 4u, 8u}) {
+    SCOPED_TRACE(cluster_blocks);
+    constexpr unsigned kThreads = 64, kClusters = 5;
+    const unsigned blocks = kClusters * cluster_blocks;
+    EXPECT_GT(arch::max_active_clusters(cluster_neighbour_kernel, dim3(blocks), dim3(kThreads), 0,
+                                        cluster_blocks),
+              0);
+    DeviceBuffer<int> out(blocks * kThreads);
+    DeviceBuffer<unsigned> ranks(blocks);
+    TCSPARSE_CUDA_CHECK(arch::launch_in_clusters(cluster_neighbour_kernel, dim3(blocks),
+                                                 dim3(kThreads), 0, nullptr, cluster_blocks,
+                                                 cluster_blocks, out.data(), ranks.data()));
+    synchronize_after_launch();
+    const std::vector<int> got = out.download();
+    const std::vector<unsigned> got_ranks = ranks.download();
+    for (unsigned b = 0; b < blocks; ++b) {
+      ASSERT_EQ(got_ranks[b], b % cluster_blocks) << "block " << b;
+      const unsigned neighbour = b - b % cluster_blocks + (b + 1) % cluster_blocks;
+      for (unsigned t = 0; t < kThreads; ++t)
+        ASSERT_EQ(got[b * kThreads + t], static_cast<int>(neighbour * 1000 + t))
+            << "block " << b << ", thread " << t;
+    }
+  }
+}
 
 }  // namespace
 }  // namespace tcsparse

@@ -126,7 +126,9 @@ test::NamedMatrix scattered_matrix() {
 
 /// tca's kernels with their parameter sets (rows: both index widths; tiles: split-K chunks of
 /// one segment, automatic, 8 segments, and one chunk of all segments: 235 on the scattered
-/// matrix, past a warp's window of 32 segment offsets; the layout built on the host and on the
+/// matrix, past a warp's window of 32 segment offsets; chunks of one segment summed in clusters
+/// (sm_90, up to 8 chunks; more go through global memory) and every chunking through global
+/// memory; the layout built on the host and on the
 /// GPU whatever the size), every
 /// layout and output, the
 /// decode widths around the rows kernel's 16-column tiles, its 8-column vector loads and the
@@ -141,6 +143,8 @@ void check_every_tca_kernel() {
       {"kernel=tiles", "chunk_columns=16"},
       {"kernel=tiles", "chunk_columns=2048"},
       {"kernel=tiles", "chunk_columns=1000000"},
+      {"kernel=tiles", "chunk_columns=256", "split_k=cluster"},
+      {"kernel=tiles", "split_k=global"},
       {"kernel=tiles", "build=host"},
       {"kernel=tiles", "build=device"}};
   std::vector<test::NamedMatrix> matrices = layout_matrices();
@@ -242,44 +246,76 @@ TEST_F(SpmmLayouts, TcaTilesStagesTheRunsThatFitInSharedMemoryAndReadsTheRestFro
   }
 }
 
-/// kernel=tiles with split-K (the last warp of a row block sums the chunks' partials in chunk
-/// order): repeated applies are bitwise equal, and a captured graph replays them exactly.
+/// kernel=tiles with split-K, the chunks summed through global memory (the last warp of a row
+/// block sums the chunks' partials) or in a thread-block cluster (sm_90): repeated applies are
+/// bitwise equal, a captured graph replays them exactly, and both ways add the same partials in
+/// the same order, so they give the same bits.
 TEST_F(SpmmLayouts, TcaTilesSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {
   const test::NamedMatrix named = tile_matrices().front();
   const auto A = test::with_values<half>(named.matrix);
   constexpr std::int64_t n = 16;
-  PlanOptions options;
-  options.parameters = {"kernel=tiles", "chunk_columns=64"};
-  const SpmmPlan<half> plan(A, n, Method("tca"), options);
-  ASSERT_GT(plan.stats().details["chunks"].get<std::int64_t>(), 1);
   const detail::DeviceBuffer<half> B(test::make_b<half>(named.matrix, n));
   detail::DeviceBuffer<half> C(static_cast<std::size_t>(A.rows * n));
-  plan.apply(B.data(), C.data(), 1.0f, 0.0f);
-  const std::vector<half> first = C.download();
-  for (int repeat = 0; repeat < 3; ++repeat) {
+  int major = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  std::vector<half> global_result;
+  for (const char* split_k : {"global", "cluster"}) {
+    SCOPED_TRACE(split_k);
+    PlanOptions options;
+    options.parameters = {"kernel=tiles", "chunk_columns=256", std::string("split_k=") + split_k};
+    const SpmmPlan<half> plan(A, n, Method("tca"), options);
+    ASSERT_EQ(plan.stats().details["chunks"].get<std::int64_t>(), 4);  // 1000 columns
+    const bool clusters = std::string(split_k) == "cluster" && major >= 9;
+    EXPECT_EQ(plan.stats().details["split_k"], clusters ? "cluster" : "global");
     plan.apply(B.data(), C.data(), 1.0f, 0.0f);
-    const std::vector<half> again = C.download();
+    const std::vector<half> first = C.download();
+    if (global_result.empty()) global_result = first;
     for (std::size_t i = 0; i < first.size(); ++i)
-      ASSERT_EQ(first[i].bits, again[i].bits) << "repeat " << repeat << ", element " << i;
+      ASSERT_EQ(global_result[i].bits, first[i].bits) << "element " << i;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      plan.apply(B.data(), C.data(), 1.0f, 0.0f);
+      const std::vector<half> again = C.download();
+      for (std::size_t i = 0; i < first.size(); ++i)
+        ASSERT_EQ(first[i].bits, again[i].bits) << "repeat " << repeat << ", element " << i;
+    }
+    const detail::CudaStream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    plan.apply(B.data(), C.data(), 1.0f, 0.0f, stream);
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int replay = 0; replay < 2; ++replay) {
+      C.upload(test::make_poisoned<half>(first.size()));
+      ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      const std::vector<half> replayed = C.download();
+      for (std::size_t i = 0; i < first.size(); ++i)
+        ASSERT_EQ(first[i].bits, replayed[i].bits) << "replay " << replay << ", element " << i;
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
   }
-  const detail::CudaStream owned_stream;
-  const cudaStream_t stream = owned_stream.get();
-  cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-  plan.apply(B.data(), C.data(), 1.0f, 0.0f, stream);
-  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
-  cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  for (int replay = 0; replay < 2; ++replay) {
-    C.upload(test::make_poisoned<half>(first.size()));
-    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
-    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    const std::vector<half> replayed = C.download();
-    for (std::size_t i = 0; i < first.size(); ++i)
-      ASSERT_EQ(first[i].bits, replayed[i].bits) << "replay " << replay << ", element " << i;
+}
+
+/// split_k=auto sums 2 chunks in a thread-block cluster on sm_90 (where the clusters fit the GPU
+/// as well as single blocks: a small grid always does), more chunks through global memory.
+TEST_F(SpmmLayouts, TcaTilesSplitKAutoTakesClustersForTwoChunksOnly) {
+  const auto A = test::with_values<half>(tile_matrices().front().matrix);  // 1000 columns
+  int major = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  for (const std::int64_t n : {16, 256}) {
+    PlanOptions two, four;
+    two.parameters = {"kernel=tiles", "chunk_columns=512"};
+    four.parameters = {"kernel=tiles", "chunk_columns=256"};
+    const SpmmPlan<half> two_chunks(A, n, Method("tca"), two);
+    const SpmmPlan<half> four_chunks(A, n, Method("tca"), four);
+    ASSERT_EQ(two_chunks.stats().details["chunks"].get<std::int64_t>(), 2);
+    ASSERT_EQ(four_chunks.stats().details["chunks"].get<std::int64_t>(), 4);
+    EXPECT_EQ(two_chunks.stats().details["split_k"], major >= 9 ? "cluster" : "global") << n;
+    EXPECT_EQ(four_chunks.stats().details["split_k"], "global") << n;
   }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
 }
 
 /// build=device (auto from 16384 nonzeros) makes kernel=tiles' layout on the GPU from the uploaded

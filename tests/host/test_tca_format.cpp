@@ -189,6 +189,22 @@ TEST(TcaParameters, ChunkColumnsAndIndexWidthsBelongToTheirKernels) {
   EXPECT_THROW(tca_values({"kernel=tiles", "chunk_columns=8"}), ParameterError);  // below 16
 }
 
+TEST(TcaParameters, SplitKBelongsToTheTilesKernelAndIsAutoUntilGiven) {
+  using SplitK = TcaParameters::SplitK;
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=tiles"}), 4096, 16).split_k, SplitK::automatic);
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=tiles", "split_k=global"}), 4096, 16).split_k,
+            SplitK::global);
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=tiles", "split_k=cluster"}), 4096, 16).split_k,
+            SplitK::cluster);
+  // with kernel=auto it applies where auto takes tiles
+  EXPECT_EQ(tca_parameters(tca_values({"split_k=cluster"}), 4096, 16).split_k, SplitK::cluster);
+  EXPECT_THROW(tca_parameters(tca_values({"kernel=rows", "split_k=global"}), 4096, 16),
+               ParameterError);
+  EXPECT_THROW(tca_parameters(tca_values({"kernel=paper", "split_k=cluster"}), 4096, 16),
+               ParameterError);
+  EXPECT_THROW(tca_values({"kernel=tiles", "split_k=shared"}), ParameterError);
+}
+
 TEST(TcaParameters, TheTilesLayoutIsBuiltOnTheGpuFrom16384NonzerosOrWhereBuildSays) {
   const TcaParameters automatic = tca_parameters(tca_values({}), 4096, 256);
   EXPECT_FALSE(automatic.builds_tiles_on_device(kTilesDeviceBuildMinNonzeros - 1));
