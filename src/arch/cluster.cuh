@@ -3,9 +3,10 @@
 // shared memory (distributed shared memory). tca's tiles kernel sums its split-K partials this
 // way instead of through global memory, a fence and an atomic ticket.
 //
-//   host:    launch_in_clusters(kernel, grid, block, shared_bytes, stream, cluster_blocks, args)
-//            (grid.x a multiple of cluster_blocks: blocks x, x + 1, .. of one cluster are
-//            consecutive in x); max_active_clusters(...) says how many fit on the GPU at once.
+//   host:    launch_kernel(kernel, grid, block, shared_bytes, stream, options, args) with
+//            options.cluster_blocks (arch/launch.cuh; grid.x a multiple of it: blocks x, x + 1, ..
+//            of one cluster are consecutive in x); max_active_clusters(...) says how many fit on
+//            the GPU at once.
 //   device:  ... write this block's part to its shared memory ...
 //            cluster_sync();                        // every block's part is written
 //            const T* other = cluster_shared(mine, rank);   // block `rank`'s copy of `mine`
@@ -20,6 +21,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+
+#include "arch/launch.cuh"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #include <cooperative_groups.h>
@@ -69,44 +72,15 @@ __device__ __forceinline__ T* cluster_shared(T* local, unsigned rank) {
 #endif
 }
 
-/// A launch configuration with clusters of `cluster_blocks` blocks along x (grid.x a multiple of
-/// it). Not copyable: `config` points at `cluster`.
-struct ClusterLaunch {
-  cudaLaunchAttribute cluster{};
-  cudaLaunchConfig_t config{};
-  ClusterLaunch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
-                unsigned cluster_blocks) {
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = cluster_blocks;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.gridDim = grid;
-    config.blockDim = block;
-    config.dynamicSmemBytes = shared_bytes;
-    config.stream = stream;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-  }
-  ClusterLaunch(const ClusterLaunch&) = delete;
-  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
-};
-
-/// Launches `kernel` on `grid` in clusters of `cluster_blocks` blocks along x.
-template <typename... Params, typename... Args>
-cudaError_t launch_in_clusters(void (*kernel)(Params...), dim3 grid, dim3 block,
-                               std::size_t shared_bytes, cudaStream_t stream,
-                               unsigned cluster_blocks, Args&&... args) {
-  const ClusterLaunch launch(grid, block, shared_bytes, stream, cluster_blocks);
-  return cudaLaunchKernelEx(&launch.config, kernel, static_cast<Args&&>(args)...);
-}
-
 /// How many clusters of `cluster_blocks` blocks of `kernel` (with this block size and dynamic
 /// shared memory, its attributes already set) the GPU runs at once; 0 where none fits or the
 /// device has no clusters (the query's error is then cleared: the caller launches without).
 template <typename... Params>
 int max_active_clusters(void (*kernel)(Params...), dim3 grid, dim3 block,
                         std::size_t shared_bytes, unsigned cluster_blocks) {
-  const ClusterLaunch launch(grid, block, shared_bytes, nullptr, cluster_blocks);
+  LaunchOptions options;
+  options.cluster_blocks = cluster_blocks;
+  const KernelLaunch launch(grid, block, shared_bytes, nullptr, options);
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config) != cudaSuccess) {
     (void)cudaGetLastError();

@@ -10,7 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include <utility>
+#include "arch/launch.cuh"
 
 namespace tcsparse::arch {
 
@@ -27,21 +27,13 @@ __device__ __forceinline__ void wait_for_prior_grids() {
 }
 
 /// kernel<<<grid, block, 0, stream>>>(args...), as a programmatic dependent launch when
-/// `dependent` (see above).
+/// `dependent` (see above; arch/launch.cuh for other attributes).
 template <typename... Params, typename... Args>
 cudaError_t launch_dependent(bool dependent, void (*kernel)(Params...), dim3 grid, dim3 block,
                              cudaStream_t stream, Args&&... args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = 0;
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = dependent ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  LaunchOptions options;
+  options.dependent = dependent;
+  return launch_kernel(kernel, grid, block, 0, stream, options, static_cast<Args&&>(args)...);
 }
 
 }  // namespace tcsparse::arch

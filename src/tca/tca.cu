@@ -40,6 +40,7 @@
 #include <utility>
 
 #include "arch/cluster.cuh"
+#include "arch/launch.cuh"
 #include "arch/mma.cuh"
 #include "arch/types.cuh"
 #include "common/align.hpp"
@@ -433,6 +434,10 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
                                                                : tiles_blocks_at_once<V>();
     tiles_.cluster_reduce = layout_.output == SpmmOutput::fp32 ? sums_chunks_in_clusters<float>()
                                                                : sums_chunks_in_clusters<V>();
+    // sm_90 code waits in griddepcontrol.wait; sm_80 code would not (arch/dependent_launch.cuh)
+    tiles_.dependent_launch =
+        parameters_.dependent_launch &&
+        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
     if (shape.chunks > 1 && !tiles_.cluster_reduce) {
       constexpr std::size_t kArrayAlignBytes = 256;
       const auto arrivals =
@@ -460,6 +465,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     stats_.details["split_k"] = shape.chunks == 1       ? "none"
                                 : tiles_.cluster_reduce ? "cluster"
                                                         : "global";
+    stats_.details["dependent_launch"] = tiles_.dependent_launch;
     stats_.details["kernel"] = kernel_name(parameters_.kernel);
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
@@ -511,11 +517,16 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     return budget;
   }
 
+  /// Lets the kernel take as much dynamic shared memory as a block may opt into. The attribute
+  /// belongs to the kernel, not to the plan: set to this plan's own need, it would make an
+  /// earlier plan of the same instantiation that needs more fail to launch.
   template <typename Out>
   void allow_tiles_shared_memory() const {
-    TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(tiles_kernel<Out>(),
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(tiles_shared_bytes())));
+    const int most = detail::current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    if (tiles_shared_bytes() > most)
+      throw Error("tca: internal: the tiles kernel's shared memory exceeds a block's");
+    TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(
+        tiles_kernel<Out>(), cudaFuncAttributeMaxDynamicSharedMemorySize, most));
   }
 
   /// The tiles kernel's grid: row groups x chunks (chunk fastest: a row group's chunks are
@@ -592,16 +603,12 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     args.cluster_reduce = tiles_.cluster_reduce;
     args.alpha = alpha;
     args.beta = beta;
-    const auto shared_bytes = static_cast<std::size_t>(tiles_shared_bytes());
-    if (tiles_.cluster_reduce) {
-      TCSPARSE_CUDA_CHECK(arch::launch_in_clusters(
-          tiles_kernel<Out>(), tiles_grid(), dim3(device::kTilesThreadsPerBlock), shared_bytes,
-          stream, static_cast<unsigned>(shape.chunks), args));
-      return;
-    }
-    tiles_kernel<Out>()<<<tiles_grid(), device::kTilesThreadsPerBlock, shared_bytes, stream>>>(
-        args);
-    TCSPARSE_CUDA_CHECK_LAUNCH();
+    arch::LaunchOptions options;
+    options.cluster_blocks = tiles_.cluster_reduce ? static_cast<unsigned>(shape.chunks) : 1u;
+    options.dependent = tiles_.dependent_launch;
+    TCSPARSE_CUDA_CHECK(arch::launch_kernel(
+        tiles_kernel<Out>(), tiles_grid(), dim3(device::kTilesThreadsPerBlock),
+        static_cast<std::size_t>(tiles_shared_bytes()), stream, options, args));
   }
 
   template <typename Out>
@@ -678,6 +685,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     DeviceTileLayout layout;
     std::int64_t blocks_at_once = 0;  ///< of the kernel on this GPU
     bool cluster_reduce = false;      ///< split-K summed in thread-block clusters (no scratch)
+    bool dependent_launch = false;    ///< a programmatic dependent launch
     // Written by every apply (scratch of the global split-K sum): such a plan must not run on two
     // streams at once.
     detail::DeviceBuffer<std::byte> split_k;  ///< partials, then arrivals (global split-K)

@@ -35,6 +35,10 @@ std::span<const ParameterSpec> parameter_specs() {
        "through distributed shared memory; sm_90, 2-8 chunks, else global); auto: cluster for 2 "
        "chunks where the clusters keep as many blocks running at once as single blocks, else "
        "global. With kernel=auto it applies where auto takes tiles"},
+      {"dependent_launch", Type::choice, "auto", 0, 0, {"auto", "on", "off"},
+       "tiles: on: a programmatic dependent launch (sm_90; elsewhere off): the blocks copy their "
+       "first runs of A before the kernel ahead on the stream has finished, and touch B and C "
+       "only after it; auto: on. With kernel=auto it applies where auto takes tiles"},
   };
   return specs;
 }
@@ -68,6 +72,14 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
                            " (only the tiles kernel splits K into chunks)");
     p.split_k = values.is("split_k", "cluster") ? TcaParameters::SplitK::cluster
                                                 : TcaParameters::SplitK::global;
+  }
+
+  if (!values.is_auto("dependent_launch")) {
+    if (!p.kernel_is_auto && p.kernel != TcaKernel::tiles)
+      throw ParameterError(std::string("method 'tca': parameter dependent_launch is not accepted "
+                                       "with kernel=") + kernel_name(p.kernel) +
+                           " (only the tiles kernel is launched so)");
+    p.dependent_launch = values.is("dependent_launch", "on");
   }
 
   const bool fits_16_bits = cols <= kMaxColumnsOf16BitIndices;

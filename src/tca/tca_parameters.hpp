@@ -68,6 +68,10 @@ struct TcaParameters {
   /// for 2 chunks where they keep the GPU as full as single blocks (kTilesAutoClusterChunks
   /// below), else global.
   enum class SplitK { automatic, global, cluster } split_k = SplitK::automatic;
+  /// tiles: launched as a programmatic dependent launch (sm_90; tca_tiles_kernel.cuh), so that
+  /// its blocks copy their first runs while the kernel ahead on the stream finishes; auto: on
+  /// where the GPU has it.
+  bool dependent_launch = true;
 };
 
 /// kernel=auto's choice for a matrix of `nnz` nonzeros in `stored_tiles` non-empty 16 x 16 tiles

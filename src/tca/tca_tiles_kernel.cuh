@@ -33,6 +33,11 @@
 //        then. No global round trips (at n = 16 the fence and the ticket took ~14 % of the warps'
 //        stall samples, H200, run 215), but every block waits for the cluster's slowest twice:
 //        split_k=auto takes it for 2 chunks only (tca_parameters.hpp).
+//
+// Launched as a programmatic dependent launch (sm_90, parameter dependent_launch): a block copies
+// its first segments' runs (the plan's own data) before it waits for the grids ahead on the
+// stream (griddepcontrol.wait), and B, C and the split-K scratch only after; once its segment
+// loop is done it lets the next grid launch (griddepcontrol.launch_dependents).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -43,6 +48,7 @@
 
 #include "arch/async_copy.cuh"
 #include "arch/cluster.cuh"
+#include "arch/dependent_launch.cuh"
 #include "arch/mma.cuh"
 #include "arch/types.cuh"
 #include "tca/tca_tiles_format.hpp"
@@ -365,10 +371,8 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, tca::kTilesBlocksPerSm)
     return has_row_block && window + lane <= end_segment ? __ldg(word_begin + window + lane) : 0;
   };
   int begins = load_begins();
-  // Steps 1 and 2 of `segment` as one cp.async group of each thread: B's stage and the runs.
-  const auto stage_segment = [&](std::int64_t segment) {
-    stage_b<kSliceColumns, kRowMajor>(stage_of(segment), args, segment * kTilesSegmentColumns, n0,
-                                      stride);
+  // Step 2 of `segment`: the warp's run into its run stage.
+  const auto stage_run = [&](std::int64_t segment) {
     if (segment - window >= 31) {  // its end is in the next window
       window += 31;
       begins = load_begins();
@@ -377,17 +381,43 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, tca::kTilesBlocksPerSm)
     const int begin = __shfl_sync(0xffffffffu, begins, at);
     const SegmentRun run{args.words + begin, __shfl_sync(0xffffffffu, begins, at + 1) - begin};
     run.copy_to_stage(run_stage_of(segment), args.run_stage_words, lane);
+    return run;
+  };
+  // Step 1 of `segment`: B's stage.
+  const auto stage_b_of = [&](std::int64_t segment) {
+    stage_b<kSliceColumns, kRowMajor>(stage_of(segment), args, segment * kTilesSegmentColumns, n0,
+                                      stride);
+  };
+  // Steps 1 and 2 of `segment` as one cp.async group of each thread.
+  const auto stage_segment = [&](std::int64_t segment) {
+    stage_b_of(segment);
+    const SegmentRun run = stage_run(segment);
     arch::async_copy_commit();
     return run;
   };
 
   float acc[kNTiles][arch::kM16n8k8AccumulatorsPerLane] = {};
   // Block-uniform segment loop (every warp reaches the barriers; the chunk is the block's),
-  // kAhead segments staged ahead of the MMAs.
+  // kAhead segments staged ahead of the MMAs. The first segments' runs are the plan's own
+  // (written before the plan was built), so their copies start before the grids ahead on the
+  // stream have finished (a dependent launch); B, C and the split-K scratch may be those grids',
+  // so everything else waits for them (a no-op in a plain launch). The first group then holds
+  // the first kAhead runs and the first B stage, the next ones a B stage each.
   constexpr int kAhead = kTilesSegmentsAhead<kNTiles>;
+  const bool has_first = first_segment < end_segment;
+  const bool has_second = kAhead == 2 && first_segment + 1 < end_segment;
   SegmentRun current, next;
-  if (first_segment < end_segment) current = stage_segment(first_segment);
-  if (kAhead == 2 && first_segment + 1 < end_segment) next = stage_segment(first_segment + 1);
+  if (has_first) current = stage_run(first_segment);
+  if (has_second) next = stage_run(first_segment + 1);
+  arch::wait_for_prior_grids();
+  if (has_first) {
+    stage_b_of(first_segment);
+    arch::async_copy_commit();
+  }
+  if (has_second) {
+    stage_b_of(first_segment + 1);
+    arch::async_copy_commit();
+  }
   for (std::int64_t segment = first_segment; segment < end_segment; ++segment) {
     if (kAhead == 2 && segment + 1 < end_segment) arch::async_copy_wait<1>();  // not the next's
     else arch::async_copy_wait<0>();
@@ -415,6 +445,7 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, tca::kTilesBlocksPerSm)
       next = stage_segment(segment + 2);
     }
   }
+  arch::allow_dependent_grids();  // the next grid may start its blocks' first runs' copies
   const auto write_tile_c = [&] {
     const int g = lane / 4, t2 = 2 * (lane % 4);
     const std::int64_t row = row_block * kTileRows + g;

@@ -451,9 +451,11 @@ TEST_F(ArchClusterTest, BlocksOfAClusterReadEachOthersSharedMemory) {
               0);
     DeviceBuffer<int> out(blocks * kThreads);
     DeviceBuffer<unsigned> ranks(blocks);
-    TCSPARSE_CUDA_CHECK(arch::launch_in_clusters(cluster_neighbour_kernel, dim3(blocks),
-                                                 dim3(kThreads), 0, nullptr, cluster_blocks,
-                                                 cluster_blocks, out.data(), ranks.data()));
+    arch::LaunchOptions options;
+    options.cluster_blocks = cluster_blocks;
+    TCSPARSE_CUDA_CHECK(arch::launch_kernel(cluster_neighbour_kernel, dim3(blocks), dim3(kThreads),
+                                            0, nullptr, options, cluster_blocks, out.data(),
+                                            ranks.data()));
     synchronize_after_launch();
     const std::vector<int> got = out.download();
     const std::vector<unsigned> got_ranks = ranks.download();

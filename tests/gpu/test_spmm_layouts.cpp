@@ -5,6 +5,7 @@
 // UnsupportedError when the plan is built (and then it is not checked further).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -145,6 +146,7 @@ void check_every_tca_kernel() {
       {"kernel=tiles", "chunk_columns=1000000"},
       {"kernel=tiles", "chunk_columns=256", "split_k=cluster"},
       {"kernel=tiles", "split_k=global"},
+      {"kernel=tiles", "dependent_launch=off"},
       {"kernel=tiles", "build=host"},
       {"kernel=tiles", "build=device"}};
   std::vector<test::NamedMatrix> matrices = layout_matrices();
@@ -316,6 +318,44 @@ TEST_F(SpmmLayouts, TcaTilesSplitKAutoTakesClustersForTwoChunksOnly) {
     EXPECT_EQ(two_chunks.stats().details["split_k"], major >= 9 ? "cluster" : "global") << n;
     EXPECT_EQ(four_chunks.stats().details["split_k"], "global") << n;
   }
+}
+
+/// kernel=tiles as a programmatic dependent launch (sm_90) copies its first runs of A before the
+/// kernel ahead on the stream has finished, and reads B only after it: a product whose B is the
+/// output of the tiles product just ahead of it (which lets its dependants launch before it writes
+/// C) gives the same bits as with plain launches, every time.
+TEST_F(SpmmLayouts, TcaTilesAsADependentLaunchReadBOnlyOnceTheKernelAheadHasWrittenIt) {
+  constexpr std::int64_t n = 16, inner = 2048, middle = 4096, outer = 1024;
+  const auto first_exact = test::scaled_for_16_bit(
+      generate_llm_weights(middle, inner, 0.7, LlmRowProfile::uniform, 11));
+  const auto first_matrix = test::with_values<half>(first_exact);
+  const auto second_matrix = test::with_values<half>(test::scaled_for_16_bit(
+      generate_llm_weights(outer, middle, 0.7, LlmRowProfile::uniform, 12)));
+  const detail::DeviceBuffer<half> X(test::make_b<half>(first_exact, n));  // inner x n
+  detail::DeviceBuffer<half> B(static_cast<std::size_t>(middle * n));
+  detail::DeviceBuffer<half> C(static_cast<std::size_t>(outer * n));
+  const detail::CudaStream owned_stream;
+  const cudaStream_t stream = owned_stream.get();
+  const auto chained = [&](const char* dependent_launch) {
+    PlanOptions options;
+    options.parameters = {"kernel=tiles", std::string("dependent_launch=") + dependent_launch};
+    const SpmmPlan<half> first(first_matrix, n, Method("tca"), options);
+    const SpmmPlan<half> second(second_matrix, n, Method("tca"), options);
+    std::vector<std::vector<half>> results;
+    for (int repeat = 0; repeat < 8; ++repeat) {
+      B.fill_bytes(0xFF);  // NaN: a B read before the first product wrote it spreads NaN into C
+      C.fill_bytes(0xFF);
+      first.apply(X.data(), B.data(), 1.0f, 0.0f, stream);
+      second.apply(B.data(), C.data(), 1.0f, 0.0f, stream);
+      EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      results.push_back(C.download());
+    }
+    return results;
+  };
+  const std::vector<half> expected = chained("off").front();
+  for (const half& value : expected) ASSERT_FALSE(std::isnan(static_cast<float>(value)));
+  for (const std::vector<half>& got : chained("on"))
+    ASSERT_EQ(std::memcmp(expected.data(), got.data(), expected.size() * sizeof(half)), 0);
 }
 
 /// build=device (auto from 16384 nonzeros) makes kernel=tiles' layout on the GPU from the uploaded

@@ -205,6 +205,15 @@ TEST(TcaParameters, SplitKBelongsToTheTilesKernelAndIsAutoUntilGiven) {
   EXPECT_THROW(tca_values({"kernel=tiles", "split_k=shared"}), ParameterError);
 }
 
+TEST(TcaParameters, DependentLaunchIsTheTilesKernelsAndOnUntilTurnedOff) {
+  EXPECT_TRUE(tca_parameters(tca_values({"kernel=tiles"}), 4096, 16).dependent_launch);
+  EXPECT_FALSE(
+      tca_parameters(tca_values({"kernel=tiles", "dependent_launch=off"}), 4096, 16).dependent_launch);
+  EXPECT_TRUE(tca_parameters(tca_values({"dependent_launch=on"}), 4096, 16).dependent_launch);
+  EXPECT_THROW(tca_parameters(tca_values({"kernel=rows", "dependent_launch=on"}), 4096, 16),
+               ParameterError);
+}
+
 TEST(TcaParameters, TheTilesLayoutIsBuiltOnTheGpuFrom16384NonzerosOrWhereBuildSays) {
   const TcaParameters automatic = tca_parameters(tca_values({}), 4096, 256);
   EXPECT_FALSE(automatic.builds_tiles_on_device(kTilesDeviceBuildMinNonzeros - 1));
