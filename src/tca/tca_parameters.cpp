@@ -56,31 +56,24 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
                            "kernel=tiles (only the tiles kernel stages chunks of B)");
     p.chunk_columns = values.integer("chunk_columns");
   }
-  if (!values.is_auto("build")) {
+  // A tiles parameter given with kernel=paper or rows; with kernel=auto it applies where auto
+  // takes tiles.
+  const auto given_for_tiles = [&](const char* name, const char* why) {
+    if (values.is_auto(name)) return false;
     if (!p.kernel_is_auto && p.kernel != TcaKernel::tiles)
-      throw ParameterError(std::string("method 'tca': parameter build is not accepted with "
-                                       "kernel=") + kernel_name(p.kernel) +
-                           " (only the tiles kernel builds a layout)");
+      throw ParameterError(std::string("method 'tca': parameter ") + name +
+                           " is not accepted with kernel=" + kernel_name(p.kernel) + " (" + why +
+                           ")");
+    return true;
+  };
+  if (given_for_tiles("build", "only the tiles kernel builds a layout"))
     p.tiles_build = values.is("build", "device") ? TcaParameters::Build::device
                                                  : TcaParameters::Build::host;
-  }
-
-  if (!values.is_auto("split_k")) {
-    if (!p.kernel_is_auto && p.kernel != TcaKernel::tiles)
-      throw ParameterError(std::string("method 'tca': parameter split_k is not accepted with "
-                                       "kernel=") + kernel_name(p.kernel) +
-                           " (only the tiles kernel splits K into chunks)");
+  if (given_for_tiles("split_k", "only the tiles kernel splits K into chunks"))
     p.split_k = values.is("split_k", "cluster") ? TcaParameters::SplitK::cluster
                                                 : TcaParameters::SplitK::global;
-  }
-
-  if (!values.is_auto("dependent_launch")) {
-    if (!p.kernel_is_auto && p.kernel != TcaKernel::tiles)
-      throw ParameterError(std::string("method 'tca': parameter dependent_launch is not accepted "
-                                       "with kernel=") + kernel_name(p.kernel) +
-                           " (only the tiles kernel is launched so)");
+  if (given_for_tiles("dependent_launch", "only the tiles kernel is launched so"))
     p.dependent_launch = values.is("dependent_launch", "on");
-  }
 
   const bool fits_16_bits = cols <= kMaxColumnsOf16BitIndices;
   if (values.is("column_index_bits", "16")) {

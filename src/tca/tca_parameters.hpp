@@ -101,7 +101,8 @@ std::span<const ParameterSpec> parameter_specs();
 
 /// The parameters of checked values for a plan of `cols` columns and width `n`: auto resolved;
 /// ParameterError for column_index_bits=16 with more than 65536 columns or with kernel=paper,
-/// for chunk_columns without kernel=tiles, and for build or split_k with kernel=paper or rows.
+/// for chunk_columns without kernel=tiles, and for build, split_k or dependent_launch with
+/// kernel=paper or rows.
 TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t cols,
                              std::int64_t n);
 

@@ -399,10 +399,10 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, tca::kTilesBlocksPerSm)
   float acc[kNTiles][arch::kM16n8k8AccumulatorsPerLane] = {};
   // Block-uniform segment loop (every warp reaches the barriers; the chunk is the block's),
   // kAhead segments staged ahead of the MMAs. The first segments' runs are the plan's own
-  // (written before the plan was built), so their copies start before the grids ahead on the
+  // (written when the plan was built), so their copies start before the grids ahead on the
   // stream have finished (a dependent launch); B, C and the split-K scratch may be those grids',
   // so everything else waits for them (a no-op in a plain launch). The first group then holds
-  // the first kAhead runs and the first B stage, the next ones a B stage each.
+  // the first kAhead runs and the first B stage, the second group the second B stage.
   constexpr int kAhead = kTilesSegmentsAhead<kNTiles>;
   const bool has_first = first_segment < end_segment;
   const bool has_second = kAhead == 2 && first_segment + 1 < end_segment;
