@@ -7,6 +7,9 @@
 //   load_bypassing_l1  ld.global.cg (__ldcg): cached in L2 only, so a value another thread block
 //                      of the same launch wrote (then __threadfence) is seen; for cross-block
 //                      partial sums
+//   prefetch_to_l2     prefetch.global.L2: bytes a block will copy soon, fetched into the L2
+//                      now, with no register and no wait (e.g. while the block may not yet copy
+//                      them into shared memory)
 //
 // Each takes the types the CUDA intrinsics do (char..long long, unsigned, float, double, their
 // vector types int2, int4, float2, double2, ..., __half, __nv_bfloat16).
@@ -30,6 +33,16 @@ __device__ __forceinline__ T load_read_only(const T* address) {
 template <typename T>
 __device__ __forceinline__ T load_bypassing_l1(const T* address) {
   return __ldcg(address);
+}
+
+/// Prefetches [address, address + bytes) into the L2: thread `thread` of `threads` takes every
+/// threads-th 128-byte line (the L2's line) from its own.
+__device__ __forceinline__ void prefetch_to_l2(const void* address, long long bytes, int thread,
+                                               int threads) {
+  constexpr long long kLineBytes = 128;
+  const char* const begin = static_cast<const char*>(address);
+  for (long long at = thread * kLineBytes; at < bytes; at += threads * kLineBytes)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(begin + at));
 }
 
 /// `kCount` consecutive elements from a 16-byte aligned `address` in 16-byte streaming loads

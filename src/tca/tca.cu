@@ -400,7 +400,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     const auto multiprocessors =
         static_cast<int>(detail::current_device_attribute(cudaDevAttrMultiProcessorCount));
     tiles_.shape = choose_tiles_shape(rows, cols, n_, layout_.dense, multiprocessors,
-                                      parameters_.chunk_columns);
+                                      parameters_.chunk_columns, parameters_.slice_columns);
     tiles_.rows = rows;
     tiles_.cols = cols;
     tiles_.built_on_device = built_on_device;
@@ -533,8 +533,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// consecutive blocks, one cluster under split_k=cluster), slices.
   dim3 tiles_grid() const {
     const TilesShape& shape = tiles_.shape;
-    const auto row_groups = (shape.row_blocks + kTilesWarpsPerBlock - 1) / kTilesWarpsPerBlock;
-    return dim3(static_cast<unsigned>(row_groups * shape.chunks),
+    return dim3(static_cast<unsigned>(shape.row_groups() * shape.chunks),
                 static_cast<unsigned>(shape.slices));
   }
   /// Blocks of the kernel the GPU runs at once (its shared memory attribute set).

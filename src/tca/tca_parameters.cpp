@@ -26,8 +26,12 @@ std::span<const ParameterSpec> parameter_specs() {
        "nonzeros"},
       {"chunk_columns", Type::integer, "auto", 16, 1 << 30, {"auto"},
        "tiles: columns of A (and rows of B) one thread block multiplies, the split-K unit "
-       "(rounded up to a segment of 256); auto: 512 at n <= 64, wider n split-K until the GPU "
-       "has 32 warps an SM"},
+       "(rounded up to a segment of 256); auto: at n <= 64 the narrowest of 512 .. 2048 whose "
+       "blocks all run at once, wider n split-K until the GPU has 32 warps an SM"},
+      {"slice_columns", Type::choice, "auto", 0, 0, {"auto", "8", "16", "32", "64"},
+       "tiles: columns of B and C one thread block computes (n runs as slices of this width); "
+       "auto: the narrowest that holds n; above 64 columns 64, narrowed to 32 or 16 while the "
+       "kernel would have fewer blocks than the GPU has SMs"},
       {"split_k", Type::choice, "auto", 0, 0, {"auto", "global", "cluster"},
        "tiles: how the chunks' partial sums are added (in chunk order either way): global "
        "(partials in global memory, the last warp of a row block sums them after a fence and an "
@@ -74,6 +78,8 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
                                                 : TcaParameters::SplitK::global;
   if (given_for_tiles("dependent_launch", "only the tiles kernel is launched so"))
     p.dependent_launch = values.is("dependent_launch", "on");
+  if (given_for_tiles("slice_columns", "only the tiles kernel computes C in slices"))
+    p.slice_columns = std::stoi(values.text("slice_columns"));
 
   const bool fits_16_bits = cols <= kMaxColumnsOf16BitIndices;
   if (values.is("column_index_bits", "16")) {

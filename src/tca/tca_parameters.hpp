@@ -58,6 +58,7 @@ struct TcaParameters {
   bool kernel_is_auto = true;  ///< resolved by resolve_auto_kernel once the tiles are counted
   int column_index_bits = 32;  ///< 16 or 32 (rows kernel); 32 for paper
   std::int64_t chunk_columns = 0;  ///< tiles: columns of A a block's chunk spans; 0 = auto
+  int slice_columns = 0;  ///< tiles: columns of B and C a block computes (8 .. 64); 0 = auto
   /// tiles: where the layout is built; auto: on the GPU from kTilesDeviceBuildMinNonzeros on.
   enum class Build { automatic, device, host } tiles_build = Build::automatic;
   bool builds_tiles_on_device(std::int64_t nnz) const {
@@ -101,8 +102,8 @@ std::span<const ParameterSpec> parameter_specs();
 
 /// The parameters of checked values for a plan of `cols` columns and width `n`: auto resolved;
 /// ParameterError for column_index_bits=16 with more than 65536 columns or with kernel=paper,
-/// for chunk_columns without kernel=tiles, and for build, split_k or dependent_launch with
-/// kernel=paper or rows.
+/// for chunk_columns without kernel=tiles, and for build, split_k, dependent_launch or
+/// slice_columns with kernel=paper or rows.
 TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t cols,
                              std::int64_t n);
 

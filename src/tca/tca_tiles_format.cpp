@@ -53,11 +53,18 @@ double last_wave_fill(std::int64_t blocks, int multiprocessors) {
   return waves / std::ceil(waves);
 }
 
-/// Decode widths (one slice): kTilesDecodeChunkSegments a chunk, doubled while the blocks fill
-/// their last wave within kTilesWaveFillTolerance of that (kTilesMaxDecodeChunkSegments at most).
+/// Decode widths (one slice): the narrowest chunk of kTilesDecodeChunkSegments ..
+/// kTilesMaxDecodeChunkSegments segments whose blocks all run at once (one wave of
+/// kTilesBlocksPerSm blocks an SM); where no such chunk exists, kTilesDecodeChunkSegments doubled
+/// while the blocks fill their last wave within kTilesWaveFillTolerance of that.
 std::int64_t decode_chunk_segments(std::int64_t row_blocks, std::int64_t segments,
                                    int multiprocessors) {
   const std::int64_t block_rows = ceil_div(row_blocks, kTilesWarpsPerBlock);
+  const std::int64_t blocks_at_once =
+      std::int64_t{std::max(1, multiprocessors)} * kTilesBlocksPerSm;
+  for (std::int64_t chunk_segments = kTilesDecodeChunkSegments;
+       chunk_segments <= kTilesMaxDecodeChunkSegments; ++chunk_segments)
+    if (block_rows * ceil_div(segments, chunk_segments) <= blocks_at_once) return chunk_segments;
   auto fill = [&](std::int64_t chunk_segments) {
     return last_wave_fill(block_rows * ceil_div(segments, chunk_segments), multiprocessors);
   };
@@ -69,14 +76,13 @@ std::int64_t decode_chunk_segments(std::int64_t row_blocks, std::int64_t segment
   return chosen;
 }
 
-}  // namespace
-
-TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
-                              DenseLayout dense, int multiprocessors, std::int64_t chunk_columns) {
+/// The shape in slices of `slice_columns`.
+TilesShape shape_in_slices(std::int64_t rows, std::int64_t cols, std::int64_t n, DenseLayout dense,
+                           int multiprocessors, std::int64_t chunk_columns, int slice_columns) {
   TilesShape shape;
   shape.row_blocks = ceil_div(rows, kTileRows);
   shape.segments = ceil_div(cols, kTilesSegmentColumns);
-  shape.slice_columns = tiles_slice_columns(n);
+  shape.slice_columns = slice_columns;
   shape.slices = ceil_div(n, shape.slice_columns);
   const std::int64_t segments = std::max<std::int64_t>(1, shape.segments);
   if (chunk_columns > 0) {
@@ -102,6 +108,22 @@ TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t
                                                shape.slices * shape.slice_columns * 4
                                          : 0;
   return shape;
+}
+
+}  // namespace
+
+TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
+                              DenseLayout dense, int multiprocessors, std::int64_t chunk_columns,
+                              int slice_columns) {
+  const auto in_slices = [&](int columns) {
+    return shape_in_slices(rows, cols, n, dense, multiprocessors, chunk_columns, columns);
+  };
+  if (slice_columns > 0) return in_slices(slice_columns);
+  if (n <= kTilesMaxSliceColumns) return in_slices(tiles_slice_columns(n));
+  for (int columns = kTilesMaxSliceColumns; columns > kTilesNarrowestWideSliceColumns;
+       columns /= 2)
+    if (TilesShape shape = in_slices(columns); shape.blocks() >= multiprocessors) return shape;
+  return in_slices(kTilesNarrowestWideSliceColumns);
 }
 
 std::int64_t tiles_segment_slots(std::int64_t rows, std::int64_t cols) {

@@ -68,16 +68,30 @@ inline constexpr int kTilesTargetWarpsPerSm = 32;
 /// target's chunks: on 4096 x 4096 (where the target gave one segment) 512 ran 1.2-1.4x faster;
 /// chunks of 1024 ran 0.87-1.08x as fast as 512 at n <= 16, 256 0.84-1.0x, 4096 0.3-0.7x.
 inline constexpr int kTilesDecodeChunkSegments = 2;
-/// At up to 64 columns the decode chunks are widened 2x or 4x (to 2048 columns) where the blocks
-/// still fill their last wave as well, within this share: fewer chunks, fewer split-K partial sums
-/// and longer copy pipelines. On 14336 x 4096 (896 row blocks: 3.4, 1.7 or 0.85 waves of 264
-/// blocks) 2048 columns ran 1.10-1.17x faster than 512 at n = 8-64 and 70-90 % sparsity; where
-/// widening loses its last wave's fill (11008 x 4096: 2.6 -> 1.3 waves; 4096 x 11008; 4096 x
-/// 4096) 512 stayed best or within 5 % (H200, run 213,
-/// bench/results/2026-11-29-0800-h200-tca-decode-chunks).
+/// At up to 64 columns the decode chunks are widened to the narrowest of 2 .. 8 segments whose
+/// blocks (8 row blocks x a chunk) all run at once, 2 an SM: a block's start (its first copies,
+/// the split-K sum) is paid once an SM pair, not once a wave, and no wave runs part-full. H200, run
+/// 224 (bench/results/2026-11-29-1130-h200-tca-wave-chunks), 8 LLM weights at 70 and 90 %,
+/// n = 8-64, chunks of 3-8 segments against the previous rule's: 11008 x 4096 and 4096 x 11008
+/// take 6 segments (258 / 256 blocks of 264, against 688 / 704 at 2), 1.10-1.28x faster (n = 16,
+/// 70 %: 30.6 -> 25.3-25.7 us and 31.7 -> 25.6-25.9, dense cuBLAS 26.6-27.0 and 30.7-31.3); the
+/// other widths there ran 0.86-1.17x as fast as 2; 14336 x 4096 keeps 8 (224 blocks) and
+/// 4096 x 4096 2 (256): there every other width was slower (0.47-0.96x).
+/// Where no chunk of up to 8 segments fits one wave, the 2-segment chunks are doubled while the
+/// blocks still fill their last wave within this share (run 213, the rule before run 224).
 inline constexpr double kTilesWaveFillTolerance = 0.02;
-/// The widest decode chunk the wave rule takes, in segments (2048 columns; 4096 never won).
+/// The widest decode chunk the wave rules take, in segments (2048 columns; 4096 never won).
 inline constexpr int kTilesMaxDecodeChunkSegments = 8;
+/// Above 64 columns of B the slices are narrowed to 32 and then 16 columns while the kernel has
+/// fewer blocks than the GPU has SMs: a small weight multiplied by a wide B then runs on more
+/// SMs, each with a shorter chain of MMAs and a smaller stage of B. H200, run 227
+/// (bench/results/2026-11-29-1130-h200-tca-wave-chunks), the 150 DLMC matrices at 90 %, n = 256
+/// and 2048, column-major, slices of 8 / 16 / 32 against 64: this rule ran 1.49x faster than
+/// 64-column slices at n = 256 (never slower; 0.53x -> 0.79x dense cuBLAS, against 0.80x for
+/// the fastest width of each matrix) and 1.03x at n = 2048 (never slower). Narrowing to 8 as
+/// well: 1.45x and 1.03x (0.98x at worst); narrowing while fewer than 2 blocks an SM: 1.38x
+/// and 0.85x.
+inline constexpr int kTilesNarrowestWideSliceColumns = 16;
 /// Split-K partial sums the plan may hold (fp32, one a chunk a C element).
 inline constexpr std::int64_t kTilesMaxPartialBytes = std::int64_t{256} << 20;
 
@@ -102,6 +116,12 @@ struct TilesShape {
   std::int64_t stage_bytes = 0;     ///< a staged segment of B (padded); a block holds two
   std::int64_t partial_bytes = 0;   ///< split-K partial sums (0 when chunks == 1)
   std::int64_t chunk_columns() const { return chunk_segments * kTilesSegmentColumns; }
+  /// Row groups of kTilesWarpsPerBlock row blocks, one a thread block.
+  std::int64_t row_groups() const {
+    return (row_blocks + kTilesWarpsPerBlock - 1) / kTilesWarpsPerBlock;
+  }
+  /// Thread blocks of the kernel: a row group, chunk and slice each.
+  std::int64_t blocks() const { return row_groups() * chunks * slices; }
 };
 
 /// Columns of a slice for width n: the smallest of 8, 16, 32, 64 that holds n (64 above).
@@ -114,14 +134,15 @@ std::int64_t tiles_stage_stride(std::int64_t row_elements);
 std::int64_t tiles_stage_bytes(int slice_columns, DenseLayout dense);
 
 /// The shape for a rows x cols matrix at width n on a GPU of `multiprocessors` SMs: at n <= 64
-/// chunks of kTilesDecodeChunkSegments segments (widened by the wave rule above), wider n chunks
-/// enough to give the SMs
-/// kTilesTargetWarpsPerSm warps each (one warp a row block, slice and chunk); both within the
-/// partial-sum bound. chunk_columns > 0 fixes the chunk width instead (rounded up to a whole
-/// segment, 256).
+/// one slice of the narrowest width that holds n, in chunks of kTilesDecodeChunkSegments
+/// segments or more (the wave rules above); wider n in slices of 64 columns (narrowed to 32 or
+/// 16 while the blocks are fewer than the SMs, kTilesNarrowestWideSliceColumns) and chunks enough
+/// to give the SMs kTilesTargetWarpsPerSm warps each (one warp a row block, slice and chunk);
+/// both within the partial-sum bound. chunk_columns > 0 fixes the chunk width instead (rounded
+/// up to a whole segment, 256), slice_columns > 0 (8, 16, 32 or 64) the slice width.
 TilesShape choose_tiles_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
                               DenseLayout dense, int multiprocessors,
-                              std::int64_t chunk_columns = 0);
+                              std::int64_t chunk_columns = 0, int slice_columns = 0);
 
 struct TileLayout {
   std::int64_t rows = 0, cols = 0, nnz = 0;

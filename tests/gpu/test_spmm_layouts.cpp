@@ -126,12 +126,12 @@ test::NamedMatrix scattered_matrix() {
 }
 
 /// tca's kernels with their parameter sets (rows: both index widths; tiles: split-K chunks of
-/// one segment, automatic, 8 segments, and one chunk of all segments: 235 on the scattered
-/// matrix, past a warp's window of 32 segment offsets; chunks of one segment summed in clusters
-/// (sm_90, up to 8 chunks; more go through global memory) and every chunking through global
-/// memory; the layout built on the host and on the
-/// GPU whatever the size), every
-/// layout and output, the
+/// one segment, automatic, 3 segments (an odd count, the last chunk shorter), 8 segments, and
+/// one chunk of all segments: 235 on the scattered matrix, past a warp's window of 32 segment
+/// offsets; chunks of one segment summed in clusters (sm_90, up to 8 chunks; more go through
+/// global memory) and every chunking through global memory; without the dependent launch;
+/// slices of 8 and of 64 columns whatever n (n = 65 in 9 slices of 8, n = 1 in one of 64); the
+/// layout built on the host and on the GPU whatever the size), every layout and output, the
 /// decode widths around the rows kernel's 16-column tiles, its 8-column vector loads and the
 /// tiles kernel's 8/16/32/64-column slices.
 template <typename Value>
@@ -142,11 +142,14 @@ void check_every_tca_kernel() {
       {"kernel=rows", "column_index_bits=32"},
       {"kernel=tiles"},
       {"kernel=tiles", "chunk_columns=16"},
+      {"kernel=tiles", "chunk_columns=768"},
       {"kernel=tiles", "chunk_columns=2048"},
       {"kernel=tiles", "chunk_columns=1000000"},
       {"kernel=tiles", "chunk_columns=256", "split_k=cluster"},
       {"kernel=tiles", "split_k=global"},
       {"kernel=tiles", "dependent_launch=off"},
+      {"kernel=tiles", "slice_columns=8"},
+      {"kernel=tiles", "slice_columns=64"},
       {"kernel=tiles", "build=host"},
       {"kernel=tiles", "build=device"}};
   std::vector<test::NamedMatrix> matrices = layout_matrices();

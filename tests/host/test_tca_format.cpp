@@ -214,6 +214,17 @@ TEST(TcaParameters, DependentLaunchIsTheTilesKernelsAndOnUntilTurnedOff) {
                ParameterError);
 }
 
+TEST(TcaParameters, SliceColumnsAreTheTilesKernelsAndAutoUntilGiven) {
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=tiles"}), 4096, 256).slice_columns, 0);
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=tiles", "slice_columns=16"}), 4096, 256)
+                .slice_columns,
+            16);
+  EXPECT_EQ(tca_parameters(tca_values({"slice_columns=8"}), 4096, 256).slice_columns, 8);
+  EXPECT_THROW(tca_parameters(tca_values({"kernel=rows", "slice_columns=16"}), 4096, 16),
+               ParameterError);
+  EXPECT_THROW(tca_values({"kernel=tiles", "slice_columns=24"}), ParameterError);
+}
+
 TEST(TcaParameters, TheTilesLayoutIsBuiltOnTheGpuFrom16384NonzerosOrWhereBuildSays) {
   const TcaParameters automatic = tca_parameters(tca_values({}), 4096, 256);
   EXPECT_FALSE(automatic.builds_tiles_on_device(kTilesDeviceBuildMinNonzeros - 1));

@@ -70,7 +70,7 @@ TEST(TilesShape, StagedRowsAreAnOddNumberOf16ByteUnits) {
   EXPECT_EQ(tiles_stage_bytes(16, DenseLayout::column_major), 16 * 264 * 2);
 }
 
-TEST(TilesShape, SplitsKInChunksOf512ColumnsAtDecodeWidthsWidenedByWavesAndToTheWarpTargetAbove) {
+TEST(TilesShape, SplitsKAtDecodeWidthsInTheNarrowestChunksThatRunInOneWaveAndToTheWarpTargetAbove) {
   // 4096 x 4096 at n = 16: 256 row blocks, one slice, 16 segments in 8 chunks of two
   const TilesShape decode = choose_tiles_shape(4096, 4096, 16, DenseLayout::row_major, 132);
   EXPECT_EQ(decode.row_blocks, 256);
@@ -81,19 +81,33 @@ TEST(TilesShape, SplitsKInChunksOf512ColumnsAtDecodeWidthsWidenedByWavesAndToThe
   EXPECT_EQ(decode.chunk_columns(), 512);
   EXPECT_EQ(decode.chunks, 8);
   EXPECT_EQ(decode.partial_bytes, 8 * 4096 * 16 * 4);
-  // 14336 x 4096: 112 blocks of 8 row blocks x 8 chunks = 896 blocks, 3.4 waves of 264; chunks of
-  // 1024 (1.7 waves) and 2048 columns (0.85) fill the last wave as well: the widest is taken
+  // the narrowest chunk whose blocks all run at once (264 on 132 SMs): 14336 x 4096 has 112
+  // blocks of 8 row blocks a chunk; 8 segments (2 chunks: 224 blocks) is the first to fit
   const TilesShape tall = choose_tiles_shape(14336, 4096, 64, DenseLayout::row_major, 132);
   EXPECT_EQ(tall.chunk_columns(), 2048);
   EXPECT_EQ(tall.chunks, 2);
   EXPECT_EQ(tall.partial_bytes, 2 * 14336 * 64 * 4);
-  // 11008 x 4096: 688 blocks fill 2.6 of 3 waves (0.87), at 1024 columns 1.3 of 2 (0.65): 512
-  // stays; so does 4096 x 11008 (704 blocks: 2.67 of 3 waves against 1.33 of 2 or 0.73 of 1)
-  EXPECT_EQ(choose_tiles_shape(11008, 4096, 16, DenseLayout::row_major, 132).chunk_columns(), 512);
-  EXPECT_EQ(choose_tiles_shape(4096, 11008, 16, DenseLayout::row_major, 132).chunk_columns(), 512);
-  // on a GPU of half the SMs 4096 x 4096's 256 blocks are 1.94 waves: 1024 columns (0.97 of a
-  // wave) fill as well; 2048 (0.48) do not
+  // 11008 x 4096 (86 block rows): 2 .. 5 segments give 8, 6, 4, 4 chunks (688 .. 344 blocks),
+  // 6 gives 3 chunks (258 blocks) of 6, 6 and 4 segments
+  const TilesShape eleven = choose_tiles_shape(11008, 4096, 16, DenseLayout::row_major, 132);
+  EXPECT_EQ(eleven.chunk_columns(), 1536);
+  EXPECT_EQ(eleven.chunks, 3);
+  // 4096 x 11008 (32 block rows, 43 segments): 6 segments, 8 chunks (256 blocks)
+  const TilesShape wide = choose_tiles_shape(4096, 11008, 16, DenseLayout::row_major, 132);
+  EXPECT_EQ(wide.chunk_columns(), 1536);
+  EXPECT_EQ(wide.chunks, 8);
+  // on a GPU of half the SMs (132 blocks at once) 4096 x 4096 (32 block rows, 16 segments) fits
+  // at 4 segments (4 chunks)
   EXPECT_EQ(choose_tiles_shape(4096, 4096, 16, DenseLayout::row_major, 66).chunk_columns(), 1024);
+  // where no chunk of up to 8 segments fits one wave (65536 x 4096: 512 block rows), the
+  // 2-segment chunks are doubled while the last wave stays as full: 4096 blocks fill 15.5 of 16
+  // waves, 2048 (4 segments) 7.76 of 8, 1024 (8) 3.88 of 4: all 0.97, 8 is taken
+  EXPECT_EQ(choose_tiles_shape(65536, 4096, 16, DenseLayout::row_major, 132).chunk_segments, 8);
+  // a slice width given: n = 256 in 16 slices of 16 columns, the warp target's chunks
+  const TilesShape narrow = choose_tiles_shape(4096, 4096, 256, DenseLayout::row_major, 132, 0, 16);
+  EXPECT_EQ(narrow.slice_columns, 16);
+  EXPECT_EQ(narrow.slices, 16);
+  EXPECT_EQ(narrow.chunks, 2);  // 256 row blocks x 16 slices = 4096 units: 4224 warps wanted
   // above 64 columns: 4096 x 4096 at n = 128 has 512 (row block, slice) units; 4224 warps wanted
   // -> 9 chunks -> 2 segments a chunk
   const TilesShape wider = choose_tiles_shape(4096, 4096, 128, DenseLayout::row_major, 132);
@@ -115,6 +129,20 @@ TEST(TilesShape, SplitsKInChunksOf512ColumnsAtDecodeWidthsWidenedByWavesAndToThe
         EXPECT_GE(s.chunks * s.chunk_segments, s.segments);
         EXPECT_LT((s.chunks - 1) * s.chunk_segments, s.segments);
       }
+}
+
+TEST(TilesShape, WideNRunsInSlicesOf64NarrowedTo32Or16WhileTheBlocksAreFewerThanTheSms) {
+  // a 512 x 512 weight (4 row groups, 2 segments) at n = 256 has 32 blocks in slices of 64 (2
+  // chunks), 64 in slices of 32, 128 in slices of 16: 16 is as narrow as it goes
+  EXPECT_EQ(choose_tiles_shape(512, 512, 256, DenseLayout::column_major, 132).slice_columns, 16);
+  // ... at n = 2048, 256 blocks in slices of 64 (32 slices x 2 chunks x 4 row groups)
+  const TilesShape dlmc_prefill = choose_tiles_shape(512, 512, 2048, DenseLayout::column_major, 132);
+  EXPECT_EQ(dlmc_prefill.slice_columns, 64);
+  EXPECT_EQ(dlmc_prefill.blocks(), 256);
+  // 1024 x 256 (one segment, 8 row groups) at n = 256: 32 blocks in slices of 64, 64 of 32, 128
+  // of 16; on a GPU of 60 SMs 64 blocks are enough at 32
+  EXPECT_EQ(choose_tiles_shape(1024, 256, 256, DenseLayout::row_major, 60).slice_columns, 32);
+  EXPECT_EQ(choose_tiles_shape(4096, 4096, 256, DenseLayout::row_major, 132).slice_columns, 64);
 }
 
 TEST(TilesShape, FixedChunkWidthsRoundUpToWholeSegments) {
