@@ -27,7 +27,7 @@ std::span<const ParameterSpec> parameter_specs() {
       {"chunk_columns", Type::integer, "auto", 16, 1 << 30, {"auto"},
        "tiles: columns of A (and rows of B) one thread block multiplies, the split-K unit "
        "(rounded up to a segment of 256); auto: at n <= 64 the narrowest of 512 .. 2048 whose "
-       "blocks all run at once, wider n split-K until the GPU has 32 warps an SM"},
+       "blocks all run at once, wider n split-K until the GPU has 12 warps an SM"},
       {"slice_columns", Type::choice, "auto", 0, 0, {"auto", "8", "16", "32", "64"},
        "tiles: columns of B and C one thread block computes (n runs as slices of this width); "
        "auto: the narrowest that holds n; above 64 columns 64, narrowed to 32 or 16 while the "

@@ -61,8 +61,16 @@ inline constexpr int kTilesMaxSliceColumns = 64;
 /// memory, and 80 registers spilling) at 70 % sparsity and n = 16, 1.07x at 90 % (H200, run 132).
 inline constexpr int kTilesBlocksPerSm = 2;
 /// Warps the shape rule aims at a streaming multiprocessor above 64 columns of B (split-K over
-/// chunks until the row blocks x slices x chunks reach it).
-inline constexpr int kTilesTargetWarpsPerSm = 32;
+/// chunks until the row blocks x slices x chunks reach it). H200, runs 229-231
+/// (bench/results/2026-11-29-1130-h200-tca-wave-chunks), against 32, the value before: on the 150
+/// DLMC matrices at 90 % (column-major) 12 ran 1.004x as fast at n = 256 (0.959-1.076) and 1.072x
+/// at n = 2048 (up to 1.42x: 2048 x 512, one chunk instead of 2); on the 4 LLM shapes at 90 / 95 %
+/// (row-major) 1.120x at n = 128, 1.052x at n = 256 (11008 x 4096 and 14336 x 4096 0.94-0.95x,
+/// one chunk instead of 2) and 1.021x at n = 1024. 8 warps (one block's worth) lost at n = 256 on
+/// DLMC (0.978x) and at n = 128 on the LLM weights (0.943x); run 229's one-chunk variant showed
+/// the few-row DLMC weights (64-512 rows, 576-4608 columns) at n = 256 need their split (0.56x
+/// without it).
+inline constexpr int kTilesTargetWarpsPerSm = 12;
 /// Segments a chunk spans at up to 64 columns of B (one slice): 512 columns. Measured (H200,
 /// run 126, `sweep-chunks`, 8 LLM weights at 70 and 90 %, n = 8 / 16 / 64) against the warp
 /// target's chunks: on 4096 x 4096 (where the target gave one segment) 512 ran 1.2-1.4x faster;

@@ -107,13 +107,13 @@ TEST(TilesShape, SplitsKAtDecodeWidthsInTheNarrowestChunksThatRunInOneWaveAndToT
   const TilesShape narrow = choose_tiles_shape(4096, 4096, 256, DenseLayout::row_major, 132, 0, 16);
   EXPECT_EQ(narrow.slice_columns, 16);
   EXPECT_EQ(narrow.slices, 16);
-  EXPECT_EQ(narrow.chunks, 2);  // 256 row blocks x 16 slices = 4096 units: 4224 warps wanted
-  // above 64 columns: 4096 x 4096 at n = 128 has 512 (row block, slice) units; 4224 warps wanted
-  // -> 9 chunks -> 2 segments a chunk
+  EXPECT_EQ(narrow.chunks, 1);  // 256 row blocks x 16 slices = 4096 units: 1584 warps wanted
+  // above 64 columns: 4096 x 4096 at n = 128 has 512 (row block, slice) units; 1584 warps wanted
+  // (12 an SM) -> 4 chunks of 4 segments
   const TilesShape wider = choose_tiles_shape(4096, 4096, 128, DenseLayout::row_major, 132);
   EXPECT_EQ(wider.slices, 2);
-  EXPECT_EQ(wider.chunk_segments, 2);
-  EXPECT_EQ(wider.chunks, 8);
+  EXPECT_EQ(wider.chunk_segments, 4);
+  EXPECT_EQ(wider.chunks, 4);
   // many row blocks and slices: one chunk, no partial sums
   const TilesShape prefill = choose_tiles_shape(14336, 4096, 1024, DenseLayout::row_major, 132);
   EXPECT_EQ(prefill.chunks, 1);
