@@ -428,12 +428,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
             ? tiles_run_stage_words(layout.longest_run_words, run_stage_budget_bytes())
             : kSegmentMaskWords;
     tiles_.layout = std::move(layout);
-    if (layout_.output == SpmmOutput::fp32) allow_tiles_shared_memory<float>();
-    else allow_tiles_shared_memory<V>();
-    tiles_.blocks_at_once = layout_.output == SpmmOutput::fp32 ? tiles_blocks_at_once<float>()
-                                                               : tiles_blocks_at_once<V>();
-    tiles_.cluster_reduce = layout_.output == SpmmOutput::fp32 ? sums_chunks_in_clusters<float>()
-                                                               : sums_chunks_in_clusters<V>();
+    if (layout_.output == SpmmOutput::fp32) set_up_tiles_kernel<float>();
+    else set_up_tiles_kernel<V>();
     // sm_90 code waits in griddepcontrol.wait; sm_80 code would not (arch/dependent_launch.cuh)
     tiles_.dependent_launch =
         parameters_.dependent_launch &&
@@ -515,6 +511,15 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     for (int blocks = kTilesBlocksPerSm; blocks >= 1 && budget < kMaskBytes; --blocks)
       budget = std::min(per_sm / blocks - reserved, per_block) - tiles_fixed_shared_bytes();
     return budget;
+  }
+
+  /// The instantiation for output type Out: its shared memory attribute, how many of its blocks
+  /// run at once, whether it sums the chunks in clusters.
+  template <typename Out>
+  void set_up_tiles_kernel() {
+    allow_tiles_shared_memory<Out>();
+    tiles_.blocks_at_once = tiles_blocks_at_once<Out>();
+    tiles_.cluster_reduce = sums_chunks_in_clusters<Out>();
   }
 
   /// Lets the kernel take as much dynamic shared memory as a block may opt into. The attribute
