@@ -47,25 +47,32 @@ __device__ __forceinline__ void slot_of_offset(int offset, bool column_major, in
   }
 }
 
-/// Writes (value i of `row`, or padding) to position `at`: a value of the row when i < length,
-/// else 0 with the row's last column; 0 with column 0 where row < 0.
+/// Writes (value i of `row`, or padding) to position `at`, for a row whose CSR values are
+/// [begin, begin + length): a value of the row when i < length, else 0 with the row's last
+/// column; 0 with column 0 where row < 0.
 template <typename V>
-__device__ __forceinline__ void put_value(const CsrArrays<V>& csr, int row, long long i,
-                                          V* out_values, int* out_cols, long long at) {
+__device__ __forceinline__ void put_row_value(const CsrArrays<V>& csr, int row, long long begin,
+                                              long long length, long long i, V* out_values,
+                                              int* out_cols, long long at) {
   if (row < 0) {
     out_values[at] = V{};
     out_cols[at] = 0;
-    return;
-  }
-  const long long begin = csr.row_ptr[row];
-  const long long length = csr.row_ptr[row + 1] - begin;
-  if (i < length) {
+  } else if (i < length) {
     out_values[at] = csr.values[begin + i];
     out_cols[at] = csr.col_idx[begin + i];
   } else {
     out_values[at] = V{};
     out_cols[at] = csr.col_idx[begin + length - 1];
   }
+}
+
+/// put_row_value for `row`, its place in the CSR read from row_ptr.
+template <typename V>
+__device__ __forceinline__ void put_value(const CsrArrays<V>& csr, int row, long long i,
+                                          V* out_values, int* out_cols, long long at) {
+  const long long begin = row < 0 ? 0 : csr.row_ptr[row];
+  const long long length = row < 0 ? 0 : csr.row_ptr[row + 1] - begin;
+  put_row_value(csr, row, begin, length, i, out_values, out_cols, at);
 }
 
 /// Long rows: one warp a task; the task's values are its row's values from the first value of
@@ -85,35 +92,50 @@ __global__ void fill_long_kernel(CsrArrays<V> csr, const int4* tasks, int task_c
     put_value(csr, task.x, at - row_first, out_values, out_cols, at);
 }
 
-/// Medium rows: one warp a row-block; its regular blocks (block row s = medium row rb*R + s,
-/// chunk j = values 4j..4j+3 of the row), then the rest of each row to the irregular part.
+/// Medium rows: one warp a row-block. Lane s < R first loads block row s's row id, its place in
+/// the CSR and its irregular offset (one round of loads for the row-block's R rows, which the
+/// lanes then take from lane s by shuffle); then the lanes walk the row-block's regular blocks
+/// (block row s = medium row rb*R + s, chunk j = values 4j..4j+3 of the row), one storage
+/// position a lane, and the rest of each row to the irregular part.
 template <typename V>
 __global__ void fill_medium_kernel(CsrArrays<V> csr, int row_blocks, const int* rowblock_ptr,
                                    const int* medium_row_ids, const int* irregular_ptr,
                                    V* regular_values, int* regular_cols, V* irregular_values,
                                    int* irregular_cols, bool column_major) {
   constexpr int R = Traits<V>::kBlockRows;
+  static_assert(R <= kWarpSize, "one lane a block row");
   constexpr int kBlockValuesR = kBlockValues<V>;
+  constexpr unsigned kAllLanes = 0xffffffffu;
   const int rb = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize);
   const int lane = static_cast<int>(threadIdx.x % kWarpSize);
-  if (rb >= row_blocks) return;
+  if (rb >= row_blocks) return;  // warp-uniform: the shuffles below have all 32 lanes
   const long long base = rowblock_ptr[rb], end = rowblock_ptr[rb + 1];
-  for (long long at = base + lane; at < end; at += kWarpSize) {
-    const long long within = at - base;
-    const long long chunk = within / kBlockValuesR;
+  int lane_row = -1, lane_begin = 0, lane_length = 0, lane_to = 0;
+  if (lane < R) {
+    const long long m = static_cast<long long>(rb) * R + lane;
+    lane_row = medium_row_ids[m];
+    if (lane_row >= 0) {
+      lane_begin = csr.row_ptr[lane_row];
+      lane_length = csr.row_ptr[lane_row + 1] - lane_begin;
+      lane_to = irregular_ptr[m];
+    }
+  }
+  for (long long first = base; first < end; first += kWarpSize) {
+    const long long at = first + lane, within = at - base;
     int slot, value;
     slot_of_offset<R>(static_cast<int>(within % kBlockValuesR), column_major, slot, value);
-    const int row = medium_row_ids[static_cast<long long>(rb) * R + slot];
-    put_value(csr, row, chunk * 4 + value, regular_values, regular_cols, at);
+    const int row = __shfl_sync(kAllLanes, lane_row, slot);
+    const long long begin = __shfl_sync(kAllLanes, lane_begin, slot);
+    const long long length = __shfl_sync(kAllLanes, lane_length, slot);
+    if (at < end)
+      put_row_value(csr, row, begin, length, within / kBlockValuesR * 4 + value, regular_values,
+                    regular_cols, at);
   }
   const long long regular_per_row = (end - base) / kBlockValuesR * 4;
   for (int slot = 0; slot < R; ++slot) {
-    const long long m = static_cast<long long>(rb) * R + slot;
-    const int row = medium_row_ids[m];
-    if (row < 0) continue;
-    const long long begin = csr.row_ptr[row];
-    const long long length = csr.row_ptr[row + 1] - begin;
-    const long long to = irregular_ptr[m];
+    const long long begin = __shfl_sync(kAllLanes, lane_begin, slot);
+    const long long length = __shfl_sync(kAllLanes, lane_length, slot);
+    const long long to = __shfl_sync(kAllLanes, lane_to, slot);
     for (long long i = regular_per_row + lane; i < length; i += kWarpSize) {
       irregular_values[to + i - regular_per_row] = csr.values[begin + i];
       irregular_cols[to + i - regular_per_row] = csr.col_idx[begin + i];
