@@ -96,7 +96,7 @@ __global__ void fill_long_kernel(CsrArrays<V> csr, const int4* tasks, int task_c
 /// the CSR and its irregular offset (one round of loads for the row-block's R rows, which the
 /// lanes then take from lane s by shuffle); then the lanes walk the row-block's regular blocks
 /// (block row s = medium row rb*R + s, chunk j = values 4j..4j+3 of the row), one storage
-/// position a lane, and the rest of each row to the irregular part.
+/// position a lane, and write the rest of the R rows to the irregular part, 32 / R lanes a row.
 template <typename V>
 __global__ void fill_medium_kernel(CsrArrays<V> csr, int row_blocks, const int* rowblock_ptr,
                                    const int* medium_row_ids, const int* irregular_ptr,
@@ -131,15 +131,17 @@ __global__ void fill_medium_kernel(CsrArrays<V> csr, int row_blocks, const int* 
       put_row_value(csr, row, begin, length, within / kBlockValuesR * 4 + value, regular_values,
                     regular_cols, at);
   }
+  // the irregular part: lane l takes block row l % R, its values regular_per_row + l / R,
+  // + kLanesPerRow, ... (most rows have a few irregular values: one round for all R rows)
+  constexpr int kLanesPerRow = kWarpSize / R;
+  const int slot = lane % R;
   const long long regular_per_row = (end - base) / kBlockValuesR * 4;
-  for (int slot = 0; slot < R; ++slot) {
-    const long long begin = __shfl_sync(kAllLanes, lane_begin, slot);
-    const long long length = __shfl_sync(kAllLanes, lane_length, slot);
-    const long long to = __shfl_sync(kAllLanes, lane_to, slot);
-    for (long long i = regular_per_row + lane; i < length; i += kWarpSize) {
-      irregular_values[to + i - regular_per_row] = csr.values[begin + i];
-      irregular_cols[to + i - regular_per_row] = csr.col_idx[begin + i];
-    }
+  const long long begin = __shfl_sync(kAllLanes, lane_begin, slot);
+  const long long length = __shfl_sync(kAllLanes, lane_length, slot);
+  const long long to = __shfl_sync(kAllLanes, lane_to, slot);
+  for (long long i = regular_per_row + lane / R; i < length; i += kLanesPerRow) {
+    irregular_values[to + i - regular_per_row] = csr.values[begin + i];
+    irregular_cols[to + i - regular_per_row] = csr.col_idx[begin + i];
   }
 }
 
