@@ -103,7 +103,7 @@ __global__ void fill_medium_kernel(CsrArrays<V> csr, int row_blocks, const int* 
                                    V* regular_values, int* regular_cols, V* irregular_values,
                                    int* irregular_cols, bool column_major) {
   constexpr int R = Traits<V>::kBlockRows;
-  static_assert(R <= kWarpSize, "one lane a block row");
+  static_assert(R <= kWarpSize && kWarpSize % R == 0, "whole lanes a block row");
   constexpr int kBlockValuesR = kBlockValues<V>;
   constexpr unsigned kAllLanes = 0xffffffffu;
   const int rb = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize);
