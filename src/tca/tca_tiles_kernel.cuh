@@ -123,9 +123,14 @@ __device__ __forceinline__ void stage_b(std::uint16_t* stage, const TilesArgumen
 /// shared memory whole; of a longer one only the mask words are, and its pairs are read from
 /// global memory.
 struct SegmentRun {
-  const unsigned* run = nullptr;
+  using Word = unsigned;
+  const Word* run = nullptr;
   int words = 0;
 
+  /// Bytes of `count` words of a run.
+  __device__ __forceinline__ static int bytes_of(int count) {
+    return static_cast<int>(sizeof(Word)) * count;
+  }
   /// Whether the run is staged whole in a stage of stage_words words (strictly shorter: a lane
   /// whose mask bit is clear may read one word past the run, see load_fragments).
   __device__ __forceinline__ bool staged_whole(int stage_words) const {
@@ -135,7 +140,7 @@ struct SegmentRun {
   /// joining each lane's open group.
   __device__ __forceinline__ void copy_to_stage(unsigned* stage, int stage_words, int lane) const {
     const int copied = staged_whole(stage_words) ? words : min(words, kSegmentMaskWords);
-    arch::async_copy_bytes(stage, run, 4 * copied, lane, 32);
+    arch::async_copy_bytes(stage, run, bytes_of(copied), lane, 32);
   }
   /// Step 2: the warp's table in shared memory: for each mask word, the byte offset of its first
   /// pair, from `base` (a warp scan of the words' counts; the mask words themselves are the
@@ -383,9 +388,8 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, tca::kTilesBlocksPerSm)
     const int begin = __shfl_sync(0xffffffffu, begins, at);
     return SegmentRun{args.words + begin, __shfl_sync(0xffffffffu, begins, at + 1) - begin};
   };
-  // Step 2 of `segment`: the warp's run into its run stage.
-  const auto stage_run = [&](std::int64_t segment) {
-    const SegmentRun run = run_of(segment);
+  // Step 2 of `segment`, whose run is `run`: the run into the warp's run stage.
+  const auto stage_run = [&](std::int64_t segment, const SegmentRun& run) {
     run.copy_to_stage(run_stage_of(segment), args.run_stage_words, lane);
     return run;
   };
@@ -394,12 +398,15 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, tca::kTilesBlocksPerSm)
     stage_b<kSliceColumns, kRowMajor>(stage_of(segment), args, segment * kTilesSegmentColumns, n0,
                                       stride);
   };
-  // Steps 1 and 2 of `segment` as one cp.async group of each thread.
-  const auto stage_segment = [&](std::int64_t segment) {
+  // Steps 1 and 2 of `segment`, whose run is `run`, as one cp.async group of each thread.
+  const auto stage_segment_with = [&](std::int64_t segment, const SegmentRun& run) {
     stage_b_of(segment);
-    const SegmentRun run = stage_run(segment);
+    stage_run(segment, run);
     arch::async_copy_commit();
     return run;
+  };
+  const auto stage_segment = [&](std::int64_t segment) {
+    return stage_segment_with(segment, run_of(segment));
   };
 
   float acc[kNTiles][arch::kM16n8k8AccumulatorsPerLane] = {};
@@ -416,17 +423,17 @@ __global__ void __launch_bounds__(kTilesThreadsPerBlock, tca::kTilesBlocksPerSm)
   const bool has_first = first_segment < end_segment;
   const bool has_second = kAhead == 2 && first_segment + 1 < end_segment;
   SegmentRun current, next;
-  if (has_first) current = stage_run(first_segment);
+  if (has_first) current = stage_run(first_segment, run_of(first_segment));
   if (has_second) {
-    const SegmentRun second = run_of(first_segment + 1);
-    arch::prefetch_to_l2(second.run, 4 * second.words, lane, 32);
+    next = run_of(first_segment + 1);
+    arch::prefetch_to_l2(next.run, SegmentRun::bytes_of(next.words), lane, 32);
   }
   arch::wait_for_prior_grids();
   if (has_first) {
     stage_b_of(first_segment);
     arch::async_copy_commit();
   }
-  if (has_second) next = stage_segment(first_segment + 1);
+  if (has_second) stage_segment_with(first_segment + 1, next);
   for (std::int64_t segment = first_segment; segment < end_segment; ++segment) {
     if (kAhead == 2 && segment + 1 < end_segment) arch::async_copy_wait<1>();  // not the next's
     else arch::async_copy_wait<0>();
