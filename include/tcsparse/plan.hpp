@@ -143,9 +143,11 @@ struct PlanOptions {
 /// the values: applies queued on `stream` after it see the new values, applies before it the old
 /// ones (order applies on other streams yourself, e.g. with events). The device array may be
 /// freed once the copy ran. `update_values(host_values, stream)` uploads them first and returns
-/// when the values are in place (it waits for `stream`). Methods whose layout reorders or pads the
-/// values at plan time (dasp), and a csr_overlap plan that borrows a DeviceCsrView's arrays,
-/// throw UnsupportedError naming the method and what to do instead.
+/// when the values are in place (it waits for `stream`). dasp, whose layout reorders and pads the
+/// values, refills it on `stream` with its plan-time fill kernels (one pass over the layout's
+/// values; it keeps the CSR's row offsets on the GPU for this, 4 bytes a row). Methods that
+/// cannot (hbp, tca's kernel=tiles), and a csr_overlap plan that borrows a DeviceCsrView's
+/// arrays, throw UnsupportedError naming the method and what to do instead.
 /// host_values.size() != nnz is a ValidationError.
 
 /// y = alpha * A * x + beta * y on the GPU. fp16 and bf16 accumulate in fp32.

@@ -425,13 +425,15 @@ class _Plan:
 
     @property
     def can_update_values(self) -> bool:
-        """Whether update_values works for this plan's method (not for dasp)."""
+        """Whether update_values works for this plan's method (not for hbp, tca's tiles kernel
+        or a csr_overlap plan that borrows its arrays)."""
         return self._plan.can_update_values()
 
     def update_values(self, values: Any, stream: Any = None) -> None:
         """Replaces A's nnz values (in the CSR order of A with sorted columns), keeping its
         pattern. Device values: asynchronous on `stream`; host values (on a GPU plan): uploaded
-        and waited for. A method that reorders its values (dasp) raises UnsupportedError."""
+        and waited for. A plan that cannot take them (can_update_values) raises
+        UnsupportedError."""
         view = _arrays.describe(values, "values")
         self._check(view, "values", (self.nnz,), allow_host=True)
         self._plan.update_values(view.address, view.on_device, self._stream(stream, view))

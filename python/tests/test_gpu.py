@@ -238,16 +238,22 @@ def test_update_values_from_the_device(cp):
     assert relative_error(cp.asnumpy(plan(cp.asarray(x))), B @ x) < 1e-12
 
 
-def test_dasp_refuses_update_values_and_permutes_in_plan_order(cp):
+def test_dasp_takes_new_values_and_permutes_in_plan_order(cp):
     A = tcsparse.generate("stencil3d", nx=20, ny=20, nz=20, seed=1)
     plan = tcsparse.SpmvPlan(A, method="dasp", parameters={"row_order": "plan"})
-    with pytest.raises(tcsparse.UnsupportedError, match="dasp"):
-        plan.update_values(cp.asarray(A.data))
     assert plan.plan_row_order
     x = cp.asarray(random_values(A.shape[1], 13))
     xp = plan.permute(x)
     y = plan.unpermute(plan(xp))
     assert relative_error(cp.asnumpy(y), A @ cp.asnumpy(x)) < 1e-12
+    assert plan.can_update_values
+    new = random_values(A.nnz, 17)
+    plan.update_values(cp.asarray(new))  # the layout refilled, its rows in the plan's order
+    B = scipy.sparse.csr_array((new, A.indices, A.indptr), shape=A.shape)
+    y = plan.unpermute(plan(xp))
+    assert relative_error(cp.asnumpy(y), B @ cp.asnumpy(x)) < 1e-12
+    plan.update_values(A.data)  # host values: back to A
+    assert relative_error(cp.asnumpy(plan.unpermute(plan(xp))), A @ cp.asnumpy(x)) < 1e-12
 
 
 # ---- repeated calls: the fast path (module.cpp) still refuses what changed, reads the stream ----

@@ -123,6 +123,16 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
 
   const PlanStats& stats() const override { return stats_; }
 
+  /// New values refill the layout's value arrays: the build's fill kernels from the kept row
+  /// offsets, without the columns (DeviceLayout::replace_values).
+  bool can_update_values() const override { return true; }
+  void update_values(const Value* values, Stream stream) override {
+    if (!device_layout_) return;  // no nonzeros: no values
+    device_layout_->replace_values(reinterpret_cast<const V*>(values),
+                                   plan_to_caller_.size() > 0 ? plan_to_caller_.data() : nullptr,
+                                   stream);
+  }
+
   std::optional<detail::DeviceRowOrder> row_order() const override {
     if (plan_to_caller_.size() == 0) return std::nullopt;
     return detail::DeviceRowOrder{plan_to_caller_.data(), caller_to_plan_.data()};
@@ -218,6 +228,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
       const detail::Stopwatch upload;
       device_layout_ = std::make_unique<DeviceLayout<Value>>(
           upload_index(layout), parameters.fill_on_device ? nullptr : &layout);
+      if (!parameters.fill_on_device) device_layout_->keep_row_offsets(matrix.row_ptr);
       stats_.upload_ms = upload.elapsed_ms();
       phases_.lap("index_upload");
       if (parameters.fill_on_device) {

@@ -1,12 +1,15 @@
 // A DASP layout on the device: its index arrays (built on the GPU or uploaded,
 // dasp_device_build.hpp), its value and column arrays, the kernel arguments (dasp_kernels.cuh,
-// Arguments) pointing into them, and the GPU fill of the values from the CSR (dasp_fill.cuh).
+// Arguments) pointing into them, the GPU fill of the values from the CSR (dasp_fill.cuh), and a
+// copy of the CSR's row offsets with which the same fill replaces the values later
+// (SpmvPlan::update_values).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <memory>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -127,37 +130,37 @@ class DeviceLayout {
   }
 
   /// Fills the value and column arrays on the GPU (dasp_fill.cuh) from the CSR the index was
-  /// built for (device pointers: a plan's upload or the caller's DeviceCsrView), on the legacy
-  /// stream, complete on return; the fill kernels' time is added to stats.device_preprocess_ms.
+  /// built for (device pointers: a plan's upload or the caller's DeviceCsrView) and keeps a copy
+  /// of its row offsets (as keep_row_offsets), on the legacy stream, complete on return; the
+  /// time is added to stats.device_preprocess_ms.
   void fill_values(const device::CsrArrays<V>& csr, PlanStats& stats) {
-    auto warps_grid = [](std::int64_t warps) {
-      return static_cast<unsigned>((warps + device::kWarpsPerBlock - 1) / device::kWarpsPerBlock);
-    };
-    const device::Arguments<V>& a = arguments_;
-    const DaspLayoutInfo& L = index_.info;
-    const DaspCounts& c = L.counts;
     detail::CudaEvent start, stop;
     start.record(nullptr);
-    if (c.long_tasks > 0)
-      device::fill_long_kernel<V><<<warps_grid(c.long_tasks), device::kThreadsPerBlock>>>(
-          csr, a.long_tasks, static_cast<int>(c.long_tasks), index_.long_group_ptr.data(),
-          values_[kLong], cols_[kLong]);
-    if (c.row_blocks > 0)
-      device::fill_medium_kernel<V><<<warps_grid(c.row_blocks), device::kThreadsPerBlock>>>(
-          csr, static_cast<int>(c.row_blocks), a.rowblock_ptr, a.medium_row_ids, a.irregular_ptr,
-          values_[kRegular], cols_[kRegular], values_[kIrregular], cols_[kIrregular],
-          L.shape.column_major);
-    for (int kind = 0; kind < kDaspShortKinds; ++kind) {
-      const DaspShortPart& part = L.short_parts[static_cast<std::size_t>(kind)];
-      if (part.tiles == 0) continue;
-      device::fill_short_kernel<V><<<warps_grid(part.tiles), device::kThreadsPerBlock>>>(
-          csr, kind, part.tiles, a.short_row_ids[kind], const_cast<V*>(a.short_values[kind]),
-          const_cast<int*>(a.short_cols[kind]), L.shape.column_major);
-    }
-    TCSPARSE_CUDA_CHECK_LAUNCH();
+    row_offsets_ = row_offsets_buffer();
+    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(row_offsets_.data(), csr.row_ptr, row_offsets_.bytes(),
+                                        cudaMemcpyDeviceToDevice, nullptr));
+    enqueue_fill(csr, nullptr);
     stop.record(nullptr);
     stop.synchronize();
     stats.device_preprocess_ms += stop.elapsed_ms_since(start);
+  }
+
+  /// Keeps a copy of the CSR's rows + 1 row offsets from the host, for replace_values, where
+  /// fill_values (which keeps them) did not run: a host layout uploaded with its values.
+  void keep_row_offsets(std::span<const std::int32_t> row_ptr) {
+    if (row_ptr.size() != static_cast<std::size_t>(index_.info.rows) + 1)
+      throw Error("DASP: the row offsets do not match the layout's rows (a layout bug)");
+    row_offsets_ = row_offsets_buffer();
+    row_offsets_.upload(row_ptr);
+  }
+
+  /// New values of the matrix the layout was built for (device, its CSR order) in place of the
+  /// stored ones: the fill kernels again, without columns, on `stream`, asynchronous (no
+  /// allocation, no synchronisation: capturable), from the row offsets fill_values or
+  /// keep_row_offsets kept. `csr_row_of`: a layout in the plan's row order maps its row ids back
+  /// to the CSR's rows through it (plan_to_caller), else null.
+  void replace_values(const V* values, const std::int32_t* csr_row_of, cudaStream_t stream) {
+    enqueue_fill({row_offsets_.data(), nullptr, values, csr_row_of}, stream);
   }
 
   /// Rewrites the filled layout to the plan's row order, as remap_to_plan_order does on the host:
@@ -188,7 +191,7 @@ class DeviceLayout {
   const device::Arguments<V>& arguments() const { return arguments_; }
   const DaspDeviceIndex& index() const { return index_; }
   /// Device memory the layout holds.
-  std::size_t bytes() const { return index_.bytes() + storage_.bytes(); }
+  std::size_t bytes() const { return index_.bytes() + storage_.bytes() + row_offsets_.bytes(); }
 
   /// The device value and column arrays, copied back (the DASP GPU tests).
   testing::DaspValueArrays<Value> download_values() const {
@@ -213,8 +216,44 @@ class DeviceLayout {
 
  private:
   enum Part : std::size_t { kLong, kRegular, kIrregular, kShort };
+  /// Room for the CSR's rows + 1 row offsets, from the pool as storage_ (a cudaMalloc would
+  /// cost 0.1-0.15 ms of a plan build), but an allocation of its own: inside storage_ it left
+  /// the pool holding more than kTemporaryMemoryKeptBetweenBuilds after a build.
+  DeviceBuffer<std::int32_t> row_offsets_buffer() const {
+    return DeviceBuffer<std::int32_t>::from_pool(static_cast<std::size_t>(index_.info.rows) + 1);
+  }
+
   /// Alignment of each array in storage_ (a whole number of 128-byte lines; 16-byte vector loads).
   static constexpr std::size_t kAlignment = 256;
+
+  /// The fill kernels of every category there is, on `stream` (values only where csr.col_idx is
+  /// null).
+  void enqueue_fill(const device::CsrArrays<V>& csr, cudaStream_t stream) {
+    auto warps_grid = [](std::int64_t warps) {
+      return static_cast<unsigned>((warps + device::kWarpsPerBlock - 1) / device::kWarpsPerBlock);
+    };
+    const device::Arguments<V>& a = arguments_;
+    const DaspLayoutInfo& L = index_.info;
+    const DaspCounts& c = L.counts;
+    constexpr int kThreads = device::kThreadsPerBlock;
+    if (c.long_tasks > 0)
+      device::fill_long_kernel<V><<<warps_grid(c.long_tasks), kThreads, 0, stream>>>(
+          csr, a.long_tasks, static_cast<int>(c.long_tasks), index_.long_group_ptr.data(),
+          values_[kLong], cols_[kLong]);
+    if (c.row_blocks > 0)
+      device::fill_medium_kernel<V><<<warps_grid(c.row_blocks), kThreads, 0, stream>>>(
+          csr, static_cast<int>(c.row_blocks), a.rowblock_ptr, a.medium_row_ids, a.irregular_ptr,
+          values_[kRegular], cols_[kRegular], values_[kIrregular], cols_[kIrregular],
+          L.shape.column_major);
+    for (int kind = 0; kind < kDaspShortKinds; ++kind) {
+      const DaspShortPart& part = L.short_parts[static_cast<std::size_t>(kind)];
+      if (part.tiles == 0) continue;
+      device::fill_short_kernel<V><<<warps_grid(part.tiles), kThreads, 0, stream>>>(
+          csr, kind, part.tiles, a.short_row_ids[kind], const_cast<V*>(a.short_values[kind]),
+          const_cast<int*>(a.short_cols[kind]), L.shape.column_major);
+    }
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
 
   /// The values and columns of a host layout built with them, through the plan's upload path.
   void upload_values(const DaspLayout<Value>& L) {
@@ -239,6 +278,7 @@ class DeviceLayout {
   DeviceBuffer<unsigned char> storage_;
   std::array<V*, 4> values_{};
   std::array<int*, 4> cols_{};
+  DeviceBuffer<std::int32_t> row_offsets_;  ///< the CSR's row offsets (update_values)
   device::Arguments<V> arguments_{};
 };
 

@@ -717,5 +717,122 @@ TEST_F(DaspGpu, PermuteAndUnpermuteAreInversesAndCopiesInTheCallersOrder) {
 }
 
 
+// ---- new values of the same pattern (update_values) --------------------------------------------
+
+/// The same pattern, other values: value k becomes 0.25 (k % 7) - 0.5 v (some become 0).
+Matrix with_other_values(Matrix matrix) {
+  for (std::size_t k = 0; k < matrix.values.size(); ++k)
+    matrix.values[k] = 0.25 * static_cast<double>(k % 7) - 0.5 * matrix.values[k];
+  return matrix;
+}
+
+/// update_values refills the plan's layout with the new values exactly as a plan built from them
+/// fills it (values, padding and columns, bit for bit), under `parameters`: every category, both
+/// builds and fills, and a layout renumbered to the plan's row order.
+template <typename Value>
+void expect_update_values_gives_the_new_values_layout(const Matrix& matrix64,
+                                                      const std::vector<std::string>& parameters) {
+  SCOPED_TRACE(describe_parameters(parameters));
+  const auto a = test::with_values<Value>(matrix64);
+  const auto b = test::with_values<Value>(with_other_values(matrix64));
+  const auto checked = detail::check_parameter_values("dasp", dasp::parameter_specs(), parameters);
+  const auto updated = dasp::make_spmv<Value>(a, checked);
+  const auto rebuilt = dasp::make_spmv<Value>(b, checked);
+  ASSERT_TRUE(updated->can_update_values());
+  const DeviceBuffer<Value> new_values(b.values);
+  const detail::CudaStream stream;
+  updated->update_values(new_values.data(), stream.get());
+  ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+  const auto got = dasp::testing::download_value_arrays<Value>(*updated);
+  const auto expected = dasp::testing::download_value_arrays<Value>(*rebuilt);
+  auto same = [](const auto& x, const auto& y) {
+    return x.size() == y.size() &&
+           (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0);
+  };
+  EXPECT_TRUE(same(got.long_values, expected.long_values));
+  EXPECT_TRUE(same(got.long_cols, expected.long_cols));
+  EXPECT_TRUE(same(got.regular_values, expected.regular_values));
+  EXPECT_TRUE(same(got.regular_cols, expected.regular_cols));
+  EXPECT_TRUE(same(got.irregular_values, expected.irregular_values));
+  EXPECT_TRUE(same(got.irregular_cols, expected.irregular_cols));
+  EXPECT_TRUE(same(got.short_values, expected.short_values));
+  EXPECT_TRUE(same(got.short_cols, expected.short_cols));
+}
+
+TEST_P(DaspGpuOnCatalogue, UpdateValuesGivesTheLayoutOfAPlanOfTheNewValues) {
+  const std::vector<std::vector<std::string>> parameter_sets = {
+      {},
+      {"fp64_block_order=column", "regular_block_min_fill=0.5"},
+      {"medium_rows_per_warp=8", "medium_blocks_per_warp=1", "long_groups_per_warp=1"},
+      {"medium_rows_per_warp=16", "medium_row_window=24", "medium_min_row_length=4"},
+      {"row_order=plan"},
+      {"row_order=plan", "short_tile_order=row", "build=host"},
+      {"build=host"},
+      {"build=host", "fill=host"}};
+  for (const auto& parameters : parameter_sets) {
+    expect_update_values_gives_the_new_values_layout<double>(GetParam().matrix, parameters);
+    expect_update_values_gives_the_new_values_layout<half>(GetParam().matrix, parameters);
+  }
+  expect_update_values_gives_the_new_values_layout<bfloat16>(GetParam().matrix, {});
+  expect_update_values_gives_the_new_values_layout<bfloat16>(GetParam().matrix, {"row_order=plan"});
+}
+
+TEST_F(DaspGpu, UpdateValuesGivesTheLayoutOfAPlanOfTheNewValuesOnLargeMatrices) {
+  const Matrix cases[] = {generate_rmat(16, 16, 3), generate_short_rows(300000, 300000, 7),
+                          generate_random_rows(100000, 70000, RowLengthDistribution::power_law,
+                                               1, 20000, 5)};
+  for (const Matrix& a : cases)
+    for (const auto& parameters : std::vector<std::vector<std::string>>{{}, {"row_order=plan"}}) {
+      expect_update_values_gives_the_new_values_layout<double>(a, parameters);
+      expect_update_values_gives_the_new_values_layout<half>(a, parameters);
+    }
+}
+
+/// update_values and the apply after it, captured in one CUDA graph and launched twice (the
+/// second time the values are those already in place): y is the new matrix's product, in the
+/// caller's order and through a plan in its own order.
+TEST_F(DaspGpu, UpdateValuesIsCapturedInAGraphBeforeTheApply) {
+  std::vector<int> lengths;
+  const int cycle[] = {3, 0, 260, 1, 5, 2, 17, 4, 1, 2, 3, 90, 1, 700};
+  for (int r = 0; r < 3000; ++r) lengths.push_back(cycle[r % 14]);
+  const Matrix a = matrix_with_lengths(3000, lengths, 11);
+  const Matrix b = with_other_values(a);
+  const auto x = test::make_x<double>(a);
+  std::vector<double> expected(static_cast<std::size_t>(a.rows), 0.0);
+  spmv_reference(b, std::span<const double>(x), std::span<double>(expected), 1.0, 0.0);
+  for (const bool plan_order : {false, true}) {
+    PlanOptions options;
+    if (plan_order) options.parameters = {"row_order=plan"};
+    SpmvPlan<double> plan(a, Method("dasp"), options);
+    const DeviceBuffer<double> new_values(b.values), dx(x);
+    DeviceBuffer<double> dx_plan(x.size()), dy(expected.size()), dy_caller(expected.size());
+    if (plan_order) plan.permute(dx.data(), dx_plan.data());
+    const double* x_in = plan_order ? dx_plan.data() : dx.data();
+    const detail::CudaStream stream;
+    ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    plan.update_values(new_values.data(), stream.get());
+    plan.apply(x_in, dy.data(), 1.0, 0.0, stream.get());
+    ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int launch = 0; launch < 2; ++launch) {
+      dy.fill_bytes(0xff);
+      ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+      ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+      if (plan_order) plan.unpermute(dy.data(), dy_caller.data());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const std::vector<double> y = (plan_order ? dy_caller : dy).download();
+      EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(expected)),
+                1e-12)
+          << (plan_order ? "plan order" : "caller order") << ", launch " << launch;
+    }
+    EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  }
+}
+
 }  // namespace
 }  // namespace tcsparse
