@@ -156,11 +156,10 @@ __global__ void fill_medium_kernel(CsrArrays<V> csr, int row_blocks, const int* 
   if (lane < R) {
     const long long m = static_cast<long long>(rb) * R + lane;
     lane_row = csr.row(medium_row_ids[m]);
-    if (lane_row >= 0) {
-      lane_begin = csr.row_ptr[lane_row];
-      lane_length = csr.row_ptr[lane_row + 1] - lane_begin;
-      lane_to = irregular_ptr[m];
-    }
+    const RowExtent extent = row_extent(csr, lane_row);  // CSR offsets fit 32 bits
+    lane_begin = static_cast<int>(extent.begin);
+    lane_length = static_cast<int>(extent.length);
+    if (lane_row >= 0) lane_to = irregular_ptr[m];
   }
   for (long long first = base; first < end; first += kFillStepsInFlight * kWarpSize) {
     StoredValue<V> stored[kFillStepsInFlight];
