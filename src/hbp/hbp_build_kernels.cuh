@@ -29,6 +29,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "arch/warp.cuh"
@@ -501,170 +502,108 @@ __global__ void length_keys_kernel(const std::int32_t* block_of_slot,
            static_cast<unsigned long long>(static_cast<std::uint32_t>(seg_length[slot_segment[i]]));
 }
 
-/// first_free (hbp_format.hpp) walked by a whole warp, 32 words (1024 table positions) a step:
-/// lane l reads the word of probe step `base + l`, the first lane whose word has a free bit gives
-/// the position. The same position as first_free, returned to every lane; all 32 lanes call it.
-/// Rows of equal length share a home, so a block of a stencil or of short rows probes clusters of
-/// thousands of taken positions: first_free walks them a word at a time.
-__device__ inline std::int32_t warp_first_free(const std::uint32_t* taken, std::int32_t home,
-                                               std::int32_t size, std::int32_t words) {
-  const std::int32_t lane = arch::lane_id();
-  const std::int32_t tail_bits = size & 31;
-  const std::uint32_t past_size = tail_bits ? ~((1u << tail_bits) - 1u) : 0u;
-  const std::int32_t home_word = home >> 5;
-  const auto word_of_step = [&](std::int32_t step) {  // step in [0, words]
-    const std::int32_t w = home_word + step;
-    return w >= words ? w - words : w;
-  };
-  for (std::int32_t base = 0; base <= words; base += arch::kWarpSize) {
-    const std::int32_t step = base + lane;
-    std::uint32_t bits = ~0u;  // beyond the last step: nothing free
-    if (step <= words) {
-      const std::int32_t w = word_of_step(step);
-      bits = taken[w];
-      if (step == 0) bits |= (1u << (home & 31)) - 1u;  // below home: only after the wrap
-      if (w == words - 1) bits |= past_size;
-    }
-    const unsigned found = __ballot_sync(arch::kFullMask, ~bits != 0u);
-    if (found != 0u) {
-      const int first = __ffs(static_cast<int>(found)) - 1;
-      const std::uint32_t free_bits = __shfl_sync(arch::kFullMask, ~bits, first);
-      return word_of_step(base + first) * 32 + __ffs(static_cast<int>(free_bits)) - 1;
-    }
-  }
-  return -1;
+/// Step 3 (reorder=hash), a thread a slot: its home position in its block's hash table (the
+/// nonlinear hash of paper III.B, NonlinearHash::home), read by hash_order_kernel twice.
+__global__ void slot_homes_kernel(const std::int32_t* slot_segment,
+                                  const std::int32_t* seg_length, std::int64_t slots,
+                                  NonlinearHash hash, std::int32_t* slot_home) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < slots) slot_home[i] = hash.home(seg_length[slot_segment[i]]);
 }
 
-/// The first `k` (1..32) free table positions from `home` on, in first_free's order (home to the
-/// table's end, then from 0), taken by the whole warp: slots sharing one home inserted one after
-/// the other get exactly these, the r-th of them the r-th (each takes the first free position
-/// from home on, and the earlier ones have taken every free position before it), so a run of k
-/// such slots costs one walk instead of k. Writes the r-th position to position_of_rank[r]; all
-/// 32 lanes call it. Lane l reads the word of probe step `base + l` (as warp_first_free), counts
-/// its free bits, and a scan over the lanes says which ranks its word holds:
-///   step        0            1    2      ...  words
-///   word        home's >=    ...                home's < home (after the wrap)
-///   free bits   3            0    5      ...
-///   ranks held  0..2         -    3..7   ...
-__device__ inline void warp_take_free(std::uint32_t* taken, std::int32_t home, std::int32_t k,
-                                      std::int32_t size, std::int32_t words,
-                                      std::int32_t* position_of_rank) {
-  const std::int32_t lane = arch::lane_id();
-  const std::int32_t tail_bits = size & 31;
-  const std::uint32_t past_size = tail_bits ? ~((1u << tail_bits) - 1u) : 0u;
-  const std::int32_t home_word = home >> 5;
-  const std::uint32_t below_home = (1u << (home & 31)) - 1u;
-  std::int32_t assigned = 0;  // warp-uniform
-  for (std::int32_t base = 0; base <= words && assigned < k; base += arch::kWarpSize) {
-    const std::int32_t step = base + lane;
-    std::int32_t w = 0;
-    std::uint32_t bits = ~0u;  // beyond the last step: nothing free
-    if (step <= words) {
-      w = home_word + step >= words ? home_word + step - words : home_word + step;
-      bits = taken[w];
-      if (step == 0) bits |= below_home;    // the home word from home on ...
-      if (step == words) bits |= ~below_home;  // ... and below home after the wrap
-      if (w == words - 1) bits |= past_size;
-    }
-    std::uint32_t free_bits = ~bits;
-    const std::int32_t free_count = __popc(free_bits);
-    std::int32_t free_before = free_count;  // inclusive scan, then exclusive
-    for (int offset = 1; offset < arch::kWarpSize; offset <<= 1) {
-      const std::int32_t below = __shfl_up_sync(arch::kFullMask, free_before, offset);
-      if (lane >= offset) free_before += below;
-    }
-    const std::int32_t round_total = __shfl_sync(arch::kFullMask, free_before, arch::kWarpSize - 1);
-    free_before -= free_count;
-    const std::int32_t wanted = k - assigned;
-    const std::int32_t mine =
-        free_before < wanted ? min(free_count, wanted - free_before) : 0;
-    std::uint32_t taking = 0u;
-    for (std::int32_t t = 0; t < mine; ++t) {
-      const int bit = __ffs(static_cast<int>(free_bits)) - 1;
-      free_bits &= free_bits - 1u;
-      taking |= 1u << bit;
-      position_of_rank[assigned + free_before + t] = w * 32 + bit;
-    }
-    if (taking != 0u) atomicOr(&taken[w], taking);  // steps 0 and `words` share the home word
-    assigned += min(round_total, wanted);
-    __syncwarp();  // the marks seen by the next round's reads
-  }
+/// Chunks of 32 slots whose homes (and segments) a lane of hash_order_kernel loads before it
+/// uses the first of them: the count and place loops are chains of global loads otherwise.
+constexpr int kHashChunksInFlight = 4;
+/// Table positions the warp clears and scans a step in hash_order_kernel (4 a lane, one int4):
+/// a block pays for its whole table whatever its slot count, and R-MAT's blocks hold 900 slots
+/// of 4096 positions.
+constexpr std::int32_t kHashTablePositionsPerStep = 4 * arch::kWarpSize;
+
+/// Shared memory of hash_order_kernel for a table of `table_size` positions.
+__host__ __device__ inline std::size_t hash_table_bytes(std::int32_t table_size) {
+  const std::int64_t steps = (table_size + kHashTablePositionsPerStep - 1) / kHashTablePositionsPerStep;
+  return static_cast<std::size_t>(steps * kHashTablePositionsPerStep) * sizeof(std::int32_t);
 }
 
-/// Step 3 (reorder=hash), one warp (the whole thread block) a matrix block at a time:
-///   shared  taken[0 .. words)          a bit a table position (size = max(table_size, n))
-///           word_rank[0 .. words)      taken bits before each word (exclusive prefix)
-///   the block's slots inserted in row order, 32 at a time: lane l hashes slot chunk + l, then
-///   the chunk's runs of slots with one home (consecutive lanes), in lane order: a run of one
-///   slot probes the bitmap for its home (warp_first_free) and lane 0 marks the position, a
-///   longer run takes its positions at once (warp_take_free) (the host's sequential insertion,
-///   exactly: rows of one length share a home, and a block of a stencil or of short rows is
-///   mostly such runs); slot_position[i] keeps the position; then rank = taken positions before
-///   it, and ordered[block begin + rank] = the slot's segment.
+/// Step 3 (reorder=hash), one warp (the whole thread block) a matrix block at a time: the hash
+/// table with chaining, read out in table order (slot_order's definition: by home, and in row
+/// order among the slots of one home), as a counting sort in shared memory:
+///
+///   shared  chain[0 .. table_size)     slots a home holds, then where its chain starts
+///           (padded with zeros to kHashTablePositionsPerStep: lane l holds 4 l .. 4 l + 3)
+///
+///   count   lane l adds slots l, l + 32, ... of the block to chain[home]
+///   scan    chain[] -> exclusive prefix, 128 positions a step (the chains' starts in the table)
+///   place   32 slots at a time in row order: the lanes holding one home (__match_any_sync) take
+///           their places in lane order after the chain's earlier slots; the lowest of them
+///           advances chain[home] for the next 32:
+///             ordered[block begin + chain[home] + lanes below with that home] = the slot's segment
+///
+/// Every home is below table_size (NonlinearHash::home), whatever the block's slot count.
 __global__ void hash_order_kernel(const std::int32_t* block_slot_begin, std::int64_t blocks,
                                   const std::int32_t* slot_segment,
-                                  const std::int32_t* seg_length, NonlinearHash hash,
-                                  std::int32_t* slot_position, std::int32_t* ordered) {
-  extern __shared__ std::uint32_t hash_shared[];
+                                  const std::int32_t* slot_home, std::int32_t table_size,
+                                  std::int32_t* ordered) {
+  extern __shared__ int4 chain_quads[];
+  std::int32_t* chain = reinterpret_cast<std::int32_t*>(chain_quads);
+  constexpr std::int32_t kBatch = arch::kWarpSize * kHashChunksInFlight;
+  const std::int32_t quads = static_cast<std::int32_t>(hash_table_bytes(table_size) / sizeof(int4));
   const std::int32_t lane = arch::lane_id();
+  const std::uint32_t lanes_below = (1u << lane) - 1u;
   for (std::int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
     const std::int32_t first = block_slot_begin[b];
     const std::int32_t n = block_slot_begin[b + 1] - first;
-    const std::int32_t size = n > hash.table_size ? n : hash.table_size;
-    const std::int32_t words = (size + 31) / 32;
-    std::uint32_t* taken = hash_shared;
-    std::uint32_t* word_rank = hash_shared + words;
-    for (std::int32_t w = lane; w < words; w += arch::kWarpSize) taken[w] = 0u;
+    for (std::int32_t q = lane; q < quads; q += arch::kWarpSize) chain_quads[q] = make_int4(0, 0, 0, 0);
     __syncwarp();
-    for (std::int32_t chunk = 0; chunk < n; chunk += arch::kWarpSize) {
-      const std::int32_t i = chunk + lane;
-      const std::int32_t home =
-          i < n ? hash.home(seg_length[slot_segment[first + i]]) % size : 0;
-      const std::int32_t count = n - chunk < arch::kWarpSize ? n - chunk : arch::kWarpSize;
-      const std::int32_t previous_home = __shfl_up_sync(arch::kFullMask, home, 1);
-      std::uint32_t run_starts =
-          __ballot_sync(arch::kFullMask, lane < count && (lane == 0 || home != previous_home));
-      while (run_starts != 0u) {  // uniform over the warp
-        const std::int32_t run = __ffs(static_cast<int>(run_starts)) - 1;
-        run_starts &= run_starts - 1u;
-        const std::int32_t run_end = run_starts ? __ffs(static_cast<int>(run_starts)) - 1 : count;
-        const std::int32_t run_home = __shfl_sync(arch::kFullMask, home, run);
-        if (run_end - run == 1) {
-          const std::int32_t position = warp_first_free(taken, run_home, size, words);
-          __syncwarp();
-          if (lane == 0) {
-            taken[position >> 5] |= 1u << (position & 31);
-            slot_position[first + chunk + run] = position;
-          }
-          __syncwarp();
-        } else {  // (each of its rounds ends with a __syncwarp)
-          warp_take_free(taken, run_home, run_end - run, size, words,
-                         slot_position + first + chunk + run);
-        }
+    for (std::int32_t batch = 0; batch < n; batch += kBatch) {
+      std::int32_t home[kHashChunksInFlight];
+#pragma unroll
+      for (int c = 0; c < kHashChunksInFlight; ++c) {
+        const std::int32_t i = batch + c * arch::kWarpSize + lane;
+        home[c] = i < n ? slot_home[first + i] : -1;
       }
+#pragma unroll
+      for (int c = 0; c < kHashChunksInFlight; ++c)
+        if (home[c] >= 0) atomicAdd(&chain[home[c]], 1);
     }
-    // exclusive prefix of the taken bits, 32 words at a time
-    std::uint32_t carry = 0;
-    for (std::int32_t base = 0; base < words; base += arch::kWarpSize) {
-      const std::int32_t w = base + lane;
-      const std::uint32_t bits = w < words ? static_cast<std::uint32_t>(__popc(taken[w])) : 0u;
-      std::uint32_t inclusive = bits;
+    __syncwarp();
+    std::int32_t carry = 0;
+    for (std::int32_t base = 0; base < quads; base += arch::kWarpSize) {
+      const int4 count = chain_quads[base + lane];  // (quads is a multiple of the warp)
+      const std::int32_t lane_count = count.x + count.y + count.z + count.w;
+      std::int32_t inclusive = lane_count;
       for (int offset = 1; offset < arch::kWarpSize; offset <<= 1) {
-        const std::uint32_t below = __shfl_up_sync(arch::kFullMask, inclusive, offset);
+        const std::int32_t below = __shfl_up_sync(arch::kFullMask, inclusive, offset);
         if (lane >= offset) inclusive += below;
       }
-      if (w < words) word_rank[w] = carry + inclusive - bits;
+      const std::int32_t start = carry + inclusive - lane_count;
+      chain_quads[base + lane] = make_int4(start, start + count.x, start + count.x + count.y,
+                                           start + count.x + count.y + count.z);
       carry += __shfl_sync(arch::kFullMask, inclusive, arch::kWarpSize - 1);
     }
     __syncwarp();
-    for (std::int32_t i = lane; i < n; i += arch::kWarpSize) {
-      const std::int32_t position = slot_position[first + i];
-      const std::uint32_t below = taken[position >> 5] & ((1u << (position & 31)) - 1u);
-      const std::int32_t rank =
-          static_cast<std::int32_t>(word_rank[position >> 5]) + __popc(below);
-      ordered[first + rank] = slot_segment[first + i];
+    for (std::int32_t batch = 0; batch < n; batch += kBatch) {
+      std::int32_t home[kHashChunksInFlight], segment[kHashChunksInFlight];
+#pragma unroll
+      for (int c = 0; c < kHashChunksInFlight; ++c) {
+        const std::int32_t i = batch + c * arch::kWarpSize + lane;
+        home[c] = i < n ? slot_home[first + i] : -1;
+        segment[c] = i < n ? slot_segment[first + i] : 0;
+      }
+#pragma unroll
+      for (int c = 0; c < kHashChunksInFlight; ++c) {
+        const unsigned active = __ballot_sync(arch::kFullMask, home[c] >= 0);
+        if (home[c] >= 0) {
+          const unsigned same_home = __match_any_sync(active, home[c]);
+          const std::int32_t place = chain[home[c]] + __popc(same_home & lanes_below);
+          __syncwarp(active);  // every lane has read chain[home] before the lowest advances it
+          if ((same_home & lanes_below) == 0u) chain[home[c]] += __popc(same_home);
+          ordered[first + place] = segment[c];
+        }
+        __syncwarp();
+      }
     }
-    __syncwarp();  // before the next block clears the bitmap
+    __syncwarp();  // before the next block clears the table
   }
 }
 

@@ -62,42 +62,32 @@ unsigned grid_for_chunks(std::int64_t most_chunks) {
   return static_cast<unsigned>(std::min<std::int64_t>(grid_for_warps(most_chunks), kChunkMaxBlocks));
 }
 
-/// One block's sizes, for the hash table's shared memory.
-__global__ void block_sizes_kernel(const std::int32_t* block_slot_begin, std::int64_t blocks,
-                                   std::int32_t* sizes) {
-  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (b < blocks) sizes[b] = block_slot_begin[b + 1] - block_slot_begin[b];
-}
-
-/// Step 3 (reorder=hash): the warp-a-block hash kernel with its bitmap in shared memory.
+/// Step 3 (reorder=hash): every slot's home (a thread a slot), then the warp-a-block counting
+/// sort of hash_order_kernel with its table's chains in shared memory (4 bytes a position).
 void hash_order(const DeviceBuffer<std::int32_t>& block_slot_begin, std::int64_t blocks,
                 const DeviceBuffer<std::int32_t>& slot_segment,
                 const DeviceBuffer<std::int32_t>& seg_length, const NonlinearHash& hash,
                 std::int64_t slots, DeviceBuffer<std::int32_t>& ordered, DeviceScratch& scratch) {
   const cudaStream_t stream = scratch.stream();
-  auto sizes = DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(blocks), stream);
-  block_sizes_kernel<<<grid_for(blocks), kBuildThreads, 0, stream>>>(block_slot_begin.data(),
-                                                                     blocks, sizes.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-  const std::int32_t largest_block = detail::reduce_max(scratch, sizes.data(), blocks, "blocks");
-  const std::int64_t table = std::max<std::int64_t>(hash.table_size, largest_block);
-  const std::size_t shared_bytes = 2 * static_cast<std::size_t>((table + 31) / 32) * sizeof(std::uint32_t);
+  const std::size_t shared_bytes = build::hash_table_bytes(hash.table_size);
   const auto optin = static_cast<std::size_t>(
       detail::current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
   if (shared_bytes > optin)
-    throw UnsupportedError("hbp: the hash table of " + std::to_string(table) +
+    throw UnsupportedError("hbp: the hash table of " + std::to_string(hash.table_size) +
                            " positions needs " + std::to_string(shared_bytes) +
                            " bytes of shared memory to build on the GPU; this GPU allows " +
                            std::to_string(optin) + " (use smaller block_rows or build=host)");
   TCSPARSE_CUDA_CHECK(cudaFuncSetAttribute(build::hash_order_kernel,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(shared_bytes)));
-  auto slot_position = DeviceBuffer<std::int32_t>::on_stream(
-      static_cast<std::size_t>(slots), stream);
+  auto slot_home = DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(slots), stream);
+  build::slot_homes_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
+      slot_segment.data(), seg_length.data(), slots, hash, slot_home.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
   const auto grid = static_cast<unsigned>(std::min(blocks, kHashMaxBlocks));
   build::hash_order_kernel<<<grid, arch::kWarpSize, shared_bytes, stream>>>(
-      block_slot_begin.data(), blocks, slot_segment.data(), seg_length.data(), hash,
-      slot_position.data(), ordered.data());
+      block_slot_begin.data(), blocks, slot_segment.data(), slot_home.data(), hash.table_size,
+      ordered.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
 }
 

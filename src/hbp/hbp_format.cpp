@@ -233,18 +233,11 @@ std::vector<std::int32_t> slot_order(Reorder reorder, const NonlinearHash& hash,
       return lengths[static_cast<std::size_t>(i)] < lengths[static_cast<std::size_t>(j)];
     });
   } else if (reorder == Reorder::hash) {
-    // The table holds at least as many positions as the block has rows; rows inserted in row
-    // order, a taken position sends a row to the next free one (linear probing, wrapping).
-    const std::int32_t size = std::max(hash.table_size, n);
-    std::vector<std::int32_t> table(static_cast<std::size_t>(size), -1);
-    for (std::int32_t i = 0; i < n; ++i) {
-      std::int32_t position = hash.home(lengths[static_cast<std::size_t>(i)]) % size;
-      while (table[static_cast<std::size_t>(position)] >= 0) position = (position + 1) % size;
-      table[static_cast<std::size_t>(position)] = i;
-    }
-    order.clear();
-    for (const std::int32_t i : table)
-      if (i >= 0) order.push_back(i);
+    // The table's chains read out in table order: by home, in row order among one home's slots.
+    std::stable_sort(order.begin(), order.end(), [&](std::int32_t i, std::int32_t j) {
+      return hash.home(lengths[static_cast<std::size_t>(i)]) <
+             hash.home(lengths[static_cast<std::size_t>(j)]);
+    });
   }
   return order;
 }

@@ -116,36 +116,13 @@ TCSPARSE_HBP_HD inline bool task_shares_x(std::int64_t task_nnz, std::int64_t wi
          task_nnz * kSectorBytes >= width * static_cast<std::int64_t>(value_bytes);
 }
 
-/// The first free position at or after `home` in a bitmap `taken` of `size` positions (`words`
-/// = ceil(size / 32) words, bit p % 32 of word p / 32; positions past size count as taken),
-/// wrapping: the host's linear probing on the GPU build's shared-memory table (host and device,
-/// so that the host test checks it). -1 when every position is taken.
-TCSPARSE_HBP_HD inline std::int32_t first_free(const std::uint32_t* taken, std::int32_t home,
-                                               std::int32_t size, std::int32_t words) {
-  const std::int32_t tail_bits = size & 31;
-  const std::uint32_t past_size = tail_bits ? ~((1u << tail_bits) - 1u) : 0u;
-  std::int32_t w = home >> 5;
-  std::uint32_t bits = taken[w] | ((1u << (home & 31)) - 1u);  // below home: only after the wrap
-  for (std::int32_t step = 0; step <= words; ++step) {
-    if (w == words - 1) bits |= past_size;
-    if (~bits != 0u) {
-#if defined(__CUDA_ARCH__)
-      return w * 32 + __ffs(static_cast<int>(~bits)) - 1;
-#else
-      return w * 32 + std::countr_zero(~bits);
-#endif
-    }
-    w = w + 1 == words ? 0 : w + 1;
-    bits = taken[w];
-  }
-  return -1;
-}
-
 /// The nonlinear hash of paper III.B for one block of `table_size` rows:
 ///   aggregation     bucket = min(length >> a, 8)
 ///   dispersion      base   = bucket * b,                b = table_size / 9 (fixed by block_rows)
 ///   linear mapping  offset = ((length - (bucket << a)) * c) mod d,   d = b,  c = max(1, d >> a)
-///   position        (base + offset) mod table_size, then the next free position (collision)
+///   position        (base + offset) mod table_size
+/// Collisions are chained: a position holds every row hashed to it, in row order, and the block's
+/// rows are read out of the table in position order (slot_order).
 /// a is sampled from the matrix (the smallest shift that puts kAggregationQuantile of the
 /// sampled lengths below the last bucket), c follows from a; b and d from the block rows.
 struct NonlinearHash {
@@ -153,8 +130,8 @@ struct NonlinearHash {
   std::int32_t b = 1, c = 1, d = 1;
   std::int32_t table_size = 1;
 
-  /// The home position of a row of `length` (> 0) nonzeros, before collision handling (host and
-  /// device: the GPU build inserts with the same function).
+  /// The position of a row of `length` (> 0) nonzeros, below table_size (host and device: both
+  /// builds hash with this function).
   TCSPARSE_HBP_HD std::int32_t home(std::int64_t length) const {
     std::int64_t bucket = length >> a;                                  // aggregation
     if (bucket > kHashBuckets - 1) bucket = kHashBuckets - 1;
@@ -177,7 +154,7 @@ NonlinearHash hash_from_shift_histogram(std::int32_t block_rows,
 
 /// The order of the slots of one block: `lengths[i]` the nonzeros of the i-th non-empty row of
 /// the block (in row order); returns the indices i in the reordered order. hash: by position in
-/// the hash table (linear probing from the home position, rows inserted in row order); sort:
+/// the hash table, rows of one position (collisions, chained) in row order; sort:
 /// stable by length, shortest first (the order the hash approximates); none: row order.
 std::vector<std::int32_t> slot_order(Reorder reorder, const NonlinearHash& hash,
                                      std::span<const std::int32_t> lengths);

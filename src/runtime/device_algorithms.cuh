@@ -1,5 +1,5 @@
 // Plan-time device-wide algorithms for the layouts built on the GPU (DASP's and HBP's device
-// builds, csr_overlap's batch table): CUB's scans, reductions, stable radix sorts and selections
+// builds, csr_overlap's batch table): CUB's scans, stable radix sorts and selections
 // on one stream, with one temporary storage reused from call to call (CUB asks for it in two
 // calls: the first says how many bytes, the second works).
 //
@@ -7,14 +7,13 @@
 //   detail::exclusive_sum(scratch, counts, offsets, n, "rows");
 //   detail::stable_sort_pairs(scratch, keys, sorted_keys, rows, sorted_rows, n, bits, "rows");
 //
-// Every call is asynchronous on the scratch's stream, except those that return a count
-// (reduce_max, select_if), which download it. For plan time, never in an apply.
+// Every call is asynchronous on the scratch's stream, except select_if, which returns a count
+// (downloaded). For plan time, never in an apply.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
@@ -104,17 +103,6 @@ void inclusive_scan(DeviceScratch& scratch, const T* in, T* out, Op op, std::int
   scratch.run([&](void* storage, std::size_t& bytes) {
     return cub::DeviceScan::InclusiveScan(storage, bytes, in, out, op, items, scratch.stream());
   });
-}
-
-/// The largest of in[0 .. n) (n >= 1), downloaded.
-template <typename T>
-T reduce_max(DeviceScratch& scratch, const T* in, std::int64_t n, const char* what) {
-  const int items = cub_items(n, what);
-  auto result = DeviceBuffer<T>::on_stream(1, scratch.stream());
-  scratch.run([&](void* storage, std::size_t& bytes) {
-    return cub::DeviceReduce::Max(storage, bytes, in, result.data(), items, scratch.stream());
-  });
-  return download_one(result.data(), scratch.stream());
 }
 
 /// Stable radix sort of (key, value) pairs by the key's low `bits` bits, ascending: equal keys

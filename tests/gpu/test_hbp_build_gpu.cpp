@@ -209,11 +209,10 @@ TEST_F(HbpGpuBuild, LargeGeneratedMatricesGiveTheHostBuildsArrays) {
   for (const Matrix& matrix : cases) expect_same_layout_every_reorder(matrix, "generated", {});
 }
 
-TEST_F(HbpGpuBuild, LongProbeClustersGiveTheHostOrder) {
-  // Rows of one length share a home: in blocks of thousands of rows the insertions walk clusters
-  // of thousands of taken positions (warp_first_free's several 32-word steps), wrapping past the
-  // table's end where a home lies in the last bucket; 3000 and 1100 rows leave a partial last
-  // bitmap word.
+TEST_F(HbpGpuBuild, CrowdedTablePositionsGiveTheHostOrder) {
+  // Rows of one length share a table position: blocks of thousands of rows chained at one or a
+  // few positions (the counting sort's places taken 32 at a time, many lanes of one position),
+  // at every bucket, and tables of 3000 and 1100 positions (not a multiple of the warp).
   std::vector<std::int64_t> cycling;
   for (int r = 0; r < 12000; ++r) cycling.push_back(1 + (r * 37) % 400);
   const Matrix cases[] = {
@@ -276,7 +275,7 @@ TEST_F(HbpGpuBuild, HashSortAndNoneBuildTimesAreReportedWithTheirSteps) {
 }
 
 TEST_F(HbpGpuBuild, HashTableBeyondSharedMemoryIsRefusedNamingTheHostBuild) {
-  // block_rows = 2^20: a 2^20-position table needs 256 KiB of bitmap and prefix, over any GPU's
+  // block_rows = 2^20: a 2^20-position table needs 4 MiB of chain starts, over any GPU's
   const Matrix matrix = test::with_row_lengths(64, std::vector<std::int64_t>(100, 3), 5);
   try {
     const SpmvPlan<double> plan(matrix, Method("hbp"),

@@ -468,24 +468,26 @@ TEST(HbpHostApply, ColumnsNotAMultipleOfTheBlockWidth) {
   }
 }
 
-TEST(HbpHash, EqualLengthsCollideAndAreProbedToDistinctPositions) {
+TEST(HbpHash, EqualLengthsCollideAndKeepTheirRowOrder) {
   const NonlinearHash hash = make_hash(512, std::vector<std::int32_t>(100, 5));
-  const std::vector<std::int32_t> lengths(200, 5);  // one home position (280) for all
+  const std::vector<std::int32_t> lengths(200, 5);  // one position (280) for all
   const std::vector<std::int32_t> order = slot_order(Reorder::hash, hash, lengths);
   ASSERT_EQ(order.size(), lengths.size());
-  EXPECT_EQ(std::set<std::int32_t>(order.begin(), order.end()).size(), lengths.size());
-  // probing keeps insertion (row) order among equal keys
   for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], static_cast<std::int32_t>(i));
   const Matrix matrix = matrix_with_lengths(64, std::vector<std::int64_t>(300, 5));
   EXPECT_LT(worst_error<double>(matrix, {"block_rows=300", "block_cols=64"}), 1e-12);
 }
 
-TEST(HbpHash, CollisionsWrapAroundTheEndOfTheTable) {
-  // every row in the last bucket, more rows than the bucket: probing wraps to position 0
+TEST(HbpHash, MoreRowsThanTablePositionsAreAllPlacedShortestBucketFirst) {
+  // a table of 64 positions; 64 rows in the last bucket (one position) before 10 short ones
   const NonlinearHash hash = make_hash(64, std::vector<std::int32_t>{1});
   std::vector<std::int32_t> lengths(64, 1000);
+  for (int r = 0; r < 10; ++r) lengths.push_back(1 + r % 3);
   const std::vector<std::int32_t> order = slot_order(Reorder::hash, hash, lengths);
-  EXPECT_EQ(std::set<std::int32_t>(order.begin(), order.end()).size(), 64u);
+  ASSERT_EQ(std::set<std::int32_t>(order.begin(), order.end()).size(), lengths.size());
+  for (std::size_t k = 0; k < 10; ++k) EXPECT_GE(order[k], 64) << k;  // the short rows first
+  for (std::size_t k = 10; k < order.size(); ++k)
+    EXPECT_EQ(order[k], static_cast<std::int32_t>(k - 10));  // then the long ones, in row order
 }
 
 TEST(HbpHash, AggregationDispersionAndLinearMappingOrderRowsByLength) {
@@ -551,61 +553,27 @@ TEST(HbpHash, ShiftHistogramGivesMakeHashsHashExactly) {
   EXPECT_THROW(hash_from_shift_histogram(512, std::vector<std::int64_t>(3, 0)), Error);
 }
 
-/// The GPU build's hash order of one block (hash_order_kernel): a bitmap table, the slots inserted
-/// in row order at first_free of their home, then each slot's rank = taken positions before it.
-std::vector<std::int32_t> bitmap_hash_order(const NonlinearHash& hash,
-                                            const std::vector<std::int32_t>& lengths) {
-  const auto n = static_cast<std::int32_t>(lengths.size());
-  const std::int32_t size = std::max(hash.table_size, n);
-  const std::int32_t words = (size + 31) / 32;
-  std::vector<std::uint32_t> taken(static_cast<std::size_t>(words), 0u);
-  std::vector<std::int32_t> position(lengths.size());
-  for (std::int32_t i = 0; i < n; ++i) {
-    const std::int32_t p =
-        first_free(taken.data(), hash.home(lengths[static_cast<std::size_t>(i)]) % size, size, words);
-    EXPECT_GE(p, 0);
-    EXPECT_LT(p, size);
-    taken[static_cast<std::size_t>(p >> 5)] |= 1u << (p & 31);
-    position[static_cast<std::size_t>(i)] = p;
-  }
-  std::vector<std::int32_t> word_rank(static_cast<std::size_t>(words), 0);
-  for (std::int32_t w = 1; w < words; ++w)
-    word_rank[static_cast<std::size_t>(w)] = word_rank[static_cast<std::size_t>(w - 1)] +
-                                             std::popcount(taken[static_cast<std::size_t>(w - 1)]);
-  std::vector<std::int32_t> order(lengths.size(), -1);
-  for (std::int32_t i = 0; i < n; ++i) {
-    const std::int32_t p = position[static_cast<std::size_t>(i)];
-    const std::int32_t rank =
-        word_rank[static_cast<std::size_t>(p >> 5)] +
-        std::popcount(taken[static_cast<std::size_t>(p >> 5)] & ((1u << (p & 31)) - 1u));
-    order[static_cast<std::size_t>(rank)] = i;
-  }
-  return order;
-}
-
-TEST(HbpHash, BitmapInsertionAndRanksGiveTheHostsProbingOrder) {
+TEST(HbpHash, TheOrderIsByTablePositionAndByRowAmongOnePositionsRows) {
+  // what the GPU build's counting sort (hash_order_kernel) must reproduce, on random blocks:
+  // table sizes from 1, blocks from one slot to more slots than table positions
   std::mt19937_64 random(11);
   for (int trial = 0; trial < 400; ++trial) {
-    // table sizes around word edges; blocks from one slot to more slots than table positions
     const std::int32_t block_rows = 1 + static_cast<std::int32_t>(random() % 300);
     const auto n = static_cast<std::size_t>(1 + random() % (2 * static_cast<std::uint64_t>(block_rows) + 40));
     std::vector<std::int32_t> lengths(n);
     const std::uint64_t spread = 1 + random() % 200;  // small spreads force collisions
     for (auto& l : lengths) l = 1 + static_cast<std::int32_t>(random() % spread);
     const NonlinearHash hash = make_hash(block_rows, lengths);
-    EXPECT_EQ(bitmap_hash_order(hash, lengths), slot_order(Reorder::hash, hash, lengths))
-        << "block_rows " << block_rows << ", " << n << " slots";
+    const std::vector<std::int32_t> order = slot_order(Reorder::hash, hash, lengths);
+    ASSERT_EQ(std::set<std::int32_t>(order.begin(), order.end()).size(), n);
+    for (std::size_t k = 0; k + 1 < n; ++k) {
+      const std::int32_t here = hash.home(lengths[static_cast<std::size_t>(order[k])]);
+      const std::int32_t next = hash.home(lengths[static_cast<std::size_t>(order[k + 1])]);
+      EXPECT_LT(next, hash.table_size);
+      EXPECT_TRUE(here < next || (here == next && order[k] < order[k + 1]))
+          << "block_rows " << block_rows << ", " << n << " slots, at " << k;
+    }
   }
-}
-
-TEST(HbpHash, FirstFreeWrapsAndSkipsPositionsPastTheTable) {
-  std::vector<std::uint32_t> taken = {0xffffffffu, 0x0000000fu};  // 0..35 taken; size 37
-  EXPECT_EQ(first_free(taken.data(), 3, 37, 2), 36);
-  taken[1] |= 1u << 4;  // 36 taken: the table is full
-  EXPECT_EQ(first_free(taken.data(), 3, 37, 2), -1);
-  taken[0] &= ~(1u << 1);  // 1 free: from home 30 the probe wraps past 36 to 1
-  EXPECT_EQ(first_free(taken.data(), 30, 37, 2), 1);
-  EXPECT_EQ(first_free(taken.data(), 1, 37, 2), 1);
 }
 
 TEST(HbpHash, SampleStepTakesAboutTheSampleSizeOfRows) {
