@@ -250,12 +250,17 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
   //    (key, first nonzero, length, output_hash).
   const auto slot_entries = static_cast<std::size_t>(slots);
   auto seg_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
-  auto sorted_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
   auto seg_first = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto seg_length = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto seg_destination = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto seg_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
-  auto slot_segment = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  // The segments in block order: the sort's output, or (one column block) seg_key and seg_index.
+  DeviceBuffer<unsigned long long> sorted_key;
+  DeviceBuffer<std::int32_t> slot_segment;  // slot -> its segment
+  if (column_blocks > 1) {
+    sorted_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
+    slot_segment = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  }
   if (rows > 0 && slots > 0) {
     const build::SegmentWriter writer{d.block_rows,           row_blocks,
                                       combine_flag.data(),    partial_begin.data(),
@@ -302,13 +307,19 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
   }
   phases.lap("segments");
   //    A stable radix sort by (column block, row block) puts the segments into the blocks in the
-  //    layout's order, rows in order inside each block.
-  const auto largest_key = static_cast<unsigned long long>(std::max<std::int64_t>(
-      0, column_blocks * row_blocks - 1));
-  stable_sort_pairs(scratch, seg_key.data(), sorted_key.data(), seg_index.data(),
-                    slot_segment.data(), slots, key_bits(largest_key), "segments");
-  seg_key = {};  // freed in stream order, after the sort
-  seg_index = {};
+  //    layout's order, rows in order inside each block. With one column block the keys are the
+  //    row blocks, written in row order: already sorted, the sort would move nothing.
+  if (column_blocks <= 1) {
+    sorted_key = std::move(seg_key);
+    slot_segment = std::move(seg_index);  // seg_index[s] = s
+  } else {
+    const auto largest_key = static_cast<unsigned long long>(
+        std::max<std::int64_t>(0, column_blocks * row_blocks - 1));
+    stable_sort_pairs(scratch, seg_key.data(), sorted_key.data(), seg_index.data(),
+                      slot_segment.data(), slots, key_bits(largest_key), "segments");
+    seg_key = {};  // freed in stream order, after the sort
+    seg_index = {};
+  }
 
   auto block_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto block_of_slot = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
