@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <chrono>
 #include <limits>
 #include <string>
 
@@ -24,7 +25,6 @@ namespace tcsparse::hbp {
 namespace {
 
 using detail::DeviceBuffer;
-using detail::download_one;
 using detail::DeviceScratch;
 using detail::exclusive_sum;
 using detail::inclusive_sum;
@@ -159,20 +159,21 @@ HbpLayout<Value> download_layout(const DeviceLayout<Value>& d) {
   return layout;
 }
 
+namespace {
+
+/// The steps of build_layout_on_device into `d` (its checks and its scope for the temporaries are
+/// the caller's); returns the steps' times. The host waits three times for counts, each time
+/// downloading every count the GPU has ready (SmallDownloads): the task count is started with the
+/// blocks so that it comes with the groups'. Temporaries are freed in stream order after their
+/// last use, so that later steps reuse their memory: the pool's peak is mapped during the build
+/// and given back at its end.
 template <typename Value>
-DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
-                                           const HbpParameters& p, std::int32_t block_cols,
-                                           cudaStream_t stream) {
+std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Value>& csr,
+                                                        const HbpParameters& p,
+                                                        std::int32_t block_cols,
+                                                        cudaStream_t stream,
+                                                        DeviceLayout<Value>& d) {
   using V = arch::device_value_t<Value>;
-  if (block_cols < 1 || block_cols > kLargestBlockCols)
-    throw ParameterError("method 'hbp': block_cols=" + std::to_string(block_cols) +
-                         " is not accepted: expected 1.." + std::to_string(kLargestBlockCols));
-  if (p.max_slot_length < 1 || p.max_slot_length > kLongestSlot)
-    throw ParameterError("method 'hbp': max_slot_length=" + std::to_string(p.max_slot_length) +
-                         " is not accepted: expected 1.." + std::to_string(kLongestSlot));
-  // first: destroyed after every temporary below, it waits for their frees and releases them
-  detail::TemporaryMemoryScope temporaries(stream);
-  DeviceLayout<Value> d;
   d.rows = csr.rows;
   d.cols = csr.cols;
   d.nnz = csr.nnz;
@@ -187,6 +188,7 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
   const std::int32_t* col_idx = csr.col_idx;
   DeviceScratch scratch(stream);
   detail::StreamPhaseTimes phases(stream);
+  detail::SmallDownloads counts(stream);
 
   // 1. A lane a short row, a warp a long one, a warp a chunk of a longer one: its segments; the
   //    combine rows and their partial sums (scans over rows + 1). The chunks are counted on the
@@ -196,14 +198,11 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
   auto combine_flag = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto row_partials = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto row_chunks = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  auto segment_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  auto combine_index = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  auto partial_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  auto chunk_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   build::count_row_segments_kernel<<<grid_for_row_tiles(rows + 1), kBuildThreads, 0, stream>>>(
       row_ptr, col_idx, rows, block_cols, p.max_slot_length, row_segments.data(),
       combine_flag.data(), row_partials.data(), row_chunks.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
+  auto chunk_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   exclusive_sum(scratch, row_chunks.data(), chunk_begin.data(), rows + 1, "rows");
   row_chunks = {};
   // a chunked row of L > kRowChunkLength nonzeros has ceil(L / kRowChunkLength) < 2 L /
@@ -227,24 +226,27 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
         combine_flag.data(), row_partials.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
+  auto segment_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+  auto combine_index = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+  auto partial_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   exclusive_sum(scratch, row_segments.data(), segment_begin.data(), rows + 1, "rows");
   exclusive_sum(scratch, combine_flag.data(), combine_index.data(), rows + 1, "rows");
   exclusive_sum(scratch, row_partials.data(), partial_begin.data(), rows + 1, "rows");
-  const auto totals = detail::download_each<std::int32_t, 3>(
-      {segment_begin.data() + rows, combine_index.data() + rows, partial_begin.data() + rows},
-      stream);
-  const std::int64_t slots = totals[0];
-  d.combine_row_count = totals[1];
-  d.partials = totals[2];
-  d.slots = slots;
-  d.combine_rows = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.combine_row_count));
-  d.combine_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.combine_row_count + 1));
-  build::scatter_combine_rows_kernel<<<grid_for(rows + 1), kBuildThreads, 0, stream>>>(
-      combine_index.data(), partial_begin.data(), rows, d.combine_rows.data(),
-      d.combine_begin.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-
+  row_segments = {};
+  row_partials = {};
   phases.lap("row_segments");
+  //    The nonzeros' arrays of the layout, sized by nnz alone.
+  d.col_add_sign = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(d.nnz));
+  d.data = DeviceBuffer<Value>(static_cast<std::size_t>(d.nnz));
+  std::int32_t slots32 = 0, combine_rows32 = 0, partials32 = 0;
+  counts.add(segment_begin.data() + rows, &slots32);
+  counts.add(combine_index.data() + rows, &combine_rows32);
+  counts.add(partial_begin.data() + rows, &partials32);
+  counts.wait();
+  const std::int64_t slots = slots32;
+  d.slots = slots;
+  d.combine_row_count = combine_rows32;
+  d.partials = partials32;
 
   // 2. A lane a short row, a warp a long one, a warp a chunk of a longer one, writes its segments
   //    (key, first nonzero, length, output_hash).
@@ -254,13 +256,6 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
   auto seg_length = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto seg_destination = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto seg_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
-  // The segments in block order: the sort's output, or (one column block) seg_key and seg_index.
-  DeviceBuffer<unsigned long long> sorted_key;
-  DeviceBuffer<std::int32_t> slot_segment;  // slot -> its segment
-  if (column_blocks > 1) {
-    sorted_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
-    slot_segment = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
-  }
   if (rows > 0 && slots > 0) {
     const build::SegmentWriter writer{d.block_rows,           row_blocks,
                                       combine_flag.data(),    partial_begin.data(),
@@ -283,52 +278,74 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
       TCSPARSE_CUDA_CHECK_LAUNCH();
     }
   }
-  // 2. The hash's a from a histogram of the sampled rows' segment shifts (a small download;
-  //    make_hash's sample: every hash_sample_step-th row).
-  {
-    std::array<std::int64_t, kLargestAggregationShift + 1> counts{};
-    if (rows > 0) {
-      auto histogram = DeviceBuffer<unsigned long long>::on_stream(counts.size(), stream);
-      TCSPARSE_CUDA_CHECK(cudaMemsetAsync(histogram.data(), 0, histogram.bytes(), stream));
-      const std::int64_t step = hash_sample_step(rows);
-      const std::int64_t sampled = (rows + step - 1) / step;
-      if (slots > 0) {
-        build::shift_histogram_kernel<<<grid_for_warps(sampled), kBuildThreads, 0, stream>>>(
-            segment_begin.data(), seg_length.data(), rows, step, histogram.data());
-        TCSPARSE_CUDA_CHECK_LAUNCH();
-      }
-      std::array<unsigned long long, kLargestAggregationShift + 1> host{};
-      TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(host.data(), histogram.data(), histogram.bytes(),
-                                          cudaMemcpyDeviceToHost, stream));
-      TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
-      for (std::size_t k = 0; k < counts.size(); ++k) counts[k] = static_cast<std::int64_t>(host[k]);
+  combine_flag = {};
+  chunk_begin = {};
+  chunk_segment_begin = {};
+  d.combine_rows = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.combine_row_count));
+  d.combine_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.combine_row_count + 1));
+  build::scatter_combine_rows_kernel<<<grid_for(rows + 1), kBuildThreads, 0, stream>>>(
+      combine_index.data(), partial_begin.data(), rows, d.combine_rows.data(),
+      d.combine_begin.data());
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+  combine_index = {};
+  partial_begin = {};
+  //    The hash's a from a histogram of the sampled rows' segment shifts (downloaded with the
+  //    block count below; make_hash's sample: every hash_sample_step-th row).
+  std::array<unsigned long long, kLargestAggregationShift + 1> shift_counts{};
+  auto histogram = DeviceBuffer<unsigned long long>::on_stream(shift_counts.size(), stream);
+  if (rows > 0) {
+    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(histogram.data(), 0, histogram.bytes(), stream));
+    const std::int64_t step = hash_sample_step(rows);
+    const std::int64_t sampled = (rows + step - 1) / step;
+    if (slots > 0) {
+      build::shift_histogram_kernel<<<grid_for_warps(sampled), kBuildThreads, 0, stream>>>(
+          segment_begin.data(), seg_length.data(), rows, step, histogram.data());
+      TCSPARSE_CUDA_CHECK_LAUNCH();
     }
-    d.hash = hash_from_shift_histogram(d.block_rows, counts);
+    counts.add(histogram.data(), shift_counts.data(), shift_counts.size());
   }
+  segment_begin = {};
   phases.lap("segments");
   //    A stable radix sort by (column block, row block) puts the segments into the blocks in the
   //    layout's order, rows in order inside each block. With one column block the keys are the
   //    row blocks, written in row order: already sorted, the sort would move nothing.
+  DeviceBuffer<unsigned long long> sorted_key;
+  DeviceBuffer<std::int32_t> slot_segment;  // slot -> its segment
   if (column_blocks <= 1) {
     sorted_key = std::move(seg_key);
     slot_segment = std::move(seg_index);  // seg_index[s] = s
   } else {
+    sorted_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
+    slot_segment = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
     const auto largest_key = static_cast<unsigned long long>(
         std::max<std::int64_t>(0, column_blocks * row_blocks - 1));
     stable_sort_pairs(scratch, seg_key.data(), sorted_key.data(), seg_index.data(),
                       slot_segment.data(), slots, key_bits(largest_key), "segments");
-    seg_key = {};  // freed in stream order, after the sort
+    seg_key = {};
     seg_index = {};
   }
-
   auto block_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto block_of_slot = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  std::int32_t blocks32 = 0;
   if (slots > 0) {
     build::mark_block_starts_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
         sorted_key.data(), slots, block_start.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
     inclusive_sum(scratch, block_start.data(), block_of_slot.data(), slots, "segments");
-    d.blocks = download_one(block_of_slot.data() + (slots - 1), stream);
+    counts.add(block_of_slot.data() + (slots - 1), &blocks32);
+  }
+  //    The layout's per-slot arrays and its partial sums' numbers, sized by step 1's counts.
+  d.output_hash = DeviceBuffer<std::int32_t>(slot_entries);
+  d.slot_last_round = DeviceBuffer<std::uint16_t>(slot_entries);
+  d.combine_partials = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.partials));
+  counts.wait();
+  histogram = {};
+  d.blocks = blocks32;
+  {
+    std::array<std::int64_t, kLargestAggregationShift + 1> histogram_counts{};
+    for (std::size_t k = 0; k < shift_counts.size(); ++k)
+      histogram_counts[k] = static_cast<std::int64_t>(shift_counts[k]);
+    d.hash = hash_from_shift_histogram(d.block_rows, histogram_counts);
   }
   auto block_slot_begin = DeviceBuffer<std::int32_t>::on_stream(
       static_cast<std::size_t>(d.blocks + 1), stream);
@@ -339,12 +356,35 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
         sorted_key.data(), block_start.data(), block_of_slot.data(), slots, row_blocks,
         block_slot_begin.data(), d.block_col.data(), d.block_row.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
-  }
-  if (slots == 0)  // (else scatter_blocks_kernel writes block_slot_begin[blocks] = slots)
+  } else {  // (else scatter_blocks_kernel writes block_slot_begin[blocks] = slots)
     TCSPARSE_CUDA_CHECK(cudaMemsetAsync(block_slot_begin.data(), 0, sizeof(std::int32_t), stream));
+  }
   sorted_key = {};
   block_start = {};
-
+  //    5, begun: tasks start at every blocks_per_task-th block of a run of one column block
+  //    (their count is downloaded with step 3's).
+  const std::int32_t per_task = p.resolved_blocks_per_task(d.blocks);
+  auto task_index = DeviceBuffer<std::int32_t>::on_stream(
+      static_cast<std::size_t>(d.blocks + 1), stream);
+  {
+    auto column_run_start = DeviceBuffer<std::int32_t>::on_stream(
+        static_cast<std::size_t>(d.blocks), stream);
+    if (d.blocks > 0) {
+      auto column_anchor = DeviceBuffer<std::int32_t>::on_stream(
+          static_cast<std::size_t>(d.blocks), stream);
+      build::mark_column_runs_kernel<<<grid_for(d.blocks), kBuildThreads, 0, stream>>>(
+          d.block_col.data(), d.blocks, column_anchor.data());
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+      detail::inclusive_scan(scratch, column_anchor.data(), column_run_start.data(),
+                             build::MaxOf{}, d.blocks, "blocks");
+    }
+    auto task_start = DeviceBuffer<std::int32_t>::on_stream(
+        static_cast<std::size_t>(d.blocks + 1), stream);
+    build::mark_tasks_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
+        column_run_start.data(), d.blocks, per_task, task_start.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    exclusive_sum(scratch, task_start.data(), task_index.data(), d.blocks + 1, "blocks");
+  }
   phases.lap("blocks");
 
   // 3. The reorder inside each block (hash: a warp a block; sort: a stable radix sort by
@@ -373,41 +413,51 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
   phases.lap("reorder");
 
   auto slot_nnz = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
-  auto slot_nnz_begin = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
   auto run_anchor = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
-  auto run_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
-  auto group_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
-  auto group_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
   build::mark_runs_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
       ordered.data(), seg_length.data(), block_of_slot.data(), block_slot_begin.data(), slots,
       p.warp_row_length, slot_nnz.data(), run_anchor.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
+  auto run_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   detail::inclusive_scan(scratch, run_anchor.data(), run_start.data(), build::MaxOf{}, slots,
                          "segments");
+  run_anchor = {};
+  auto group_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
   build::mark_groups_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
       ordered.data(), seg_length.data(), run_start.data(), slots, p.warp_row_length,
       group_start.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
+  run_start = {};
+  auto group_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
+  auto slot_nnz_begin = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
   exclusive_sum(scratch, group_start.data(), group_index.data(), slots + 1, "segments");
   exclusive_sum(scratch, slot_nnz.data(), slot_nnz_begin.data(), slots + 1, "segments");
-  d.groups = download_one(group_index.data() + slots, stream);
-  const std::int64_t laid_out = download_one(slot_nnz_begin.data() + slots, stream);
+  slot_nnz = {};
+  std::int32_t groups32 = 0, tasks32 = 0;
+  std::int64_t laid_out = 0;
+  counts.add(group_index.data() + slots, &groups32);
+  counts.add(slot_nnz_begin.data() + slots, &laid_out);
+  counts.add(task_index.data() + d.blocks, &tasks32);
+  counts.wait();
   if (laid_out != d.nnz)
     throw Error("hbp device build: " + std::to_string(laid_out) + " nonzeros laid out of " +
                 std::to_string(d.nnz));
+  d.groups = groups32;
+  d.tasks = tasks32;
   d.group_slot_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.groups + 1));
   d.begin_nnz = DeviceBuffer<std::int64_t>(static_cast<std::size_t>(d.groups + 1));
-  d.output_hash = DeviceBuffer<std::int32_t>(slot_entries);
-  d.slot_last_round = DeviceBuffer<std::uint16_t>(slot_entries);
-  d.block_group_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks + 1));
   build::scatter_groups_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
       ordered.data(), seg_destination.data(), seg_length.data(), group_index.data(),
       slot_nnz_begin.data(), slots, d.output_hash.data(), d.slot_last_round.data(),
       d.group_slot_begin.data(), d.begin_nnz.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
+  seg_destination = {};
+  slot_nnz_begin = {};
+  d.block_group_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks + 1));
   build::block_groups_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
       block_slot_begin.data(), group_index.data(), d.blocks, d.block_group_begin.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
+  block_slot_begin = {};
   d.group_col = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.groups));
   if (slots > 0) {
     build::group_columns_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
@@ -415,26 +465,25 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
         d.group_col.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
+  group_start = {};
+  group_index = {};
   //    The partial sums numbered in slot order: a scan of the slots that have one, then each
   //    such slot's row-major destination maps to its number (combine_partials).
-  d.combine_partials = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.partials));
   if (slots > 0 && d.partials > 0) {
     auto has_partial = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
-    auto partial_number = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
     build::mark_partial_slots_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
         d.output_hash.data(), slots, has_partial.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
+    auto partial_number = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
     exclusive_sum(scratch, has_partial.data(), partial_number.data(), slots, "segments");
+    has_partial = {};
     build::number_partials_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
         partial_number.data(), slots, d.output_hash.data(), d.combine_partials.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
-
   phases.lap("groups");
 
   // 4. A warp a group: the nonzeros in rounds, with add_sign.
-  d.col_add_sign = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(d.nnz));
-  d.data = DeviceBuffer<Value>(static_cast<std::size_t>(d.nnz));
   if (d.groups > 0) {
     const std::int64_t warps_per_block = kLayOutThreads / arch::kWarpSize;
     const auto grid = static_cast<unsigned>(
@@ -446,31 +495,9 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
         reinterpret_cast<V*>(d.data.data()));
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
-
   phases.lap("lay_out");
 
-  // 5. Tasks: every blocks_per_task-th block of a run of one column block starts one.
-  const std::int32_t per_task = p.resolved_blocks_per_task(d.blocks);
-  auto column_anchor = DeviceBuffer<std::int32_t>::on_stream(
-      static_cast<std::size_t>(d.blocks), stream);
-  auto column_run_start = DeviceBuffer<std::int32_t>::on_stream(
-      static_cast<std::size_t>(d.blocks), stream);
-  auto task_start = DeviceBuffer<std::int32_t>::on_stream(
-      static_cast<std::size_t>(d.blocks + 1), stream);
-  auto task_index = DeviceBuffer<std::int32_t>::on_stream(
-      static_cast<std::size_t>(d.blocks + 1), stream);
-  if (d.blocks > 0) {
-    build::mark_column_runs_kernel<<<grid_for(d.blocks), kBuildThreads, 0, stream>>>(
-        d.block_col.data(), d.blocks, column_anchor.data());
-    TCSPARSE_CUDA_CHECK_LAUNCH();
-    detail::inclusive_scan(scratch, column_anchor.data(), column_run_start.data(), build::MaxOf{},
-                           d.blocks, "blocks");
-  }
-  build::mark_tasks_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
-      column_run_start.data(), d.blocks, per_task, task_start.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-  exclusive_sum(scratch, task_start.data(), task_index.data(), d.blocks + 1, "blocks");
-  d.tasks = download_one(task_index.data() + d.blocks, stream);
+  // 5. Tasks (started in step 2): their arrays, and each task's x sharing.
   d.task_block_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks + 1));
   d.task_col = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks));
   d.task_shared_x = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks));
@@ -486,8 +513,34 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
   phases.lap("tasks");
-  // waits for the last step: the layout is used on other streams after return
-  d.build_phases_ms = phases.laps();
+  return phases.laps();  // waits for the last step
+}
+
+}  // namespace
+
+template <typename Value>
+DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
+                                           const HbpParameters& p, std::int32_t block_cols,
+                                           cudaStream_t stream) {
+  if (block_cols < 1 || block_cols > kLargestBlockCols)
+    throw ParameterError("method 'hbp': block_cols=" + std::to_string(block_cols) +
+                         " is not accepted: expected 1.." + std::to_string(kLargestBlockCols));
+  if (p.max_slot_length < 1 || p.max_slot_length > kLongestSlot)
+    throw ParameterError("method 'hbp': max_slot_length=" + std::to_string(p.max_slot_length) +
+                         " is not accepted: expected 1.." + std::to_string(kLongestSlot));
+  DeviceLayout<Value> d;
+  std::chrono::steady_clock::time_point release_begin;
+  {
+    // waits for the temporaries' frees and gives the pool's unused memory back at its end
+    detail::TemporaryMemoryScope temporaries(stream);
+    d.build_phases_ms = build_steps(csr, p, block_cols, stream, d);
+    release_begin = std::chrono::steady_clock::now();
+  }
+  // the pages the temporaries' peak mapped, given back (host time: no GPU work is left)
+  d.build_phases_ms.emplace_back(
+      "release", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                           release_begin)
+                     .count());
   return d;
 }
 

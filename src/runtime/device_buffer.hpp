@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -33,10 +34,10 @@ void device_free(void* pointer) noexcept;
 void* device_allocate_on_stream(std::size_t bytes, cudaStream_t stream);
 void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept;
 
-/// The calling thread's pinned host buffers of kDownloadBounceBytes: one for download_one, one
-/// for the answer of a DeviceCsrCheck in flight (downloaded before it is waited for). A small
-/// copy into pageable memory is staged by the driver and waits longer for it.
-inline constexpr std::size_t kDownloadBounceBytes = 256;
+/// The calling thread's pinned host buffers of kDownloadBounceBytes: one for download_one and
+/// SmallDownloads, one for the answer of a DeviceCsrCheck in flight (downloaded before it is
+/// waited for). A small copy into pageable memory is staged by the driver and waits longer for it.
+inline constexpr std::size_t kDownloadBounceBytes = 512;
 enum class DownloadSlot { download_one, check_in_flight };
 void* download_bounce(DownloadSlot slot = DownloadSlot::download_one);
 
@@ -277,16 +278,52 @@ T download_one(const T* device, cudaStream_t stream = nullptr) {
   return host;
 }
 
-/// Values at several places of device memory, read with one wait for `stream` (plan time: the
-/// counts of one step).
-template <typename T, std::size_t N>
-std::array<T, N> download_each(const std::array<const T*, N>& device, cudaStream_t stream) {
-  std::array<T, N> host{};
-  for (std::size_t i = 0; i < N; ++i)
+/// A few values of device memory read with one wait for `stream` (plan time: the counts that one
+/// step produced, of any trivially copyable types, in one round trip instead of one each). add()
+/// enqueues a copy into the calling thread's pinned bounce buffer (a copy into pageable memory is
+/// staged by the driver, which waits for the stream on every such copy); wait() synchronises once
+/// and hands each value to its place. The bounce is download_one's: no download_one on this
+/// thread between the first add() and wait().
+class SmallDownloads {
+ public:
+  explicit SmallDownloads(cudaStream_t stream)
+      : stream_(stream), bounce_(static_cast<unsigned char*>(download_bounce())) {}
+  SmallDownloads(const SmallDownloads&) = delete;
+  SmallDownloads& operator=(const SmallDownloads&) = delete;
+
+  /// `count` values at `device` into `host` (valid until wait() returns).
+  template <typename T>
+  void add(const T* device, T* host, std::size_t count = 1) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const std::size_t offset = (used_ + alignof(T) - 1) / alignof(T) * alignof(T);
+    const std::size_t bytes = count * sizeof(T);
+    if (places_count_ == places_.size() || offset + bytes > kDownloadBounceBytes)
+      throw Error("SmallDownloads: more than " + std::to_string(kDownloadBounceBytes) +
+                  " bytes or " + std::to_string(places_.size()) + " places in one wait");
     TCSPARSE_CUDA_CHECK(
-        cudaMemcpyAsync(&host[i], device[i], sizeof(T), cudaMemcpyDeviceToHost, stream));
-  TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return host;
-}
+        cudaMemcpyAsync(bounce_ + offset, device, bytes, cudaMemcpyDeviceToHost, stream_));
+    places_[places_count_++] = {host, offset, bytes};
+    used_ = offset + bytes;
+  }
+
+  /// Waits for the stream, then writes every value added to its host place.
+  void wait() {
+    TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (std::size_t i = 0; i < places_count_; ++i)
+      std::memcpy(places_[i].host, bounce_ + places_[i].offset, places_[i].bytes);
+    places_count_ = 0;
+    used_ = 0;
+  }
+
+ private:
+  struct Place {
+    void* host = nullptr;
+    std::size_t offset = 0, bytes = 0;
+  };
+  cudaStream_t stream_;
+  unsigned char* bounce_;
+  std::array<Place, 8> places_{};
+  std::size_t places_count_ = 0, used_ = 0;
+};
 
 }  // namespace tcsparse::detail

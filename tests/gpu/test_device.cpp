@@ -4,7 +4,9 @@
 #include <cusparse.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -154,6 +156,41 @@ TEST_F(DeviceTest, FreedTemporariesAreKeptForReuseUntilReleased) {
   stream.synchronize();
   detail::release_unused_temporary_memory();
   EXPECT_EQ(detail::temporary_memory_reserved_bytes(), 0u);
+}
+
+TEST_F(DeviceTest, SmallDownloadsHandEveryValueToItsPlaceAfterOneWait) {
+  detail::CudaStream stream;
+  const detail::DeviceBuffer<std::int32_t> counts(std::vector<std::int32_t>{7, -2, 40});
+  const detail::DeviceBuffer<std::int64_t> wide(std::vector<std::int64_t>{std::int64_t{1} << 40});
+  const detail::DeviceBuffer<unsigned long long> histogram(
+      std::vector<unsigned long long>{5, 0, 9, 11});
+  std::int32_t last = 0;
+  std::int64_t big = 0;
+  std::array<unsigned long long, 4> bins{};
+  detail::SmallDownloads downloads(stream.get());
+  downloads.add(counts.data() + 2, &last);
+  downloads.add(wide.data(), &big);  // aligned after a 4-byte value
+  downloads.add(histogram.data(), bins.data(), bins.size());
+  EXPECT_EQ(last, 0);  // nothing is handed over before the wait
+  downloads.wait();
+  EXPECT_EQ(last, 40);
+  EXPECT_EQ(big, std::int64_t{1} << 40);
+  EXPECT_EQ(bins, (std::array<unsigned long long, 4>{5, 0, 9, 11}));
+  // reusable after the wait
+  downloads.add(counts.data() + 1, &last);
+  downloads.wait();
+  EXPECT_EQ(last, -2);
+}
+
+TEST_F(DeviceTest, SmallDownloadsRefuseMoreThanTheBounceHolds) {
+  detail::CudaStream stream;
+  const detail::DeviceBuffer<std::byte> device(detail::kDownloadBounceBytes + 1);
+  std::vector<std::byte> host(detail::kDownloadBounceBytes + 1);
+  detail::SmallDownloads downloads(stream.get());
+  EXPECT_THROW(downloads.add(device.data(), host.data(), host.size()), Error);
+  downloads.add(device.data(), host.data(), detail::kDownloadBounceBytes);  // exactly fits
+  EXPECT_THROW(downloads.add(device.data(), host.data(), 1), Error);
+  downloads.wait();
 }
 
 }  // namespace

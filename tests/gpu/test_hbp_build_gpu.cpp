@@ -247,8 +247,8 @@ TEST_F(HbpGpuBuild, BothBuildsGiveBitwiseTheSameYAndReportTheirTimesApart) {
 TEST_F(HbpGpuBuild, HashSortAndNoneBuildTimesAreReportedWithTheirSteps) {
   // informative: the "hash >= 3x faster than sort" is measured by the bench (README)
   const Matrix matrix64 = generate_rmat(20, 16, 11);
-  const std::vector<std::string> steps = {"row_segments", "segments", "blocks", "reorder",
-                                          "groups",       "lay_out",  "tasks"};
+  const std::vector<std::string> steps = {"row_segments", "segments", "blocks",  "reorder",
+                                          "groups",       "lay_out",  "tasks",   "release"};
   for (const char* reorder : kReorders) {
     const SpmvPlan<double> plan(matrix64, Method("hbp"),
                                 testing::options_of({reorder, "build=device"}));
