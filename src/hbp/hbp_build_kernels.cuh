@@ -613,7 +613,7 @@ __global__ void hash_order_kernel(const std::int32_t* block_slot_begin, std::int
 __global__ void mark_runs_kernel(const std::int32_t* ordered, const std::int32_t* seg_length,
                                  const std::int32_t* block_of_slot,
                                  const std::int32_t* block_slot_begin, std::int64_t slots,
-                                 std::int32_t warp_row_length, std::int64_t* slot_nnz,
+                                 std::int32_t warp_row_length, std::int32_t* slot_nnz,
                                  std::int32_t* run_anchor) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i > slots) return;
@@ -652,7 +652,7 @@ __global__ void scatter_groups_kernel(const std::int32_t* ordered,
                                       const std::int32_t* seg_destination,
                                       const std::int32_t* seg_length,
                                       const std::int32_t* group_index,
-                                      const std::int64_t* slot_nnz_begin, std::int64_t slots,
+                                      const std::int32_t* slot_nnz_begin, std::int64_t slots,
                                       std::int32_t* output_hash, std::uint16_t* slot_last_round,
                                       std::int32_t* group_slot_begin, std::int64_t* begin_nnz) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;

@@ -309,21 +309,22 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   //    A stable radix sort by (column block, row block) puts the segments into the blocks in the
   //    layout's order, rows in order inside each block. With one column block the keys are the
   //    row blocks, written in row order: already sorted, the sort would move nothing.
-  DeviceBuffer<unsigned long long> sorted_key;
-  DeviceBuffer<std::int32_t> slot_segment;  // slot -> its segment
-  if (column_blocks <= 1) {
-    sorted_key = std::move(seg_key);
-    slot_segment = std::move(seg_index);  // seg_index[s] = s
-  } else {
-    sorted_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
-    slot_segment = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
+  //    The sort works within two buffers of the keys and of the indices (no third copy in CUB's
+  //    storage: that copy made the sort the build's peak of temporaries).
+  if (column_blocks > 1) {
+    auto key_second = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
+    auto index_second = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
     const auto largest_key = static_cast<unsigned long long>(
         std::max<std::int64_t>(0, column_blocks * row_blocks - 1));
-    stable_sort_pairs(scratch, seg_key.data(), sorted_key.data(), seg_index.data(),
-                      slot_segment.data(), slots, key_bits(largest_key), "segments");
-    seg_key = {};
-    seg_index = {};
+    if (detail::stable_sort_pairs_double_buffered(scratch, seg_key.data(), key_second.data(),
+                                                  seg_index.data(), index_second.data(), slots,
+                                                  key_bits(largest_key), "segments")) {
+      seg_key = std::move(key_second);
+      seg_index = std::move(index_second);
+    }
   }
+  DeviceBuffer<unsigned long long> sorted_key = std::move(seg_key);
+  DeviceBuffer<std::int32_t> slot_segment = std::move(seg_index);  // slot -> its segment
   auto block_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto block_of_slot = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   std::int32_t blocks32 = 0;
@@ -412,7 +413,8 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   slot_segment = {};
   phases.lap("reorder");
 
-  auto slot_nnz = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
+  // (a slot's nonzeros and their scan fit 32 bits: the CSR holds fewer than 2^31)
+  auto slot_nnz = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
   auto run_anchor = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   build::mark_runs_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
       ordered.data(), seg_length.data(), block_of_slot.data(), block_slot_begin.data(), slots,
@@ -429,12 +431,11 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   TCSPARSE_CUDA_CHECK_LAUNCH();
   run_start = {};
   auto group_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
-  auto slot_nnz_begin = DeviceBuffer<std::int64_t>::on_stream(slot_entries + 1, stream);
+  auto slot_nnz_begin = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
   exclusive_sum(scratch, group_start.data(), group_index.data(), slots + 1, "segments");
   exclusive_sum(scratch, slot_nnz.data(), slot_nnz_begin.data(), slots + 1, "segments");
   slot_nnz = {};
-  std::int32_t groups32 = 0, tasks32 = 0;
-  std::int64_t laid_out = 0;
+  std::int32_t groups32 = 0, tasks32 = 0, laid_out = 0;
   counts.add(group_index.data() + slots, &groups32);
   counts.add(slot_nnz_begin.data() + slots, &laid_out);
   counts.add(task_index.data() + d.blocks, &tasks32);

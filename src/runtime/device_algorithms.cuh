@@ -120,6 +120,26 @@ void stable_sort_pairs(DeviceScratch& scratch, const Key* keys_in, Key* keys_out
   });
 }
 
+/// The same sort within two buffers of the keys and two of the values (CUB's DoubleBuffer), which
+/// both hold n items and may both be overwritten: CUB then needs little storage of its own, where
+/// stable_sort_pairs' storage holds another copy of the keys and values. Returns whether the
+/// sorted pairs are in the second buffers (else in the first); known on the host at once.
+template <typename Key, typename Value>
+bool stable_sort_pairs_double_buffered(DeviceScratch& scratch, Key* keys, Key* keys_second,
+                                       Value* values, Value* values_second, std::int64_t n,
+                                       int bits, const char* what) {
+  if (n == 0) return false;
+  const int items = cub_items(n, what);
+  const int end_bit = std::clamp(bits, 1, static_cast<int>(8 * sizeof(Key)));
+  cub::DoubleBuffer<Key> key_buffers(keys, keys_second);
+  cub::DoubleBuffer<Value> value_buffers(values, values_second);
+  scratch.run([&](void* storage, std::size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(storage, bytes, key_buffers, value_buffers, items, 0,
+                                           end_bit, scratch.stream());
+  });
+  return key_buffers.Current() == keys_second;
+}
+
 /// Copies the items of in[0 .. n) that `select` accepts to out, in order; returns how many
 /// (downloaded).
 template <typename T, typename Select>
