@@ -315,8 +315,12 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
                             split, extra_begin.data(), max_pieces.data());
       detail::exclusive_sum(scratch, extra_begin.data(), extra_begin.data(), split + 1,
                             "medium row-blocks");
-      const std::int32_t extra = download_one(extra_begin.data() + split, stream);
-      info.medium_max_pieces = std::max(1, download_one(max_pieces.data(), stream));
+      std::int32_t extra = 0, most_pieces = 0;
+      detail::SmallDownloads counts(stream);  // one wait for both
+      counts.add(extra_begin.data() + split, &extra);
+      counts.add(max_pieces.data(), &most_pieces);
+      counts.wait();
+      info.medium_max_pieces = std::max(1, most_pieces);
       info.medium_split_row_blocks = split;
       index.medium_extra_pieces = device_array<DaspMediumPiece>(extra, stream);
       TCSPARSE_BUILD_LAUNCH(build::write_extra_pieces_kernel, split, stream, pieces.data(),
