@@ -10,7 +10,8 @@
 //   range r (block r):   stripe 0 entries | stripe 1 entries | ... | stripe S-1 entries
 //   shared memory:       [ 2 barriers ][ x stage 0: W ][ x stage 1: W ][ sums of the range's rows ]
 //
-//   stripe s: wait for stage s % 2 (bulk copy, or with clusters of C blocks each block copies
+//   stripe s: (optionally: one thread starts fetching stripe s + 1's entries into the L2)
+//             wait for stage s % 2 (bulk copy, or with clusters of C blocks each block copies
 //             1/C of the stripe to every block of its cluster: the L2 reads x once a cluster);
 //             each warp takes 32 consecutive entries at a time (4 batches in flight): product
 //             with x from shared memory, a segmented sum over its lanes by row, the last lane
@@ -19,8 +20,10 @@
 //   end:      y = alpha * sums + beta * y for the range's rows.
 //
 // For each matrix, fp64 and fp16: the median of 30 timed applies (CUDA events, 5 warm-up) of
-// the library's cusparse and hbp methods and of this kernel with clusters of 1, 2 and 4 blocks,
-// each checked against cuSPARSE's y; with the x bytes the stripes' copies read from the L2.
+// the library's cusparse and hbp methods and of this kernel (1, 2 or 4 blocks an SM, with and
+// without the prefetch; clusters of 2 and 4 with it), each checked against cuSPARSE's y; with
+// the x bytes the stripes' copies read from the L2. Results and what they say:
+// bench/results/2026-11-29-2300-h200-shared-x-probe/README.md.
 //
 //   tcsparse_shared_x_probe [generator spec ...]
 // Built for sm_90a only (the multicast bulk copy); a probe, not part of the library.
