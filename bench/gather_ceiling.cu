@@ -11,7 +11,6 @@
 //
 // Prints one line per x size: the median of 50 timed launches (CUDA events, after 20 warm-up
 // launches), the bytes of the stream and x per second, and random gathers per second.
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "arch/load.cuh"
+#include "probe_support.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 
@@ -63,18 +63,8 @@ void measure(long long pairs, int cols, int sms) {
                                                          x.data(), pairs, partial_sums.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   };
-  for (int i = 0; i < kWarmUpLaunches; ++i) launch();
-  std::vector<double> ms;
-  for (int i = 0; i < kTimedLaunches; ++i) {
-    tcsparse::detail::CudaEvent start, stop;
-    start.record(stream.get());
-    launch();
-    stop.record(stream.get());
-    stop.synchronize();
-    ms.push_back(stop.elapsed_ms_since(start));
-  }
-  std::sort(ms.begin(), ms.end());
-  const double seconds = ms[ms.size() / 2] * 1e-3;
+  const double seconds =
+      tcsparse::bench::median_ms(launch, stream.get(), kWarmUpLaunches, kTimedLaunches) * 1e-3;
   const double bytes = static_cast<double>(pairs) * 12.0 + static_cast<double>(cols) * 8.0;
   std::printf("pairs %lld  x %8d values: %8.1f us  %6.0f GB/s  %6.1f G gathers/s\n", pairs, cols,
               seconds * 1e6, bytes / seconds * 1e-9, static_cast<double>(pairs) / seconds * 1e-9);
@@ -86,16 +76,8 @@ int main(int argc, char** argv) {
   try {
     const long long pairs = argc > 1 ? std::stoll(argv[1]) : 20'000'000;
     if (pairs <= 0 || pairs > (1LL << 31) - 1) throw std::out_of_range("pairs");
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-      std::fprintf(stderr, "tcsparse_gather_ceiling: no CUDA device found\n");
-      return 2;
-    }
     int sms = 0;
-    TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    cudaDeviceProp properties{};
-    TCSPARSE_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
-    std::printf("%s, %d SMs\n", properties.name, sms);
+    if (!tcsparse::bench::announce_device("tcsparse_gather_ceiling", sms)) return 2;
     for (const int cols : {100'000, 1'000'000, 2'000'000}) measure(pairs, cols, sms);
     return 0;
   } catch (const std::exception& error) {

@@ -44,6 +44,7 @@
 #include "arch/load.cuh"
 #include "arch/types.cuh"
 #include "arch/warp.cuh"
+#include "probe_support.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "tcsparse/csr.hpp"
@@ -53,7 +54,7 @@
 namespace {
 
 namespace arch = tcsparse::arch;
-using tcsparse::detail::CudaEvent;
+using tcsparse::bench::median_ms;
 using tcsparse::detail::CudaStream;
 using tcsparse::detail::DeviceBuffer;
 
@@ -62,8 +63,6 @@ constexpr int kBatches = 4;             // rounds of 32 entries a warp loads bef
 constexpr int kMaxStripeColumns = 65536;  // a column in its stripe in 16 bits
 constexpr int kMaxRangeRows = 65535;      // a row in its range in 16 bits (0xffff: no entry)
 constexpr int kBarrierBytes = 16;         // two mbarriers, at the start of shared memory
-constexpr int kWarmUpApplies = 5;
-constexpr int kTimedApplies = 30;
 
 /// One bulk copy of `bytes` to the same shared-memory offset in every block of `mask`, each
 /// block's barrier at `barrier`'s offset counting them (sm_90a).
@@ -275,22 +274,6 @@ Layout<Value> build_layout(const tcsparse::CsrMatrix<Value>& a, int ranges, int 
   return layout;
 }
 
-template <typename Apply>
-double median_ms(Apply&& apply, cudaStream_t stream) {
-  for (int i = 0; i < kWarmUpApplies; ++i) apply();
-  std::vector<double> ms;
-  for (int i = 0; i < kTimedApplies; ++i) {
-    CudaEvent start, stop;
-    start.record(stream);
-    apply();
-    stop.record(stream);
-    stop.synchronize();
-    ms.push_back(stop.elapsed_ms_since(start));
-  }
-  std::nth_element(ms.begin(), ms.begin() + kTimedApplies / 2, ms.end());
-  return ms[kTimedApplies / 2];
-}
-
 double to_double(double v) { return v; }
 double to_double(tcsparse::half v) { return static_cast<double>(v); }
 
@@ -412,16 +395,8 @@ void probe(const std::string& name, const tcsparse::CsrMatrix<Value>& a, int sms
 
 int main(int argc, char** argv) {
   try {
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-      std::fprintf(stderr, "tcsparse_shared_x_probe: no CUDA device found\n");
-      return 2;
-    }
     int sms = 0;
-    TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    cudaDeviceProp properties{};
-    TCSPARSE_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
-    std::printf("%s, %d SMs\n", properties.name, sms);
+    if (!tcsparse::bench::announce_device("tcsparse_shared_x_probe", sms)) return 2;
     std::vector<std::string> specs(argv + 1, argv + argc);
     if (specs.empty()) specs = {"rmat:scale=18,edge_factor=48,seed=63"};
     for (std::string spec : specs) {

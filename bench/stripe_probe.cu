@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "arch/load.cuh"
+#include "probe_support.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "tcsparse/generate.hpp"
@@ -33,14 +34,12 @@
 namespace {
 
 namespace arch = tcsparse::arch;
-using tcsparse::detail::CudaEvent;
+using tcsparse::bench::median_ms;
 using tcsparse::detail::CudaStream;
 using tcsparse::detail::DeviceBuffer;
 
 constexpr int kThreads = 256;
 constexpr int kBlocksPerSm = 8;
-constexpr int kWarmUpApplies = 5;
-constexpr int kTimedApplies = 30;
 constexpr int kStripeCounts[] = {1, 2, 3, 4, 6, 8, 16};
 
 /// y[r] (+)= sum over the stripe's row r of value * x[column]; kLanes lanes a row (grid-stride
@@ -110,23 +109,6 @@ void launch_stripe(const Stripe& s, std::int64_t rows, const double* x, double* 
   TCSPARSE_CUDA_CHECK_LAUNCH();
 }
 
-/// Median milliseconds of `apply` on `stream`, each timed alone between two events.
-template <typename Apply>
-double median_ms(Apply&& apply, cudaStream_t stream) {
-  for (int i = 0; i < kWarmUpApplies; ++i) apply();
-  std::vector<double> ms;
-  for (int i = 0; i < kTimedApplies; ++i) {
-    CudaEvent start, stop;
-    start.record(stream);
-    apply();
-    stop.record(stream);
-    stop.synchronize();
-    ms.push_back(stop.elapsed_ms_since(start));
-  }
-  std::nth_element(ms.begin(), ms.begin() + kTimedApplies / 2, ms.end());
-  return ms[kTimedApplies / 2];
-}
-
 void probe(const std::string& name, const tcsparse::GeneratedMatrix& a, int sms) {
   std::vector<double> host_x(static_cast<std::size_t>(a.cols));
   for (std::size_t i = 0; i < host_x.size(); ++i) host_x[i] = 1.0 + static_cast<double>(i % 7) * 0.125;
@@ -165,17 +147,8 @@ void probe(const std::string& name, const tcsparse::GeneratedMatrix& a, int sms)
 
 int main(int argc, char** argv) {
   try {
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-      std::fprintf(stderr, "tcsparse_stripe_probe: no CUDA device found\n");
-      return 2;
-    }
-    int sms = 0, l2 = 0;
-    TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    TCSPARSE_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    cudaDeviceProp properties{};
-    TCSPARSE_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
-    std::printf("%s, %d SMs, L2 %.1f MB\n", properties.name, sms, l2 * 1e-6);
+    int sms = 0;
+    if (!tcsparse::bench::announce_device("tcsparse_stripe_probe", sms)) return 2;
     std::vector<std::string> specs(argv + 1, argv + argc);
     if (specs.empty()) specs = {"random:rows=16000000,cols=16000000,dist=uniform,min=4,max=12,seed=42"};
     for (std::string spec : specs) {
