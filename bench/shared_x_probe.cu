@@ -354,6 +354,7 @@ void probe_kernel(const tcsparse::CsrMatrix<Value>& a, const DeviceBuffer<Value>
               layout.stripes, layout.stripe_columns, ms,
               cusparse_ms / ms, x_bytes * 1e-6, matrix_bytes * 1e-6, (x_bytes + matrix_bytes) / ms * 1e-9,
               difference);
+  std::fflush(stdout);
 }
 
 template <typename Value>
@@ -375,20 +376,14 @@ void probe(const std::string& name, const tcsparse::CsrMatrix<Value>& a, int sms
               cusparse_ms, static_cast<double>(a.nnz()) / cusparse_ms * 1e-6, hbp_ms, cusparse_ms / hbp_ms,
               largest_difference(y.download(), reference));
   std::fflush(stdout);
+  // (clusters, blocks an SM, prefetch): the variants of the README's table
   probe_kernel<Value, 1, 1, false>(a, x, reference, cusparse_ms, sms, stream);
-  std::fflush(stdout);
   probe_kernel<Value, 1, 1, true>(a, x, reference, cusparse_ms, sms, stream);
-  std::fflush(stdout);
   probe_kernel<Value, 1, 2, false>(a, x, reference, cusparse_ms, sms, stream);
-  std::fflush(stdout);
   probe_kernel<Value, 1, 2, true>(a, x, reference, cusparse_ms, sms, stream);
-  std::fflush(stdout);
   probe_kernel<Value, 1, 4, true>(a, x, reference, cusparse_ms, sms, stream);
-  std::fflush(stdout);
   probe_kernel<Value, 2, 1, true>(a, x, reference, cusparse_ms, sms, stream);
-  std::fflush(stdout);
   probe_kernel<Value, 4, 1, true>(a, x, reference, cusparse_ms, sms, stream);
-  std::fflush(stdout);
 }
 
 }  // namespace
