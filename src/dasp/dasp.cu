@@ -300,6 +300,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["threads_per_block"] = device::kThreadsPerBlock;
     stats_.details["blocks_in_flight"] = loop.blocks_in_flight;
     stats_.details["pipelined_loads"] = loop.pipelined_loads ? 1 : 0;
+    phases_.lap("statistics");
     Json laps = Json::object();
     for (const auto& [name, ms] : phases_.laps()) laps[name] = ms;
     stats_.details["plan_phases_ms"] = std::move(laps);

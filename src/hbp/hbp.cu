@@ -175,6 +175,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     stop.synchronize();
     stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
     Json statistics = size_statistics(sizes_of(layout_));
+    statistics["layout_memory"] = layout_.arrays_from_pool ? "pool" : "allocate";
     Json phases = Json::object();
     for (const auto& [step, ms] : layout_.build_phases_ms) phases[step] = ms;
     statistics["plan_phases_ms"] = std::move(phases);

@@ -57,6 +57,19 @@ unsigned grid_for_row_tiles(std::int64_t rows) {
 /// Largest grid of the warp-a-chunk kernels (grid-stride: they read the chunk count on the GPU).
 constexpr std::int64_t kChunkMaxBlocks = 2048;
 
+/// Allocates the arrays the layout keeps: from tcsparse's pool in order on the build's stream
+/// (DeviceBuffer::from_pool), or one cudaMalloc each (HbpParameters::layout_memory).
+struct LayoutArrays {
+  bool from_pool = false;
+  cudaStream_t stream = nullptr;
+
+  template <typename T>
+  DeviceBuffer<T> allocate(std::int64_t count) const {
+    const auto entries = static_cast<std::size_t>(count);
+    return from_pool ? DeviceBuffer<T>::from_pool(entries, stream) : DeviceBuffer<T>(entries);
+  }
+};
+
 /// The grid of a warp-a-chunk kernel for at most `most_chunks` chunks.
 unsigned grid_for_chunks(std::int64_t most_chunks) {
   return static_cast<unsigned>(std::min<std::int64_t>(grid_for_warps(most_chunks), kChunkMaxBlocks));
@@ -184,6 +197,10 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   d.reorder = p.reorder;
   d.warp_row_length = p.warp_row_length;
   const std::int64_t row_blocks = (rows + d.block_rows - 1) / d.block_rows;
+  d.arrays_from_pool = p.layout_from_pool(
+      estimated_build_temporary_bytes(rows, csr.nnz, column_blocks, p.max_slot_length),
+      static_cast<std::int64_t>(detail::kTemporaryMemoryKeptBetweenBuilds));
+  const LayoutArrays arrays{d.arrays_from_pool, stream};
   const std::int32_t* row_ptr = csr.row_ptr;
   const std::int32_t* col_idx = csr.col_idx;
   DeviceScratch scratch(stream);
@@ -236,8 +253,8 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   row_partials = {};
   phases.lap("row_segments");
   //    The nonzeros' arrays of the layout, sized by nnz alone.
-  d.col_add_sign = DeviceBuffer<std::uint32_t>(static_cast<std::size_t>(d.nnz));
-  d.data = DeviceBuffer<Value>(static_cast<std::size_t>(d.nnz));
+  d.col_add_sign = arrays.allocate<std::uint32_t>(d.nnz);
+  d.data = arrays.allocate<Value>(d.nnz);
   std::int32_t slots32 = 0, combine_rows32 = 0, partials32 = 0;
   counts.add(segment_begin.data() + rows, &slots32);
   counts.add(combine_index.data() + rows, &combine_rows32);
@@ -281,8 +298,8 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   combine_flag = {};
   chunk_begin = {};
   chunk_segment_begin = {};
-  d.combine_rows = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.combine_row_count));
-  d.combine_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.combine_row_count + 1));
+  d.combine_rows = arrays.allocate<std::int32_t>(d.combine_row_count);
+  d.combine_begin = arrays.allocate<std::int32_t>(d.combine_row_count + 1);
   build::scatter_combine_rows_kernel<<<grid_for(rows + 1), kBuildThreads, 0, stream>>>(
       combine_index.data(), partial_begin.data(), rows, d.combine_rows.data(),
       d.combine_begin.data());
@@ -336,9 +353,9 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
     counts.add(block_of_slot.data() + (slots - 1), &blocks32);
   }
   //    The layout's per-slot arrays and its partial sums' numbers, sized by step 1's counts.
-  d.output_hash = DeviceBuffer<std::int32_t>(slot_entries);
-  d.slot_last_round = DeviceBuffer<std::uint16_t>(slot_entries);
-  d.combine_partials = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.partials));
+  d.output_hash = arrays.allocate<std::int32_t>(slots);
+  d.slot_last_round = arrays.allocate<std::uint16_t>(slots);
+  d.combine_partials = arrays.allocate<std::int32_t>(d.partials);
   counts.wait();
   histogram = {};
   d.blocks = blocks32;
@@ -350,8 +367,8 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   }
   auto block_slot_begin = DeviceBuffer<std::int32_t>::on_stream(
       static_cast<std::size_t>(d.blocks + 1), stream);
-  d.block_col = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks));
-  d.block_row = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks));
+  d.block_col = arrays.allocate<std::int32_t>(d.blocks);
+  d.block_row = arrays.allocate<std::int32_t>(d.blocks);
   if (slots > 0) {
     build::scatter_blocks_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
         sorted_key.data(), block_start.data(), block_of_slot.data(), slots, row_blocks,
@@ -445,8 +462,8 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
                 std::to_string(d.nnz));
   d.groups = groups32;
   d.tasks = tasks32;
-  d.group_slot_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.groups + 1));
-  d.begin_nnz = DeviceBuffer<std::int64_t>(static_cast<std::size_t>(d.groups + 1));
+  d.group_slot_begin = arrays.allocate<std::int32_t>(d.groups + 1);
+  d.begin_nnz = arrays.allocate<std::int64_t>(d.groups + 1);
   build::scatter_groups_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
       ordered.data(), seg_destination.data(), seg_length.data(), group_index.data(),
       slot_nnz_begin.data(), slots, d.output_hash.data(), d.slot_last_round.data(),
@@ -454,12 +471,12 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   TCSPARSE_CUDA_CHECK_LAUNCH();
   seg_destination = {};
   slot_nnz_begin = {};
-  d.block_group_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.blocks + 1));
+  d.block_group_begin = arrays.allocate<std::int32_t>(d.blocks + 1);
   build::block_groups_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
       block_slot_begin.data(), group_index.data(), d.blocks, d.block_group_begin.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
   block_slot_begin = {};
-  d.group_col = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.groups));
+  d.group_col = arrays.allocate<std::int32_t>(d.groups);
   if (slots > 0) {
     build::group_columns_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
         group_start.data(), group_index.data(), block_of_slot.data(), d.block_col.data(), slots,
@@ -499,9 +516,9 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   phases.lap("lay_out");
 
   // 5. Tasks (started in step 2): their arrays, and each task's x sharing.
-  d.task_block_begin = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks + 1));
-  d.task_col = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks));
-  d.task_shared_x = DeviceBuffer<std::int32_t>(static_cast<std::size_t>(d.tasks));
+  d.task_block_begin = arrays.allocate<std::int32_t>(d.tasks + 1);
+  d.task_col = arrays.allocate<std::int32_t>(d.tasks);
+  d.task_shared_x = arrays.allocate<std::int32_t>(d.tasks);
   build::scatter_tasks_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
       task_index.data(), d.block_col.data(), d.blocks, d.task_block_begin.data(),
       d.task_col.data());

@@ -28,6 +28,9 @@ struct DeviceLayout {
   std::int32_t warp_row_length = 0;
   NonlinearHash hash;
   std::int64_t blocks = 0, groups = 0, slots = 0, tasks = 0, partials = 0, combine_row_count = 0;
+  /// Whether the GPU build took the arrays from tcsparse's pool (HbpParameters::layout_memory);
+  /// false for upload_layout.
+  bool arrays_from_pool = false;
   /// build_layout_on_device's steps in milliseconds (CUDA events on the build's stream: a step's
   /// time is its GPU work, its downloads and the gaps while its launches were enqueued); empty
   /// for upload_layout.

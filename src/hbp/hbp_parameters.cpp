@@ -52,6 +52,10 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"groups_per_ticket", Type::integer, "auto", 1, kMostGroupsPerTicket, {"auto"},
        "kernel=groups: consecutive warp groups a ticket hands a warp (auto: about 8 tickets a "
        "warp, at most 8 groups)"},
+      {"layout_memory", Type::choice, "auto", 0, 0, {"auto", "pool", "allocate"},
+       "where the GPU build takes the layout's arrays: tcsparse's stream-ordered pool (no wait "
+       "for the GPU, pages of freed temporaries reused) or one cudaMalloc each; auto: the pool "
+       "when the build's temporaries take at most the 32 MiB the pool keeps between builds"},
   };
 }
 
@@ -77,6 +81,29 @@ std::string_view to_string(Kernel kernel) {
 
 std::string_view to_string(Build build) {
   return build == Build::host ? "host" : "device";
+}
+
+std::string_view to_string(LayoutMemory memory) {
+  switch (memory) {
+    case LayoutMemory::pool: return "pool";
+    case LayoutMemory::allocate: return "allocate";
+    case LayoutMemory::automatic: return "auto";
+  }
+  return "auto";
+}
+
+std::int64_t estimated_build_temporary_bytes(std::int64_t rows, std::int64_t nnz,
+                                             std::int64_t column_blocks,
+                                             std::int32_t max_slot_length) {
+  const std::int64_t slots = std::min(
+      nnz, rows * std::max<std::int64_t>(1, column_blocks) + nnz / std::max(1, max_slot_length));
+  return kBuildTemporaryBytesPerSlot * slots + kBuildTemporaryBytesPerRow * rows;
+}
+
+bool HbpParameters::layout_from_pool(std::int64_t temporary_bytes,
+                                     std::int64_t pool_keeps_bytes) const {
+  if (layout_memory != LayoutMemory::automatic) return layout_memory == LayoutMemory::pool;
+  return temporary_bytes <= pool_keeps_bytes;
 }
 
 std::int32_t HbpParameters::resolved_block_cols(std::size_t value_bytes, std::int64_t cols,
@@ -152,6 +179,9 @@ HbpParameters hbp_parameters(const detail::ParameterValues& values) {
   p.groups_per_ticket = values.is_auto("groups_per_ticket")
                             ? 0
                             : static_cast<std::int32_t>(values.integer("groups_per_ticket"));
+  p.layout_memory = values.is("layout_memory", "pool")       ? LayoutMemory::pool
+                    : values.is("layout_memory", "allocate") ? LayoutMemory::allocate
+                                                             : LayoutMemory::automatic;
   p.kernel = values.is("kernel", "tasks")    ? Kernel::tasks
              : values.is("kernel", "groups") ? Kernel::groups
                                              : Kernel::automatic;

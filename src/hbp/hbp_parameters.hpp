@@ -155,6 +155,27 @@ std::string_view to_string(Reorder reorder);
 enum class Build { device, host };
 std::string_view to_string(Build build);
 
+/// Where the GPU build takes the layout's arrays (layout_memory=): `pool`, tcsparse's
+/// stream-ordered pool (DeviceBuffer::from_pool), in order on the build's stream, or `allocate`,
+/// one cudaMalloc each. A cudaMalloc waits for the GPU before it maps new pages, so the build's
+/// 16 arrays were 16 stalls of its stream; the pool's allocations do not wait, and reuse the pages
+/// of the temporaries freed before them. But an array that outlives the build, placed among freed
+/// temporaries, keeps the pool from giving their pages back while the plan lives (after a 4 M-row
+/// build 152 MiB stayed mapped, bench/results/2026-11-29-1900-h200-hbp-hash-chains). auto: pool
+/// when the build's temporaries (estimated_build_temporary_bytes) fit in what the pool keeps
+/// between builds anyway (detail::kTemporaryMemoryKeptBetweenBuilds), else allocate.
+enum class LayoutMemory { automatic, pool, allocate };
+std::string_view to_string(LayoutMemory memory);
+
+/// Temporary bytes of the GPU build at its peak, about (README, GPU build): 36 a slot (step 3's
+/// scans) plus 20 a row (step 1's row arrays, freed in step 2). Slots are at most a segment a
+/// row and column block plus the cuts of max_slot_length, and at most the nonzeros.
+inline constexpr std::int64_t kBuildTemporaryBytesPerSlot = 36;
+inline constexpr std::int64_t kBuildTemporaryBytesPerRow = 20;
+std::int64_t estimated_build_temporary_bytes(std::int64_t rows, std::int64_t nnz,
+                                             std::int64_t column_blocks,
+                                             std::int32_t max_slot_length);
+
 struct HbpParameters {
   /// 0: auto (resolved_block_rows).
   std::int32_t block_rows = 0;
@@ -183,6 +204,7 @@ struct HbpParameters {
   Kernel kernel = Kernel::automatic;
   /// kernel=groups: consecutive warp groups a ticket hands out; 0: auto (kTicketsPerWarp).
   std::int32_t groups_per_ticket = 0;
+  LayoutMemory layout_memory = LayoutMemory::automatic;
 
   /// block_cols for `cols` columns of values of `value_bytes` bytes on a GPU of `l2_bytes` of
   /// L2: auto cuts x into the fewest stripes of at most kAutoStripeL2Share of the L2, equal
@@ -196,6 +218,10 @@ struct HbpParameters {
   /// block_rows for a matrix of `rows` rows and `column_blocks` column blocks (the partition's
   /// blocks, empty ones included, are counted for the auto rule).
   std::int32_t resolved_block_rows(std::int64_t rows, std::int64_t column_blocks) const;
+  /// Whether the GPU build takes the layout's arrays from the pool (LayoutMemory) for a build of
+  /// about `temporary_bytes` temporaries at its peak, where the pool keeps `pool_keeps_bytes`
+  /// between builds.
+  bool layout_from_pool(std::int64_t temporary_bytes, std::int64_t pool_keeps_bytes) const;
   /// blocks_per_task for a layout of `blocks` blocks: auto gives about kAutoTargetTasks tasks,
   /// 1 to 4 blocks a warp.
   std::int32_t resolved_blocks_per_task(std::int64_t blocks) const;

@@ -220,7 +220,16 @@ void release_unused_temporary_memory(std::size_t keep) noexcept {
     return;
   }
   try {
-    if (cudaMemPoolTrimTo(temporary_memory_pool(device), keep) != cudaSuccess) cudaGetLastError();
+    // cudaMemPoolTrimTo counts the memory in use too: keep `keep` bytes beside what live plans'
+    // arrays (DeviceBuffer::from_pool) hold, not `keep` bytes in all
+    const cudaMemPool_t pool = temporary_memory_pool(device);
+    std::uint64_t used = 0;
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+      cudaGetLastError();
+      used = 0;
+    }
+    if (cudaMemPoolTrimTo(pool, static_cast<std::size_t>(used) + keep) != cudaSuccess)
+      cudaGetLastError();
   } catch (const Error&) {  // the pool could not be made: nothing to release
   }
 }

@@ -47,7 +47,8 @@ void* download_bounce(DownloadSlot slot = DownloadSlot::download_one);
 cudaStream_t build_side_stream();
 
 /// Gives the memory that tcsparse's stream-ordered pool on the current device holds and no
-/// allocation uses back to the driver (cudaMemPoolTrimTo), until it holds at most `keep` bytes.
+/// allocation uses back to the driver (cudaMemPoolTrimTo), until at most `keep` bytes of it are
+/// unused (the arrays of live plans taken from the pool are not counted against `keep`).
 void release_unused_temporary_memory(std::size_t keep = 0) noexcept;
 /// Bytes that pool holds from the driver now, in use or kept for reuse, and the most it held since
 /// reset_temporary_memory_high_water() (tests).

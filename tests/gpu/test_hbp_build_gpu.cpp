@@ -46,6 +46,8 @@ const std::vector<std::vector<std::string>> kBlockShapes = {
     {"block_rows=100", "block_cols=64", "warp_row_length=2"},
     {"block_cols=24576", "max_slot_length=3"},
     {"block_rows=16", "block_cols=72", "max_slot_length=5", "warp_row_length=4"},
+    {"layout_memory=allocate"},  // (the catalogue's builds take the pool under auto)
+    {"block_rows=7", "block_cols=16", "layout_memory=pool"},
 };
 
 std::string describe(const std::vector<std::string>& parameters) {

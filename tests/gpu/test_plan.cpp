@@ -15,6 +15,7 @@
 
 #include "common/test_matrices.hpp"
 #include "gpu/gpu_test.hpp"
+#include "gpu/plan_runner.hpp"
 #include "runtime/device_buffer.hpp"
 #include "tcsparse/device.hpp"
 #include "tcsparse/error.hpp"
@@ -126,6 +127,46 @@ TEST_F(PlanBuild, BuildsOnTheGpuGiveTheirTemporaryMemoryBack) {
     }
     EXPECT_LE(detail::temporary_memory_reserved_bytes(),
               detail::kTemporaryMemoryKeptBetweenBuilds) << method << ", the plan destroyed";
+  }
+}
+
+TEST_F(PlanBuild, SmallHbpBuildsTakeTheirLayoutFromThePoolAndGiveItBackWithThePlan) {
+  // hbp's layout_memory=auto: a build whose temporaries fit what the pool keeps between builds
+  // takes the layout's arrays from the pool (no cudaMalloc waiting for the GPU); a larger one
+  // allocates them. Either way the pool keeps no more than kTemporaryMemoryKeptBetweenBuilds
+  // unused, and nothing of the plan once it is destroyed.
+  struct Case {
+    const char* name;
+    Matrix matrix;
+    const char* layout_memory;
+  };
+  const Case cases[] = {
+      {"200 k rows", generate_random_rows(200000, 200000, RowLengthDistribution::uniform, 1, 12, 3),
+       "pool"},
+      {"1.5 M rows", generate_random_rows(1500000, 1500000, RowLengthDistribution::uniform, 1, 8, 4),
+       "allocate"},
+  };
+  for (const Case& c : cases) {
+    detail::release_unused_temporary_memory();
+    {
+      const SpmvPlan<double> plan(c.matrix, Method("hbp"));
+      EXPECT_EQ(plan.stats().details.value("layout_memory", ""), c.layout_memory) << c.name;
+      const std::size_t reserved = detail::temporary_memory_reserved_bytes();
+      const std::size_t used = detail::temporary_memory_used_bytes();
+      EXPECT_LE(reserved - std::min(reserved, used), detail::kTemporaryMemoryKeptBetweenBuilds)
+          << c.name << ": " << reserved << " bytes reserved, " << used << " in use";
+      const std::vector<double> x = test::make_x<double>(c.matrix);
+      const std::vector<double> y =
+          testing::run_spmv(plan, x, std::vector<double>(static_cast<std::size_t>(c.matrix.rows)),
+                            test::Scalars{1.0, 0.0});
+      std::vector<double> expected(y.size());
+      spmv_reference(c.matrix, std::span<const double>(x), std::span<double>(expected), 1.0, 0.0);
+      EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(expected)),
+                1e-12) << c.name;
+    }
+    EXPECT_LE(detail::temporary_memory_reserved_bytes(),
+              detail::kTemporaryMemoryKeptBetweenBuilds) << c.name << ", the plan destroyed";
+    EXPECT_EQ(detail::temporary_memory_used_bytes(), 0u) << c.name << ", the plan destroyed";
   }
 }
 

@@ -750,5 +750,33 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_THROW(parse_parameters({"walk_unroll=16"}), ParameterError);
 }
 
+TEST(HbpParameters, LayoutArraysComeFromThePoolWhenTheBuildsTemporariesFitWhatThePoolKeeps) {
+  constexpr std::int64_t kept = 32ll << 20;
+  // about 36 bytes a slot and 20 a row; a slot a row and column block plus max_slot_length's cuts
+  EXPECT_EQ(estimated_build_temporary_bytes(1000, 50000, 1, 1024),
+            kBuildTemporaryBytesPerSlot * (1000 + 48) + kBuildTemporaryBytesPerRow * 1000);
+  EXPECT_EQ(estimated_build_temporary_bytes(1000, 3000, 8, 1024),  // at most a slot a nonzero
+            kBuildTemporaryBytesPerSlot * 3000 + kBuildTemporaryBytesPerRow * 1000);
+  EXPECT_EQ(estimated_build_temporary_bytes(0, 0, 1, 1024), 0);
+  const HbpParameters p = parse_parameters({});
+  EXPECT_EQ(p.layout_memory, LayoutMemory::automatic);
+  // the rajat01 replica of the hbp suite (341 k rows, 2.16 M nonzeros, one column block): pool
+  EXPECT_TRUE(p.layout_from_pool(estimated_build_temporary_bytes(341650, 2161600, 1, 1024), kept));
+  // 4 M rows: their temporaries take more than the pool keeps, so cudaMalloc
+  EXPECT_FALSE(p.layout_from_pool(estimated_build_temporary_bytes(4000000, 18000000, 1, 1024), kept));
+  EXPECT_TRUE(p.layout_from_pool(kept, kept));
+  EXPECT_FALSE(p.layout_from_pool(kept + 1, kept));
+  const HbpParameters pool = parse_parameters({"layout_memory=pool"});
+  EXPECT_EQ(pool.layout_memory, LayoutMemory::pool);
+  EXPECT_TRUE(pool.layout_from_pool(kept * 100, kept));
+  const HbpParameters allocate = parse_parameters({"layout_memory=allocate"});
+  EXPECT_EQ(allocate.layout_memory, LayoutMemory::allocate);
+  EXPECT_FALSE(allocate.layout_from_pool(0, kept));
+  EXPECT_THROW(parse_parameters({"layout_memory=malloc"}), ParameterError);
+  EXPECT_EQ(to_string(LayoutMemory::automatic), "auto");
+  EXPECT_EQ(to_string(LayoutMemory::pool), "pool");
+  EXPECT_EQ(to_string(LayoutMemory::allocate), "allocate");
+}
+
 }  // namespace
 }  // namespace tcsparse::hbp
