@@ -158,6 +158,7 @@ struct RegularTotals {
   unsigned long long first_irregular_row;
   unsigned long long regular_blocks, regular_nnz, medium_nnz, padded_tail_blocks;
   unsigned long long largest_row_block;
+  unsigned long long covering_blocks;
 };
 
 /// One thread a medium row-block (count_regular_blocks): its regular blocks, the leading chunks of
@@ -169,6 +170,7 @@ __global__ void count_regular_blocks_kernel(const int* row_ptr, const int* mediu
   const long long stride = grid_threads();
   const long long first = thread_index() - arch::lane_id();
   long long regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tails = 0;
+  long long covering_blocks = 0;
   unsigned long long largest = 0, first_irregular = ULLONG_MAX;
   for (long long base = first; base < row_blocks; base += stride) {
     const long long rb = base + arch::lane_id();
@@ -190,6 +192,7 @@ __global__ void count_regular_blocks_kernel(const int* row_ptr, const int* mediu
     }
     chunks[rb] = static_cast<int>(blocks);
     regular_blocks += blocks;
+    covering_blocks += (lengths[0] + width - 1) / width;  // the row-block's longest row
     largest = max(largest, static_cast<unsigned long long>(blocks));
     if (blocks > 0 && internal::tail_width(lengths[0], blocks, width) < width) ++padded_tails;
     for (int s = 0; s < rows_here; ++s) {
@@ -202,6 +205,7 @@ __global__ void count_regular_blocks_kernel(const int* row_ptr, const int* mediu
   add_warp_sum(&totals->regular_nnz, regular_nnz);
   add_warp_sum(&totals->medium_nnz, medium_nnz);
   add_warp_sum(&totals->padded_tail_blocks, padded_tails);
+  add_warp_sum(&totals->covering_blocks, covering_blocks);
   largest = warp_max(largest);
   first_irregular = warp_min(first_irregular);
   if (arch::lane_id() == 0) {

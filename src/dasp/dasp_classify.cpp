@@ -128,10 +128,10 @@ RegularBlockCounts count_regular_blocks(const RowOrder& order, int64_t rows_medi
   regular_chunks.assign(sz(row_blocks), 0);
   RegularBlockCounts c;
   int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tail_blocks = 0;
-  int64_t largest_row_block = 0;
+  int64_t largest_row_block = 0, covering_blocks = 0;
   const int team = threads_for(rows_medium, 0);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static)                          \
-    reduction(+ : regular_blocks, regular_nnz, medium_nnz, padded_tail_blocks)                   \
+    reduction(+ : regular_blocks, regular_nnz, medium_nnz, padded_tail_blocks, covering_blocks)  \
     reduction(max : largest_row_block)
   for (int64_t rb = 0; rb < row_blocks; ++rb) {
     const int64_t first = rb * block_rows;
@@ -150,6 +150,7 @@ RegularBlockCounts count_regular_blocks(const RowOrder& order, int64_t rows_medi
     }
     regular_chunks[sz(rb)] = static_cast<int32_t>(chunks);
     regular_blocks += chunks;
+    covering_blocks += ceil_div(lengths[0], int64_t{shape.width});  // rows_here >= 1
     largest_row_block = std::max(largest_row_block, chunks);
     if (chunks > 0 && tail_width(lengths[0], chunks, shape.width) < shape.width)
       ++padded_tail_blocks;
@@ -160,6 +161,7 @@ RegularBlockCounts count_regular_blocks(const RowOrder& order, int64_t rows_medi
   c.medium_nnz = medium_nnz;
   c.padded_tail_blocks = padded_tail_blocks;
   c.largest_row_block = largest_row_block;
+  c.covering_blocks = covering_blocks;
   return c;
 }
 
@@ -203,8 +205,24 @@ CategoryBounds internal::category_bounds(std::span<const int64_t> bucket_begin, 
 }
 
 int internal::min_regular_fill(const DaspParameters& parameters, DaspBlockShape shape) {
-  const double needed = parameters.regular_block_min_fill * shape.values();
+  const double fill = parameters.regular_block_min_fill >= 0.0 ? parameters.regular_block_min_fill
+                                                                : kDaspRegularBlockMinFill;
+  const double needed = fill * shape.values();
   return std::max(1, static_cast<int>(std::ceil(needed - 1e-9)));
+}
+
+bool internal::all_medium_values_regular(const DaspParameters& parameters, DaspBlockShape shape,
+                                         int64_t nnz, int max_medium,
+                                         const RegularBlockCounts& at_paper_fill) {
+  if (parameters.regular_block_min_fill >= 0.0 || shape.rows != 8 ||
+      nnz < kDaspAllRegularMinNnz || is_dense_long_rows_layout(parameters, max_medium))
+    return false;
+  const RegularBlockCounts& b = at_paper_fill;
+  const int64_t irregular = b.medium_nnz - b.regular_nnz;
+  const int64_t stored_now = b.regular_blocks * shape.values() + irregular;
+  const int64_t stored_all_regular = b.covering_blocks * shape.values();
+  return irregular > 0 && static_cast<double>(stored_all_regular - stored_now) <=
+                              kDaspAllRegularMaxGrowth * static_cast<double>(nnz);
 }
 
 bool internal::windows_apply(int64_t window, int64_t rows, int medium_rows_per_warp,
@@ -382,6 +400,9 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
     c.medium_row_window = window;
   }
   lap(phases, "windows");
+  if (all_medium_values_regular(parameters, shape, matrix.nnz(), max_medium, blocks))
+    blocks = count_regular_blocks(plan.order, c.rows_medium, shape, 1, length,
+                                  plan.regular_chunks);
   set_medium_counts(c, plan.shape, parameters, blocks);
 
   // Warps: long tasks of split.long_groups_per_warp groups; medium units of rowblocks_per_unit

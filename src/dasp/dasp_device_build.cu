@@ -94,7 +94,7 @@ build::RegularTotals count_regular_blocks_on_device(const std::int32_t* row_ptr,
                                                     std::int64_t rows_medium, DaspBlockShape shape,
                                                     int min_fill, std::int32_t* chunks,
                                                     cudaStream_t stream) {
-  if (rows_medium == 0) return build::RegularTotals{ULLONG_MAX, 0, 0, 0, 0, 0};
+  if (rows_medium == 0) return build::RegularTotals{ULLONG_MAX, 0, 0, 0, 0, 0, 0};
   auto totals = reset_totals<build::RegularTotals>(1, stream);
   TCSPARSE_BUILD_LAUNCH(build::count_regular_blocks_kernel, ceil_div(rows_medium, shape.rows),
                         stream, row_ptr, medium, rows_medium, shape.rows, shape.width, min_fill,
@@ -109,6 +109,7 @@ RegularBlockCounts regular_block_counts(const build::RegularTotals& t) {
   c.medium_nnz = static_cast<std::int64_t>(t.medium_nnz);
   c.padded_tail_blocks = static_cast<std::int64_t>(t.padded_tail_blocks);
   c.largest_row_block = static_cast<std::int64_t>(t.largest_row_block);
+  c.covering_blocks = static_cast<std::int64_t>(t.covering_blocks);
   return c;
 }
 
@@ -213,6 +214,11 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
     c.medium_row_window = window;
   }
   lap(phases, "windows");
+  if (all_medium_values_regular(parameters, shape, nnz, max_medium, blocks)) {
+    totals = count_regular_blocks_on_device(row_ptr, medium, c.rows_medium, shape, 1,
+                                            chunks.data(), stream);  // synchronises
+    blocks = regular_block_counts(totals);
+  }
   set_medium_counts(c, info.shape, parameters, blocks);
 
   // 4. The warps' work and every count.

@@ -16,6 +16,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "arch/load.cuh"
 #include "arch/warp.cuh"
 #include "dasp/dasp_fragments.cuh"
@@ -111,6 +113,21 @@ struct IrregularPart {
     return s;
   }
 };
+
+/// The irregular part of a layout that has none (DaspCounts::nnz_medium_irregular == 0, e.g.
+/// regular_block_min_fill=0): nothing loaded, nothing held. The kernel instantiated with it keeps
+/// the 7 registers IrregularPart holds across the block loop (ptxas, fp64 with 2 row-blocks and 2
+/// blocks in flight: 40 -> 32, 48 -> 64 resident warps an SM).
+template <typename V>
+struct NoIrregularPart {
+  int begin = 0, end = 0;
+  __device__ void prefetch_value(const V*, const int*) {}
+  __device__ void prefetch_x(const V*) {}
+  __device__ Acc<V> sum(const V*, const int*, const V*) const { return 0; }
+};
+
+template <typename V, bool kIrregular>
+using MediumIrregularPart = std::conditional_t<kIrregular, IrregularPart<V>, NoIrregularPart<V>>;
 
 // ---- kernel arguments ----------------------------------------------------------------------
 
@@ -215,7 +232,8 @@ inline constexpr int kMaxRowBlocksSkippingPadding = 2;
 ///
 /// The unit's blocks are walked as one range, so a row-block of one block does not stall the
 /// loads of the next.
-template <typename V, int kRowBlocks, int kInFlight, bool kPipelined, bool kColumnMajor>
+template <typename V, int kRowBlocks, int kInFlight, bool kPipelined, bool kColumnMajor,
+          bool kIrregular>
 __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* x, V* y,
                             Acc<V> alpha, Acc<V> beta) {
   constexpr int R = Traits<V>::kBlockRows;
@@ -228,10 +246,10 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
                        : kDaspBlockWidth;
   const int m = unit * kUnitRows + lane;
   int row = -1;
-  IrregularPart<V> irregular;
+  MediumIrregularPart<V, kIrregular> irregular;
   if (lane < kUnitRows) {
     row = arch::load_read_only(p.medium_row_ids + m);
-    if (unit >= p.medium_plain_units) {
+    if (kIrregular && unit >= p.medium_plain_units) {
       irregular.begin = arch::load_read_only(p.irregular_ptr + m);
       irregular.end = arch::load_read_only(p.irregular_ptr + m + 1);
     }
@@ -292,7 +310,7 @@ __device__ void medium_unit(const Arguments<V>& p, int unit, int lane, const V* 
 /// otherwise each piece leaves its R partial sums in medium_partials and takes a ticket, and
 /// the piece that takes the last adds the pieces' sums in piece order (deterministic), writes y
 /// and resets the ticket.
-template <typename V, int kInFlight, bool kPipelined, bool kColumnMajor>
+template <typename V, int kInFlight, bool kPipelined, bool kColumnMajor, bool kIrregular>
 __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, const V* x, V* y,
                              Acc<V> alpha, Acc<V> beta) {
   constexpr int R = Traits<V>::kBlockRows;
@@ -305,10 +323,10 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
   const int bound = lane < 2 ? arch::load_read_only(p.rowblock_ptr + row_block + lane) : 0;
   const int m = row_block * R + lane;
   int row = -1;
-  IrregularPart<V> irregular;
+  MediumIrregularPart<V, kIrregular> irregular;
   if (lane < R) {
     row = arch::load_read_only(p.medium_row_ids + m);
-    if (piece == 0 && row_block >= p.medium_plain_units) {
+    if (kIrregular && piece == 0 && row_block >= p.medium_plain_units) {
       irregular.begin = arch::load_read_only(p.irregular_ptr + m);
       irregular.end = arch::load_read_only(p.irregular_ptr + m + 1);
     }
@@ -430,8 +448,10 @@ __device__ void empty_tile(const Arguments<V>& p, long long tile, int lane, V* y
   y[row] = Traits<V>::from_acc(beta != Acc<V>(0) ? beta * Traits<V>::to_acc(y[row]) : Acc<V>(0));
 }
 
-/// The one kernel of an apply: warp w runs the category whose range holds w.
-template <typename V, int kRowBlocks, int kInFlight, bool kPipelined, bool kColumnMajor>
+/// The one kernel of an apply: warp w runs the category whose range holds w. kIrregular: whether
+/// the layout has irregular medium values (else NoIrregularPart).
+template <typename V, int kRowBlocks, int kInFlight, bool kPipelined, bool kColumnMajor,
+          bool kIrregular>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     dasp_spmv_kernel(const Arguments<V> p, const V* __restrict__ x, V* __restrict__ y,
                      Acc<V> alpha, Acc<V> beta) {
@@ -443,11 +463,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     long_task<V, kInFlight, kPipelined, kColumnMajor>(p, warp, lane, x, y, alpha, beta);
   } else if (warp < end[kMedium]) {
     if constexpr (kRowBlocks == 1)
-      medium_piece<V, kInFlight, kPipelined, kColumnMajor>(p, warp - end[kLong], lane, x, y,
-                                                           alpha, beta);
+      medium_piece<V, kInFlight, kPipelined, kColumnMajor, kIrregular>(p, warp - end[kLong],
+                                                                       lane, x, y, alpha, beta);
     else
-      medium_unit<V, kRowBlocks, kInFlight, kPipelined, kColumnMajor>(p, warp - end[kLong], lane,
-                                                                       x, y, alpha, beta);
+      medium_unit<V, kRowBlocks, kInFlight, kPipelined, kColumnMajor, kIrregular>(
+          p, warp - end[kLong], lane, x, y, alpha, beta);
   } else if (warp < end[kSingle1]) {
     int kind, tile;
     if (p.short_tile_order) {  // tiles ordered by row

@@ -65,8 +65,9 @@ int64_t long_row_group_values(DaspBlockShape shape);
 int choose_max_medium_row_length(const RowLengthSummary& summary, const DaspParameters& parameters,
                                  DaspBlockShape shape, int value_bytes);
 
-/// The fewest values a medium block must hold to be kept as a regular block (§3.2 threshold),
-/// at least 1 (an empty chunk is never a block).
+/// The fewest values a medium block must hold to be kept as a regular block (§3.2 threshold;
+/// regular_block_min_fill=auto: the paper's kDaspRegularBlockMinFill), at least 1 (an empty chunk
+/// is never a block).
 int min_regular_fill(const DaspParameters& parameters, DaspBlockShape shape);
 
 /// What the regular blocks of the medium row-blocks add up to (host: count_regular_blocks in
@@ -74,7 +75,18 @@ int min_regular_fill(const DaspParameters& parameters, DaspBlockShape shape);
 struct RegularBlockCounts {
   int64_t regular_blocks = 0, regular_nnz = 0, medium_nnz = 0, padded_tail_blocks = 0;
   int64_t largest_row_block = 0;  ///< regular blocks of the largest row-block
+  /// Blocks that would cover every medium value: per row-block, its first (longest) row's
+  /// chunks, the regular blocks of fill 0.
+  int64_t covering_blocks = 0;
 };
+
+/// regular_block_min_fill=auto: whether every medium value goes into a regular block (fill 0:
+/// the recount's min_regular_fill is 1) instead of the paper's fill, from the counts at the
+/// paper's fill: 8x4 (fp64) blocks, at least kDaspAllRegularMinNnz nonzeros, not a layout of
+/// dense long rows, some irregular values, and at most kDaspAllRegularMaxGrowth x nnz more values
+/// stored.
+bool all_medium_values_regular(const DaspParameters& parameters, DaspBlockShape shape, int64_t nnz,
+                               int max_medium, const RegularBlockCounts& at_paper_fill);
 
 /// Whether medium rows are regrouped by windows of `window` caller rows (kDaspMediumRowWindow):
 /// only where warps take several row-blocks and the layout is not of dense long rows.

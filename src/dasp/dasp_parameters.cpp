@@ -22,8 +22,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"max_medium_row_length", Type::integer, "auto", kDaspMaxShortRowLength,
        kLargestMaxMediumRowLength, {"auto"},
        "MAX_LEN: longer rows are long rows (auto: 256, or 16/32 for small matrices)"},
-      {"regular_block_min_fill", Type::number, "0.75", 0.0, 1.0, {},
-       "least filled share of an 8x4 block kept in the regular part (paper: 0.75)"},
+      {"regular_block_min_fill", Type::number, "auto", 0.0, 1.0, {"auto"},
+       "least filled share of an 8x4 block kept in the regular part (paper: 0.75; auto: 0.75, "
+       "or 0 for fp64 matrices of >= 1 M nonzeros where that stores <= 15 % more values)"},
       {"medium_rows_per_warp", Type::choice, "auto", 0, 0, {"auto", "8", "16", "32"},
        "medium rows one warp computes (LOOP_NUM x 8; auto: by the medium row count)"},
       {"long_groups_per_warp", Type::integer, "auto", 1, kLargestLongGroupsPerWarp, {"auto"},
@@ -37,6 +38,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "load the next batch of blocks while gathering x (auto: large fp16/bf16 matrices)"},
       {"short_tile_order", Type::choice, "auto", 0, 0, {"auto", "kind", "row"},
        "order of the short-row tiles among warps (auto: by row from 4096 tiles)"},
+      {"irregular_kernel", Type::choice, "auto", 0, 0, {"auto", "always"},
+       "fp64: the kernel without the irregular part's registers where the layout has no "
+       "irregular values (auto), or the one with it always"},
       {"fill", Type::choice, "device", 0, 0, {"device", "host"},
        "where the value and column arrays are filled from the CSR (host: with build=host)"},
       {"fp64_block_order", Type::choice, "auto", 0, 0, {"auto", "row", "column"},
@@ -73,7 +77,10 @@ std::string DaspParameters::to_string() const {
   std::ostringstream out;
   out << "max_medium_row_length="
       << (max_medium_row_length ? std::to_string(max_medium_row_length) : std::string("auto"))
-      << ",regular_block_min_fill=" << regular_block_min_fill << ",medium_rows_per_warp="
+      << ",regular_block_min_fill=";
+  if (regular_block_min_fill >= 0.0) out << regular_block_min_fill;
+  else out << "auto";
+  out << ",medium_rows_per_warp="
       << (medium_rows_per_warp ? std::to_string(medium_rows_per_warp) : std::string("auto"))
       << ",long_groups_per_warp="
       << (long_groups_per_warp ? std::to_string(long_groups_per_warp) : std::string("auto"))
@@ -94,14 +101,16 @@ std::string DaspParameters::to_string() const {
       << ",medium_min_row_length="
       << (medium_min_row_length ? std::to_string(medium_min_row_length) : std::string("auto"))
       << ",build=" << (build_on_device ? "device" : "host")
-      << ",upload=" << (overlapped_upload ? "overlapped" : "after");
+      << ",upload=" << (overlapped_upload ? "overlapped" : "after")
+      << ",irregular_kernel=" << (irregular_kernel_always ? "always" : "auto");
   return out.str();
 }
 
 DaspParameters dasp_parameters(const detail::ParameterValues& values) {
   DaspParameters p;
   p.max_medium_row_length = integer_or_zero(values, "max_medium_row_length");
-  p.regular_block_min_fill = values.number("regular_block_min_fill");
+  p.regular_block_min_fill =
+      values.is_auto("regular_block_min_fill") ? -1.0 : values.number("regular_block_min_fill");
   p.medium_rows_per_warp = integer_or_zero(values, "medium_rows_per_warp");
   p.long_groups_per_warp = integer_or_zero(values, "long_groups_per_warp");
   p.medium_blocks_per_warp = integer_or_zero(values, "medium_blocks_per_warp");
@@ -123,6 +132,7 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
                                                                 : values.integer("medium_row_window");
   p.medium_min_row_length = integer_or_zero(values, "medium_min_row_length");
   p.build_on_device = values.is("build", "device");
+  p.irregular_kernel_always = values.is("irregular_kernel", "always");
   if (p.build_on_device && (!p.fill_on_device || p.overlapped_upload))
     throw ParameterError(std::string("method 'dasp': ") +
                          (p.fill_on_device ? "upload=overlapped" : "fill=host") +

@@ -93,6 +93,20 @@ inline constexpr int kDaspBlockWidth = 4;
 /// irregular CSR part.
 inline constexpr double kDaspRegularBlockMinFill = 0.75;
 
+/// regular_block_min_fill=auto: fp64 layouts of at least kDaspAllRegularMinNnz nonzeros (not
+/// of dense long rows) put every medium value in a regular block (fill 0) where that stores at
+/// most kDaspAllRegularMaxGrowth x nnz more values than the paper's fill. Without irregular
+/// values the fp64 kernel holds no registers for them (40 -> 32 with 2 row-blocks a warp and 2
+/// blocks in flight), 64 warps an SM instead of 48. Not in the paper. Measured (H200, run 265,
+/// `bench/results/2026-11-30-0010-h200-dasp-no-irregular`, fill 0 against 0.75, fp64): cage11
+/// x 35 87.0 -> 73.1 us (10 % more values stored), replica_cage11 1.18x, banded 2 M 1.18x,
+/// stencil3d_100 1.06x, uniform 4-12 at 4 M 1.03x (14 % more), 0.99-1.01x on the rest of the
+/// default suite of >= 1 M nonzeros but the 2D stencil (60 % more values: 0.88x) and pruned 16 k
+/// (dense long rows: 0.93x); below 1 M nonzeros 0.95-1.0x (R-MAT 15, power law 100 k). In fp16 /
+/// bf16 fill 0 lost (cage11 x 35 0.83x, banded 0.91x), so they keep the paper's fill.
+inline constexpr std::int64_t kDaspAllRegularMinNnz = 1000000;
+inline constexpr double kDaspAllRegularMaxGrowth = 0.15;
+
 /// A long-row group is 2 blocks (§3.2: 2 x MMA_M x MMA_K = 64 values in fp64); rows are padded
 /// with zeros to whole groups.
 inline constexpr int kDaspBlocksPerLongGroup = 2;
@@ -195,7 +209,8 @@ struct DaspParameters {
   /// 0 = by size: below kDaspSmallMatrixNnz nonzeros one of kDaspSmallMatrixMaxMediumRowLengths
   /// (resolve_max_medium_row_length), else the paper's kDaspMaxMediumRowLength.
   int max_medium_row_length = 0;
-  double regular_block_min_fill = kDaspRegularBlockMinFill;
+  /// < 0 = auto: kDaspRegularBlockMinFill, or 0 where kDaspAllRegularMaxGrowth allows (fp64).
+  double regular_block_min_fill = -1.0;
   /// 0 = chosen from the medium row count as §3.3.2 says; else 8, 16 or 32.
   int medium_rows_per_warp = 0;
   /// 0 = kDaspLongGroupsPerWarp, or kDaspSmallMatrixLongGroupsPerWarp for a small matrix with a
@@ -241,6 +256,9 @@ struct DaspParameters {
   /// ("build=device", the default: dasp_device_build.hpp), or on the host ("build=host", the
   /// model the device build reproduces; fill and upload choose how its values reach the GPU).
   bool build_on_device = true;
+  /// "irregular_kernel=always": the kernel with the irregular part even for an fp64 layout that
+  /// has no irregular values (as before run 265); "auto" (false): the kernel without it there.
+  bool irregular_kernel_always = false;
 
   /// "key=value,key=value" with every key, for reports.
   std::string to_string() const;

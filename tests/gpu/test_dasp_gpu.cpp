@@ -134,6 +134,20 @@ TEST_P(DaspGpuOnCatalogue, Fp16WithEveryKernelShapeMatchesReference) {
         << describe(options);
   }
 }
+TEST_P(DaspGpuOnCatalogue, EveryKernelShapeWithoutIrregularValuesMatchesReference) {
+  // regular_block_min_fill=0 puts every medium value in a regular block: the kernels without an
+  // irregular part (NoIrregularPart) run, in each shape, block order and precision
+  for (PlanOptions options : kernel_shape_options({"8", "16", "32"})) {
+    options.parameters.push_back("regular_block_min_fill=0");
+    EXPECT_LT(dasp_error<double>(GetParam().matrix, {1.0, 0.5}, options), 1e-12)
+        << describe(options);
+    EXPECT_LT(dasp_error<half>(GetParam().matrix, {1.0, 0.0}, options), 1e-2)
+        << describe(options);
+    options.parameters.push_back("fp64_block_order=column");
+    EXPECT_LT(dasp_error<double>(GetParam().matrix, {-1.0, 0.0}, options), 1e-12)
+        << describe(options);
+  }
+}
 TEST_P(DaspGpuOnCatalogue, Bf16WithSplitWorkMatchesReference) {
   PlanOptions options;
   options.parameters = {"medium_rows_per_warp=16", "medium_blocks_per_warp=1",
@@ -497,7 +511,9 @@ TEST_F(DaspGpu, DeviceBuildEqualsHostBuildOnLargeMatrices) {
       generate_random_rows((1 << 20) + 4099, 1 << 20, RowLengthDistribution::uniform, 4, 12, 9),
       generate_random_rows(300000, 300000, RowLengthDistribution::power_law, 1, 20000, 5),
       generate_pruned_weights(4096, 4096, 0.9, 10),
-      matrix_with_lengths(2000000, {1500000, 3, 0, 700, 1, 1, 2}, 5)};
+      matrix_with_lengths(2000000, {1500000, 3, 0, 700, 1, 1, 2}, 5),
+      // fp64: every medium value in a regular block (regular_block_min_fill=auto)
+      matrix_with_lengths(100000, std::vector<int>(75000, 14), 3)};
   for (const Matrix& a : cases) {
     SCOPED_TRACE(std::to_string(a.rows) + " x " + std::to_string(a.cols) + ", " +
                  std::to_string(a.nnz()) + " nonzeros");
@@ -559,6 +575,32 @@ TEST_F(DaspGpu, StatsDescribeTheLayout) {
   const Json host = layout_statistics(Method("dasp"), a);
   for (const auto& [key, value] : host.items()) EXPECT_EQ(stats.details[key], value) << key;
   EXPECT_GT(stats.details["preprocess_nnz_per_s"].get<double>(), 0.0);
+}
+
+TEST_F(DaspGpu, ALayoutWithoutIrregularValuesRunsTheKernelWithoutThem) {
+  // a 5-point stencil's rows hold 4 or 5 values: the paper's 0.75 fill leaves one irregular value
+  // a 5-value row; 0 puts it in a (padded) regular block, and the kernel without an irregular part
+  // runs
+  const Matrix a = generate_stencil_2d_5pt(300, 300, 3);
+  const SpmvPlan<double> with_irregular(a, Method("dasp"));
+  EXPECT_GT(with_irregular.stats().details["nnz"]["medium_irregular"].get<std::int64_t>(), 0);
+  EXPECT_EQ(with_irregular.stats().details["irregular_kernel"], 1);
+  PlanOptions options;
+  options.parameters = {"regular_block_min_fill=0"};
+  const SpmvPlan<double> without(a, Method("dasp"), options);
+  EXPECT_EQ(without.stats().details["nnz"]["medium_irregular"].get<std::int64_t>(), 0);
+  EXPECT_EQ(without.stats().details["irregular_kernel"], 0);
+  EXPECT_GT(without.stats().stored_values, with_irregular.stats().stored_values);  // padding
+  EXPECT_LT(dasp_error<double>(a, {1.0, 0.5}, options), 1e-12);
+  EXPECT_LT(dasp_error<bfloat16>(a, {1.0, 0.0}, options), 1e-2);
+  // long rows carry the work of this one: the kernel keeps its irregular part
+  const Matrix long_rows = generate_long_rows(100, 100000, 5000, 8);
+  const SpmvPlan<double> long_plan(long_rows, Method("dasp"), options);
+  EXPECT_EQ(long_plan.stats().details["nnz"]["medium_irregular"].get<std::int64_t>(), 0);
+  EXPECT_EQ(long_plan.stats().details["irregular_kernel"], 1);
+  // fp16 / bf16 always run the kernel with it
+  const SpmvPlan<half> half_plan(test::with_values<half>(a), Method("dasp"), options);
+  EXPECT_EQ(half_plan.stats().details["irregular_kernel"], 1);
 }
 
 // ---- a matrix without nonzeros: one y = beta * y (ApplyPromises in test_conformance.cpp counts

@@ -796,6 +796,32 @@ TEST(DaspLayout, RegularFillParameterMovesTheThreshold) {
   EXPECT_EQ(build_dasp_layout(a, p, kFp64Shape).counts.regular_blocks, 2);
 }
 
+TEST(DaspLayout, AutoFillPutsEveryMediumValueInRegularBlocksWhereFp64StoresAtMost15PercentMore) {
+  // rows of 14: row-blocks of 8 rows fill chunks 1-3 and half of chunk 4 (16 of 32 values: below
+  // the paper's 24, irregular). Covering them stores 128 values a row-block for 112, 14 % more
+  std::vector<int> fourteen(75000, 14);  // 1.05 M nonzeros
+  const Matrix a = matrix_with_lengths(100000, fourteen, 3);
+  const DaspCounts automatic = build_dasp_layout(a, {}, kFp64Shape).counts;
+  EXPECT_EQ(automatic.nnz_medium_irregular, 0);
+  EXPECT_EQ(automatic.regular_blocks, 4 * automatic.row_blocks);
+  DaspParameters paper;
+  paper.regular_block_min_fill = 0.75;
+  const DaspCounts papers = build_dasp_layout(a, paper, kFp64Shape).counts;
+  EXPECT_EQ(papers.nnz_medium_irregular, 2 * 75000);
+  EXPECT_EQ(papers.regular_blocks, 3 * papers.row_blocks);
+  // not for fp16 / bf16 blocks, nor below 1 M nonzeros
+  EXPECT_GT(build_dasp_layout(a, {}, kFp16Shape).counts.nnz_medium_irregular, 0);
+  fourteen.resize(70000);  // 0.98 M
+  EXPECT_GT(build_dasp_layout(matrix_with_lengths(100000, fourteen, 3), {}, kFp64Shape)
+                .counts.nnz_medium_irregular,
+            0);
+  // rows of 6: covering them stores 64 values a row-block for 48, a third more
+  const Matrix six = matrix_with_lengths(100000, std::vector<int>(180000, 6), 4);
+  EXPECT_EQ(build_dasp_layout(six, {}, kFp64Shape).counts.nnz_medium_irregular, 2 * 180000);
+  // and the layout is right either way
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape), 1e-12);
+}
+
 TEST(DaspLayout, RegularPaddingReadsTheRowsLastColumn) {
   const Matrix a = matrix_with_lengths(100, std::vector<int>(8, 7));
   const auto layout = build_dasp_layout(a, {}, kFp64Shape);
@@ -998,7 +1024,8 @@ TEST(DaspLayout, StatisticsCountEveryCategory) {
 TEST(DaspParameters, DefaultsAreThePapersOrAuto) {
   const DaspParameters p = parse_parameters({});
   EXPECT_EQ(p.max_medium_row_length, 0);  // auto: 256 (the paper's) for large matrices
-  EXPECT_DOUBLE_EQ(p.regular_block_min_fill, 0.75);
+  EXPECT_LT(p.regular_block_min_fill, 0.0);  // auto: the paper's 0.75, or 0 (next test)
+  EXPECT_FALSE(p.irregular_kernel_always);
   EXPECT_EQ(p.medium_rows_per_warp, 0);
   EXPECT_EQ(p.long_groups_per_warp, 0);  // auto
   EXPECT_EQ(p.medium_blocks_per_warp, 0);  // auto
@@ -1110,6 +1137,10 @@ TEST(DaspParameters, ToStringRoundTrips) {
   }
   const DaspParameters q = parse_parameters(items);
   EXPECT_EQ(q.to_string(), text);
+  EXPECT_NE(text.find("regular_block_min_fill=auto"), std::string::npos) << text;
+  EXPECT_NE(text.find("irregular_kernel=auto"), std::string::npos) << text;
+  EXPECT_TRUE(parse_parameters({"irregular_kernel=always"}).irregular_kernel_always);
+  EXPECT_DOUBLE_EQ(parse_parameters({"regular_block_min_fill=0"}).regular_block_min_fill, 0.0);
 }
 
 }  // namespace
