@@ -277,10 +277,10 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
         std::is_same_v<Value, double>,
         is_dense_long_rows_layout(parameters, info.counts.max_medium_row_length),
         long_rows_are_critical(info.counts, info.shape, static_cast<int>(sizeof(Value))));
-    const bool irregular_part = kernel_has_irregular_part(info.shape.rows == 8, info.counts,
-                                                          parameters.irregular_kernel_always);
+    const device::KernelParts parts =
+        kernel_parts(info.shape.rows == 8, info.counts, parameters.kernel_parts_all);
     kernel_ = pick_kernel<V>(info.rowblocks_per_unit(), loop.blocks_in_flight,
-                             loop.pipelined_loads, info.shape.column_major, irregular_part);
+                             loop.pipelined_loads, info.shape.column_major, parts);
     warps_ = info.counts.warps();
     if (warps_ > std::int64_t{0x7fffffff} - device::kWarpsPerBlock)
       throw IndexOverflowError("DASP: " + std::to_string(warps_) +
@@ -302,7 +302,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["threads_per_block"] = device::kThreadsPerBlock;
     stats_.details["blocks_in_flight"] = loop.blocks_in_flight;
     stats_.details["pipelined_loads"] = loop.pipelined_loads ? 1 : 0;
-    stats_.details["irregular_kernel"] = irregular_part ? 1 : 0;
+    stats_.details["kernel_parts"] = kernel_parts_name(parts);
     phases_.lap("statistics");
     Json laps = Json::object();
     for (const auto& [name, ms] : phases_.laps()) laps[name] = ms;

@@ -133,6 +133,16 @@ __global__ void window_keys_kernel(const int* medium, long long count, long long
     keys[m] = static_cast<unsigned>(medium[m] / window);
 }
 
+/// Sort keys of windowed medium rows ordered by block width (order_windows_by_width):
+/// window_width_key of each.
+__global__ void window_width_keys_kernel(const int* row_ptr, const int* medium, long long count,
+                                         long long window, int block_width, int max_medium,
+                                         unsigned long long* keys) {
+  for (long long m = thread_index(); m < count; m += grid_threads())
+    keys[m] = internal::window_width_key(medium[m], row_length(row_ptr, medium[m]), window,
+                                         block_width, max_medium);
+}
+
 /// One thread a row-block of `block_rows` medium rows: sorted by length descending again if its
 /// rows straddle two windows (an insertion sort, stable as the host's std::stable_sort).
 __global__ void resort_row_blocks_kernel(const int* row_ptr, int* medium, long long count,

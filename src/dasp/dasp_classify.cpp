@@ -67,6 +67,21 @@ RowOrder sort_rows_by_length(const std::vector<int32_t>& row_ptr, int64_t rows, 
   return order;
 }
 
+/// Sorts each row-block of `block_rows` consecutive rows of rows[0, count) by length,
+/// descending and stable, where it is not already.
+template <typename Length>
+void sort_row_blocks_by_length(int32_t* rows, int64_t count, int block_rows, int team,
+                               Length length) {
+  const int64_t row_blocks = ceil_div(count, block_rows);
+  const auto longer = [&](int32_t a, int32_t b) { return length(a) > length(b); };
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+  for (int64_t rb = 0; rb < row_blocks; ++rb) {
+    int32_t* const first = rows + rb * block_rows;
+    int32_t* const last = rows + std::min(count, (rb + 1) * block_rows);
+    if (!std::is_sorted(first, last, longer)) std::stable_sort(first, last, longer);
+  }
+}
+
 /// Regroups the medium rows, sorted by length (descending, stable), by windows of `window`
 /// consecutive caller rows: (window, length descending, row), a stable counting sort by window,
 /// parallel as sort_rows_by_length. A row-block that straddles two windows is sorted by length
@@ -104,16 +119,33 @@ void window_medium_rows(RowOrder& order, int64_t rows, int64_t window, int block
     }
     for (int64_t m = b; m < e; ++m) windowed[sz(mine[medium[m] / window]++)] = medium[m];
   }
-  const int64_t row_blocks = ceil_div(count, block_rows);
-  const auto longer = [&](int32_t a, int32_t b) { return length(a) > length(b); };
-#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
-  for (int64_t rb = 0; rb < row_blocks; ++rb) {
-    const auto first = windowed.begin() + rb * block_rows;
-    const auto last = windowed.begin() + std::min(count, (rb + 1) * block_rows);
-    if (!std::is_sorted(first, last, longer)) std::stable_sort(first, last, longer);
-  }
+  sort_row_blocks_by_length(windowed.data(), count, block_rows, team, length);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
   for (int64_t m = 0; m < count; ++m) medium[m] = windowed[sz(m)];
+}
+
+/// Reorders the windowed medium rows (window_medium_rows) of a layout whose medium values are
+/// all in regular blocks: inside each window by block width (length rounded up to block_width),
+/// widest first, then by caller row; then each row-block by length again (descending, stable),
+/// so that it starts with its longest row. The row-blocks store as many values as in length
+/// order (a block of rows of one width is padded to that width either way), but a warp's rows
+/// lie closer together in caller order, so that its y stores touch fewer sectors. One sort of
+/// 64-bit keys (window_width_key, which the GPU build sorts by too).
+template <typename Length>
+void order_windows_by_width(RowOrder& order, int64_t window, int block_rows, int block_width,
+                            int max_medium, Length length) {
+  int32_t* medium = order.rows.data() + order.medium_begin;
+  const int64_t count = order.short_begin - order.medium_begin;
+  const int team = threads_for(count, 0);
+  detail::UninitializedVector<uint64_t> keys(sz(count));
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+  for (int64_t m = 0; m < count; ++m)
+    keys[sz(m)] = window_width_key(medium[m], length(medium[m]), window, block_width, max_medium);
+  sort_in_parallel(keys.begin(), keys.end(), team);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+  for (int64_t m = 0; m < count; ++m)
+    medium[m] = row_of_window_width_key(keys[sz(m)], window, block_width, max_medium);
+  sort_row_blocks_by_length(medium, count, block_rows, team, length);
 }
 
 /// Per medium row-block of shape.rows consecutive rows of the order, its regular blocks: the
@@ -400,7 +432,16 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
     c.medium_row_window = window;
   }
   lap(phases, "windows");
-  if (all_medium_values_regular(parameters, shape, matrix.nnz(), max_medium, blocks))
+  // Every medium value regular (min_fill 1, asked for or by the rule): counted at min_fill 1
+  // again, after the windows are ordered by width where they are.
+  const bool by_rule = all_medium_values_regular(parameters, shape, matrix.nnz(), max_medium,
+                                                 blocks);
+  if ((by_rule || min_fill == 1) && c.medium_row_window > 0 && medium_rows_by_width(parameters)) {
+    order_windows_by_width(plan.order, c.medium_row_window, block_rows, shape.width, max_medium,
+                           length);
+    c.medium_rows_by_width = true;
+  }
+  if (by_rule || c.medium_rows_by_width)
     blocks = count_regular_blocks(plan.order, c.rows_medium, shape, 1, length,
                                   plan.regular_chunks);
   set_medium_counts(c, plan.shape, parameters, blocks);

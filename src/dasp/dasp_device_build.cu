@@ -214,7 +214,28 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
     c.medium_row_window = window;
   }
   lap(phases, "windows");
-  if (all_medium_values_regular(parameters, shape, nnz, max_medium, blocks)) {
+  // as the host build: every medium value regular, the windows ordered by width where they are
+  const bool by_rule = all_medium_values_regular(parameters, shape, nnz, max_medium, blocks);
+  if ((by_rule || min_fill == 1) && c.medium_row_window > 0 && medium_rows_by_width(parameters)) {
+    // as order_windows_by_width: one sort by window_width_key, row-blocks by length again
+    auto keys = temporary<unsigned long long>(c.rows_medium, stream),
+         sorted_keys = temporary<unsigned long long>(c.rows_medium, stream);
+    auto reordered = temporary<std::int32_t>(c.rows_medium, stream);
+    TCSPARSE_BUILD_LAUNCH(build::window_width_keys_kernel, c.rows_medium, stream, row_ptr,
+                          medium, c.rows_medium, c.medium_row_window, shape.width, max_medium,
+                          keys.data());
+    const std::uint64_t largest_key = window_width_key(
+        static_cast<std::int32_t>(rows - 1), 0, c.medium_row_window, shape.width, max_medium);
+    detail::stable_sort_pairs(scratch, keys.data(), sorted_keys.data(), medium,
+                              reordered.data(), c.rows_medium, detail::key_bits(largest_key),
+                              "medium rows");
+    TCSPARSE_BUILD_LAUNCH(build::resort_row_blocks_kernel, c.row_blocks, stream, row_ptr,
+                          reordered.data(), c.rows_medium, block_rows);
+    TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(medium, reordered.data(), reordered.bytes(),
+                                        cudaMemcpyDeviceToDevice, stream));
+    c.medium_rows_by_width = true;
+  }
+  if (by_rule || c.medium_rows_by_width) {
     totals = count_regular_blocks_on_device(row_ptr, medium, c.rows_medium, shape, 1,
                                             chunks.data(), stream);  // synchronises
     blocks = regular_block_counts(totals);

@@ -145,6 +145,9 @@ struct DaspCounts {
   /// Medium rows sorted by length within windows of this many caller rows; 0: over the whole
   /// matrix (resolve_medium_row_window).
   std::int64_t medium_row_window = 0;
+  /// Windowed medium rows ordered by block width and caller row (order_windows_by_width), not by
+  /// length.
+  bool medium_rows_by_width = false;
   /// The shortest medium row: 5 (the paper's) or 4 (resolve_medium_min_row_length).
   int medium_min_row_length = kDaspMaxShortRowLength + 1;
   DaspWorkSplit split;

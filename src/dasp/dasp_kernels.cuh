@@ -129,6 +129,13 @@ struct NoIrregularPart {
 template <typename V, bool kIrregular>
 using MediumIrregularPart = std::conditional_t<kIrregular, IrregularPart<V>, NoIrregularPart<V>>;
 
+/// The parts of the layout a kernel instantiation has code for (the plan picks by its counts,
+/// kernel_parts in dasp_kernel_table.cuh). Registers are those of the hungriest part, so a part
+/// the layout lacks costs occupancy: all parts; medium rows without the irregular part
+/// (NoIrregularPart); or short and empty rows only (no long or medium rows: the short tiles'
+/// registers).
+enum class KernelParts { kAll, kNoIrregular, kShortRowsOnly };
+
 // ---- kernel arguments ----------------------------------------------------------------------
 
 /// Device pointers and sizes of one DASP layout (dasp_format.hpp), and the warp partition.
@@ -448,27 +455,34 @@ __device__ void empty_tile(const Arguments<V>& p, long long tile, int lane, V* y
   y[row] = Traits<V>::from_acc(beta != Acc<V>(0) ? beta * Traits<V>::to_acc(y[row]) : Acc<V>(0));
 }
 
-/// The one kernel of an apply: warp w runs the category whose range holds w. kIrregular: whether
-/// the layout has irregular medium values (else NoIrregularPart).
+/// The one kernel of an apply: warp w runs the category whose range holds w. kParts: the parts
+/// of the layout it has code for (KernelParts; kShortRowsOnly ignores the loop shape).
 template <typename V, int kRowBlocks, int kInFlight, bool kPipelined, bool kColumnMajor,
-          bool kIrregular>
+          KernelParts kParts>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     dasp_spmv_kernel(const Arguments<V> p, const V* __restrict__ x, V* __restrict__ y,
                      Acc<V> alpha, Acc<V> beta) {
+  constexpr bool kIrregular = kParts == KernelParts::kAll;
   const int warp = static_cast<int>(blockIdx.x) * kWarpsPerBlock +
                    static_cast<int>(threadIdx.x) / kWarpSize;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int(&end)[7] = p.warp_end;
-  if (warp < end[kLong]) {
-    long_task<V, kInFlight, kPipelined, kColumnMajor>(p, warp, lane, x, y, alpha, beta);
-  } else if (warp < end[kMedium]) {
-    if constexpr (kRowBlocks == 1)
-      medium_piece<V, kInFlight, kPipelined, kColumnMajor, kIrregular>(p, warp - end[kLong],
-                                                                       lane, x, y, alpha, beta);
-    else
-      medium_unit<V, kRowBlocks, kInFlight, kPipelined, kColumnMajor, kIrregular>(
-          p, warp - end[kLong], lane, x, y, alpha, beta);
-  } else if (warp < end[kSingle1]) {
+  if constexpr (kParts != KernelParts::kShortRowsOnly) {
+    if (warp < end[kLong]) {
+      long_task<V, kInFlight, kPipelined, kColumnMajor>(p, warp, lane, x, y, alpha, beta);
+      return;
+    }
+    if (warp < end[kMedium]) {
+      if constexpr (kRowBlocks == 1)
+        medium_piece<V, kInFlight, kPipelined, kColumnMajor, kIrregular>(p, warp - end[kLong],
+                                                                         lane, x, y, alpha, beta);
+      else
+        medium_unit<V, kRowBlocks, kInFlight, kPipelined, kColumnMajor, kIrregular>(
+            p, warp - end[kLong], lane, x, y, alpha, beta);
+      return;
+    }
+  }
+  if (warp < end[kSingle1]) {
     int kind, tile;
     if (p.short_tile_order) {  // tiles ordered by row
       const int code = arch::load_read_only(p.short_tile_order + (warp - end[kMedium]));

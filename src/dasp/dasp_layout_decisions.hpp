@@ -88,6 +88,31 @@ struct RegularBlockCounts {
 bool all_medium_values_regular(const DaspParameters& parameters, DaspBlockShape shape, int64_t nnz,
                                int max_medium, const RegularBlockCounts& at_paper_fill);
 
+/// Whether the windowed medium rows of a layout whose medium values are all regular are ordered
+/// by block width and caller row (DaspParameters::medium_row_order: auto or width).
+inline bool medium_rows_by_width(const DaspParameters& parameters) {
+  return parameters.medium_row_order != 1;
+}
+
+/// The sort key of medium row `row` of `length` values in order_windows_by_width: its window,
+/// then its block width (length rounded up to block_width, at most max_medium's) descending,
+/// then the row. Below 2^31 x (max_medium / block_width + 2), so 64 bits hold it.
+constexpr uint64_t window_width_key(int32_t row, int64_t length, int64_t window, int block_width,
+                                    int max_medium) {
+  const auto widths = static_cast<uint64_t>(max_medium / block_width + 2);
+  const auto width = static_cast<uint64_t>((length + block_width - 1) / block_width);
+  const auto r = static_cast<uint64_t>(row), w = static_cast<uint64_t>(window);
+  return ((r / w) * widths + (widths - 1 - width)) * w + r % w;
+}
+
+/// The row of a window_width_key.
+constexpr int32_t row_of_window_width_key(uint64_t key, int64_t window, int block_width,
+                                          int max_medium) {
+  const auto widths = static_cast<uint64_t>(max_medium / block_width + 2);
+  const auto w = static_cast<uint64_t>(window);
+  return static_cast<int32_t>((key / w / widths) * w + key % w);
+}
+
 /// Whether medium rows are regrouped by windows of `window` caller rows (kDaspMediumRowWindow):
 /// only where warps take several row-blocks and the layout is not of dense long rows.
 bool windows_apply(int64_t window, int64_t rows, int medium_rows_per_warp, int block_rows,

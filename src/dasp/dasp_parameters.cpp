@@ -38,9 +38,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "load the next batch of blocks while gathering x (auto: large fp16/bf16 matrices)"},
       {"short_tile_order", Type::choice, "auto", 0, 0, {"auto", "kind", "row"},
        "order of the short-row tiles among warps (auto: by row from 4096 tiles)"},
-      {"irregular_kernel", Type::choice, "auto", 0, 0, {"auto", "always"},
-       "fp64: the kernel without the irregular part's registers where the layout has no "
-       "irregular values (auto), or the one with it always"},
+      {"kernel_parts", Type::choice, "auto", 0, 0, {"auto", "all"},
+       "the kernel with code only for the parts the layout has (auto: short rows only, or fp64 "
+       "medium rows without irregular values), or the one with every part (all)"},
       {"fill", Type::choice, "device", 0, 0, {"device", "host"},
        "where the value and column arrays are filled from the CSR (host: with build=host)"},
       {"fp64_block_order", Type::choice, "auto", 0, 0, {"auto", "row", "column"},
@@ -50,6 +50,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"medium_row_window", Type::integer, "auto", 8, std::int64_t{1} << 31, {"auto", "off"},
        "medium rows sorted by length within windows of this many rows (auto: 4096 from 1 M "
        "rows; off: over the whole matrix, the paper's)"},
+      {"medium_row_order", Type::choice, "auto", 0, 0, {"auto", "length", "width"},
+       "within a window, medium rows by length (the paper's sort) or, where every medium value "
+       "is in a regular block, by block width and then caller row (auto: width)"},
       {"medium_min_row_length", Type::choice, "auto", 0, 0, {"auto", "4", "5"},
        "shortest medium row (auto: 4 where windows apply and medium rows dominate; paper: 5)"},
       {"build", Type::choice, "device", 0, 0, {"device", "host"},
@@ -98,11 +101,13 @@ std::string DaspParameters::to_string() const {
       << (medium_row_window > 0   ? std::to_string(medium_row_window)
           : medium_row_window < 0 ? std::string("off")
                                   : std::string("auto"))
+      << ",medium_row_order="
+      << (medium_row_order == 1 ? "length" : medium_row_order == 2 ? "width" : "auto")
       << ",medium_min_row_length="
       << (medium_min_row_length ? std::to_string(medium_min_row_length) : std::string("auto"))
       << ",build=" << (build_on_device ? "device" : "host")
       << ",upload=" << (overlapped_upload ? "overlapped" : "after")
-      << ",irregular_kernel=" << (irregular_kernel_always ? "always" : "auto");
+      << ",kernel_parts=" << (kernel_parts_all ? "all" : "auto");
   return out.str();
 }
 
@@ -131,8 +136,11 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
                         : values.is("medium_row_window", "off") ? -1
                                                                 : values.integer("medium_row_window");
   p.medium_min_row_length = integer_or_zero(values, "medium_min_row_length");
+  p.medium_row_order = values.is("medium_row_order", "length")  ? 1
+                       : values.is("medium_row_order", "width") ? 2
+                                                                : 0;
   p.build_on_device = values.is("build", "device");
-  p.irregular_kernel_always = values.is("irregular_kernel", "always");
+  p.kernel_parts_all = values.is("kernel_parts", "all");
   if (p.build_on_device && (!p.fill_on_device || p.overlapped_upload))
     throw ParameterError(std::string("method 'dasp': ") +
                          (p.fill_on_device ? "upload=overlapped" : "fill=host") +

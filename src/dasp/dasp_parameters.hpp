@@ -244,6 +244,11 @@ struct DaspParameters {
   /// (kDaspMediumRowWindow from kDaspWindowedMinRows rows, else the whole matrix), -1 = the whole
   /// matrix (the paper's), else the window.
   std::int64_t medium_row_window = 0;
+  /// The order of the medium rows inside a window where every medium value is in a regular
+  /// block (regular_block_min_fill 0): 0 = auto, 1 = by length (the paper's sort), 2 = by block
+  /// width (length rounded up to the block's columns), descending, then by caller row
+  /// (order_windows_by_width).
+  int medium_row_order = 0;
   /// The shortest medium row: 0 = auto (4 by kDaspFourValueRowsMediumRatio, else 5), 4 or 5
   /// (the paper's: rows of 4 are short rows).
   int medium_min_row_length = 0;
@@ -256,9 +261,10 @@ struct DaspParameters {
   /// ("build=device", the default: dasp_device_build.hpp), or on the host ("build=host", the
   /// model the device build reproduces; fill and upload choose how its values reach the GPU).
   bool build_on_device = true;
-  /// "irregular_kernel=always": the kernel with the irregular part even for an fp64 layout that
-  /// has no irregular values (as before run 265); "auto" (false): the kernel without it there.
-  bool irregular_kernel_always = false;
+  /// "kernel_parts=all": the kernel with code for every part of a layout (as before run 265)
+  /// whatever the layout has; "auto" (false): kernel_parts (dasp_kernel_table.cuh) picks the one
+  /// with code only for the parts the layout has, where that measured faster.
+  bool kernel_parts_all = false;
 
   /// "key=value,key=value" with every key, for reports.
   std::string to_string() const;

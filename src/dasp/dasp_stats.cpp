@@ -26,6 +26,7 @@ Json layout_statistics(const DaspCounts& c, DaspBlockShape shape,
       {"loop_num", c.medium_rows_per_warp / 8},
       {"medium_rows_per_warp", c.medium_rows_per_warp},
       {"medium_row_window", c.medium_row_window},  // 0: sorted over the whole matrix
+      {"medium_row_order", c.medium_rows_by_width ? "width" : "length"},
       {"medium_min_row_length", c.medium_min_row_length},
       {"long_groups_per_warp", c.split.long_groups_per_warp},
       {"medium_blocks_per_warp",

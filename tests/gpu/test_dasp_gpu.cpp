@@ -232,6 +232,11 @@ const std::vector<std::vector<std::string>> kBuildParameterSets = {
     {"medium_rows_per_warp=16", "medium_row_window=24", "medium_min_row_length=4"},
     {"medium_rows_per_warp=32", "medium_row_window=8", "short_tile_order=row"},
     {"medium_rows_per_warp=8", "medium_row_window=24"},  // windows with one row-block a warp
+    // windows of regular medium rows ordered by width, and by length
+    {"medium_rows_per_warp=16", "medium_row_window=40", "regular_block_min_fill=0",
+     "medium_row_order=width"},
+    {"medium_rows_per_warp=32", "medium_row_window=8", "regular_block_min_fill=0",
+     "medium_row_order=length"},
     {"max_medium_row_length=40", "regular_block_min_fill=0.3"},
     {"max_medium_row_length=4", "medium_min_row_length=5"},
 };
@@ -523,6 +528,24 @@ TEST_F(DaspGpu, DeviceBuildEqualsHostBuildOnLargeMatrices) {
   }
 }
 
+TEST_F(DaspGpu, WindowsOfRegularMediumRowsOrderedByWidthMatchReference) {
+  // >= 1 M rows of 4-12 values: windows of caller rows, every medium value regular (fp64), the
+  // windows ordered by width (medium_row_order=auto); by length when asked
+  const Matrix a =
+      generate_random_rows((1 << 20) + 4099, 1 << 20, RowLengthDistribution::uniform, 4, 12, 9);
+  for (const char* order : {"medium_row_order=auto", "medium_row_order=length"}) {
+    PlanOptions options;
+    options.parameters = {order};
+    const SpmvPlan<double> plan(a, Method("dasp"), options);
+    EXPECT_EQ(plan.stats().details["medium_row_order"],
+              std::string(order) == "medium_row_order=auto" ? "width" : "length");
+    EXPECT_EQ(plan.stats().details["kernel_parts"], "no_irregular");
+    expect_dasp_matches_reference<double>(a, options);
+    expect_device_build_equals_host_build<double>(a, {order});
+  }
+  expect_device_build_equals_host_build<half>(a, {"regular_block_min_fill=0"});  // width, fp16
+}
+
 TEST_F(DaspGpu, OneVeryLongRowSpreadOverManyWarpsMatchesReference) {
   const Matrix a = matrix_with_lengths(2000000, {1500000, 3, 0, 700}, 5);
   EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}), 1e-12);
@@ -584,12 +607,12 @@ TEST_F(DaspGpu, ALayoutWithoutIrregularValuesRunsTheKernelWithoutThem) {
   const Matrix a = generate_stencil_2d_5pt(300, 300, 3);
   const SpmvPlan<double> with_irregular(a, Method("dasp"));
   EXPECT_GT(with_irregular.stats().details["nnz"]["medium_irregular"].get<std::int64_t>(), 0);
-  EXPECT_EQ(with_irregular.stats().details["irregular_kernel"], 1);
+  EXPECT_EQ(with_irregular.stats().details["kernel_parts"], "all");
   PlanOptions options;
   options.parameters = {"regular_block_min_fill=0"};
   const SpmvPlan<double> without(a, Method("dasp"), options);
   EXPECT_EQ(without.stats().details["nnz"]["medium_irregular"].get<std::int64_t>(), 0);
-  EXPECT_EQ(without.stats().details["irregular_kernel"], 0);
+  EXPECT_EQ(without.stats().details["kernel_parts"], "no_irregular");
   EXPECT_GT(without.stats().stored_values, with_irregular.stats().stored_values);  // padding
   EXPECT_LT(dasp_error<double>(a, {1.0, 0.5}, options), 1e-12);
   EXPECT_LT(dasp_error<bfloat16>(a, {1.0, 0.0}, options), 1e-2);
@@ -597,10 +620,44 @@ TEST_F(DaspGpu, ALayoutWithoutIrregularValuesRunsTheKernelWithoutThem) {
   const Matrix long_rows = generate_long_rows(100, 100000, 5000, 8);
   const SpmvPlan<double> long_plan(long_rows, Method("dasp"), options);
   EXPECT_EQ(long_plan.stats().details["nnz"]["medium_irregular"].get<std::int64_t>(), 0);
-  EXPECT_EQ(long_plan.stats().details["irregular_kernel"], 1);
+  EXPECT_EQ(long_plan.stats().details["kernel_parts"], "all");
   // fp16 / bf16 always run the kernel with it
   const SpmvPlan<half> half_plan(test::with_values<half>(a), Method("dasp"), options);
-  EXPECT_EQ(half_plan.stats().details["irregular_kernel"], 1);
+  EXPECT_EQ(half_plan.stats().details["kernel_parts"], "all");
+}
+
+TEST_F(DaspGpu, ALayoutOfShortRowsOnlyRunsTheKernelWithoutLongAndMediumCode) {
+  // rows of 0-4 values, every short kind (1+3, 4, padded 3 and 2, 2+2, single 1s) and empty rows
+  std::vector<int> lengths;
+  for (int r = 0; r < 5000; ++r) lengths.push_back((r * 7 + r / 3) % 5);
+  const Matrix a = matrix_with_lengths(3000, lengths, 9);
+  for (const char* order : {"short_tile_order=kind", "short_tile_order=row"}) {
+    PlanOptions options;
+    options.parameters = {order};
+    PlanOptions all = options;
+    all.parameters.push_back("kernel_parts=all");
+    const SpmvPlan<double> plan(a, Method("dasp"), options);
+    EXPECT_EQ(plan.stats().details["kernel_parts"], "short_rows_only") << order;
+    EXPECT_EQ(SpmvPlan<double>(a, Method("dasp"), all).stats().details["kernel_parts"], "all");
+    EXPECT_EQ(SpmvPlan<half>(test::with_values<half>(a), Method("dasp"), options)
+                  .stats()
+                  .details["kernel_parts"],
+              "short_rows_only")
+        << order;
+    expect_dasp_matches_reference<double>(a, options);
+    expect_dasp_matches_reference<half>(a, options);
+    expect_dasp_matches_reference<bfloat16>(a, options);
+    // the same tiles with the same code: bit for bit the kernel with every part
+    const auto x = test::make_x<double>(a);
+    const auto y0 = test::make_y<double>(a);
+    const auto y = run_dasp(a, x, y0, {1.5, -0.5}, options);
+    const auto y_all = run_dasp(a, x, y0, {1.5, -0.5}, all);
+    EXPECT_EQ(std::memcmp(y.data(), y_all.data(), y.size() * sizeof(double)), 0) << order;
+  }
+  // one long row among them: the kernel with every part
+  lengths[17] = 3000;
+  const SpmvPlan<double> with_long(matrix_with_lengths(3000, lengths, 9), Method("dasp"));
+  EXPECT_NE(with_long.stats().details["kernel_parts"], "short_rows_only");
 }
 
 // ---- a matrix without nonzeros: one y = beta * y (ApplyPromises in test_conformance.cpp counts

@@ -10,7 +10,9 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/test_matrices.hpp"
@@ -655,6 +657,60 @@ TEST(DaspLayout, MediumRowsAreSortedByLengthWithinWindowsOfCallerRows) {
   EXPECT_LT(host_apply_error<double>(a, kFp16Shape, p), 1e-12);
 }
 
+TEST(DaspLayout, WindowsOfRegularMediumRowsAreOrderedByWidthThenCallerRow) {
+  const Matrix a = mixed_medium_rows(3);  // rows of 5-16 values: widths 2, 3, 4
+  DaspParameters p;
+  p.medium_rows_per_warp = 16;
+  p.medium_row_window = 1000;
+  p.regular_block_min_fill = 0;  // every medium value regular
+  p.medium_row_order = 2;
+  const auto layout = build_dasp_layout(a, p, kFp64Shape);
+  EXPECT_TRUE(layout.counts.medium_rows_by_width);
+  EXPECT_EQ(layout.counts.nnz_medium_irregular, 0);
+  auto length = [&](std::int32_t r) { return a.row_ptr[r + 1] - a.row_ptr[r]; };
+  auto width = [&](std::int32_t r) { return (length(r) + 3) / 4; };
+  const auto medium = static_cast<std::ptrdiff_t>(layout.counts.rows_medium);
+  const std::vector<std::int32_t> ids(layout.medium_row_ids.begin(),
+                                      layout.medium_row_ids.begin() + medium);
+  // (window, width descending, row) ...
+  std::vector<std::int32_t> expected = ids;
+  std::sort(expected.begin(), expected.end(), [&](std::int32_t x, std::int32_t y) {
+    return std::tuple(x / 1000, -width(x), x) < std::tuple(y / 1000, -width(y), y);
+  });
+  // ... and each row-block of 8 sorted by length again (descending, stable)
+  for (std::ptrdiff_t first = 0; first < medium; first += 8) {
+    const auto last = std::min(medium, first + 8);
+    std::stable_sort(expected.begin() + first, expected.begin() + last,
+                     [&](std::int32_t x, std::int32_t y) { return length(x) > length(y); });
+  }
+  EXPECT_EQ(ids, expected);
+  // by length instead (the paper's sort in windows): about as many values stored, but a warp's
+  // 16 rows spread over more caller rows (so its stores of y touch more sectors)
+  DaspParameters by_length = p;
+  by_length.medium_row_order = 1;
+  const auto length_layout = build_dasp_layout(a, by_length, kFp64Shape);
+  EXPECT_FALSE(length_layout.counts.medium_rows_by_width);
+  EXPECT_LE(layout.counts.stored_values(), length_layout.counts.stored_values() * 21 / 20);
+  auto mean_span = [&](const std::vector<std::int32_t>& rows) {
+    double total = 0;
+    std::int64_t units = 0;
+    for (std::size_t first = 0; first < rows.size(); first += 16, ++units) {
+      const auto unit = std::span(rows).subspan(first, std::min<std::size_t>(16, rows.size() - first));
+      total += *std::max_element(unit.begin(), unit.end()) - *std::min_element(unit.begin(), unit.end());
+    }
+    return total / static_cast<double>(units);
+  };
+  const std::vector<std::int32_t> length_ids(length_layout.medium_row_ids.begin(),
+                                             length_layout.medium_row_ids.begin() + medium);
+  EXPECT_LT(mean_span(ids), 0.5 * mean_span(length_ids));
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape, p), 1e-12);
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape, p, 2.0, -0.5), 1e-12);
+  EXPECT_LT(host_apply_error<double>(a, kFp16Shape, p), 1e-12);
+  // the paper's fill keeps irregular values: the windows stay ordered by length
+  p.regular_block_min_fill = 0.75;
+  EXPECT_FALSE(build_dasp_layout(a, p, kFp64Shape).counts.medium_rows_by_width);
+}
+
 TEST(DaspLayout, MediumRowWindowIsAutoFromAMillionRowsAndOffAsked) {
   const Matrix small = mixed_medium_rows(4);
   EXPECT_EQ(count_dasp_layout(small, {}, kFp64Shape).medium_row_window, 0);
@@ -1025,7 +1081,8 @@ TEST(DaspParameters, DefaultsAreThePapersOrAuto) {
   const DaspParameters p = parse_parameters({});
   EXPECT_EQ(p.max_medium_row_length, 0);  // auto: 256 (the paper's) for large matrices
   EXPECT_LT(p.regular_block_min_fill, 0.0);  // auto: the paper's 0.75, or 0 (next test)
-  EXPECT_FALSE(p.irregular_kernel_always);
+  EXPECT_FALSE(p.kernel_parts_all);
+  EXPECT_EQ(p.medium_row_order, 0);  // auto: by width where every medium value is regular
   EXPECT_EQ(p.medium_rows_per_warp, 0);
   EXPECT_EQ(p.long_groups_per_warp, 0);  // auto
   EXPECT_EQ(p.medium_blocks_per_warp, 0);  // auto
@@ -1058,6 +1115,8 @@ TEST(DaspParameters, ParsesEveryKey) {
   EXPECT_EQ(parse_parameters({"medium_row_window=auto"}).medium_row_window, 0);
   EXPECT_EQ(parse_parameters({"medium_min_row_length=4"}).medium_min_row_length, 4);
   EXPECT_EQ(parse_parameters({"medium_min_row_length=auto"}).medium_min_row_length, 0);
+  EXPECT_EQ(parse_parameters({"medium_row_order=length"}).medium_row_order, 1);
+  EXPECT_EQ(parse_parameters({"medium_row_order=width"}).medium_row_order, 2);
 }
 
 TEST(DaspParameters, TheLayoutIsBuiltOnTheGpuUnlessTheHostIsAsked) {
@@ -1138,8 +1197,8 @@ TEST(DaspParameters, ToStringRoundTrips) {
   const DaspParameters q = parse_parameters(items);
   EXPECT_EQ(q.to_string(), text);
   EXPECT_NE(text.find("regular_block_min_fill=auto"), std::string::npos) << text;
-  EXPECT_NE(text.find("irregular_kernel=auto"), std::string::npos) << text;
-  EXPECT_TRUE(parse_parameters({"irregular_kernel=always"}).irregular_kernel_always);
+  EXPECT_NE(text.find("kernel_parts=auto"), std::string::npos) << text;
+  EXPECT_TRUE(parse_parameters({"kernel_parts=all"}).kernel_parts_all);
   EXPECT_DOUBLE_EQ(parse_parameters({"regular_block_min_fill=0"}).regular_block_min_fill, 0.0);
 }
 
