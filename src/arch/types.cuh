@@ -70,4 +70,9 @@ struct ValueTraits<__nv_bfloat16> {
 template <typename V>
 using acc_t = typename ValueTraits<V>::Acc;
 
+/// a * b rounded to nearest even as a product of its own: the compiler never contracts it into an
+/// fma with a later add, so an expression built on it rounds the same wherever it is inlined.
+__device__ __forceinline__ double multiply_rounded(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float multiply_rounded(float a, float b) { return __fmul_rn(a, b); }
+
 }  // namespace tcsparse::arch

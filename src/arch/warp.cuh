@@ -49,6 +49,15 @@ __device__ __forceinline__ T warp_max(T v) {
   return v;
 }
 
+/// Smallest `v` over the 32 lanes, on every lane.
+template <typename T>
+__device__ __forceinline__ T warp_min(T v) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset >>= 1)
+    v = min(v, __shfl_xor_sync(kFullMask, v, offset));
+  return v;
+}
+
 /// Inclusive prefix sum of `v` over the lanes: lane l receives v(0) + ... + v(l). All 32 lanes
 /// must call it.
 template <typename T>

@@ -281,6 +281,8 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
         kernel_parts(info.shape.rows == 8, info.counts, parameters.kernel_parts_all);
     kernel_ = pick_kernel<V>(info.rowblocks_per_unit(), loop.blocks_in_flight,
                              loop.pipelined_loads, info.shape.column_major, parts);
+    const bool staged_short_y = stage_short_y(parameters, parts, info.counts, info.shape, rows_);
+    if (device_layout_) device_layout_->stage_short_y(staged_short_y);
     warps_ = info.counts.warps();
     if (warps_ > std::int64_t{0x7fffffff} - device::kWarpsPerBlock)
       throw IndexOverflowError("DASP: " + std::to_string(warps_) +
@@ -303,6 +305,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["blocks_in_flight"] = loop.blocks_in_flight;
     stats_.details["pipelined_loads"] = loop.pipelined_loads ? 1 : 0;
     stats_.details["kernel_parts"] = kernel_parts_name(parts);
+    stats_.details["short_y"] = staged_short_y ? "staged" : "direct";
     phases_.lap("statistics");
     Json laps = Json::object();
     for (const auto& [name, ms] : phases_.laps()) laps[name] = ms;

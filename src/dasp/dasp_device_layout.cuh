@@ -189,6 +189,9 @@ class DeviceLayout {
   }
 
   const device::Arguments<V>& arguments() const { return arguments_; }
+  /// Whether blocks of short tiles stage y in shared memory (the kernel's StagedShortY; only the
+  /// short-rows-only kernel reads it).
+  void stage_short_y(bool staged) { arguments_.stage_short_y = staged ? 1 : 0; }
   const DaspDeviceIndex& index() const { return index_; }
   /// Device memory the layout holds.
   std::size_t bytes() const { return index_.bytes() + storage_.bytes() + row_offsets_.bytes(); }

@@ -97,6 +97,17 @@ inline device::KernelParts kernel_parts(bool fp64_blocks, const DaspCounts& coun
   return KernelParts::kAll;
 }
 
+/// Whether the short tiles' y is staged in shared memory (DaspParameters::short_y; the
+/// short-rows-only kernel's StagedShortY): layouts of short rows only whose tiles are ordered by
+/// row, when asked, or (auto) fp64 ones of at least kDaspStagedShortMinRows rows.
+inline bool stage_short_y(const DaspParameters& parameters, device::KernelParts parts,
+                          const DaspCounts& counts, DaspBlockShape shape, std::int64_t rows) {
+  if (parts != device::KernelParts::kShortRowsOnly || !counts.short_tiles_by_row ||
+      parameters.short_y == 1)
+    return false;
+  return parameters.short_y == 2 || (shape.rows == 8 && rows >= kDaspStagedShortMinRows);
+}
+
 /// The name of a KernelParts in the plan's statistics (details.kernel_parts).
 inline const char* kernel_parts_name(device::KernelParts parts) {
   switch (parts) {

@@ -16,6 +16,7 @@
 
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <type_traits>
 
 #include "arch/load.cuh"
@@ -169,6 +170,7 @@ struct Arguments {
   const int* short_cols[4];
   const int* short_row_ids[4];
   const int* short_tile_order;  // kind | tile << 2 per short warp, or null: by kind ranges
+  int stage_short_y;            // blocks of short tiles stage y in shared memory (StagedShortY)
   // empty rows
   const int* empty_row_ids;
   // warp partition: category k takes warps [warp_end[k-1], warp_end[k])
@@ -179,10 +181,20 @@ enum Category { kLong = 0, kMedium, kPairs13, kRows4, kPairs22, kSingle1, kEmpty
 
 // ---- per-category warp functions -------------------------------------------------------------
 
+/// A lane's row of y (-1: none) and its dot product, for the caller to store.
+template <typename V>
+struct RowSum {
+  int row;
+  Acc<V> sum;
+};
+
+/// y[row] = alpha * sum + beta * y[row] (y not read for beta == 0), rounded the same way
+/// wherever it is inlined: alpha * sum rounded, then one fma (the compiler may not contract it
+/// otherwise), so that y stored directly and staged (StagedShortY) agree bit for bit.
 template <typename V>
 __device__ __forceinline__ void write_y(V* y, int row, Acc<V> sum, Acc<V> alpha, Acc<V> beta) {
-  Acc<V> result = alpha * sum;
-  if (beta != Acc<V>(0)) result += beta * Traits<V>::to_acc(y[row]);
+  Acc<V> result = arch::multiply_rounded(alpha, sum);
+  if (beta != Acc<V>(0)) result = fma(beta, Traits<V>::to_acc(y[row]), result);
   y[row] = Traits<V>::from_acc(result);
 }
 
@@ -384,8 +396,7 @@ __device__ void medium_piece(const Arguments<V>& p, int warp_index, int lane, co
 /// positions [0, kSplit) and its second in [kSplit, 4). Each block is multiplied twice, with x
 /// masked to either row (§3.3.3: A loaded once, x twice); mma m = 2b + part -> lanes m*R + s.
 template <typename V, int kKind, int kSplit, bool kColumnMajor>
-__device__ void short_pair_tile(const Arguments<V>& p, long long tile, int lane,
-                                const V* x, V* y, Acc<V> alpha, Acc<V> beta) {
+__device__ RowSum<V> short_pair_tile(const Arguments<V>& p, long long tile, int lane, const V* x) {
   constexpr int R = Traits<V>::kBlockRows;
   constexpr int kBlocks = kWarpSize / (2 * R);
   const int row = arch::load_read_only(p.short_row_ids[kKind] + tile * kWarpSize + lane);
@@ -407,14 +418,13 @@ __device__ void short_pair_tile(const Arguments<V>& p, long long tile, int lane,
       if (lane / R == 2 * b + part) out = v;
     }
   }
-  if (row >= 0) write_y<V>(y, row, out, alpha, beta);
+  return {row, out};
 }
 
 /// Rows of 4 (with padded 3s and an odd 2), §3.3.3: a tile is 32 rows = 32 / R blocks, one mma
 /// each; block row s of block b -> lane b*R + s.
 template <typename V, bool kColumnMajor>
-__device__ void short_four_tile(const Arguments<V>& p, long long tile, int lane, const V* x, V* y,
-                                Acc<V> alpha, Acc<V> beta) {
+__device__ RowSum<V> short_four_tile(const Arguments<V>& p, long long tile, int lane, const V* x) {
   constexpr int R = Traits<V>::kBlockRows;
   constexpr int kBlocks = kWarpSize / R;
   const int row = arch::load_read_only(p.short_row_ids[1] + tile * kWarpSize + lane);
@@ -433,18 +443,92 @@ __device__ void short_four_tile(const Arguments<V>& p, long long tile, int lane,
     const Acc<V> v = diagonal_of_slot<V>(acc, lane % R);
     if (lane / R == b) out = v;
   }
-  if (row >= 0) write_y<V>(y, row, out, alpha, beta);
+  return {row, out};
 }
 
 /// Rows of one value left over from 1+3 piecing (Algorithm 5): one lane a row, no mma.
 template <typename V>
-__device__ void short_single_tile(const Arguments<V>& p, long long tile, int lane, const V* x,
-                                  V* y, Acc<V> alpha, Acc<V> beta) {
+__device__ RowSum<V> short_single_tile(const Arguments<V>& p, long long tile, int lane,
+                                       const V* x) {
   const long long at = tile * kWarpSize + lane;
   const int row = arch::load_read_only(p.short_row_ids[3] + at);
   const Acc<V> a = Traits<V>::to_acc(arch::load_streaming(p.short_values[3] + at));
   const int col = arch::load_streaming(p.short_cols[3] + at);
-  if (row >= 0) write_y<V>(y, row, a * Traits<V>::to_acc(arch::load_read_only(x + col)), alpha, beta);
+  return {row, row >= 0 ? a * Traits<V>::to_acc(arch::load_read_only(x + col)) : Acc<V>(0)};
+}
+
+/// The short tile of warp `warp` (a warp of the short categories): its lane's row (-1: padding)
+/// and dot product.
+template <typename V, bool kColumnMajor>
+__device__ RowSum<V> short_tile(const Arguments<V>& p, int warp, int lane, const V* x) {
+  const int(&end)[7] = p.warp_end;
+  int kind, tile;
+  if (p.short_tile_order) {  // tiles ordered by row
+    const int code = arch::load_read_only(p.short_tile_order + (warp - end[kMedium]));
+    kind = code & 3;
+    tile = code >> 2;
+  } else {  // by kind: 1+3 tiles, then 4, 2+2, 1
+    kind = warp < end[kPairs13] ? 0 : warp < end[kRows4] ? 1 : warp < end[kPairs22] ? 2 : 3;
+    tile = warp - end[kMedium + kind];
+  }
+  switch (kind) {
+    case 0: return short_pair_tile<V, 0, 1, kColumnMajor>(p, tile, lane, x);
+    case 1: return short_four_tile<V, kColumnMajor>(p, tile, lane, x);
+    case 2: return short_pair_tile<V, 2, 2, kColumnMajor>(p, tile, lane, x);
+    default: return short_single_tile<V>(p, tile, lane, x);
+  }
+}
+
+/// y of a thread block of short tiles, staged in shared memory so that it is stored in runs of
+/// caller rows: the block's 8 tiles (ordered by their first row) hold rows spread over a few
+/// hundred caller rows, each tile's 32 over about 4 x 32 (rows of 1-4 values, four kinds of
+/// tile); stored one row a lane, each warp's store touches up to 32 sectors of y. Staged, the
+/// rows in [lo, lo + kDaspStagedShortRows) (lo: the block's first row) are stored in order, 32
+/// a warp (8 sectors in fp64), those of other blocks skipped:
+///
+///   value  [ r0 . r2 r3 . r5 ... ]   kDaspStagedShortRows slots, row lo + i in slot i
+///   present  1 0 1  1  0 1 ...       one bit a slot
+///
+/// Rows beyond (the second half of a 1+3 tile, whose k-th 1-row and k-th 3-row drift apart by
+/// thousands of rows) are stored directly. Needs the whole block in the short categories (the
+/// barriers).
+template <typename V>
+struct StagedShortY {
+  Acc<V> value[kDaspStagedShortRows];
+  unsigned present[kDaspStagedShortRows / 32];
+  int lo, hi;
+};
+
+template <typename V, bool kColumnMajor>
+__device__ void short_tiles_staged(const Arguments<V>& p, int warp, int lane, const V* x, V* y,
+                                   Acc<V> alpha, Acc<V> beta, StagedShortY<V>& staged) {
+  constexpr int kWords = kDaspStagedShortRows / 32;
+  if (threadIdx.x == 0) {
+    staged.lo = INT_MAX;
+    staged.hi = -1;
+  }
+  for (int i = static_cast<int>(threadIdx.x); i < kWords; i += kThreadsPerBlock)
+    staged.present[i] = 0;
+  const RowSum<V> mine = short_tile<V, kColumnMajor>(p, warp, lane, x);
+  const int lo = arch::warp_min(mine.row >= 0 ? mine.row : INT_MAX);
+  __syncthreads();  // lo / hi / present initialised
+  if (lane == 0 && lo != INT_MAX) atomicMin(&staged.lo, lo);
+  __syncthreads();
+  const int block_lo = staged.lo;  // INT_MAX: no row (all padding)
+  const bool staged_row = mine.row >= 0 && mine.row - block_lo < kDaspStagedShortRows;
+  if (staged_row) {
+    const int slot = mine.row - block_lo;
+    staged.value[slot] = mine.sum;
+    atomicOr(&staged.present[slot / 32], 1u << (slot % 32));
+    atomicMax(&staged.hi, slot);
+  } else if (mine.row >= 0) {
+    write_y<V>(y, mine.row, mine.sum, alpha, beta);
+  }
+  __syncthreads();
+  const int slots = staged.hi + 1;
+  for (int slot = static_cast<int>(threadIdx.x); slot < slots; slot += kThreadsPerBlock)
+    if ((staged.present[slot / 32] >> (slot % 32)) & 1u)
+      write_y<V>(y, block_lo + slot, staged.value[slot], alpha, beta);
 }
 
 /// Empty rows: y = beta * y, or 0 when beta == 0 (y not read).
@@ -482,22 +566,19 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
       return;
     }
   }
+  if constexpr (kParts == KernelParts::kShortRowsOnly) {
+    // y staged a block at a time where the whole block holds short tiles
+    const int block_first = static_cast<int>(blockIdx.x) * kWarpsPerBlock;
+    if (p.stage_short_y && block_first >= end[kMedium] &&
+        block_first + kWarpsPerBlock <= end[kSingle1]) {
+      __shared__ StagedShortY<V> staged;
+      short_tiles_staged<V, kColumnMajor>(p, warp, lane, x, y, alpha, beta, staged);
+      return;
+    }
+  }
   if (warp < end[kSingle1]) {
-    int kind, tile;
-    if (p.short_tile_order) {  // tiles ordered by row
-      const int code = arch::load_read_only(p.short_tile_order + (warp - end[kMedium]));
-      kind = code & 3;
-      tile = code >> 2;
-    } else {  // by kind: 1+3 tiles, then 4, 2+2, 1
-      kind = warp < end[kPairs13] ? 0 : warp < end[kRows4] ? 1 : warp < end[kPairs22] ? 2 : 3;
-      tile = warp - end[kMedium + kind];
-    }
-    switch (kind) {
-      case 0: short_pair_tile<V, 0, 1, kColumnMajor>(p, tile, lane, x, y, alpha, beta); break;
-      case 1: short_four_tile<V, kColumnMajor>(p, tile, lane, x, y, alpha, beta); break;
-      case 2: short_pair_tile<V, 2, 2, kColumnMajor>(p, tile, lane, x, y, alpha, beta); break;
-      default: short_single_tile<V>(p, tile, lane, x, y, alpha, beta); break;
-    }
+    const RowSum<V> mine = short_tile<V, kColumnMajor>(p, warp, lane, x);
+    if (mine.row >= 0) write_y<V>(y, mine.row, mine.sum, alpha, beta);
   } else if (warp < end[kEmpty]) {
     empty_tile<V>(p, warp - end[kSingle1], lane, y, beta);
   }

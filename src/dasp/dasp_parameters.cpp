@@ -38,6 +38,10 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "load the next batch of blocks while gathering x (auto: large fp16/bf16 matrices)"},
       {"short_tile_order", Type::choice, "auto", 0, 0, {"auto", "kind", "row"},
        "order of the short-row tiles among warps (auto: by row from 4096 tiles)"},
+      {"short_y", Type::choice, "auto", 0, 0, {"auto", "direct", "staged"},
+       "in layouts of short rows only with tiles by row: y of the short tiles stored by each "
+       "lane, or staged in shared memory a thread block at a time and stored in row order "
+       "(auto: staged in fp64 from 1 M rows)"},
       {"kernel_parts", Type::choice, "auto", 0, 0, {"auto", "all"},
        "the kernel with code only for the parts the layout has (auto: short rows only, or fp64 "
        "medium rows without irregular values), or the one with every part (all)"},
@@ -107,7 +111,8 @@ std::string DaspParameters::to_string() const {
       << (medium_min_row_length ? std::to_string(medium_min_row_length) : std::string("auto"))
       << ",build=" << (build_on_device ? "device" : "host")
       << ",upload=" << (overlapped_upload ? "overlapped" : "after")
-      << ",kernel_parts=" << (kernel_parts_all ? "all" : "auto");
+      << ",kernel_parts=" << (kernel_parts_all ? "all" : "auto")
+      << ",short_y=" << (short_y == 1 ? "direct" : short_y == 2 ? "staged" : "auto");
   return out.str();
 }
 
@@ -141,6 +146,7 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
                                                                 : 0;
   p.build_on_device = values.is("build", "device");
   p.kernel_parts_all = values.is("kernel_parts", "all");
+  p.short_y = values.is("short_y", "direct") ? 1 : values.is("short_y", "staged") ? 2 : 0;
   if (p.build_on_device && (!p.fill_on_device || p.overlapped_upload))
     throw ParameterError(std::string("method 'dasp': ") +
                          (p.fill_on_device ? "upload=overlapped" : "fill=host") +

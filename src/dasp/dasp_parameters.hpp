@@ -172,6 +172,20 @@ inline constexpr double kDaspOneBlockRowBlocks = 1.5;
 /// that the warps running at one time write nearby rows of y (whole 32-byte sectors).
 inline constexpr std::int64_t kDaspShortTilesByRowMin = 4096;
 
+/// short_y staged: a thread block of short tiles ordered by row stages the y of its rows in
+/// [first row, first row + this) in shared memory (StagedShortY in dasp_kernels.cuh) and stores
+/// them in order. 8 tiles of 32 rows of 1-4 values span about 400 rows; 1024 slots (8 KiB fp64,
+/// 4 KiB fp16 / bf16 sums) hold 88 % of the rows of 4 M rows of 1-4 values (the rest: 1+3 tiles'
+/// far halves). Not in the paper.
+inline constexpr int kDaspStagedShortRows = 1024;
+
+/// short_y=auto stages y (kDaspStagedShortRows) in fp64 layouts of short rows only, tiles by
+/// row, of at least this many rows. Measured (H200, run 274, against short_y=direct): fp64 4 M
+/// rows of 1-4 values 113.8 -> 111.3 us (1.022x; L2 write operations 4.1 M -> 2.8 M),
+/// short_rows_5m 1.011x, 2 M rows of 0-4 1.009x; but short_rows_200k 0.94x (fp64) / 0.87x
+/// (fp16), and fp16 0.97-0.985x on the large ones.
+inline constexpr std::int64_t kDaspStagedShortMinRows = std::int64_t{1} << 20;
+
 /// Medium rows are sorted by length inside windows of this many consecutive caller rows
 /// (DaspParameters::medium_row_window) once the matrix has at least kDaspWindowedMinRows rows;
 /// the paper sorts them over the whole matrix. A row-block of 8 globally sorted rows writes 8
@@ -229,6 +243,11 @@ struct DaspParameters {
   /// Order of the short-row tiles among the warps: 0 = auto (by row from
   /// kDaspShortTilesByRowMin tiles), 1 = by piecing kind (the paper's), 2 = by row.
   int short_tile_order = 0;
+  /// How the short tiles' y is stored in layouts of short rows only whose tiles are ordered by
+  /// row: 0 = auto (staged from kDaspStagedShortMinRows rows in fp64), 1 = "direct" (one row a
+  /// lane as the tile computes it; every other layout), 2 = "staged" (a thread block at a time,
+  /// kDaspStagedShortRows).
+  int short_y = 0;
   /// Where the value and column arrays are filled: on the GPU from the uploaded CSR (the host
   /// builds only the index arrays), or on the host ("fill=host", then uploaded).
   bool fill_on_device = true;

@@ -633,11 +633,14 @@ TEST_F(DaspGpu, ALayoutOfShortRowsOnlyRunsTheKernelWithoutLongAndMediumCode) {
   const Matrix a = matrix_with_lengths(3000, lengths, 9);
   for (const char* order : {"short_tile_order=kind", "short_tile_order=row"}) {
     PlanOptions options;
-    options.parameters = {order};
+    options.parameters = {order, "short_y=staged"};
     PlanOptions all = options;
     all.parameters.push_back("kernel_parts=all");
     const SpmvPlan<double> plan(a, Method("dasp"), options);
     EXPECT_EQ(plan.stats().details["kernel_parts"], "short_rows_only") << order;
+    // tiles by row: y staged a thread block at a time when asked (auto: fp64 from 1 M rows)
+    EXPECT_EQ(plan.stats().details["short_y"],
+              std::string(order) == "short_tile_order=row" ? "staged" : "direct");
     EXPECT_EQ(SpmvPlan<double>(a, Method("dasp"), all).stats().details["kernel_parts"], "all");
     EXPECT_EQ(SpmvPlan<half>(test::with_values<half>(a), Method("dasp"), options)
                   .stats()
@@ -654,6 +657,31 @@ TEST_F(DaspGpu, ALayoutOfShortRowsOnlyRunsTheKernelWithoutLongAndMediumCode) {
     const auto y_all = run_dasp(a, x, y0, {1.5, -0.5}, all);
     EXPECT_EQ(std::memcmp(y.data(), y_all.data(), y.size() * sizeof(double)), 0) << order;
   }
+  // y stored by each lane (short_y=direct) is bit for bit the staged y
+  PlanOptions staged, direct;
+  staged.parameters = {"short_tile_order=row", "short_y=staged"};
+  direct.parameters = {"short_tile_order=row", "short_y=direct"};
+  EXPECT_EQ(SpmvPlan<double>(a, Method("dasp"), direct).stats().details["short_y"], "direct");
+  {
+    const auto x = test::make_x<double>(a);
+    const auto y0 = test::make_y<double>(a);
+    const auto y = run_dasp(a, x, y0, {-0.75, 0.5}, staged);
+    const auto y_direct = run_dasp(a, x, y0, {-0.75, 0.5}, direct);
+    EXPECT_EQ(std::memcmp(y.data(), y_direct.data(), y.size() * sizeof(double)), 0);
+  }
+  // by default staged in fp64 from 1 M rows (tiles by row from 4096 tiles), direct in fp16
+  const Matrix many = generate_short_rows(1 << 20, 1 << 20, 3);
+  EXPECT_EQ(SpmvPlan<double>(many, Method("dasp")).stats().details["short_y"], "staged");
+  EXPECT_EQ(SpmvPlan<half>(test::with_values<half>(many), Method("dasp")).stats().details["short_y"],
+            "direct");
+  EXPECT_LT(dasp_error<double>(many, {1.5, -0.5}), 1e-12);
+  // short rows far apart (one row in 40 has values): a block's rows span more than the shared
+  // memory holds and are stored directly
+  std::vector<int> sparse(200000, 0);
+  for (std::size_t r = 0; r < sparse.size(); r += 40) sparse[r] = 1 + static_cast<int>(r / 40 % 4);
+  const Matrix far_apart = matrix_with_lengths(5000, sparse, 4);
+  expect_dasp_matches_reference<double>(far_apart, staged);
+  expect_dasp_matches_reference<half>(far_apart, staged);
   // one long row among them: the kernel with every part
   lengths[17] = 3000;
   const SpmvPlan<double> with_long(matrix_with_lengths(3000, lengths, 9), Method("dasp"));

@@ -1117,6 +1117,9 @@ TEST(DaspParameters, ParsesEveryKey) {
   EXPECT_EQ(parse_parameters({"medium_min_row_length=auto"}).medium_min_row_length, 0);
   EXPECT_EQ(parse_parameters({"medium_row_order=length"}).medium_row_order, 1);
   EXPECT_EQ(parse_parameters({"medium_row_order=width"}).medium_row_order, 2);
+  EXPECT_EQ(parse_parameters({}).short_y, 0);
+  EXPECT_EQ(parse_parameters({"short_y=direct"}).short_y, 1);
+  EXPECT_EQ(parse_parameters({"short_y=staged"}).short_y, 2);
 }
 
 TEST(DaspParameters, TheLayoutIsBuiltOnTheGpuUnlessTheHostIsAsked) {
