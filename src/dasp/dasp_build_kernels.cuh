@@ -143,8 +143,9 @@ __global__ void window_width_keys_kernel(const int* row_ptr, const int* medium, 
                                          block_width, max_medium);
 }
 
-/// One thread a row-block of `block_rows` medium rows: sorted by length descending again if its
-/// rows straddle two windows (an insertion sort, stable as the host's std::stable_sort).
+/// One thread a row-block of `block_rows` medium rows: sorted by length descending again (an
+/// insertion sort, stable as the host's std::stable_sort; sort_row_blocks_by_length), which
+/// changes only row-blocks that straddle two windows or, ordered by width, mix lengths.
 __global__ void resort_row_blocks_kernel(const int* row_ptr, int* medium, long long count,
                                          int block_rows) {
   const long long row_blocks = (count + block_rows - 1) / block_rows;

@@ -1,7 +1,8 @@
 // The DASP kernel instantiations (dasp_kernels.cuh) and the choice among them: one per loop shape
-// (row-blocks a warp, blocks in flight, pipelined loads), for fp64 block storage order, and for
-// the parts of the layout it has code for (all; no irregular medium values; short rows only). The shape is a template argument so that each
-// instantiation keeps its loops unrolled and its registers few; the plan picks one at build time.
+// (row-blocks a warp, blocks in flight, pipelined loads), fp64 block storage order and the parts
+// of the layout it has code for (all; no irregular medium values; short rows only). These are
+// template arguments so that each instantiation keeps its loops unrolled and its registers few;
+// the plan picks one at build time.
 #pragma once
 
 #include <string>

@@ -3,11 +3,13 @@
 //
 //   [ long-row tasks | medium units | 1+3 tiles | 4 tiles | 2+2 tiles | 1 tiles | empty tiles ]
 //
-// (for large matrices the short tiles run in row order instead, through short_tile_order) and
-// each warp runs the __device__ function of its category. No warp waits for another, so no
-// block-wide barrier exists; a long row (or, when asked for, a medium row-block) spread over
-// several warps is finished by whichever of its warps arrives last (atomic ticket), which sums
-// the partial sums in order: the result does not depend on the schedule.
+// (for large matrices the short tiles run in row order instead, through short_tile_order; large
+// fp64 layouts of short rows only then stage y a thread block at a time, StagedShortY) and
+// each warp runs the __device__ function of its category. No warp waits for another (but in
+// those staged blocks, whose 8 warps all hold short tiles and meet at block barriers); a long
+// row (or, when asked for, a medium row-block) spread over several warps is finished by
+// whichever of its warps arrives last (atomic ticket), which sums the partial sums in order: the
+// result does not depend on the schedule.
 //
 // The blocks, what one lane holds of them, the mma shapes and the loads: dasp_fragments.cuh.
 // Here: the block loop (kInFlight blocks of loads in flight, optionally software-pipelined one
@@ -483,10 +485,10 @@ __device__ RowSum<V> short_tile(const Arguments<V>& p, int warp, int lane, const
 /// caller rows: the block's 8 tiles (ordered by their first row) hold rows spread over a few
 /// hundred caller rows, each tile's 32 over about 4 x 32 (rows of 1-4 values, four kinds of
 /// tile); stored one row a lane, each warp's store touches up to 32 sectors of y. Staged, the
-/// rows in [lo, lo + kDaspStagedShortRows) (lo: the block's first row) are stored in order, 32
-/// a warp (8 sectors in fp64), those of other blocks skipped:
+/// rows in [first, first + kDaspStagedShortRows) (first: the block's smallest row) are stored in
+/// order, 32 a warp (8 sectors in fp64), those of other blocks skipped:
 ///
-///   value  [ r0 . r2 r3 . r5 ... ]   kDaspStagedShortRows slots, row lo + i in slot i
+///   value  [ r0 . r2 r3 . r5 ... ]   kDaspStagedShortRows slots, row first + i in slot i
 ///   present  1 0 1  1  0 1 ...       one bit a slot
 ///
 /// Rows beyond (the second half of a 1+3 tile, whose k-th 1-row and k-th 3-row drift apart by
@@ -496,7 +498,8 @@ template <typename V>
 struct StagedShortY {
   Acc<V> value[kDaspStagedShortRows];
   unsigned present[kDaspStagedShortRows / 32];
-  int lo, hi;
+  int first_row;  ///< the block's smallest row (slot 0)
+  int last_slot;  ///< the largest slot written, -1 for none
 };
 
 template <typename V, bool kColumnMajor>
@@ -504,31 +507,30 @@ __device__ void short_tiles_staged(const Arguments<V>& p, int warp, int lane, co
                                    Acc<V> alpha, Acc<V> beta, StagedShortY<V>& staged) {
   constexpr int kWords = kDaspStagedShortRows / 32;
   if (threadIdx.x == 0) {
-    staged.lo = INT_MAX;
-    staged.hi = -1;
+    staged.first_row = INT_MAX;
+    staged.last_slot = -1;
   }
   for (int i = static_cast<int>(threadIdx.x); i < kWords; i += kThreadsPerBlock)
     staged.present[i] = 0;
   const RowSum<V> mine = short_tile<V, kColumnMajor>(p, warp, lane, x);
-  const int lo = arch::warp_min(mine.row >= 0 ? mine.row : INT_MAX);
-  __syncthreads();  // lo / hi / present initialised
-  if (lane == 0 && lo != INT_MAX) atomicMin(&staged.lo, lo);
+  const int warp_first_row = arch::warp_min(mine.row >= 0 ? mine.row : INT_MAX);
+  __syncthreads();  // first_row, last_slot and present initialised
+  if (lane == 0 && warp_first_row != INT_MAX) atomicMin(&staged.first_row, warp_first_row);
   __syncthreads();
-  const int block_lo = staged.lo;  // INT_MAX: no row (all padding)
-  const bool staged_row = mine.row >= 0 && mine.row - block_lo < kDaspStagedShortRows;
-  if (staged_row) {
-    const int slot = mine.row - block_lo;
+  const int first_row = staged.first_row;  // INT_MAX: no row (all padding)
+  if (mine.row >= 0 && mine.row - first_row < kDaspStagedShortRows) {
+    const int slot = mine.row - first_row;
     staged.value[slot] = mine.sum;
     atomicOr(&staged.present[slot / 32], 1u << (slot % 32));
-    atomicMax(&staged.hi, slot);
+    atomicMax(&staged.last_slot, slot);
   } else if (mine.row >= 0) {
     write_y<V>(y, mine.row, mine.sum, alpha, beta);
   }
   __syncthreads();
-  const int slots = staged.hi + 1;
+  const int slots = staged.last_slot + 1;
   for (int slot = static_cast<int>(threadIdx.x); slot < slots; slot += kThreadsPerBlock)
     if ((staged.present[slot / 32] >> (slot % 32)) & 1u)
-      write_y<V>(y, block_lo + slot, staged.value[slot], alpha, beta);
+      write_y<V>(y, first_row + slot, staged.value[slot], alpha, beta);
 }
 
 /// Empty rows: y = beta * y, or 0 when beta == 0 (y not read).

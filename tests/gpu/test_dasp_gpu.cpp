@@ -672,8 +672,8 @@ TEST_F(DaspGpu, ALayoutOfShortRowsOnlyRunsTheKernelWithoutLongAndMediumCode) {
   // by default staged in fp64 from 1 M rows (tiles by row from 4096 tiles), direct in fp16
   const Matrix many = generate_short_rows(1 << 20, 1 << 20, 3);
   EXPECT_EQ(SpmvPlan<double>(many, Method("dasp")).stats().details["short_y"], "staged");
-  EXPECT_EQ(SpmvPlan<half>(test::with_values<half>(many), Method("dasp")).stats().details["short_y"],
-            "direct");
+  const SpmvPlan<half> many_half(test::with_values<half>(many), Method("dasp"));
+  EXPECT_EQ(many_half.stats().details["short_y"], "direct");
   EXPECT_LT(dasp_error<double>(many, {1.5, -0.5}), 1e-12);
   // short rows far apart (one row in 40 has values): a block's rows span more than the shared
   // memory holds and are stored directly

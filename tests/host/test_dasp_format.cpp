@@ -695,8 +695,10 @@ TEST(DaspLayout, WindowsOfRegularMediumRowsAreOrderedByWidthThenCallerRow) {
     double total = 0;
     std::int64_t units = 0;
     for (std::size_t first = 0; first < rows.size(); first += 16, ++units) {
-      const auto unit = std::span(rows).subspan(first, std::min<std::size_t>(16, rows.size() - first));
-      total += *std::max_element(unit.begin(), unit.end()) - *std::min_element(unit.begin(), unit.end());
+      const auto unit =
+          std::span(rows).subspan(first, std::min<std::size_t>(16, rows.size() - first));
+      const auto [low, high] = std::minmax_element(unit.begin(), unit.end());
+      total += *high - *low;
     }
     return total / static_cast<double>(units);
   };
