@@ -40,22 +40,25 @@ __device__ __forceinline__ T warp_sum(T v) {
   return group_sum<kWarpSize>(v);
 }
 
+/// `v` of the 32 lanes combined by `op` (associative and commutative), on every lane.
+template <typename T, typename Op>
+__device__ __forceinline__ T warp_all_reduce(T v, Op op) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset >>= 1)
+    v = op(v, __shfl_xor_sync(kFullMask, v, offset));
+  return v;
+}
+
 /// Largest `v` over the 32 lanes, on every lane.
 template <typename T>
 __device__ __forceinline__ T warp_max(T v) {
-#pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset >>= 1)
-    v = max(v, __shfl_xor_sync(kFullMask, v, offset));
-  return v;
+  return warp_all_reduce(v, [](T a, T b) { return max(a, b); });
 }
 
 /// Smallest `v` over the 32 lanes, on every lane.
 template <typename T>
 __device__ __forceinline__ T warp_min(T v) {
-#pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset >>= 1)
-    v = min(v, __shfl_xor_sync(kFullMask, v, offset));
-  return v;
+  return warp_all_reduce(v, [](T a, T b) { return min(a, b); });
 }
 
 /// Inclusive prefix sum of `v` over the lanes: lane l receives v(0) + ... + v(l). All 32 lanes

@@ -36,19 +36,6 @@ __device__ __forceinline__ long long row_length(const int* row_ptr, long long ro
   return static_cast<long long>(row_ptr[row + 1]) - row_ptr[row];
 }
 
-template <typename T>
-__device__ __forceinline__ T warp_min(T v) {
-  for (int offset = arch::kWarpSize / 2; offset > 0; offset >>= 1)
-    v = min(v, __shfl_xor_sync(arch::kFullMask, v, offset));
-  return v;
-}
-template <typename T>
-__device__ __forceinline__ T warp_max(T v) {
-  for (int offset = arch::kWarpSize / 2; offset > 0; offset >>= 1)
-    v = max(v, __shfl_xor_sync(arch::kFullMask, v, offset));
-  return v;
-}
-
 /// Adds a warp's sum of `v` to *total (one atomic a warp). Every lane of the warp must call it.
 __device__ __forceinline__ void add_warp_sum(unsigned long long* total, long long v) {
   const long long sum = arch::warp_sum(v);
@@ -88,8 +75,8 @@ __global__ void summarize_lengths_kernel(const int* row_ptr, long long rows, lon
       if (len > candidate_1) padding_1 += pad;
     }
   }
-  shortest = warp_min(shortest);
-  longest = warp_max(longest);
+  shortest = arch::warp_min(shortest);
+  longest = arch::warp_max(longest);
   add_warp_sum(&out->candidate_padding[0], padding_0);
   add_warp_sum(&out->candidate_padding[1], padding_1);
   if (arch::lane_id() == 0) {
@@ -217,8 +204,8 @@ __global__ void count_regular_blocks_kernel(const int* row_ptr, const int* mediu
   add_warp_sum(&totals->medium_nnz, medium_nnz);
   add_warp_sum(&totals->padded_tail_blocks, padded_tails);
   add_warp_sum(&totals->covering_blocks, covering_blocks);
-  largest = warp_max(largest);
-  first_irregular = warp_min(first_irregular);
+  largest = arch::warp_max(largest);
+  first_irregular = arch::warp_min(first_irregular);
   if (arch::lane_id() == 0) {
     atomicMax(&totals->largest_row_block, largest);
     atomicMin(&totals->first_irregular_row, first_irregular);
@@ -282,7 +269,7 @@ __global__ void count_pieces_kernel(const int* chunks, long long row_blocks, lon
     if (p == 1) first_single = min(first_single, static_cast<unsigned long long>(rb));
   }
   add_warp_sum(&totals->pieces, sum);
-  first_single = warp_min(first_single);
+  first_single = arch::warp_min(first_single);
   if (arch::lane_id() == 0) atomicMin(&totals->first_single, first_single);
 }
 
