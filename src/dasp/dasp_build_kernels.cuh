@@ -349,6 +349,47 @@ __global__ void write_extra_pieces_kernel(const int* pieces, const int* extra_be
       out[extra_begin[rb] + k - 1] = make_int2(static_cast<int>(rb), k);
 }
 
+/// 1+3 pairs within windows (pair_short_rows_in_windows), one thread a window w in [0, windows]:
+/// the window's first row in the 1-rows and in the 3-rows (each in caller order), and its pairs
+/// min(n1, n3) into pairs[w] (0 at w = windows, for the exclusive scan that follows).
+__global__ void short_pair_windows_kernel(const int* ones, long long n1, const int* threes,
+                                          long long n3, long long rows, long long window,
+                                          long long windows, long long* first1, long long* first3,
+                                          long long* pairs) {
+  auto lower_bound = [](const int* list, long long n, long long row) {
+    long long lo = 0, hi = n;
+    while (lo < hi) {
+      const long long mid = lo + (hi - lo) / 2;
+      if (list[mid] < row) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  for (long long w = thread_index(); w <= windows; w += grid_threads()) {
+    const long long start = min(w * window, rows), end = min((w + 1) * window, rows);
+    const long long begin1 = lower_bound(ones, n1, start), begin3 = lower_bound(threes, n3, start);
+    first1[w] = begin1;
+    first3[w] = begin3;
+    pairs[w] = w == windows ? 0
+                            : min(lower_bound(ones, n1, end) - begin1,
+                                  lower_bound(threes, n3, end) - begin3);
+  }
+}
+
+/// One thread a row of a list of 1-rows or 3-rows (caller order): the row to its place in `out`
+/// (internal::windowed_pair_position), from the window starts `first` of that list and the
+/// exclusive scan of the pairs (pairs_before[windows] = every pair).
+__global__ void short_pair_positions_kernel(const int* list, long long n, long long window,
+                                            long long windows, const long long* first,
+                                            const long long* pairs_before, int* out) {
+  const long long pairs = pairs_before[windows];
+  for (long long i = thread_index(); i < n; i += grid_threads()) {
+    const long long w = list[i] / window;
+    out[internal::windowed_pair_position(i - first[w], first[w], pairs_before[w],
+                                         pairs_before[w + 1] - pairs_before[w], pairs)] = list[i];
+  }
+}
+
 /// One thread a short pair (fill_short: 1+3 or 2+2): the pair's rows into their outputs of the
 /// tile (internal::pair_output).
 __global__ void short_pairs_kernel(const int* first, long long first_stride, const int* second,

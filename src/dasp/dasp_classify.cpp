@@ -67,6 +67,46 @@ RowOrder sort_rows_by_length(const std::vector<int32_t>& row_ptr, int64_t rows, 
   return order;
 }
 
+/// 1+3 pairs within windows of `window` caller rows: the order's 1-rows and 3-rows rearranged
+/// as windowed_pair_position says (dasp_layout_decisions.hpp); returns the number of pairs.
+int64_t pair_short_rows_in_windows(RowOrder& order, int64_t rows, int64_t window) {
+  int32_t* const ones = order.rows.data() + order.short_begin_of[1];
+  int32_t* const threes = order.rows.data() + order.short_begin_of[3];
+  const int64_t n1 = order.short_count_of[1], n3 = order.short_count_of[3];
+  const int64_t windows = ceil_div(rows, window);
+  // first1[w] / first3[w]: the window's first row in each list (both are in caller order)
+  std::vector<int64_t> first1(sz(windows) + 1), first3(sz(windows) + 1);
+  const int team = threads_for(windows, 0);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+  for (int64_t w = 0; w <= windows; ++w) {
+    const auto start = static_cast<int32_t>(std::min(w * window, rows));
+    first1[sz(w)] = std::lower_bound(ones, ones + n1, start) - ones;
+    first3[sz(w)] = std::lower_bound(threes, threes + n3, start) - threes;
+  }
+  std::vector<int64_t> pairs_before(sz(windows) + 1, 0);
+  for (int64_t w = 0; w < windows; ++w)
+    pairs_before[sz(w) + 1] =
+        pairs_before[sz(w)] + std::min(first1[sz(w) + 1] - first1[sz(w)],
+                                       first3[sz(w) + 1] - first3[sz(w)]);
+  const int64_t pairs = pairs_before[sz(windows)];
+  detail::UninitializedVector<int32_t> rearranged(sz(n1 + n3));  // every entry written below
+  int32_t* const new_ones = rearranged.data();
+  int32_t* const new_threes = rearranged.data() + n1;
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+  for (int64_t w = 0; w < windows; ++w) {
+    const int64_t here = pairs_before[sz(w) + 1] - pairs_before[sz(w)];
+    for (int64_t i = first1[sz(w)]; i < first1[sz(w) + 1]; ++i)
+      new_ones[windowed_pair_position(i - first1[sz(w)], first1[sz(w)], pairs_before[sz(w)],
+                                      here, pairs)] = ones[i];
+    for (int64_t i = first3[sz(w)]; i < first3[sz(w) + 1]; ++i)
+      new_threes[windowed_pair_position(i - first3[sz(w)], first3[sz(w)], pairs_before[sz(w)],
+                                        here, pairs)] = threes[i];
+  }
+  std::copy(new_ones, new_ones + n1, ones);
+  std::copy(new_threes, new_threes + n3, threes);
+  return pairs;
+}
+
 /// Sorts each row-block of `block_rows` consecutive rows of rows[0, count) by length,
 /// descending and stable, where it is not already.
 template <typename Length>
@@ -312,7 +352,8 @@ DaspWorkSplit internal::resolve_layout_work(const DaspParameters& parameters, in
 }
 
 void internal::piece_short_and_empty_rows(DaspCounts& c, const CategoryBounds& bounds,
-                                          int64_t rows, const DaspParameters& parameters) {
+                                          int64_t rows, const DaspParameters& parameters,
+                                          int64_t pairs_1_3) {
   // 1+3 pairs, rows of 4 (with the 3s left over and an odd 2 padded), 2+2 pairs, and the 1s
   // left over one value a row (§3.2)
   for (int k = 1; k <= kDaspMaxShortRowLength; ++k) {
@@ -321,7 +362,7 @@ void internal::piece_short_and_empty_rows(DaspCounts& c, const CategoryBounds& b
     c.nnz_short += k * bounds.short_count_of[sz(k)];
   }
   const auto& n = c.short_rows_of_length;
-  c.pairs_1_3 = std::min(n[1], n[3]);
+  c.pairs_1_3 = pairs_1_3;
   c.padded_3 = n[3] - c.pairs_1_3;
   c.single_1 = n[1] - c.pairs_1_3;
   c.pairs_2_2 = n[2] / 2;
@@ -475,7 +516,12 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   } else {
     c.medium_units = ceil_div(c.row_blocks, rowblocks_per_unit);
   }
-  piece_short_and_empty_rows(c, order, rows, parameters);
+  int64_t pairs_1_3 = pairs_over_whole_matrix(order);
+  if (const int64_t pair_window = resolve_short_pair_window(parameters, rows); pair_window > 0) {
+    pairs_1_3 = pair_short_rows_in_windows(plan.order, rows, pair_window);
+    c.short_pair_window = pair_window;
+  }
+  piece_short_and_empty_rows(c, order, rows, parameters, pairs_1_3);
   lap(phases, "work_split");
   return plan;
 }

@@ -152,11 +152,12 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
   const int key_count = max_medium + 2;
   std::vector<std::int64_t> rows_of_key(static_cast<std::size_t>(key_count), 0);
   DeviceBuffer<std::int32_t> order = temporary<std::int32_t>(rows, stream);
+  DeviceBuffer<std::int32_t> row_ids;  // the sort's input, then the 1+3 pairing's scratch
   if (rows > 0) {
     auto histogram = temporary<unsigned long long>(key_count, stream);
     TCSPARSE_CUDA_CHECK(cudaMemsetAsync(histogram.data(), 0, histogram.bytes(), stream));
     auto keys = temporary<unsigned>(rows, stream), sorted_keys = temporary<unsigned>(rows, stream);
-    auto row_ids = temporary<std::int32_t>(rows, stream);
+    row_ids = temporary<std::int32_t>(rows, stream);
     TCSPARSE_BUILD_LAUNCH(build::category_keys_kernel, rows, stream, row_ptr, rows, max_medium,
                           keys.data(), row_ids.data(), histogram.data());
     detail::stable_sort_pairs(scratch, keys.data(), sorted_keys.data(), row_ids.data(),
@@ -177,6 +178,44 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
   const CategoryBounds bounds =
       category_bounds(descending_bucket_starts(rows_of_key), max_medium, shortest_medium);
   c.medium_min_row_length = shortest_medium;
+  // 1+3 pairs within windows where they apply (pair_short_rows_in_windows): the 1-rows and
+  // 3-rows rearranged in place; the number of pairs is downloaded with the long-row totals
+  const std::int64_t pair_window = resolve_short_pair_window(parameters, rows);
+  const std::int64_t pair_windows = pair_window > 0 ? ceil_div(rows, pair_window) : 0;
+  // per window: where it starts among the 1-rows, among the 3-rows, and the pairs before it
+  DeviceBuffer<long long> pair_windows_at;
+  if (pair_window > 0) {
+    const std::int64_t n1 = bounds.short_count_of[1], n3 = bounds.short_count_of[3];
+    std::int32_t* const ones = order.data() + bounds.short_begin_of[1];
+    std::int32_t* const threes = order.data() + bounds.short_begin_of[3];
+    pair_windows_at = temporary<long long>(3 * (pair_windows + 1), stream);
+    long long* const first1 = pair_windows_at.data();
+    long long* const first3 = first1 + pair_windows + 1;
+    long long* const pairs_before = first3 + pair_windows + 1;
+    TCSPARSE_BUILD_LAUNCH(build::short_pair_windows_kernel, pair_windows + 1, stream, ones, n1,
+                          threes, n3, rows, pair_window, pair_windows, first1, first3,
+                          pairs_before);
+    detail::exclusive_sum(scratch, pairs_before, pairs_before, pair_windows + 1,
+                          "short pair windows");
+    if (n1 + n3 > 0) {
+      std::int32_t* const rearranged = row_ids.data();  // rows >= n1 + n3 entries
+      if (n1 > 0)
+        TCSPARSE_BUILD_LAUNCH(build::short_pair_positions_kernel, n1, stream, ones, n1,
+                              pair_window, pair_windows, first1, pairs_before, rearranged);
+      if (n3 > 0)
+        TCSPARSE_BUILD_LAUNCH(build::short_pair_positions_kernel, n3, stream, threes, n3,
+                              pair_window, pair_windows, first3, pairs_before, rearranged + n1);
+      // each list back to its place in the order
+      TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(ones, rearranged,
+                                          static_cast<std::size_t>(n1) * sizeof(std::int32_t),
+                                          cudaMemcpyDeviceToDevice, stream));
+      TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(threes, rearranged + n1,
+                                          static_cast<std::size_t>(n3) * sizeof(std::int32_t),
+                                          cudaMemcpyDeviceToDevice, stream));
+    }
+    c.short_pair_window = pair_window;
+  }
+  row_ids = DeviceBuffer<std::int32_t>();
   lap(phases, "row_sort");
 
   // 3. Medium row-blocks: their regular blocks; windows of caller rows where they apply.
@@ -252,6 +291,7 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
   c.medium_rows_per_warp = medium_rows_per_warp;
   const std::int64_t group_values = long_row_group_values(shape);
   const int per_task = info.split.long_groups_per_warp;
+  long long windowed_pairs = 0;
   DeviceBuffer<std::int32_t> groups_of_row = device_array<std::int32_t>(c.rows_long + 1, stream),
                              tasks_of_row = device_array<std::int32_t>(c.rows_long + 1, stream);
   {
@@ -259,7 +299,12 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
     TCSPARSE_BUILD_LAUNCH(build::long_row_counts_kernel, c.rows_long + 1, stream, row_ptr,
                           order.data(), c.rows_long, group_values, per_task, groups_of_row.data(),
                           tasks_of_row.data(), long_totals.data());
-    const build::LongTotals found = download_one(long_totals.data(), stream);
+    build::LongTotals found{};
+    detail::SmallDownloads downloads(stream);  // one wait for both
+    downloads.add(long_totals.data(), &found);
+    if (pair_window > 0)  // the exclusive scan's last entry: every pair
+      downloads.add(pair_windows_at.data() + 3 * (pair_windows + 1) - 1, &windowed_pairs);
+    downloads.wait();
     set_long_counts(c, static_cast<std::int64_t>(found.nnz),
                     static_cast<std::int64_t>(found.groups), group_values);
     c.long_tasks = static_cast<std::int64_t>(found.tasks);
@@ -281,7 +326,8 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
   } else {
     c.medium_units = ceil_div(c.row_blocks, rowblocks_per_unit);
   }
-  piece_short_and_empty_rows(c, bounds, rows, parameters);
+  piece_short_and_empty_rows(c, bounds, rows, parameters,
+                             pair_window > 0 ? windowed_pairs : pairs_over_whole_matrix(bounds));
   info.short_parts = short_parts_of(c);
   lap(phases, "work_split");
 

@@ -145,6 +145,9 @@ struct DaspCounts {
   /// Medium rows sorted by length within windows of this many caller rows; 0: over the whole
   /// matrix (resolve_medium_row_window).
   std::int64_t medium_row_window = 0;
+  /// Rows of 1 and of 3 values paired within windows of this many caller rows; 0: over the
+  /// whole matrix (resolve_short_pair_window, pair_short_rows_in_windows).
+  std::int64_t short_pair_window = 0;
   /// Windowed medium rows ordered by block width and caller row (order_windows_by_width), not by
   /// length.
   bool medium_rows_by_width = false;

@@ -136,9 +136,34 @@ DaspWorkSplit resolve_layout_work(const DaspParameters& parameters, int64_t nnz,
                                   int& medium_rows_per_warp);
 
 /// The short rows' piecing (1+3, 4, 2+2, 1), their tiles and order, and the empty rows, from the
-/// category bounds.
+/// category bounds and the number of 1+3 pairs: min(1-rows, 3-rows) over the whole matrix, or
+/// fewer where they are paired within windows (pair_short_rows_in_windows).
 void piece_short_and_empty_rows(DaspCounts& c, const CategoryBounds& bounds, int64_t rows,
-                                const DaspParameters& parameters);
+                                const DaspParameters& parameters, int64_t pairs_1_3);
+
+/// The 1+3 pairs of the paper's piecing: the k-th 1-row with the k-th 3-row of the whole matrix.
+inline int64_t pairs_over_whole_matrix(const CategoryBounds& bounds) {
+  return std::min(bounds.short_count_of[1], bounds.short_count_of[3]);
+}
+
+/// 1+3 pairs within windows of caller rows (DaspParameters::short_pair_window): the rows of 1
+/// value and those of 3, each in caller order after the sort, are rearranged in place so that
+/// the k-th of each still make pair k. Window w holds n1 1-rows and n3 3-rows and makes
+/// p = min(n1, n3) pairs; in each list the windows' first p rows come first, window by window,
+/// then the rest (the unpaired rows), window by window:
+///
+///   ones:    | w0: pairs | w1: pairs | ... || w0: unpaired 1s | w1: unpaired 1s | ...
+///   threes:  | w0: pairs | w1: pairs | ... || w0: unpaired 3s | w1: unpaired 3s | ...
+///             <------------ pairs ----------->
+///
+/// The unpaired 3s become rows of 4 (padded_3) and the unpaired 1s single values, as before.
+/// The position of the j-th row (caller order) of a window whose rows start at `first` in the
+/// sorted list, with `pairs_before` pairs in the windows before it, `pairs_here` in it and
+/// `pairs` in all:
+constexpr int64_t windowed_pair_position(int64_t j, int64_t first, int64_t pairs_before,
+                                         int64_t pairs_here, int64_t pairs) {
+  return j < pairs_here ? pairs_before + j : pairs + (first - pairs_before) + (j - pairs_here);
+}
 
 /// Where each short kind's tiles, values and row ids start (DaspLayoutInfo::short_parts).
 std::array<DaspShortPart, kDaspShortKinds> short_parts_of(const DaspCounts& c);

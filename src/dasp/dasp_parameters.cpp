@@ -54,6 +54,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"medium_row_window", Type::integer, "auto", 8, std::int64_t{1} << 31, {"auto", "off"},
        "medium rows sorted by length within windows of this many rows (auto: 4096 from 1 M "
        "rows; off: over the whole matrix, the paper's)"},
+      {"short_pair_window", Type::integer, "auto", 8, std::int64_t{1} << 31, {"auto", "off"},
+       "rows of 1 and of 3 values paired within windows of this many rows (auto: 1024 from 1 M "
+       "rows; off: over the whole matrix, the paper's)"},
       {"medium_row_order", Type::choice, "auto", 0, 0, {"auto", "length", "width"},
        "within a window, medium rows by length (the paper's sort) or, where every medium value "
        "is in a regular block, by block width and then caller row (auto: width)"},
@@ -105,6 +108,10 @@ std::string DaspParameters::to_string() const {
       << (medium_row_window > 0   ? std::to_string(medium_row_window)
           : medium_row_window < 0 ? std::string("off")
                                   : std::string("auto"))
+      << ",short_pair_window="
+      << (short_pair_window > 0   ? std::to_string(short_pair_window)
+          : short_pair_window < 0 ? std::string("off")
+                                  : std::string("auto"))
       << ",medium_row_order="
       << (medium_row_order == 1 ? "length" : medium_row_order == 2 ? "width" : "auto")
       << ",medium_min_row_length="
@@ -140,6 +147,9 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
   p.medium_row_window = values.is_auto("medium_row_window")      ? 0
                         : values.is("medium_row_window", "off") ? -1
                                                                 : values.integer("medium_row_window");
+  p.short_pair_window = values.is_auto("short_pair_window")      ? 0
+                        : values.is("short_pair_window", "off") ? -1
+                                                                : values.integer("short_pair_window");
   p.medium_min_row_length = integer_or_zero(values, "medium_min_row_length");
   p.medium_row_order = values.is("medium_row_order", "length")  ? 1
                        : values.is("medium_row_order", "width") ? 2
@@ -191,6 +201,12 @@ std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::in
   if (parameters.medium_row_window < 0) return 0;
   if (parameters.medium_row_window > 0) return parameters.medium_row_window;
   return rows >= kDaspWindowedMinRows ? kDaspMediumRowWindow : 0;
+}
+
+std::int64_t resolve_short_pair_window(const DaspParameters& parameters, std::int64_t rows) {
+  if (parameters.short_pair_window < 0) return 0;
+  if (parameters.short_pair_window > 0) return parameters.short_pair_window;
+  return rows >= kDaspWindowedMinRows ? kDaspShortPairWindow : 0;
 }
 
 DaspWorkSplit resolve_work_split(const DaspParameters& parameters) {

@@ -175,8 +175,9 @@ inline constexpr std::int64_t kDaspShortTilesByRowMin = 4096;
 /// short_y staged: a thread block of short tiles ordered by row stages the y of its rows in
 /// [first row, first row + this) in shared memory (StagedShortY in dasp_kernels.cuh) and stores
 /// them in order. 8 tiles of 32 rows of 1-4 values span about 400 rows; 1024 slots (8 KiB fp64,
-/// 4 KiB fp16 / bf16 sums) hold 88 % of the rows of 4 M rows of 1-4 values (the rest: 1+3 tiles'
-/// far halves). Not in the paper.
+/// 4 KiB fp16 / bf16 sums) held 88 % of the rows of 4 M rows of 1-4 values when the 1+3 pairs
+/// were formed over the whole matrix (the rest: those tiles' far halves; now paired within
+/// windows, kDaspShortPairWindow). Not in the paper.
 inline constexpr int kDaspStagedShortRows = 1024;
 
 /// short_y=auto stages y (kDaspStagedShortRows) in fp64 layouts of short rows only, tiles by
@@ -185,6 +186,21 @@ inline constexpr int kDaspStagedShortRows = 1024;
 /// short_rows_5m 1.011x, 2 M rows of 0-4 1.009x; but short_rows_200k 0.94x (fp64) / 0.87x
 /// (fp16), and fp16 0.97-0.985x on the large ones.
 inline constexpr std::int64_t kDaspStagedShortMinRows = std::int64_t{1} << 20;
+
+/// Rows of 1 value are paired with rows of 3 (one 1+3 tile slot, §3.2) inside windows of this
+/// many consecutive caller rows (DaspParameters::short_pair_window) once the matrix has at least
+/// kDaspWindowedMinRows rows; the paper pairs the k-th 1-row with the k-th 3-row of the whole
+/// matrix. Where 1s and 3s are mixed at random, those drift apart as a random walk: at 4 M rows
+/// of 1-4 values, 54 % of the staged thread blocks (kDaspStagedShortRows) spanned more than 1024
+/// rows, and their far halves were stored outside the staged window. Inside a window the k-th
+/// 1 and 3 lie a few dozen rows apart; each window's unpaired rows (3.5 % of the 1s and 3s
+/// there) go to the rows of 4 (3s, one padding value each) and the single values (1s).
+/// Measured (H200, run 279, fp64 against short_pair_window=off): 4 M rows of 1-4 values 111.5 ->
+/// 109.0 us (with windows of 4096, L2 write requests 1.03 M -> 0.76 M), 4 M rows of 1-3 1.024x,
+/// 2 M rows of 0-4
+/// 1.037x; fp16 1.006-1.016x. Windows of 256, 4096 and 16384 rows: within 1 % of 1024.
+/// Not in the paper.
+inline constexpr std::int64_t kDaspShortPairWindow = 1024;
 
 /// Medium rows are sorted by length inside windows of this many consecutive caller rows
 /// (DaspParameters::medium_row_window) once the matrix has at least kDaspWindowedMinRows rows;
@@ -263,6 +279,10 @@ struct DaspParameters {
   /// (kDaspMediumRowWindow from kDaspWindowedMinRows rows, else the whole matrix), -1 = the whole
   /// matrix (the paper's), else the window.
   std::int64_t medium_row_window = 0;
+  /// Rows of 1 and of 3 values paired inside windows of this many caller rows: 0 = auto
+  /// (kDaspShortPairWindow from kDaspWindowedMinRows rows, else the whole matrix), -1 = the whole
+  /// matrix (the paper's: the k-th 1 with the k-th 3), else the window.
+  std::int64_t short_pair_window = 0;
   /// The order of the medium rows inside a window where every medium value is in a regular
   /// block (regular_block_min_fill 0): 0 = auto, 1 = by length (the paper's sort), 2 = by block
   /// width (length rounded up to the block's columns), descending, then by caller row
@@ -334,6 +354,10 @@ int resolve_medium_min_row_length(const DaspParameters& parameters, std::int64_t
 /// The window of medium rows (DaspParameters::medium_row_window) for a matrix of `rows` rows;
 /// 0 means the whole matrix.
 std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::int64_t rows);
+
+/// The window of the 1+3 pairs (DaspParameters::short_pair_window) for a matrix of `rows` rows;
+/// 0 means the whole matrix.
+std::int64_t resolve_short_pair_window(const DaspParameters& parameters, std::int64_t rows);
 
 int resolve_medium_rows_per_warp(const DaspParameters& parameters, std::int64_t medium_rows,
                                  int block_rows, std::int64_t row_blocks = 0,

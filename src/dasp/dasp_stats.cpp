@@ -34,6 +34,7 @@ Json layout_statistics(const DaspCounts& c, DaspBlockShape shape,
       {"short_pieces", {{"pairs_1_3", c.pairs_1_3}, {"rows_4", c.rows_4},
                         {"padded_3", c.padded_3}, {"padded_2", c.padded_2},
                         {"pairs_2_2", c.pairs_2_2}, {"single_1", c.single_1}}},
+      {"short_pair_window", c.short_pair_window},  // 0: paired over the whole matrix
       {"max_medium_row_length", c.max_medium_row_length},
       {"short_tiles_by_row", c.short_tiles_by_row},
       {"padded_tail_blocks", c.padded_tail_blocks},

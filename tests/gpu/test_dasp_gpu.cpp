@@ -239,6 +239,9 @@ const std::vector<std::vector<std::string>> kBuildParameterSets = {
      "medium_row_order=length"},
     {"max_medium_row_length=40", "regular_block_min_fill=0.3"},
     {"max_medium_row_length=4", "medium_min_row_length=5"},
+    // 1+3 pairs within windows of caller rows, tiles by row and by kind
+    {"short_pair_window=24", "short_tile_order=row"},
+    {"short_pair_window=8", "short_tile_order=kind", "medium_rows_per_warp=16"},
 };
 
 /// The plan's row order (row_order=plan, computed on the GPU) is dasp_plan_row_order of the host
@@ -526,6 +529,32 @@ TEST_F(DaspGpu, DeviceBuildEqualsHostBuildOnLargeMatrices) {
     expect_device_build_equals_host_build<half>(a, {});
     expect_plan_row_order_is_the_host_models(a, {});
   }
+}
+
+TEST_F(DaspGpu, OnesPairedWithThreesWithinWindowsMatchReferenceAndTheHostBuild) {
+  // >= 1 M rows of 1-4 values: by default the 1s and 3s pair within windows of 1024 caller rows
+  // (kDaspShortPairWindow), fewer pairs than over the whole matrix; y staged (fp64) or direct
+  const Matrix a = generate_short_rows((1 << 20) + 77, 1 << 20, 12);
+  const SpmvPlan<double> plan(a, Method("dasp"));
+  EXPECT_EQ(plan.stats().details["short_pair_window"], dasp::kDaspShortPairWindow);
+  PlanOptions whole;
+  whole.parameters = {"short_pair_window=off"};
+  const SpmvPlan<double> paper(a, Method("dasp"), whole);
+  EXPECT_EQ(paper.stats().details["short_pair_window"], 0);
+  const auto pairs = [](const SpmvPlan<double>& p) {
+    return p.stats().details["short_pieces"]["pairs_1_3"].get<std::int64_t>();
+  };
+  EXPECT_LT(pairs(plan), pairs(paper));
+  EXPECT_GT(pairs(plan), pairs(paper) * 9 / 10);  // about sqrt(window) rows of a window unpaired
+  for (const char* y : {"short_y=staged", "short_y=direct"}) {
+    PlanOptions options;
+    options.parameters = {y};
+    expect_dasp_matches_reference<double>(a, options);
+    expect_dasp_matches_reference<half>(a, options);
+  }
+  expect_device_build_equals_host_build<double>(a, {});
+  expect_device_build_equals_host_build<half>(a, {"short_pair_window=1000"});
+  expect_plan_row_order_is_the_host_models(a, {});
 }
 
 TEST_F(DaspGpu, WindowsOfRegularMediumRowsOrderedByWidthMatchReference) {

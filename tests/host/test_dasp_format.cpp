@@ -17,6 +17,7 @@
 
 #include "common/test_matrices.hpp"
 #include "dasp/dasp_format.hpp"
+#include "dasp/dasp_layout_decisions.hpp"
 #include "tcsparse/error.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/reference.hpp"
@@ -912,6 +913,89 @@ TEST(DaspLayout, ThreesLeftOverFromPiecingArePaddedToFour) {
   EXPECT_EQ(c.single_1, 0);
 }
 
+/// Rows of 1, 3 and 4 values whose 1s and 3s drift apart: every 5 rows are 1, 3, 4 and then two
+/// 1s in the first 200 rows, two 3s in the next 200, and so on. As many 1s as 3s in all (for
+/// rows a multiple of 400), but three times as many of one as of the other in any 200 rows.
+Matrix drifting_short_rows(int rows) {
+  std::vector<int> lengths(static_cast<std::size_t>(rows));
+  for (int r = 0; r < rows; ++r) {
+    const int extra = (r / 200) % 2 == 0 ? 1 : 3;
+    lengths[static_cast<std::size_t>(r)] = std::array{1, 3, 4, extra, extra}[r % 5];
+  }
+  return matrix_with_lengths(300, lengths, 17);
+}
+
+TEST(DaspLayout, OnesArePairedWithThreesOfTheirOwnWindowOfCallerRows) {
+  const Matrix a = drifting_short_rows(2000);
+  DaspParameters p;
+  p.short_pair_window = 100;
+  const auto layout = build_dasp_layout(a, p, kFp64Shape);
+  const DaspCounts& c = layout.counts;
+  EXPECT_EQ(c.short_pair_window, 100);
+  // each window of 100 rows: its 1s and 3s counted, min(n1, n3) pairs
+  std::int64_t pairs = 0;
+  for (int w = 0; w < 20; ++w) {
+    std::int64_t n1 = 0, n3 = 0;
+    for (int r = 100 * w; r < 100 * (w + 1); ++r) {
+      const int len = a.row_ptr[static_cast<std::size_t>(r) + 1] - a.row_ptr[static_cast<std::size_t>(r)];
+      n1 += len == 1;
+      n3 += len == 3;
+    }
+    pairs += std::min(n1, n3);
+  }
+  EXPECT_EQ(c.pairs_1_3, pairs);
+  EXPECT_LT(c.pairs_1_3, std::min(c.short_rows_of_length[1], c.short_rows_of_length[3]));
+  EXPECT_EQ(c.single_1, c.short_rows_of_length[1] - pairs);
+  EXPECT_EQ(c.padded_3, c.short_rows_of_length[3] - pairs);
+  // every pair's 1-row and 3-row lie in one window
+  const auto& part = layout.short_parts[static_cast<std::size_t>(DaspShortKind::pairs_1_3)];
+  for (std::int64_t pair = 0; pair < c.pairs_1_3; ++pair) {
+    const std::int64_t ids = part.row_offset + pair / internal::kShortPairsPerTile * kWarpSize;
+    const int k = static_cast<int>(pair % internal::kShortPairsPerTile);
+    const std::int32_t one = layout.short_row_ids[static_cast<std::size_t>(ids + internal::pair_output(k, 0, 8))];
+    const std::int32_t three = layout.short_row_ids[static_cast<std::size_t>(ids + internal::pair_output(k, 1, 8))];
+    ASSERT_EQ(one / 100, three / 100) << "pair " << pair << ": rows " << one << " and " << three;
+  }
+  EXPECT_EQ(layout.counts.nnz(), a.nnz());
+  EXPECT_EQ(count_dasp_layout(a, p, kFp64Shape), c);
+  EXPECT_LT(host_apply_error<double>(a, kFp64Shape, p, 1.0, 0.5), 1e-12);
+  EXPECT_LT(host_apply_error<double>(a, kFp16Shape, p), 1e-12);
+  // over the whole matrix (the paper's): the k-th 1 with the k-th 3
+  p.short_pair_window = -1;
+  const DaspCounts whole = count_dasp_layout(a, p, kFp64Shape);
+  EXPECT_EQ(whole.short_pair_window, 0);
+  EXPECT_EQ(whole.pairs_1_3, std::min(whole.short_rows_of_length[1], whole.short_rows_of_length[3]));
+}
+
+TEST(DaspLayout, ShortPairWindowIsAutoFromAMillionRowsAndOffAsked) {
+  EXPECT_EQ(count_dasp_layout(drifting_short_rows(2000), {}, kFp64Shape).short_pair_window, 0);
+  EXPECT_EQ(resolve_short_pair_window({}, kDaspWindowedMinRows - 1), 0);
+  EXPECT_EQ(resolve_short_pair_window({}, kDaspWindowedMinRows), kDaspShortPairWindow);
+  DaspParameters off;
+  off.short_pair_window = -1;
+  EXPECT_EQ(resolve_short_pair_window(off, kDaspWindowedMinRows * 8), 0);
+  DaspParameters asked;
+  asked.short_pair_window = 64;
+  EXPECT_EQ(resolve_short_pair_window(asked, 10), 64);
+}
+
+TEST(DaspLayout, WindowedPairsOfEveryWindowSizeMatchReference) {
+  const Matrix a = drifting_short_rows(1500);
+  for (const std::int64_t window : {8, 33, 100, 1499, 1500, 4096}) {
+    DaspParameters p;
+    p.short_pair_window = window;
+    p.short_tile_order = 2;  // tiles by row, as from kDaspShortTilesByRowMin tiles
+    const auto layout = build_dasp_layout(a, p, kFp64Shape);
+    std::vector<std::int32_t> ids;
+    for (auto id : layout.short_row_ids)
+      if (id >= 0) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    EXPECT_EQ(ids.size(), 1500u) << window;
+    EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end()) << window;  // each row once
+    EXPECT_LT(host_apply_error<double>(a, kFp64Shape, p, 1.0, -1.0), 1e-12) << window;
+  }
+}
+
 TEST(DaspLayout, ShortTilesHoldThirtyTwoOutputs) {
   // 40 pairs of 1+3 -> 3 tiles of 16 pairs; 33 fours -> 2 tiles; 33 ones -> 2 tiles
   std::vector<int> lengths;
@@ -1122,6 +1206,9 @@ TEST(DaspParameters, ParsesEveryKey) {
   EXPECT_EQ(parse_parameters({}).short_y, 0);
   EXPECT_EQ(parse_parameters({"short_y=direct"}).short_y, 1);
   EXPECT_EQ(parse_parameters({"short_y=staged"}).short_y, 2);
+  EXPECT_EQ(parse_parameters({"short_pair_window=1024"}).short_pair_window, 1024);
+  EXPECT_EQ(parse_parameters({"short_pair_window=off"}).short_pair_window, -1);
+  EXPECT_EQ(parse_parameters({"short_pair_window=auto"}).short_pair_window, 0);
 }
 
 TEST(DaspParameters, TheLayoutIsBuiltOnTheGpuUnlessTheHostIsAsked) {
@@ -1191,6 +1278,7 @@ TEST(DaspParameters, ToStringRoundTrips) {
   p.plan_row_order = true;
   p.medium_row_window = 512;
   p.medium_min_row_length = 4;
+  p.short_pair_window = 256;
   std::vector<std::string> items;
   const std::string text = p.to_string();
   std::size_t start = 0;
