@@ -198,7 +198,7 @@ inline constexpr std::int64_t kDaspStagedShortMinRows = std::int64_t{1} << 20;
 /// Measured (H200, run 279, fp64 against short_pair_window=off): 4 M rows of 1-4 values 111.5 ->
 /// 109.0 us (with windows of 4096, L2 write requests 1.03 M -> 0.76 M), 4 M rows of 1-3 1.024x,
 /// 2 M rows of 0-4
-/// 1.037x; fp16 1.006-1.016x. Windows of 256, 4096 and 16384 rows: within 1 % of 1024.
+/// 1.035x; fp16 1.009-1.016x. Windows of 256, 4096 and 16384 rows: within 2 % of 1024.
 /// Not in the paper.
 inline constexpr std::int64_t kDaspShortPairWindow = 1024;
 
