@@ -4,11 +4,12 @@
 // per apply (dasp_kernels.cuh, chosen in dasp_kernel_table.cuh). A matrix without nonzeros is not
 // uploaded (SpmvPlan::apply scales y for it, as for every method). With "row_order=plan" the
 // layout is rewritten to the plan's row order (plan_row_order_on_device) and the plan keeps that
-// order for SpmvPlan::permute / unpermute.
+// order for SpmvPlan::permute / unpermute; with "row_order=internal" the layout is the same, and
+// each apply moves x into that order and y out of it through the plan's own two vectors.
 //
 // Apply is asynchronous on the caller's stream and synchronises nothing. The long-row workspace
-// (partial sums, tickets) belongs to the plan: one plan must not be applied on two streams at
-// the same time (the same rule as a cuSPARSE external buffer).
+// (partial sums, tickets) and the internal order's vectors belong to the plan: one plan must not
+// be applied on two streams at the same time (the same rule as a cuSPARSE external buffer).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -32,6 +33,7 @@
 #include "runtime/device_csr.hpp"
 #include "runtime/device_csr_view.hpp"
 #include "runtime/host_upload.hpp"
+#include "runtime/permute.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::dasp {
@@ -93,6 +95,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
       stats_.details["index_build_ms"] = times.work_ms;
       stats_.details["upload_waited_for_build_ms"] = times.waited_ms;
       fill_layout_values(csr.view());
+      measure_long_columns(csr.view(), parameters);
     }  // the uploaded CSR is freed: the layout holds everything the kernel reads
     phases_.lap("csr_release");
     finish_device_build(parameters, matrix.cols);
@@ -113,12 +116,21 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
     if (warps_ == 0) return;  // no nonzeros: SpmvPlan::apply scales y itself
-    const auto blocks = static_cast<unsigned>((warps_ + device::kWarpsPerBlock - 1) /
-                                              device::kWarpsPerBlock);
-    kernel_<<<blocks, device::kThreadsPerBlock, 0, stream>>>(
-        device_layout_->arguments(), reinterpret_cast<const V*>(x), reinterpret_cast<V*>(y),
-        static_cast<Acc>(alpha), static_cast<Acc>(beta));
-    TCSPARSE_CUDA_CHECK_LAUNCH();
+    if (plan_y_.size() == 0) {
+      launch(x, y, alpha, beta, stream);
+      return;
+    }
+    // row_order=internal: x into the plan's order (square matrices), y in when it is read,
+    // the kernel on the plan's vectors, y back to the caller's order
+    const Value* plan_x = x;
+    if (plan_x_.size() > 0) {
+      detail::gather_async(x, plan_to_caller_.data(), plan_x_.data(), rows_, stream);
+      plan_x = plan_x_.data();
+    }
+    if (beta != scalar_t<Value>(0))
+      detail::gather_async(y, plan_to_caller_.data(), plan_y_.data(), rows_, stream);
+    launch(plan_x, plan_y_.data(), alpha, beta, stream);
+    detail::gather_async(plan_y_.data(), caller_to_plan_.data(), y, rows_, stream);
   }
 
   const PlanStats& stats() const override { return stats_; }
@@ -134,7 +146,7 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   }
 
   std::optional<detail::DeviceRowOrder> row_order() const override {
-    if (plan_to_caller_.size() == 0) return std::nullopt;
+    if (plan_to_caller_.size() == 0 || plan_y_.size() > 0) return std::nullopt;
     return detail::DeviceRowOrder{plan_to_caller_.data(), caller_to_plan_.data()};
   }
 
@@ -142,6 +154,17 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   const DeviceLayout<Value>* device_layout() const { return device_layout_.get(); }
 
  private:
+  /// The kernel on x and y in the layout's row order.
+  void launch(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
+              Stream stream) const {
+    const auto blocks = static_cast<unsigned>((warps_ + device::kWarpsPerBlock - 1) /
+                                              device::kWarpsPerBlock);
+    kernel_<<<blocks, device::kThreadsPerBlock, 0, stream>>>(
+        device_layout_->arguments(), reinterpret_cast<const V*>(x), reinterpret_cast<V*>(y),
+        static_cast<Acc>(alpha), static_cast<Acc>(beta));
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  }
+
   /// The CSR's bytes on the host (what the device fill needs uploaded).
   static std::size_t csr_bytes(const CsrMatrix<Value, std::int32_t>& matrix) {
     return matrix.row_ptr.size() * sizeof(std::int32_t) +
@@ -170,7 +193,23 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   /// (finish_device_build).
   void fill_values_on_device(const DeviceCsrView<Value>& view, const DaspParameters& parameters) {
     fill_layout_values(view);
+    measure_long_columns(view, parameters);
     finish_device_build(parameters, view.cols);
+  }
+  /// row_order=auto's measure where it is considered (internal_row_order_considered) and the
+  /// layout has long rows (without, the share is 0): the share of the nonzeros in the columns of
+  /// long rows, from the CSR on the GPU while the plan has it.
+  void measure_long_columns(const DeviceCsrView<Value>& view, const DaspParameters& parameters) {
+    if (!internal_row_order_considered(parameters, view.rows, view.cols, view.nnz) ||
+        device_layout_->index().info.counts.rows_long == 0)
+      return;
+    const int max_medium = device_layout_->index().info.counts.max_medium_row_length;
+    long_column_share_ =
+        static_cast<double>(count_long_column_nonzeros(view.row_ptr, view.col_idx, view.nnz,
+                                                       max_medium, nullptr)) /
+        static_cast<double>(view.nnz);
+    stats_.details["long_column_share"] = long_column_share_;
+    phases_.lap("long_columns");
   }
   void fill_layout_values(const DeviceCsrView<Value>& view) {
     device_layout_->fill_values(
@@ -258,7 +297,9 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   /// The plan's row order (row_order=plan), the kernel and the statistics, from the built layout.
   void finish(const DaspParameters& parameters, std::int64_t cols, const DaspLayoutInfo& info) {
     // a matrix without nonzeros has only empty rows, in the caller's order: nothing to reorder
-    if (device_layout_ && parameters.plan_row_order) {
+    const bool internal =
+        internal_row_order_pays(parameters, rows_, cols, nnz_, long_column_share_);
+    if (device_layout_ && (parameters.plan_row_order || internal)) {
       const detail::Stopwatch stopwatch;
       plan_to_caller_ = detail::DeviceBuffer<std::int32_t>(static_cast<std::size_t>(rows_));
       caller_to_plan_ = detail::DeviceBuffer<std::int32_t>(static_cast<std::size_t>(rows_));
@@ -268,6 +309,11 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
       device_layout_->to_plan_order(caller_to_plan_.data(), rows_ == cols, stats_);
       stats_.device_preprocess_ms += stopwatch.elapsed_ms();
       stats_.device_bytes += plan_to_caller_.bytes() + caller_to_plan_.bytes();
+      if (internal) {  // the plan's own x (square matrices) and y
+        plan_y_ = detail::DeviceBuffer<Value>(static_cast<std::size_t>(rows_));
+        if (rows_ == cols) plan_x_ = detail::DeviceBuffer<Value>(static_cast<std::size_t>(rows_));
+        stats_.device_bytes += plan_y_.bytes() + plan_x_.bytes();
+      }
       phases_.lap("plan_row_order");
     }
     if (device_layout_) stats_.device_bytes += device_layout_->bytes();
@@ -295,7 +341,9 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     for (auto& [key, value] : extra.items()) stats_.details[key] = value;
     stats_.details["build"] = parameters.build_on_device && nnz_ > 0 ? "device" : "host";
     stats_.details["fill"] = parameters.fill_on_device ? "device" : "host";
-    stats_.details["row_order"] = plan_to_caller_.size() > 0 ? "plan" : "caller";
+    stats_.details["row_order"] = plan_y_.size() > 0            ? "internal"
+                                  : plan_to_caller_.size() > 0 ? "plan"
+                                                               : "caller";
     if (!parameters.build_on_device)
       stats_.details["upload"] = overlapped_ ? "overlapped" : "after";
     const double preprocess_ms = stats_.host_preprocess_ms + stats_.device_preprocess_ms;
@@ -314,9 +362,12 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
 
   std::int64_t rows_ = 0, nnz_ = 0;
   bool overlapped_ = false;  // build=host: the CSR went up beside the index build
+  double long_column_share_ = 0.0;  // measure_long_columns (0: not measured)
   detail::PhaseTimes phases_;
   std::unique_ptr<DeviceLayout<Value>> device_layout_;  // null when nnz_ == 0
   detail::DeviceBuffer<std::int32_t> plan_to_caller_, caller_to_plan_;  // "row_order=plan"
+  // "row_order=internal": the plan's x (square matrices) and y, written by the (const) apply
+  mutable detail::DeviceBuffer<Value> plan_x_, plan_y_;
   DaspKernel<V> kernel_ = nullptr;
   std::int64_t warps_ = 0;
   PlanStats stats_;

@@ -390,6 +390,17 @@ __global__ void short_pair_positions_kernel(const int* list, long long n, long l
   }
 }
 
+/// The nonzeros whose column c is a long row (row c longer than max_medium values) into *total:
+/// row_order=auto's measure of hub columns (internal_row_order_pays). Square matrices only.
+__global__ void long_column_nonzeros_kernel(const int* row_ptr, const int* col_idx,
+                                            long long nnz, int max_medium,
+                                            unsigned long long* total) {
+  long long found = 0;
+  for (long long k = thread_index(); k < nnz; k += grid_threads())
+    found += row_length(row_ptr, col_idx[k]) > max_medium;
+  add_warp_sum(total, found);
+}
+
 /// One thread a short pair (fill_short: 1+3 or 2+2): the pair's rows into their outputs of the
 /// tile (internal::pair_output).
 __global__ void short_pairs_kernel(const int* first, long long first_stride, const int* second,

@@ -464,6 +464,17 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
   return index;
 }
 
+std::int64_t count_long_column_nonzeros(const std::int32_t* row_ptr, const std::int32_t* col_idx,
+                                        std::int64_t nnz, int max_medium, cudaStream_t stream) {
+  if (nnz == 0) return 0;
+  detail::TemporaryMemoryScope temporaries(stream);  // first: outlives the temporary
+  auto total = temporary<unsigned long long>(1, stream);
+  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(total.data(), 0, total.bytes(), stream));
+  TCSPARSE_BUILD_LAUNCH(build::long_column_nonzeros_kernel, nnz, stream, row_ptr, col_idx, nnz,
+                        max_medium, total.data());
+  return static_cast<std::int64_t>(download_one(total.data(), stream));
+}
+
 template <typename Value>
 DaspDeviceIndex upload_index(const DaspLayout<Value>& layout) {
   DaspDeviceIndex index;

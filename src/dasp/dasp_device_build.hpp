@@ -51,6 +51,11 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
                                       int value_bytes, detail::PhaseTimes* phases,
                                       cudaStream_t stream);
 
+/// The nonzeros of a square CSR on the device whose column c is a row of more than `max_medium`
+/// values (row_order=auto's measure, internal_row_order_pays); plan time: waits for `stream`.
+std::int64_t count_long_column_nonzeros(const std::int32_t* row_ptr, const std::int32_t* col_idx,
+                                        std::int64_t nnz, int max_medium, cudaStream_t stream);
+
 /// Uploads a host layout's index arrays through the plan's upload path (build=host); complete on
 /// return.
 template <typename Value>

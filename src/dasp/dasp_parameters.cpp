@@ -49,8 +49,10 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "where the value and column arrays are filled from the CSR (host: with build=host)"},
       {"fp64_block_order", Type::choice, "auto", 0, 0, {"auto", "row", "column"},
        "storage order of fp64 8x4 blocks (auto: column-major when row-blocks end in padding)"},
-      {"row_order", Type::choice, "caller", 0, 0, {"caller", "plan"},
-       "order of y (and, square matrices, of x): the caller's, or the plan's (SpmvPlan::permute)"},
+      {"row_order", Type::choice, "auto", 0, 0, {"auto", "caller", "plan", "internal"},
+       "order of y (and, square matrices, of x): the caller's, the plan's (SpmvPlan::permute), or "
+       "the caller's outside and the plan's inside (each apply permutes x in and y out; auto: "
+       "internal for large graphs with hubs, else caller)"},
       {"medium_row_window", Type::integer, "auto", 8, std::int64_t{1} << 31, {"auto", "off"},
        "medium rows sorted by length within windows of this many rows (auto: 4096 from 1 M "
        "rows; off: over the whole matrix, the paper's)"},
@@ -104,7 +106,12 @@ std::string DaspParameters::to_string() const {
       << (short_tile_order == 1 ? "kind" : short_tile_order == 2 ? "row" : "auto")
       << ",fill=" << (fill_on_device ? "device" : "host") << ",fp64_block_order="
       << (fp64_block_order == 1 ? "row" : fp64_block_order == 2 ? "column" : "auto")
-      << ",row_order=" << (plan_row_order ? "plan" : "caller") << ",medium_row_window="
+      << ",row_order="
+      << (internal_row_order ? "internal"
+          : plan_row_order   ? "plan"
+          : row_order_auto   ? "auto"
+                             : "caller")
+      << ",medium_row_window="
       << (medium_row_window > 0   ? std::to_string(medium_row_window)
           : medium_row_window < 0 ? std::string("off")
                                   : std::string("auto"))
@@ -143,6 +150,8 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
                        : values.is("fp64_block_order", "column") ? 2
                                                                  : 0;
   p.plan_row_order = values.is("row_order", "plan");
+  p.internal_row_order = values.is("row_order", "internal");
+  p.row_order_auto = values.is_auto("row_order");
   p.overlapped_upload = values.is("upload", "overlapped");
   p.medium_row_window = values.is_auto("medium_row_window")      ? 0
                         : values.is("medium_row_window", "off") ? -1
@@ -201,6 +210,20 @@ std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::in
   if (parameters.medium_row_window < 0) return 0;
   if (parameters.medium_row_window > 0) return parameters.medium_row_window;
   return rows >= kDaspWindowedMinRows ? kDaspMediumRowWindow : 0;
+}
+
+bool internal_row_order_considered(const DaspParameters& parameters, std::int64_t rows,
+                                   std::int64_t cols, std::int64_t nnz) {
+  return parameters.row_order_auto && rows == cols && rows >= kDaspWindowedMinRows &&
+         static_cast<double>(nnz) >=
+             kDaspInternalOrderMinNnzPerRow * static_cast<double>(rows);
+}
+
+bool internal_row_order_pays(const DaspParameters& parameters, std::int64_t rows,
+                             std::int64_t cols, std::int64_t nnz, double long_column_share) {
+  return parameters.internal_row_order ||
+         (internal_row_order_considered(parameters, rows, cols, nnz) &&
+          long_column_share >= kDaspInternalOrderMinLongColumnShare);
 }
 
 std::int64_t resolve_short_pair_window(const DaspParameters& parameters, std::int64_t rows) {

@@ -273,8 +273,16 @@ struct DaspParameters {
   /// y (and, for a square matrix, x) in the plan's row order (dasp_plan_row_order): the rows in
   /// the order the kernel's warps write them, so y is written in whole sectors and never
   /// scattered back to the caller's order; SpmvPlan::permute / unpermute convert vectors.
-  /// false ("row_order=caller", the default): the caller's order.
+  /// false: the caller's order ("row_order=caller"), or "internal" below.
   bool plan_row_order = false;
+  /// "row_order=auto" (the default): "caller", or "internal" where internal_row_order_pays.
+  bool row_order_auto = true;
+  /// "row_order=internal": the layout in the plan's row order as above, the vectors in the
+  /// caller's: each apply gathers x into the plan's order (square matrices), runs the kernel on
+  /// the plan's own copies of x and y, and gathers y back (plus a gather of y in when beta != 0).
+  /// For graphs whose rows and columns share their hubs, where the renumbered columns gather x
+  /// from a few hot sectors (kDaspInternalOrderMinLongColumnShare). Not in the paper.
+  bool internal_row_order = false;
   /// Medium rows sorted by length inside windows of this many caller rows: 0 = auto
   /// (kDaspMediumRowWindow from kDaspWindowedMinRows rows, else the whole matrix), -1 = the whole
   /// matrix (the paper's), else the window.
@@ -354,6 +362,32 @@ int resolve_medium_min_row_length(const DaspParameters& parameters, std::int64_t
 /// The window of medium rows (DaspParameters::medium_row_window) for a matrix of `rows` rows;
 /// 0 means the whole matrix.
 std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::int64_t rows);
+
+/// row_order=auto takes "internal" (the plan's row order inside each apply, x and y gathered in
+/// and out) for square matrices built on the GPU of at least kDaspWindowedMinRows rows and
+/// kDaspInternalOrderMinNnzPerRow nonzeros a row on average, where at least
+/// kDaspInternalOrderMinLongColumnShare of the nonzeros lie in the columns of long rows (column c
+/// where row c has more than MAX_LEN values): the hubs of R-MAT / Kronecker graphs, whose rows
+/// and columns the plan's order puts first, so that x is gathered from a few hot sectors. Shares
+/// measured (generated, MAX_LEN 256): R-MAT 20 / 22 (16 edges a vertex) 0.44 / 0.55, R-MAT 20
+/// with 48 edges 0.63; power-law rows with random columns 0.001-0.004; uniform rows, stencils,
+/// short rows 0. Measured (H200, run 282, fp64 / fp16, internal over caller order): R-MAT 22
+/// 1.12x / 1.32x, 23 1.25x / 1.24x, 24 1.41x / 1.13x, R-MAT 20 with 48 edges 1.14x / 1.55x, 21
+/// 1.06x / 1.39x, R-MAT 20 with 16 1.03x; where the share is low it loses: uniform rows
+/// 0.88-0.97x, power-law rows 1.00x, circuit-like 0.83-0.91x, short rows, stencils and cage11
+/// 0.5-0.8x (the gathers of x and y cost more than they save). Not in the paper.
+inline constexpr double kDaspInternalOrderMinLongColumnShare = 0.25;
+inline constexpr double kDaspInternalOrderMinNnzPerRow = 8.0;
+
+/// Whether row_order=auto measures the share of nonzeros in long rows' columns (a kernel over
+/// the nonzeros at plan time): square matrices of the size kDaspInternalOrderMinLongColumnShare
+/// asks for.
+bool internal_row_order_considered(const DaspParameters& parameters, std::int64_t rows,
+                                   std::int64_t cols, std::int64_t nnz);
+/// Whether the plan takes row_order=internal: asked for, or (auto) considered and the share of
+/// nonzeros in long rows' columns at least kDaspInternalOrderMinLongColumnShare.
+bool internal_row_order_pays(const DaspParameters& parameters, std::int64_t rows,
+                             std::int64_t cols, std::int64_t nnz, double long_column_share);
 
 /// The window of the 1+3 pairs (DaspParameters::short_pair_window) for a matrix of `rows` rows;
 /// 0 means the whole matrix.

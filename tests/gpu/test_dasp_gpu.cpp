@@ -852,6 +852,123 @@ TEST_F(DaspGpu, PlanRowOrderRoundTripsOnLargeAndEmptyMatrices) {
   }
 }
 
+/// row_order=internal: the same y, bit for bit, as the caller-order plan (the same layout as
+/// row_order=plan, applied to x moved into its order and y moved back).
+template <typename Value>
+void expect_internal_order_gives_the_caller_order_result(
+    const Matrix& matrix64, const std::vector<std::string>& parameters) {
+  const Matrix scaled =
+      std::is_same_v<Value, double> ? matrix64 : test::scaled_for_16_bit(matrix64);
+  const auto a = test::with_values<Value>(scaled);
+  const auto x = test::make_x<Value>(scaled);
+  const auto y0 = test::make_y<Value>(scaled);
+  PlanOptions caller, internal;
+  caller.parameters = parameters;
+  caller.parameters.push_back("row_order=caller");
+  internal.parameters = parameters;
+  internal.parameters.push_back("row_order=internal");
+  for (const Scalars s : {Scalars{1.0, 0.0}, Scalars{1.5, -0.5}}) {
+    const auto expected = run_dasp(a, x, y0, s, caller);
+    const auto y = run_dasp(a, x, y0, s, internal);
+    ASSERT_EQ(y.size(), expected.size());
+    EXPECT_TRUE(y.empty() || std::memcmp(y.data(), expected.data(), y.size() * sizeof(Value)) == 0)
+        << a.rows << " x " << a.cols << " " << describe(internal) << " beta " << s.beta;
+  }
+}
+
+TEST_P(DaspGpuOnCatalogue, InternalRowOrderGivesTheCallerOrderResultBitForBit) {
+  for (const std::vector<std::string>& parameters :
+       {std::vector<std::string>{}, {"short_tile_order=row", "max_medium_row_length=256"},
+        {"medium_rows_per_warp=8", "medium_blocks_per_warp=1", "long_groups_per_warp=1"},
+        {"build=host"}}) {
+    expect_internal_order_gives_the_caller_order_result<double>(GetParam().matrix, parameters);
+    expect_internal_order_gives_the_caller_order_result<half>(GetParam().matrix, parameters);
+    expect_internal_order_gives_the_caller_order_result<bfloat16>(GetParam().matrix, parameters);
+  }
+}
+
+TEST_F(DaspGpu, InternalRowOrderOnLargeRectangularAndEmptyMatricesIsCapturedInAGraph) {
+  const Matrix cases[] = {generate_rmat(16, 16, 3),
+                          generate_random_rows(100000, 70000, RowLengthDistribution::power_law,
+                                               1, 20000, 5),
+                          generate_short_rows(1 << 20, 1 << 20, 3), test::empty_matrix(1000, 1000)};
+  for (const Matrix& a : cases) {
+    expect_internal_order_gives_the_caller_order_result<double>(a, {});
+    expect_internal_order_gives_the_caller_order_result<half>(a, {});
+  }
+  // outside, the caller's order: no permutation to apply to vectors
+  const Matrix& a = cases[0];
+  PlanOptions options;
+  options.parameters = {"row_order=internal"};
+  SpmvPlan<double> plan(a, Method("dasp"), options);
+  EXPECT_FALSE(plan.plan_row_order());
+  EXPECT_EQ(plan.stats().details["row_order"], "internal");
+  // apply (x and y gathered around the kernel) captured in a graph and launched twice
+  const auto x = test::make_x<double>(a);
+  const auto y0 = test::make_y<double>(a);
+  std::vector<double> expected = y0;
+  spmv_reference(a, std::span<const double>(x), std::span<double>(expected), 2.0, -0.5);
+  const DeviceBuffer<double> dx(x);
+  DeviceBuffer<double> dy(y0.size());
+  const detail::CudaStream stream;
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  plan.apply(dx.data(), dy.data(), 2.0, -0.5, stream.get());
+  ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int launch = 0; launch < 2; ++launch) {
+    dy.upload(y0);
+    ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+    const std::vector<double> y = dy.download();
+    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(expected)),
+              1e-12)
+        << "launch " << launch;
+  }
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+}
+
+TEST_F(DaspGpu, AutoRowOrderIsInternalForLargeGraphsWithHubsOnly) {
+  // R-MAT 20 (1 M rows, 16 edges a vertex): 44 % of the nonzeros in the columns of long rows
+  const Matrix graph = generate_rmat(20, 16, 3);
+  const SpmvPlan<double> plan(graph, Method("dasp"));
+  EXPECT_EQ(plan.stats().details["row_order"], "internal");
+  EXPECT_GE(plan.stats().details["long_column_share"].get<double>(),
+            dasp::kDaspInternalOrderMinLongColumnShare);
+  EXPECT_FALSE(plan.plan_row_order());
+  EXPECT_LT(dasp_error<double>(graph, {1.5, -0.5}), 1e-12);
+  EXPECT_LT(dasp_error<half>(graph, {1.0, 0.0}), 1e-2);
+  // bit for bit the caller's order, which it is when asked for
+  PlanOptions caller;
+  caller.parameters = {"row_order=caller"};
+  EXPECT_EQ(SpmvPlan<double>(graph, Method("dasp"), caller).stats().details["row_order"], "caller");
+  {
+    const auto x = test::make_x<double>(graph);
+    const auto y0 = test::make_y<double>(graph);
+    const auto y = run_dasp(graph, x, y0, {1.5, -0.5});
+    const auto y_caller = run_dasp(graph, x, y0, {1.5, -0.5}, caller);
+    EXPECT_EQ(std::memcmp(y.data(), y_caller.data(), y.size() * sizeof(double)), 0);
+  }
+  // random columns of as many rows: no hubs, the caller's order
+  const Matrix random_columns = generate_random_rows(
+      1 << 20, 1 << 20, RowLengthDistribution::power_law, 1, 20000, 5);
+  const SpmvPlan<double> random_plan(random_columns, Method("dasp"));
+  EXPECT_EQ(random_plan.stats().details["row_order"], "caller");
+  EXPECT_LT(random_plan.stats().details.value("long_column_share", 0.0), 0.05);
+  // too small to pay for the gathers, or without long rows: not measured
+  const SpmvPlan<double> small(generate_rmat(15, 16, 3), Method("dasp"));
+  EXPECT_EQ(small.stats().details["row_order"], "caller");
+  EXPECT_FALSE(small.stats().details.contains("long_column_share"));
+  const SpmvPlan<double> no_long_rows(
+      generate_random_rows(1 << 20, 1 << 20, RowLengthDistribution::uniform, 8, 12, 4),
+      Method("dasp"));
+  EXPECT_EQ(no_long_rows.stats().details["row_order"], "caller");
+  EXPECT_FALSE(no_long_rows.stats().details.contains("long_column_share"));
+}
+
 TEST_F(DaspGpu, PermuteAndUnpermuteAreInversesAndCopiesInTheCallersOrder) {
   const Matrix a = matrix_with_lengths(500, {3, 0, 260, 1, 5, 2, 17, 4, 1, 2, 3, 90, 1}, 8);
   const auto v = test::make_y<double>(a);

@@ -1269,6 +1269,30 @@ TEST(DaspParameters, RowOrderIsTheCallersUnlessThePlansIsAsked) {
   EXPECT_FALSE(parse_parameters({}).plan_row_order);
   EXPECT_FALSE(parse_parameters({"row_order=caller"}).plan_row_order);
   EXPECT_TRUE(parse_parameters({"row_order=plan"}).plan_row_order);
+  EXPECT_TRUE(parse_parameters({}).row_order_auto);
+  EXPECT_FALSE(parse_parameters({"row_order=caller"}).row_order_auto);
+  // internal: the plan's order inside the apply, the caller's outside
+  const DaspParameters internal = parse_parameters({"row_order=internal"});
+  EXPECT_TRUE(internal.internal_row_order);
+  EXPECT_FALSE(internal.plan_row_order);
+  EXPECT_FALSE(parse_parameters({"row_order=plan"}).internal_row_order);
+}
+
+TEST(DaspParameters, AutoRowOrderIsInternalForLargeSquareMatricesWithHubColumns) {
+  const DaspParameters automatic;
+  const std::int64_t rows = kDaspWindowedMinRows, nnz = 16 * rows;
+  EXPECT_TRUE(internal_row_order_considered(automatic, rows, rows, nnz));
+  EXPECT_TRUE(internal_row_order_pays(automatic, rows, rows, nnz, 0.44));
+  EXPECT_FALSE(internal_row_order_pays(automatic, rows, rows, nnz, 0.01));  // random columns
+  // not considered: rectangular, fewer rows, fewer nonzeros a row, the order asked for
+  EXPECT_FALSE(internal_row_order_considered(automatic, rows, rows + 1, nnz));
+  EXPECT_FALSE(internal_row_order_considered(automatic, rows - 1, rows - 1, nnz));
+  EXPECT_FALSE(internal_row_order_considered(automatic, rows, rows, 4 * rows));
+  const DaspParameters caller = parse_parameters({"row_order=caller"});
+  EXPECT_FALSE(internal_row_order_considered(caller, rows, rows, nnz));
+  EXPECT_FALSE(internal_row_order_pays(caller, rows, rows, nnz, 0.9));
+  // asked for: whatever the matrix
+  EXPECT_TRUE(internal_row_order_pays(parse_parameters({"row_order=internal"}), 10, 7, 3, 0.0));
 }
 
 TEST(DaspParameters, ToStringRoundTrips) {
