@@ -206,10 +206,18 @@ int resolve_medium_min_row_length(const DaspParameters& parameters, std::int64_t
              : kDaspMaxShortRowLength + 1;
 }
 
+namespace {
+/// A window of caller rows: `asked` (-1: the whole matrix, 0: auto) or, auto, `automatic` from
+/// kDaspWindowedMinRows rows; 0 means the whole matrix.
+std::int64_t resolve_window(std::int64_t asked, std::int64_t rows, std::int64_t automatic) {
+  if (asked < 0) return 0;
+  if (asked > 0) return asked;
+  return rows >= kDaspWindowedMinRows ? automatic : 0;
+}
+}  // namespace
+
 std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::int64_t rows) {
-  if (parameters.medium_row_window < 0) return 0;
-  if (parameters.medium_row_window > 0) return parameters.medium_row_window;
-  return rows >= kDaspWindowedMinRows ? kDaspMediumRowWindow : 0;
+  return resolve_window(parameters.medium_row_window, rows, kDaspMediumRowWindow);
 }
 
 bool internal_row_order_considered(const DaspParameters& parameters, std::int64_t rows,
@@ -227,9 +235,7 @@ bool internal_row_order_pays(const DaspParameters& parameters, std::int64_t rows
 }
 
 std::int64_t resolve_short_pair_window(const DaspParameters& parameters, std::int64_t rows) {
-  if (parameters.short_pair_window < 0) return 0;
-  if (parameters.short_pair_window > 0) return parameters.short_pair_window;
-  return rows >= kDaspWindowedMinRows ? kDaspShortPairWindow : 0;
+  return resolve_window(parameters.short_pair_window, rows, kDaspShortPairWindow);
 }
 
 DaspWorkSplit resolve_work_split(const DaspParameters& parameters) {
