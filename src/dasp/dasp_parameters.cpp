@@ -222,7 +222,7 @@ std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::in
 
 bool internal_row_order_considered(const DaspParameters& parameters, std::int64_t rows,
                                    std::int64_t cols, std::int64_t nnz) {
-  return parameters.row_order_auto && rows == cols && rows >= kDaspWindowedMinRows &&
+  return parameters.row_order_auto && rows == cols && rows >= kDaspInternalOrderMinRows &&
          static_cast<double>(nnz) >=
              kDaspInternalOrderMinNnzPerRow * static_cast<double>(rows);
 }

@@ -364,7 +364,7 @@ int resolve_medium_min_row_length(const DaspParameters& parameters, std::int64_t
 std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::int64_t rows);
 
 /// row_order=auto takes "internal" (the plan's row order inside each apply, x and y gathered in
-/// and out) for square matrices built on the GPU of at least kDaspWindowedMinRows rows and
+/// and out) for square matrices built on the GPU of at least kDaspInternalOrderMinRows rows and
 /// kDaspInternalOrderMinNnzPerRow nonzeros a row on average, where at least
 /// kDaspInternalOrderMinLongColumnShare of the nonzeros lie in the columns of long rows (column c
 /// where row c has more than MAX_LEN values): the hubs of R-MAT / Kronecker graphs, whose rows
@@ -375,9 +375,12 @@ std::int64_t resolve_medium_row_window(const DaspParameters& parameters, std::in
 /// 1.12x / 1.32x, 23 1.25x / 1.24x, 24 1.41x / 1.13x, R-MAT 20 with 48 edges 1.14x / 1.55x, 21
 /// 1.06x / 1.39x, R-MAT 20 with 16 1.03x; where the share is low it loses: uniform rows
 /// 0.88-0.97x, power-law rows 1.00x, circuit-like 0.83-0.91x, short rows, stencils and cage11
-/// 0.5-0.8x (the gathers of x and y cost more than they save). Not in the paper.
+/// 0.5-0.8x (the gathers of x and y cost more than they save). Smaller graphs (run 285): R-MAT
+/// 19 (2^19 rows) 1.05x / 1.36x, with 48 edges 1.10x / 1.57x; R-MAT 18 0.97x / 0.99x (48 edges
+/// 1.01x / 1.23x), R-MAT 16-17 0.63-0.77x: hence from 2^19 rows. Not in the paper.
 inline constexpr double kDaspInternalOrderMinLongColumnShare = 0.25;
 inline constexpr double kDaspInternalOrderMinNnzPerRow = 8.0;
+inline constexpr std::int64_t kDaspInternalOrderMinRows = std::int64_t{1} << 19;
 
 /// Whether row_order=auto measures the share of nonzeros in long rows' columns (a kernel over
 /// the nonzeros at plan time): square matrices of the size kDaspInternalOrderMinLongColumnShare

@@ -1280,7 +1280,7 @@ TEST(DaspParameters, RowOrderIsTheCallersUnlessThePlansIsAsked) {
 
 TEST(DaspParameters, AutoRowOrderIsInternalForLargeSquareMatricesWithHubColumns) {
   const DaspParameters automatic;
-  const std::int64_t rows = kDaspWindowedMinRows, nnz = 16 * rows;
+  const std::int64_t rows = kDaspInternalOrderMinRows, nnz = 16 * rows;
   EXPECT_TRUE(internal_row_order_considered(automatic, rows, rows, nnz));
   EXPECT_TRUE(internal_row_order_pays(automatic, rows, rows, nnz, 0.44));
   EXPECT_FALSE(internal_row_order_pays(automatic, rows, rows, nnz, 0.01));  // random columns
