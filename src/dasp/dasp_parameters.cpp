@@ -78,6 +78,16 @@ int integer_or_zero(const detail::ParameterValues& values, std::string_view name
   return values.is_auto(name) ? 0 : static_cast<int>(values.integer(name));
 }
 
+/// A window of caller rows ("auto | off | rows"): 0 for auto, -1 for off, else the rows.
+std::int64_t window_of(const detail::ParameterValues& values, std::string_view name) {
+  return values.is_auto(name) ? 0 : values.is(name, "off") ? -1 : values.integer(name);
+}
+
+/// The text of a window (window_of's inverse).
+std::string window_text(std::int64_t window) {
+  return window > 0 ? std::to_string(window) : window < 0 ? std::string("off") : "auto";
+}
+
 }  // namespace
 
 std::span<const ParameterSpec> parameter_specs() {
@@ -111,14 +121,8 @@ std::string DaspParameters::to_string() const {
           : plan_row_order   ? "plan"
           : row_order_auto   ? "auto"
                              : "caller")
-      << ",medium_row_window="
-      << (medium_row_window > 0   ? std::to_string(medium_row_window)
-          : medium_row_window < 0 ? std::string("off")
-                                  : std::string("auto"))
-      << ",short_pair_window="
-      << (short_pair_window > 0   ? std::to_string(short_pair_window)
-          : short_pair_window < 0 ? std::string("off")
-                                  : std::string("auto"))
+      << ",medium_row_window=" << window_text(medium_row_window)
+      << ",short_pair_window=" << window_text(short_pair_window)
       << ",medium_row_order="
       << (medium_row_order == 1 ? "length" : medium_row_order == 2 ? "width" : "auto")
       << ",medium_min_row_length="
@@ -153,12 +157,8 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
   p.internal_row_order = values.is("row_order", "internal");
   p.row_order_auto = values.is_auto("row_order");
   p.overlapped_upload = values.is("upload", "overlapped");
-  p.medium_row_window = values.is_auto("medium_row_window")      ? 0
-                        : values.is("medium_row_window", "off") ? -1
-                                                                : values.integer("medium_row_window");
-  p.short_pair_window = values.is_auto("short_pair_window")      ? 0
-                        : values.is("short_pair_window", "off") ? -1
-                                                                : values.integer("short_pair_window");
+  p.medium_row_window = window_of(values, "medium_row_window");
+  p.short_pair_window = window_of(values, "short_pair_window");
   p.medium_min_row_length = integer_or_zero(values, "medium_min_row_length");
   p.medium_row_order = values.is("medium_row_order", "length")  ? 1
                        : values.is("medium_row_order", "width") ? 2
