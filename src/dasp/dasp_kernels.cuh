@@ -491,9 +491,10 @@ __device__ RowSum<V> short_tile(const Arguments<V>& p, int warp, int lane, const
 ///   value  [ r0 . r2 r3 . r5 ... ]   kDaspStagedShortRows slots, row first + i in slot i
 ///   present  1 0 1  1  0 1 ...       one bit a slot
 ///
-/// Rows beyond (the second half of a 1+3 tile, whose k-th 1-row and k-th 3-row drift apart by
-/// thousands of rows) are stored directly. Needs the whole block in the short categories (the
-/// barriers).
+/// Rows beyond (a 1+3 tile's rows of 3 when 1s and 3s are paired over the whole matrix, where
+/// they drift thousands of rows from the 1s; with the pairs in windows of caller rows,
+/// kDaspShortPairWindow, only the unpaired rows' tiles) are stored directly. Needs the whole
+/// block in the short categories (the barriers).
 template <typename V>
 struct StagedShortY {
   Acc<V> value[kDaspStagedShortRows];
