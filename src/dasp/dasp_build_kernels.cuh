@@ -486,12 +486,6 @@ __global__ void warp_order_ids_kernel(WarpOrderIds in, int* out) {
   }
 }
 
-/// inverse[order[p]] = p.
-__global__ void inverse_order_kernel(const int* order, long long rows, int* inverse) {
-  for (long long p = thread_index(); p < rows; p += grid_threads())
-    inverse[order[p]] = static_cast<int>(p);
-}
-
 /// select_if's predicate: a row id, not padding.
 struct IsRow {
   __device__ __forceinline__ bool operator()(int id) const { return id >= 0; }

@@ -15,6 +15,7 @@
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_algorithms.cuh"
 #include "runtime/host_upload.hpp"
+#include "runtime/permute.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::dasp {
@@ -527,8 +528,7 @@ void plan_row_order_on_device(const DaspDeviceIndex& index, std::int32_t* plan_t
   if (listed != info.rows)
     throw Error("DASP plan row order: " + std::to_string(listed) + " rows listed for " +
                 std::to_string(info.rows) + " (a layout bug)");
-  TCSPARSE_BUILD_LAUNCH(build::inverse_order_kernel, listed, stream, plan_to_caller, listed,
-                        caller_to_plan);
+  detail::invert_order_async(plan_to_caller, listed, caller_to_plan, stream);
   scratch.synchronize();
 }
 

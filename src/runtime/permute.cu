@@ -29,6 +29,14 @@ __global__ void gather_kernel(const Bits* __restrict__ in, const std::int32_t* _
     out[i] = in[index[i]];
 }
 
+__global__ void invert_order_kernel(const std::int32_t* __restrict__ order, std::int64_t count,
+                                    std::int32_t* __restrict__ inverse) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < count; i += stride)
+    inverse[order[i]] = static_cast<std::int32_t>(i);
+}
+
 __global__ void remap_indices_kernel(std::int32_t* ids, std::int64_t count, int stride,
                                      const std::int32_t* __restrict__ map) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -57,6 +65,13 @@ void gather_async(const Value* in, const std::int32_t* index, Value* out, std::i
   TCSPARSE_CUDA_CHECK_LAUNCH();
 }
 
+void invert_order_async(const std::int32_t* order, std::int64_t count, std::int32_t* inverse,
+                        cudaStream_t stream) {
+  if (count <= 0) return;
+  invert_order_kernel<<<grid_for(count), kPermuteBlockThreads, 0, stream>>>(order, count, inverse);
+  TCSPARSE_CUDA_CHECK_LAUNCH();
+}
+
 void remap_indices_async(std::int32_t* ids, std::int64_t count, int stride,
                          const std::int32_t* map, cudaStream_t stream) {
   if (count <= 0) return;
@@ -71,6 +86,8 @@ template void gather_async<float>(const float*, const std::int32_t*, float*, std
                                   cudaStream_t);
 template void gather_async<half>(const half*, const std::int32_t*, half*, std::int64_t,
                                  cudaStream_t);
+template void gather_async<std::int32_t>(const std::int32_t*, const std::int32_t*,
+                                         std::int32_t*, std::int64_t, cudaStream_t);
 template void gather_async<bfloat16>(const bfloat16*, const std::int32_t*, bfloat16*,
                                      std::int64_t, cudaStream_t);
 

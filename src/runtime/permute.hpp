@@ -9,10 +9,15 @@
 namespace tcsparse::detail {
 
 /// out[i] = in[index[i]] for i in [0, count): device pointers, asynchronously on `stream`. Value
-/// is any type of 2, 4 or 8 bytes (copied bit for bit). `in` and `out` must not overlap.
+/// is any value type or std::int32_t (copied bit for bit). `in` and `out` must not overlap.
 template <typename Value>
 void gather_async(const Value* in, const std::int32_t* index, Value* out, std::int64_t count,
                   cudaStream_t stream);
+
+/// inverse[order[i]] = i for i in [0, count): the inverse of a permutation `order` of
+/// [0, count), device pointers, asynchronously on `stream`.
+void invert_order_async(const std::int32_t* order, std::int64_t count, std::int32_t* inverse,
+                        cudaStream_t stream);
 
 /// ids[i * stride] = map[ids[i * stride]] for i in [0, count) where the id is >= 0 (negative
 /// ids are padding and stay): device pointers, asynchronously on `stream`.
