@@ -1,23 +1,26 @@
 // HBP behind the SpmvMethod interface: the layout built on the GPU from the uploaded CSR or the
 // caller's device CSR (build=device, hbp_device_build.cu) or on the host (build=host,
 // hbp_format.cpp) and uploaded,
-// then per apply a cudaMemsetAsync of the ticket, the SpMV kernel and, when some row has 0 or
-// several slots, the combine kernel, all on the caller's stream (hbp_kernels.cuh).
+// then per apply, in the hubs-first column order (column_order, hbp_column_order.hpp) a gather of
+// x into the plan's order, a cudaMemsetAsync of the ticket, the SpMV kernel and, when some row has
+// 0 or several slots, the combine kernel, all on the caller's stream (hbp_kernels.cuh).
 //
-// Apply is asynchronous, allocates nothing and synchronises nothing; the memset, the two kernels
-// are graph-capturable. The ticket and the partial sums belong to the plan: one plan must not be
-// applied on two streams at the same time.
+// Apply is asynchronous, allocates nothing and synchronises nothing; the gather, the memset and
+// the two kernels are graph-capturable. The gathered x, the ticket and the partial sums belong to
+// the plan: one plan must not be applied on two streams at the same time.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "arch/types.cuh"
 #include "common/stopwatch.hpp"
 #include "hbp/hbp.hpp"
+#include "hbp/hbp_column_order.hpp"
 #include "hbp/hbp_device_build.hpp"
 #include "hbp/hbp_format.hpp"
 #include "hbp/hbp_kernels.cuh"
@@ -26,6 +29,7 @@
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
 #include "runtime/device_csr_view.hpp"
+#include "runtime/permute.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::hbp {
@@ -99,15 +103,27 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     Json statistics;
     if (p.build == Build::host) {
       const detail::Stopwatch host_work;
-      const HbpLayout<Value> layout = build_layout(matrix, p, block_cols);
+      const std::span<const std::int32_t> columns(matrix.col_idx);
+      if (parameters_.counts_columns(matrix.nnz()))
+        column_concentration_ = estimated_column_count_concentration(
+            matrix.cols, matrix.nnz(), sampled_column_counts(matrix));
+      std::vector<std::int32_t> plan_to_caller;
+      if (hubs_first(matrix.nnz()))
+        plan_to_caller = hubs_first_column_order(
+            columns, matrix.cols, block_cols, p.resolved_hub_min_count(matrix.nnz(), matrix.cols));
+      const HbpLayout<Value> layout =
+          plan_to_caller.empty() ? build_layout(matrix, p, block_cols)
+                                 : build_layout(with_plan_columns(matrix, plan_to_caller), p,
+                                                block_cols);
       stats_.host_preprocess_ms = host_work.elapsed_ms();
       const detail::Stopwatch upload;
       layout_ = upload_layout(layout);
+      if (!plan_to_caller.empty()) plan_to_caller_ = DeviceBuffer<std::int32_t>(plan_to_caller);
       stats_.upload_ms = upload.elapsed_ms();
       statistics = layout_statistics(layout, sizeof(Acc));
     } else {
-      const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
-      statistics = build_on_device(csr.view(), block_cols);
+      detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
+      statistics = build_on_device(csr.view(), block_cols, csr.col_idx.data());
     }
     finish(std::move(statistics), std::move(parameters));
   }
@@ -124,7 +140,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
 
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
-    launch_spmv(reinterpret_cast<const V*>(x), reinterpret_cast<V*>(y), alpha, beta, stream);
+    launch_spmv(x_in_plan_order(x, stream), reinterpret_cast<V*>(y), alpha, beta, stream);
     launch_combine(reinterpret_cast<V*>(y), alpha, beta, stream);
   }
 
@@ -137,7 +153,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     std::vector<double> spmv, combine;
     for (int r = -1; r < std::max(1, repeats); ++r) {
       start.record(stream);
-      launch_spmv(reinterpret_cast<const V*>(x), reinterpret_cast<V*>(y), Acc(1), Acc(0), stream);
+      launch_spmv(x_in_plan_order(x, stream), reinterpret_cast<V*>(y), Acc(1), Acc(0), stream);
       middle.record(stream);
       launch_combine(reinterpret_cast<V*>(y), Acc(1), Acc(0), stream);
       stop.record(stream);
@@ -164,22 +180,68 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     return block_cols;
   }
 
-  /// build=device: the layout built on the GPU from `csr` (device_preprocess_ms); its size
-  /// statistics and the build's steps.
-  Json build_on_device(const DeviceCsrView<Value>& csr, std::int32_t block_cols) {
+  /// Whether the plan reads x in the hubs-first order (once column_concentration_ is known).
+  bool hubs_first(std::int64_t nnz) const {
+    return parameters_.counts_columns(nnz) && parameters_.hubs_first(column_concentration_);
+  }
+
+  /// build=device: the layout built on the GPU from `csr` (device_preprocess_ms), with its columns
+  /// in the hubs-first order where the plan takes it (column_order): renumbered in place when the
+  /// plan owns them (`owned_col_idx`, csr's own columns: the uploaded CSR), else into a temporary
+  /// copy. Its size statistics and the build's steps.
+  Json build_on_device(const DeviceCsrView<Value>& csr, std::int32_t block_cols,
+                       std::int32_t* owned_col_idx = nullptr) {
     const cudaStream_t stream = nullptr;
-    CudaEvent start, stop;
+    // the column order's temporaries (the renumbered columns live through the layout's build)
+    // given back at the end, as the layout's own are
+    const detail::TemporaryMemoryScope temporaries(stream);
+    CudaEvent start, counted, ordered, stop;
     start.record(stream);
-    layout_ = build_layout_on_device(csr, parameters_, block_cols, stream);
+    DeviceCsrView<Value> plan_csr = csr;
+    DeviceBuffer<std::int32_t> plan_columns;
+    if (parameters_.counts_columns(csr.nnz)) {
+      if (parameters_.column_order == ColumnOrder::automatic)
+        column_concentration_ = estimated_column_count_concentration_on_device(csr, stream);
+      counted.record(stream);
+      if (hubs_first(csr.nnz)) {
+        const DeviceColumnCounts counts =
+            count_columns_on_device(csr.col_idx, csr.nnz, csr.cols, stream);
+        plan_to_caller_ = hubs_first_column_order_on_device(
+            counts, block_cols, parameters_.resolved_hub_min_count(csr.nnz, csr.cols), stream);
+        std::int32_t* plan_col_idx = owned_col_idx;
+        if (plan_col_idx == nullptr) {
+          plan_columns =
+              DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(csr.nnz), stream);
+          plan_col_idx = plan_columns.data();
+        }
+        renumber_columns_on_device(csr.col_idx, csr.nnz, plan_to_caller_, plan_col_idx, stream);
+        plan_csr.col_idx = plan_col_idx;
+      }
+    }
+    ordered.record(stream);
+    layout_ = build_layout_on_device(plan_csr, parameters_, block_cols, stream);
+    plan_columns = {};
     stop.record(stream);
     stop.synchronize();
     stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
     Json statistics = size_statistics(sizes_of(layout_));
     statistics["layout_memory"] = layout_.arrays_from_pool ? "pool" : "allocate";
     Json phases = Json::object();
+    if (parameters_.counts_columns(csr.nnz)) {  // auto's sample (and its download), the order
+      phases["column_sample"] = counted.elapsed_ms_since(start);
+      phases["column_order"] = ordered.elapsed_ms_since(counted);
+    }
     for (const auto& [step, ms] : layout_.build_phases_ms) phases[step] = ms;
     statistics["plan_phases_ms"] = std::move(phases);
     return statistics;
+  }
+
+  /// x as the kernels read it: the caller's, or gathered into the plan's column order.
+  const V* x_in_plan_order(const Value* x, cudaStream_t stream) const {
+    if (plan_to_caller_.empty()) return reinterpret_cast<const V*>(x);
+    detail::gather_async(x, plan_to_caller_.data(), plan_x_.data(),
+                         static_cast<std::int64_t>(plan_to_caller_.size()), stream);
+    return reinterpret_cast<const V*>(plan_x_.data());
   }
 
   /// The launch and the plan's statistics, once the layout is on the device.
@@ -219,7 +281,10 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     combine_.partials = partials_.data();
     combine_.count = static_cast<std::int32_t>(layout_.combine_row_count);
 
-    stats_.device_bytes = layout_.kernel_bytes(sizeof(Acc));
+    if (!plan_to_caller_.empty())
+      plan_x_ = DeviceBuffer<Value>(plan_to_caller_.size());
+    stats_.device_bytes = layout_.kernel_bytes(sizeof(Acc)) + plan_to_caller_.bytes() +
+                          plan_x_.bytes();
     stats_.stored_values = layout_.nnz;
     stats_.padding_ratio = 0.0;
     stats_.details = std::move(statistics);
@@ -235,6 +300,11 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     if (kind_ == Kernel::tasks)
       stats_.details["fixed_share"] = p.resolved_fixed_share(layout_.block_cols, sizeof(V));
     stats_.details["max_slot_length"] = p.max_slot_length;
+    stats_.details["column_order"] = plan_to_caller_.empty() ? "caller" : "hubs_first";
+    if (!plan_to_caller_.empty())
+      stats_.details["hub_min_count"] = p.resolved_hub_min_count(layout_.nnz, layout_.cols);
+    if (parameters_.counts_columns(layout_.nnz) && column_concentration_ >= 0.0)
+      stats_.details["column_count_concentration"] = column_concentration_;
     stats_.details["parameters"] = std::move(parameters);
   }
 
@@ -317,6 +387,12 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   DeviceLayout<Value> layout_;
   DeviceBuffer<Acc> partials_;
   DeviceBuffer<unsigned> ticket_;
+  /// column_order=hubs_first: the caller's column at each plan column, and x in that order (the
+  /// plan's own, written by each apply); empty in the caller's order.
+  DeviceBuffer<std::int32_t> plan_to_caller_;
+  mutable DeviceBuffer<Value> plan_x_;
+  /// column_count_concentration, where column_order=auto measured it (else -1).
+  double column_concentration_ = -1.0;
   device::SpmvArguments<V> spmv_{};
   device::CombineArguments<V> combine_{};
 };

@@ -78,6 +78,34 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
                                            const HbpParameters& p, std::int32_t block_cols,
                                            cudaStream_t stream);
 
+/// The nonzeros of each column of a CSR on the GPU (column_order=, hbp_column_order.hpp).
+struct DeviceColumnCounts {
+  std::int64_t cols = 0;
+  detail::DeviceBuffer<unsigned> counts;  ///< cols, stream-ordered on the build's stream
+};
+DeviceColumnCounts count_columns_on_device(const std::int32_t* col_idx, std::int64_t nnz,
+                                           std::int64_t cols, cudaStream_t stream);
+
+/// estimated_column_count_concentration of `csr` from the columns of every
+/// concentration_sample_step-th nonzero, as sampled_column_counts samples on the host (downloads
+/// two sums: waits for `stream`).
+template <typename Value>
+double estimated_column_count_concentration_on_device(const DeviceCsrView<Value>& csr,
+                                                      cudaStream_t stream);
+
+/// hubs_first_column_order on the GPU: plan_to_caller (the plan's own array, cols entries), the
+/// host's order bit for bit (GPU test HbpColumnOrder*). Asynchronous on `stream`.
+detail::DeviceBuffer<std::int32_t> hubs_first_column_order_on_device(
+    const DeviceColumnCounts& counts, std::int32_t block_cols, std::int64_t hub_min_count,
+    cudaStream_t stream);
+
+/// plan_col_idx[k] = the plan column of caller column col_idx[k] (with_plan_columns' columns;
+/// nnz entries each; plan_col_idx == col_idx renumbers in place, else they must not overlap).
+/// Asynchronous on `stream`.
+void renumber_columns_on_device(const std::int32_t* col_idx, std::int64_t nnz,
+                                const detail::DeviceBuffer<std::int32_t>& plan_to_caller,
+                                std::int32_t* plan_col_idx, cudaStream_t stream);
+
 /// The layout's arrays downloaded into an HbpLayout (reorder_statistics left empty: the device
 /// build does not compute the paper's Fig. 6 statistics; `info --json` reports them from the host
 /// build). For tests: compare with build_layout.

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/parallel.hpp"
+#include "hbp/hbp_column_order.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::hbp {
@@ -670,7 +671,15 @@ Json layout_statistics(const HbpLayout<Value>& layout, std::size_t partial_bytes
 Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix, const HbpParameters& p) {
   const HbpLayout<double> layout = build_layout(
       matrix, p, p.resolved_block_cols(sizeof(double), matrix.cols, kHostModelL2Bytes));
-  return layout_statistics(layout, sizeof(double));
+  Json statistics = layout_statistics(layout, sizeof(double));
+  // the partition and the groups do not depend on the column order; the concentration is
+  // estimated from the same sample of the nonzeros as a plan's (hbp_column_order.hpp)
+  const double concentration =
+      estimated_column_count_concentration(matrix.cols, matrix.nnz(), sampled_column_counts(matrix));
+  statistics["column_count_concentration"] = concentration;
+  statistics["column_order"] =
+      p.counts_columns(matrix.nnz()) && p.hubs_first(concentration) ? "hubs_first" : "caller";
+  return statistics;
 }
 
 #define TCSPARSE_HBP_INSTANTIATE(Value)                                                          \

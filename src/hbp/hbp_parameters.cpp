@@ -56,6 +56,13 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "where the GPU build takes the layout's arrays: tcsparse's stream-ordered pool (no wait "
        "for the GPU, pages of freed temporaries reused) or one cudaMalloc each; auto: the pool "
        "when the build's temporaries take at most the 32 MiB the pool keeps between builds"},
+      {"column_order", Type::choice, "auto", 0, 0, {"auto", "caller", "hubs_first"},
+       "the order x is read in: the caller's columns, or inside each column block the columns "
+       "with most nonzeros first (x gathered into that order by each apply); auto: hubs_first "
+       "from 2^22 nonzeros where few columns hold many of them"},
+      {"hub_min_count", Type::integer, "auto", 1, std::int64_t{1} << 31, {"auto"},
+       "column_order=hubs_first: the fewest nonzeros of a column moved to the front of its block "
+       "(the others keep their order, so the gather of x sweeps them)"},
   };
 }
 
@@ -90,6 +97,33 @@ std::string_view to_string(LayoutMemory memory) {
     case LayoutMemory::automatic: return "auto";
   }
   return "auto";
+}
+
+std::string_view to_string(ColumnOrder order) {
+  switch (order) {
+    case ColumnOrder::caller: return "caller";
+    case ColumnOrder::hubs_first: return "hubs_first";
+    case ColumnOrder::automatic: return "auto";
+  }
+  return "auto";
+}
+
+bool HbpParameters::counts_columns(std::int64_t nnz) const {
+  if (nnz <= 0 || column_order == ColumnOrder::caller) return false;
+  return column_order == ColumnOrder::hubs_first || nnz >= kHubsFirstMinNonzeros;
+}
+
+std::int64_t HbpParameters::resolved_hub_min_count(std::int64_t nnz, std::int64_t cols) const {
+  if (hub_min_count > 0) return hub_min_count;
+  const double mean =
+      static_cast<double>(nnz) / static_cast<double>(std::max<std::int64_t>(cols, 1));
+  return std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::ceil(kAutoHubMinCountOverMean * mean)));
+}
+
+bool HbpParameters::hubs_first(double concentration) const {
+  if (column_order != ColumnOrder::automatic) return column_order == ColumnOrder::hubs_first;
+  return concentration >= kHubsFirstMinConcentration;
 }
 
 std::int64_t estimated_build_temporary_bytes(std::int64_t rows, std::int64_t nnz,
@@ -182,6 +216,10 @@ HbpParameters hbp_parameters(const detail::ParameterValues& values) {
   p.layout_memory = values.is("layout_memory", "pool")       ? LayoutMemory::pool
                     : values.is("layout_memory", "allocate") ? LayoutMemory::allocate
                                                              : LayoutMemory::automatic;
+  p.column_order = values.is("column_order", "hubs_first") ? ColumnOrder::hubs_first
+                   : values.is("column_order", "caller")   ? ColumnOrder::caller
+                                                           : ColumnOrder::automatic;
+  p.hub_min_count = values.is_auto("hub_min_count") ? 0 : values.integer("hub_min_count");
   p.kernel = values.is("kernel", "tasks")    ? Kernel::tasks
              : values.is("kernel", "groups") ? Kernel::groups
                                              : Kernel::automatic;

@@ -176,6 +176,36 @@ std::int64_t estimated_build_temporary_bytes(std::int64_t rows, std::int64_t nnz
                                              std::int64_t column_blocks,
                                              std::int32_t max_slot_length);
 
+/// The order x is read in (column_order=, hbp_column_order.hpp; not in the paper): `caller`, the
+/// caller's columns; `hubs_first`, inside each column block the columns renumbered by their
+/// nonzero count, most first, with x gathered into that order by each apply (one more launch);
+/// auto: hubs_first for a matrix of at least kHubsFirstMinNonzeros nonzeros whose column counts'
+/// concentration (column_count_concentration, estimated at plan time from a sample of the
+/// nonzeros: estimated_column_count_concentration) is at least kHubsFirstMinConcentration.
+enum class ColumnOrder { automatic, caller, hubs_first };
+std::string_view to_string(ColumnOrder order);
+
+/// column_order=auto's two thresholds. Measured (H200, fp64 / fp16, hubs_first over caller, runs
+/// 288-289, bench/results/2026-11-30-0430-h200-hbp-hubs-first): R-MAT graphs of 11-263 M
+/// nonzeros, concentration 39-244: 1.08-1.27x / 1.11-1.38x; R-MAT graphs of 0.25-1.9 M nonzeros,
+/// concentration 29-62: 0.87-0.96x / 0.97-1.02x (x is small, the gather a fixed cost); the circuit
+/// matrix rajat01 and its replica (20; 43 k and 2.2 M nonzeros) 0.81-0.85x; every matrix whose
+/// columns are drawn at random or banded (1.0-1.4) 0.78-0.99x, except pruned_16k fp64 (1.015x).
+/// Matrices below kHubsFirstMinNonzeros are not measured at all (no count, no wait in the build).
+inline constexpr double kHubsFirstMinConcentration = 30.0;
+inline constexpr std::int64_t kHubsFirstMinNonzeros = std::int64_t{1} << 22;
+
+/// hub_min_count=auto: the columns that column_order=hubs_first moves to the front of their block
+/// hold at least this many times the mean count (nnz / cols) of nonzeros, and at least 1. The
+/// others keep the caller's order, so that the apply's gather of x reads them in a sweep.
+/// Measured (H200, run 290, hubs_first over caller, geomean of 7 R-MAT graphs of mean count 15-45,
+/// fp64 / fp16): hub_min_count 1 (every column by count) 1.111x / 1.241x, 16 1.121x / 1.245x, 64
+/// 1.126x / 1.243x, 256 1.119x / 1.236x, 1024 1.083x / 1.152x; the same order as 1 once more in
+/// that run 1.129x / 1.249x, so 1-256 lie within the noise. Uniform rows at 16 M, where no column
+/// is a hub: 0.895x with every column sorted, 0.955x with 16 or more (the gather alone, now
+/// almost a copy). 2 x mean: 31 for the R-MAT graphs of 16 edges a vertex, 85-90 for 48.
+inline constexpr double kAutoHubMinCountOverMean = 2.0;
+
 struct HbpParameters {
   /// 0: auto (resolved_block_rows).
   std::int32_t block_rows = 0;
@@ -205,6 +235,9 @@ struct HbpParameters {
   /// kernel=groups: consecutive warp groups a ticket hands out; 0: auto (kTicketsPerWarp).
   std::int32_t groups_per_ticket = 0;
   LayoutMemory layout_memory = LayoutMemory::automatic;
+  ColumnOrder column_order = ColumnOrder::automatic;
+  /// The fewest nonzeros of a hub column (ColumnOrder); 0: auto (resolved_hub_min_count).
+  std::int64_t hub_min_count = 0;
 
   /// block_cols for `cols` columns of values of `value_bytes` bytes on a GPU of `l2_bytes` of
   /// L2: auto cuts x into the fewest stripes of at most kAutoStripeL2Share of the L2, equal
@@ -222,6 +255,15 @@ struct HbpParameters {
   /// about `temporary_bytes` temporaries at its peak, where the pool keeps `pool_keeps_bytes`
   /// between builds.
   bool layout_from_pool(std::int64_t temporary_bytes, std::int64_t pool_keeps_bytes) const;
+  /// Whether a plan of a matrix of `nnz` nonzeros counts its columns (ColumnOrder): hubs_first
+  /// asked for, or auto from kHubsFirstMinNonzeros; never without nonzeros.
+  bool counts_columns(std::int64_t nnz) const;
+  /// Whether the plan reads x in the hubs-first order (ColumnOrder), for a matrix whose columns
+  /// it counts (counts_columns) and whose counts have `concentration` (auto: the estimate,
+  /// estimated_column_count_concentration).
+  bool hubs_first(double concentration) const;
+  /// hub_min_count for a matrix of `nnz` nonzeros and `cols` columns (kAutoHubMinCountOverMean).
+  std::int64_t resolved_hub_min_count(std::int64_t nnz, std::int64_t cols) const;
   /// blocks_per_task for a layout of `blocks` blocks: auto gives about kAutoTargetTasks tasks,
   /// 1 to 4 blocks a warp.
   std::int32_t resolved_blocks_per_task(std::int64_t blocks) const;

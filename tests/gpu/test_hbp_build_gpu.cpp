@@ -2,7 +2,8 @@
 // the same arrays, bit for bit (every array downloaded and compared, data as bytes), for all three
 // reorder modes, on the synthetic catalogue with the defaults and with small / odd blocks, on the
 // real matrices, in fp64 and fp16 (block_cols auto differs by value size); the plans of both
-// builds giving bitwise the same y; the build times reported apart (device_preprocess_ms for the
+// builds giving bitwise the same y; the hubs-first column order (column_order) the host's order,
+// bit for bit; the build times reported apart (device_preprocess_ms for the
 // GPU build, host_preprocess_ms for the host one, upload_ms for the copies); a hash table beyond
 // shared memory refused naming build=host. Written before a GPU could run them (issue 10): run
 // with --gtest_filter='*HbpGpuBuild*'.
@@ -20,6 +21,8 @@
 #include "gpu/real_matrix_cases.hpp"
 #include "gpu/plan_runner.hpp"
 #include "hbp/hbp.hpp"
+#include "hbp/hbp_column_order.hpp"
+#include "hbp/hbp_device_build.hpp"
 #include "hbp/hbp_format.hpp"
 #include "hbp/hbp_parameters.hpp"
 #include "tcsparse/error.hpp"
@@ -249,8 +252,11 @@ TEST_F(HbpGpuBuild, BothBuildsGiveBitwiseTheSameYAndReportTheirTimesApart) {
 TEST_F(HbpGpuBuild, HashSortAndNoneBuildTimesAreReportedWithTheirSteps) {
   // informative: the issue's "hash >= 3x faster than sort" is measured by the bench (README)
   const Matrix matrix64 = generate_rmat(20, 16, 11);
-  const std::vector<std::string> steps = {"row_segments", "segments", "blocks",  "reorder",
-                                          "groups",       "lay_out",  "tasks",   "release"};
+  // column_order=auto (the default) samples the columns, then orders them, before the layout's steps
+  const std::vector<std::string> steps = {"column_sample", "column_order", "row_segments",
+                                          "segments",      "blocks",       "reorder",
+                                          "groups",        "lay_out",      "tasks",
+                                          "release"};
   for (const char* reorder : kReorders) {
     const SpmvPlan<double> plan(matrix64, Method("hbp"),
                                 testing::options_of({reorder, "build=device"}));
@@ -273,6 +279,71 @@ TEST_F(HbpGpuBuild, HashSortAndNoneBuildTimesAreReportedWithTheirSteps) {
     std::cout << "[ info ] rmat 20 " << reorder << ": device_preprocess_ms "
               << stats.device_preprocess_ms << " (" << phases.dump() << "), upload_ms "
               << stats.upload_ms << "\n";
+  }
+}
+
+TEST_F(HbpGpuBuild, HubsFirstColumnOrderOnTheGpuIsTheHostsOrder) {
+  // column_order=hubs_first: the columns counted, sorted by (column block, count descending) and
+  // renumbered on the GPU (into a copy and in place) give the host's order and columns, so that
+  // both builds lay out the same matrix; the concentration the auto rule estimates is the host's
+  std::vector<std::int64_t> lengths = {4000, 0, 3, 3, 1, 2500};
+  for (int i = 0; i < 3000; ++i) lengths.push_back(i % 9);
+  const Matrix cases[] = {
+      generate_rmat(14, 16, 31),  // hub columns
+      generate_rmat(19, 16, 35),  // 8 M nonzeros: auto's estimate samples every 3rd nonzero
+      generate_random_rows(30000, 70000, RowLengthDistribution::power_law, 1, 2000, 32),
+      test::with_row_lengths(5000, lengths, 33),  // dense rows: every column counted alike
+      test::with_row_lengths(3, {0, 0}, 34),      // empty rows, a column without nonzeros
+  };
+  for (const Matrix& a : cases) {
+    const detail::DeviceBuffer<std::int32_t> columns(a.col_idx);
+    const hbp::DeviceColumnCounts counts =
+        hbp::count_columns_on_device(columns.data(), a.nnz(), a.cols, nullptr);
+    // auto's estimate from a sample of the nonzeros: the host's from the same ones, bit for bit
+    const detail::DeviceBuffer<std::int32_t> row_ptr(a.row_ptr);
+    const DeviceCsrView<double> view{a.rows,       a.cols,         a.nnz(),
+                                     row_ptr.data(), columns.data(), nullptr};
+    EXPECT_EQ(hbp::estimated_column_count_concentration_on_device(view, nullptr),
+              hbp::estimated_column_count_concentration(a.cols, a.nnz(),
+                                                        hbp::sampled_column_counts(a)));
+    for (const std::int32_t block_cols : {8, 24, 4096, hbp::kLargestBlockCols}) {
+      for (const std::int64_t hub_min_count : {1, 3, 40, 1 << 30}) {
+        const std::string context = std::to_string(a.rows) + " rows, block_cols " +
+                                    std::to_string(block_cols) + ", hub_min_count " +
+                                    std::to_string(hub_min_count);
+        const std::vector<std::int32_t> order =
+            hbp::hubs_first_column_order(a.col_idx, a.cols, block_cols, hub_min_count);
+        const detail::DeviceBuffer<std::int32_t> device_order =
+            hbp::hubs_first_column_order_on_device(counts, block_cols, hub_min_count, nullptr);
+        EXPECT_EQ(device_order.download(), order) << context;
+        detail::DeviceBuffer<std::int32_t> renumbered(static_cast<std::size_t>(a.nnz()));
+        hbp::renumber_columns_on_device(columns.data(), a.nnz(), device_order, renumbered.data(),
+                                        nullptr);
+        const std::vector<std::int32_t> plan_columns = hbp::with_plan_columns(a, order).col_idx;
+        EXPECT_EQ(renumbered.download(), plan_columns) << context;
+        detail::DeviceBuffer<std::int32_t> in_place(a.col_idx);  // the uploaded CSR's own
+        hbp::renumber_columns_on_device(in_place.data(), a.nnz(), device_order, in_place.data(),
+                                        nullptr);
+        EXPECT_EQ(in_place.download(), plan_columns) << context;
+      }
+    }
+  }
+  // and the plans of both builds: bitwise the same y, in the hubs-first order
+  const Matrix& graph = cases[0];
+  const auto x = test::make_x<double>(graph);
+  const auto y0 = test::make_y<double>(graph);
+  for (const std::vector<std::string>& shape :
+       {std::vector<std::string>{}, {"block_rows=64", "block_cols=1024", "hub_min_count=20"}}) {
+    std::vector<std::string> on_device = shape, on_host = shape;
+    on_device.insert(on_device.end(), {"column_order=hubs_first", "build=device"});
+    on_host.insert(on_host.end(), {"column_order=hubs_first", "build=host"});
+    const SpmvPlan<double> device(graph, Method("hbp"), testing::options_of(on_device));
+    const SpmvPlan<double> host(graph, Method("hbp"), testing::options_of(on_host));
+    EXPECT_EQ(device.stats().details["column_order"], "hubs_first");
+    EXPECT_EQ(host.stats().details["column_order"], "hubs_first");
+    const test::Scalars s{1.5, -0.5};
+    EXPECT_EQ(testing::run_spmv(device, x, y0, s), testing::run_spmv(host, x, y0, s))
+        << describe(shape);
   }
 }
 

@@ -8,7 +8,9 @@
 // atomics); graph capture of memset + SpMV + combine; SpMV and combine timed apart; walk_unroll
 // 1 / 2 / 4 / 8 giving bitwise the same y; lane groups with holes (slots of 1 to 63 mixed) and a
 // 65536-nonzero slot against the reference; a plan from device CSR equal to the plan from host
-// CSR bit for bit, reading nothing of the caller's arrays after its build. Written before
+// CSR bit for bit, reading nothing of the caller's arrays after its build; x gathered into the
+// hubs-first column order (column_order) in the stress sets, the graph capture and from device
+// CSR, and column_order=auto's choice. Written before
 // a GPU could run them (issue 10): run with --gtest_filter='*Hbp*'.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -25,6 +27,7 @@
 #include "gpu/gpu_test.hpp"
 #include "gpu/plan_runner.hpp"
 #include "hbp/hbp.hpp"
+#include "hbp/hbp_column_order.hpp"
 #include "hbp/hbp_format.hpp"
 #include "hbp/hbp_parameters.hpp"
 #include "runtime/device_buffer.hpp"
@@ -99,6 +102,11 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"block_rows=16", "block_cols=72", "max_slot_length=5", "warp_row_length=4"},
     {"kernel=groups", "block_rows=64", "block_cols=40", "warps_per_block=4"},
     {"kernel=tasks", "block_cols=24576", "warp_row_length=off"},
+    // x gathered into the hubs-first order: one block, stripes, the host build
+    {"column_order=hubs_first"},
+    {"column_order=hubs_first", "block_rows=64", "block_cols=24", "reorder=sort", "kernel=groups",
+     "hub_min_count=3"},
+    {"column_order=hubs_first", "build=host", "block_rows=33", "block_cols=40"},
 };
 
 // ---- the shared catalogue ----------------------------------------------------------------------
@@ -328,7 +336,8 @@ TEST_F(HbpGpu, APlanFromDeviceCsrEqualsThePlanFromHostCsrAndOwnsItsValues) {
   for (const Matrix& a : cases)
     for (const std::vector<std::string>& parameters :
          {std::vector<std::string>{}, {"block_rows=64", "block_cols=1024"}, {"reorder=sort"},
-          {"build=host"}}) {
+          {"build=host"}, {"column_order=hubs_first"},
+          {"column_order=hubs_first", "block_rows=64", "block_cols=1024"}}) {
       SCOPED_TRACE(std::to_string(a.rows) + " rows, " + describe(parameters));
       expect_device_csr_plan_equals_host_csr_plan<double>(a, parameters);
       expect_device_csr_plan_equals_host_csr_plan<float>(a, parameters);
@@ -356,15 +365,53 @@ TEST_F(HbpGpu, MemsetSpmvAndCombineCaptureIntoAGraphAndReplay) {
   for (int i = 0; i < 2000; ++i) lengths.push_back(i % 40);
   const Matrix a64 = test::with_row_lengths(30000, lengths, 13);
   const auto a = test::with_values<double>(a64);
-  const SpmvPlan<double> plan(a, Method("hbp"), options_of({"block_rows=64", "block_cols=1024"}));
-  EXPECT_GT(plan.stats().details["partial_sums"].get<std::int64_t>(), 0);
   const auto x = test::make_x<double>(a64);
   const auto y0 = test::make_y<double>(a64);
   std::vector<double> reference(y0.size(), 0.0);
   spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 2.0, 0.0);
-  // three launches of one graph: each needs the ticket reset that the graph holds again
-  const std::vector<double> y = testing::run_spmv_in_graph(plan, x, y0, {2.0, 0.0}, 3);
-  EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12);
+  // the caller's column order, and the hubs-first one, whose x is gathered inside the graph
+  for (const char* order : {"column_order=caller", "column_order=hubs_first"}) {
+    const SpmvPlan<double> plan(a, Method("hbp"),
+                                options_of({"block_rows=64", "block_cols=1024", order}));
+    EXPECT_GT(plan.stats().details["partial_sums"].get<std::int64_t>(), 0);
+    // three launches of one graph: each needs the ticket reset that the graph holds again
+    const std::vector<double> y = testing::run_spmv_in_graph(plan, x, y0, {2.0, 0.0}, 3);
+    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12)
+        << order;
+  }
+}
+
+TEST_F(HbpGpu, AutoColumnOrderTakesHubsFirstWhereFewColumnsHoldManyNonzeros) {
+  // column_order=auto (the default) estimates the concentration at plan time from 2^22
+  // nonzeros: an R-MAT graph's hub columns (about 55) are read hubs first; columns drawn at
+  // random (about 1.1) keep the caller's order; a smaller graph and a matrix without nonzeros are
+  // not sampled
+  struct Case {
+    Matrix matrix;
+    const char* order;
+    bool counted;
+  };
+  const Case cases[] = {
+      {generate_rmat(19, 16, 41), "hubs_first", true},
+      {generate_random_rows(500000, 500000, RowLengthDistribution::uniform, 4, 14, 42), "caller",
+       true},
+      {generate_rmat(16, 16, 44), "caller", false},
+      {test::with_row_lengths(100, std::vector<std::int64_t>(50, 0), 43), "caller", false},
+  };
+  for (const Case& c : cases) {
+    ASSERT_EQ(c.matrix.nnz() >= hbp::kHubsFirstMinNonzeros, c.counted) << c.matrix.nnz();
+    const SpmvPlan<double> plan(c.matrix, Method("hbp"));
+    const Json& details = plan.stats().details;
+    EXPECT_EQ(details["column_order"], c.order) << c.matrix.rows;
+    EXPECT_EQ(details.contains("column_count_concentration"), c.counted) << c.matrix.rows;
+    if (c.counted) {  // estimated from a sample of the nonzeros, as on the host
+      EXPECT_EQ(details["column_count_concentration"].get<double>(),
+                hbp::estimated_column_count_concentration(
+                    c.matrix.cols, c.matrix.nnz(), hbp::sampled_column_counts(c.matrix)));
+    }
+    expect_matches_reference<double>(c.matrix);
+    expect_matches_reference<half>(c.matrix);
+  }
 }
 
 TEST_F(HbpGpu, SpmvAndCombineAreTimedApart) {

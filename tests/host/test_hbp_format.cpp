@@ -6,7 +6,9 @@
 // one row, columns not a multiple of the block width, collisions forced by equal row lengths, more
 // warps than blocks and the reverse, all three reorder modes giving the same y. The kernel's walk
 // (positions from slot_last_round, walk_rounds) against the paper's add_sign chains, on the
-// catalogue and on groups with holes.
+// catalogue and on groups with holes. The hubs-first column order (column_order): each block's
+// columns by count, a permutation keeping every column in its block, and the concentration that
+// column_order=auto reads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "common/test_matrices.hpp"
+#include "hbp/hbp_column_order.hpp"
 #include "hbp/hbp_format.hpp"
 #include "hbp/hbp_parameters.hpp"
 #include "tcsparse/error.hpp"
@@ -67,7 +70,17 @@ void expect_valid_layout(const CsrMatrix<Value, std::int32_t>& matrix, const Hbp
       ASSERT_TRUE(ordered) << "block " << b;
     }
   }
-  // groups of 1..32 slots; each lane's walk stays inside its group and covers it exactly once
+  // groups of 1..32 slots; each lane's walk stays inside its group and covers it exactly once;
+  // a slot's nonzeros in the CSR's order: column order where the rows are sorted (the caller's
+  // columns; the hubs-first order renumbers them inside each block)
+  const bool rows_sorted = [&] {
+    for (std::int32_t r = 0; r < matrix.rows; ++r)
+      for (std::int32_t k = matrix.row_ptr[r] + 1; k < matrix.row_ptr[r + 1]; ++k)
+        if (matrix.col_idx[static_cast<std::size_t>(k - 1)] >
+            matrix.col_idx[static_cast<std::size_t>(k)])
+          return false;
+    return true;
+  }();
   std::vector<int> visits(static_cast<std::size_t>(matrix.nnz()), 0);
   for (std::int64_t g = 0; g < layout.groups(); ++g) {
     const auto ug = static_cast<std::size_t>(g);
@@ -85,7 +98,9 @@ void expect_valid_layout(const CsrMatrix<Value, std::int32_t>& matrix, const Hbp
         visits[static_cast<std::size_t>(j)] += 1;
         const std::int32_t column = column_in_block(layout.col_add_sign[static_cast<std::size_t>(j)]);
         ASSERT_LT(column, layout.block_cols);
-        ASSERT_GT(column, previous_column) << "a slot's nonzeros are in column order";
+        if (rows_sorted) {
+          ASSERT_GT(column, previous_column) << "a slot's nonzeros are in column order";
+        }
         previous_column = column;
         step = add_sign(layout.col_add_sign[static_cast<std::size_t>(j)]);
         ASSERT_TRUE(step == -1 || (step > 0 && step <= kGroupRows)) << step;
@@ -141,18 +156,33 @@ template <typename Value>
 double worst_error(const Matrix& matrix64, const std::vector<std::string>& parameters,
                    std::int64_t grid = 13) {
   const Matrix scaled = std::is_same_v<Value, double> ? matrix64 : test::scaled_for_16_bit(matrix64);
-  const auto a = test::with_values<Value>(scaled);
+  const auto caller_a = test::with_values<Value>(scaled);
   const HbpParameters p = parse_parameters(parameters);
-  const HbpLayout<Value> layout = build_layout(a, p, block_cols_of(p, a, sizeof(Value)));
+  const std::int32_t block_cols = block_cols_of(p, caller_a, sizeof(Value));
+  // the plan's column order (column_order): its layout holds the renumbered columns and reads x
+  // gathered into that order
+  std::vector<std::int32_t> plan_to_caller;
+  if (p.counts_columns(caller_a.nnz()) &&
+      p.hubs_first(estimated_column_count_concentration(caller_a.cols, caller_a.nnz(),
+                                                        sampled_column_counts(caller_a))))
+    plan_to_caller = hubs_first_column_order(
+        caller_a.col_idx, caller_a.cols, block_cols,
+        p.resolved_hub_min_count(caller_a.nnz(), caller_a.cols));
+  const auto a = plan_to_caller.empty() ? caller_a : with_plan_columns(caller_a, plan_to_caller);
+  const HbpLayout<Value> layout = build_layout(a, p, block_cols);
   expect_valid_layout(a, layout, p.resolved_blocks_per_task(layout.blocks()));
   const Schedule schedule =
       make_schedule(layout.tasks(), grid, p.resolved_fixed_share(layout.block_cols, sizeof(Value)));
-  const auto x = test::make_x<Value>(scaled);
+  const auto caller_x = test::make_x<Value>(scaled);
+  std::vector<Value> x = caller_x;
+  for (std::size_t j = 0; j < plan_to_caller.size(); ++j)
+    x[j] = caller_x[static_cast<std::size_t>(plan_to_caller[j])];
   const auto y0 = test::make_y<Value>(scaled);
   double worst = 0.0;
   for (const test::Scalars s : test::kScalarCases) {
     std::vector<double> reference = test::to_double_vector(y0);
-    spmv_reference(a, std::span<const Value>(x), std::span<double>(reference), s.alpha, s.beta);
+    spmv_reference(caller_a, std::span<const Value>(caller_x), std::span<double>(reference),
+                   s.alpha, s.beta);
     std::vector<double> y = test::to_double_vector(y0);
     if (s.beta == 0.0) std::fill(y.begin(), y.end(), std::numeric_limits<double>::quiet_NaN());
     host_apply(layout, schedule, std::span<const Value>(x), std::span<double>(y), s.alpha, s.beta);
@@ -174,6 +204,9 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"block_rows=300", "block_cols=128", "fixed_share=0", "blocks_per_task=1"},
     {"block_cols=24576", "max_slot_length=3"},  // x beyond a shared segment; rows cut in threes
     {"block_rows=16", "block_cols=72", "max_slot_length=5", "warp_row_length=4"},
+    {"column_order=hubs_first"},                                 // x gathered: one block
+    {"column_order=hubs_first", "block_rows=64", "block_cols=24", "reorder=sort"},  // stripes
+    {"column_order=hubs_first", "block_cols=40", "hub_min_count=3"},  // hubs, then the rest
 };
 
 class HbpHostApplyOnCatalogue : public ::testing::TestWithParam<NamedMatrix> {};
@@ -748,6 +781,137 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_EQ(parse_parameters({"walk_unroll=1"}).walk_unroll, 1);
   EXPECT_THROW(parse_parameters({"walk_unroll=3"}), ParameterError);
   EXPECT_THROW(parse_parameters({"walk_unroll=16"}), ParameterError);
+}
+
+TEST(HbpColumnOrder, HubsFirstRanksEachBlocksColumnsByCountMostFirstTiesInColumnOrder) {
+  // counts of columns 0..9: 1 3 0 3 5 0 1 2 | 0 4   (blocks of 8: columns 0-7 and 8-9)
+  const std::vector<std::int32_t> columns = {4, 1, 3, 9, 4, 7, 1, 3, 9, 0, 4, 6,
+                                             3, 4, 9, 1, 7, 4, 9};
+  EXPECT_EQ(hubs_first_column_order(columns, 10, 8, 1),
+            (std::vector<std::int32_t>{4, 1, 3, 7, 0, 6, 2, 5, 9, 8}));
+  // one block: the whole matrix's order; blocks of one column: the caller's order
+  EXPECT_EQ(hubs_first_column_order(columns, 10, 16, 1),
+            (std::vector<std::int32_t>{4, 9, 1, 3, 7, 0, 6, 2, 5, 8}));
+  EXPECT_EQ(hubs_first_column_order(columns, 10, 1, 1),
+            (std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_TRUE(hubs_first_column_order({}, 0, 8, 1).empty());
+  // hubs of at least 3 nonzeros first; the other columns after them, in the caller's order
+  EXPECT_EQ(hubs_first_column_order(columns, 10, 8, 3),
+            (std::vector<std::int32_t>{4, 1, 3, 0, 2, 5, 6, 7, 9, 8}));
+  EXPECT_EQ(hubs_first_column_order(columns, 10, 16, 4),
+            (std::vector<std::int32_t>{4, 9, 0, 1, 2, 3, 5, 6, 7, 8}));
+  // no hub: the caller's order
+  EXPECT_EQ(hubs_first_column_order(columns, 10, 8, 6),
+            (std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
+TEST_P(HbpHostApplyOnCatalogue, HubsFirstOrderIsAPermutationKeepingEachColumnInItsBlock) {
+  const Matrix& matrix = GetParam().matrix;
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(matrix.cols), 0);
+  for (const std::int32_t c : matrix.col_idx) ++counts[static_cast<std::size_t>(c)];
+  for (const std::int32_t block_cols : {8, 40, 4096}) {
+    const std::vector<std::int32_t> order =
+        hubs_first_column_order(matrix.col_idx, matrix.cols, block_cols, 1);
+    ASSERT_EQ(order.size(), static_cast<std::size_t>(matrix.cols));
+    std::vector<bool> seen(order.size(), false);
+    for (std::size_t j = 0; j < order.size(); ++j) {
+      const auto caller = static_cast<std::size_t>(order[j]);
+      ASSERT_FALSE(seen[caller]) << "column " << caller << " twice";
+      seen[caller] = true;
+      ASSERT_EQ(order[j] / block_cols, static_cast<std::int64_t>(j) / block_cols);
+      if (j % static_cast<std::size_t>(block_cols) != 0) {  // counts non-increasing in a block
+        ASSERT_LE(counts[caller], counts[static_cast<std::size_t>(order[j - 1])]);
+      }
+    }
+    // the renumbered matrix: the same values, each row's nonzeros still in column-block order
+    const Matrix renumbered = with_plan_columns(matrix, order);
+    ASSERT_EQ(renumbered.row_ptr, matrix.row_ptr);
+    ASSERT_EQ(renumbered.values, matrix.values);
+    for (std::int32_t r = 0; r < matrix.rows; ++r)
+      for (std::int32_t k = matrix.row_ptr[r]; k < matrix.row_ptr[r + 1]; ++k) {
+        const auto u = static_cast<std::size_t>(k);
+        ASSERT_EQ(order[static_cast<std::size_t>(renumbered.col_idx[u])], matrix.col_idx[u]);
+        if (k > matrix.row_ptr[r]) {
+          ASSERT_LE(renumbered.col_idx[u - 1] / block_cols, renumbered.col_idx[u] / block_cols);
+        }
+      }
+  }
+}
+
+TEST(HbpColumnOrder, ConcentrationIsTheMeanCountOfANonzerosColumnOverTheMeanCount) {
+  Matrix identity;
+  identity.rows = identity.cols = 100;
+  for (std::int32_t r = 0; r < 100; ++r) {
+    identity.col_idx.push_back(r);
+    identity.row_ptr.push_back(r + 1);
+  }
+  EXPECT_DOUBLE_EQ(column_count_concentration(identity.col_idx, identity.cols), 1.0);
+  // every nonzero in one of 20 columns: 20
+  EXPECT_DOUBLE_EQ(column_count_concentration(std::vector<std::int32_t>(50, 3), 20), 20.0);
+  EXPECT_EQ(column_count_concentration({}, 20), 0.0);
+  // columns drawn at random, 8 a row: about 1 + 1/8; an R-MAT graph's hubs: far above the rule's
+  const Matrix random = generate_random_rows(20000, 20000, RowLengthDistribution::uniform, 8, 8, 3);
+  EXPECT_NEAR(column_count_concentration(random.col_idx, random.cols), 1.125, 0.02);
+  const Matrix graph = generate_rmat(18, 16, 4);
+  EXPECT_GT(column_count_concentration(graph.col_idx, graph.cols), kHubsFirstMinConcentration);
+  EXPECT_LT(column_count_concentration(random.col_idx, random.cols), kHubsFirstMinConcentration);
+}
+
+TEST(HbpColumnOrder, ConcentrationEstimatedFromEveryStepthNonzeroIsCloseToTheExactOne) {
+  EXPECT_EQ(concentration_sample_step(kConcentrationSampleNonzeros * 2 - 1), 1);
+  EXPECT_EQ(concentration_sample_step(kConcentrationSampleNonzeros * 5), 5);
+  EXPECT_EQ(concentration_sample_step(0), 1);
+  // every nonzero sampled (step 1): the exact concentration
+  const Matrix small = generate_rmat(14, 16, 5);
+  ASSERT_EQ(concentration_sample_step(small.nnz()), 1);
+  EXPECT_NEAR(estimated_column_count_concentration(small.cols, small.nnz(),
+                                                   sampled_column_counts(small)),
+              column_count_concentration(small.col_idx, small.cols), 1e-9);
+  // sampled (every 2nd to 4th nonzero): within a few percent, on both sides of the auto rule
+  const Matrix cases[] = {
+      generate_rmat(19, 16, 6),
+      generate_random_rows(1000000, 1000000, RowLengthDistribution::uniform, 4, 12, 7),
+      generate_random_rows(600000, 600000, RowLengthDistribution::power_law, 1, 20000, 8),
+  };
+  for (const Matrix& m : cases) {
+    ASSERT_GT(concentration_sample_step(m.nnz()), 1) << m.nnz();
+    const double exact = column_count_concentration(m.col_idx, m.cols);
+    const double estimate =
+        estimated_column_count_concentration(m.cols, m.nnz(), sampled_column_counts(m));
+    EXPECT_NEAR(estimate, exact, 0.05 * exact) << m.rows << " rows, exact " << exact;
+  }
+  const Matrix empty = test::with_row_lengths(10, {0, 0, 0}, 9);
+  EXPECT_EQ(estimated_column_count_concentration(empty.cols, empty.nnz(),
+                                                 sampled_column_counts(empty)),
+            0.0);
+}
+
+TEST(HbpParameters, ColumnOrderAutoTakesHubsFirstFromTheConcentration) {
+  const HbpParameters p = parse_parameters({});
+  EXPECT_EQ(p.column_order, ColumnOrder::automatic);
+  // auto counts the columns of matrices of kHubsFirstMinNonzeros nonzeros or more
+  EXPECT_TRUE(p.counts_columns(kHubsFirstMinNonzeros));
+  EXPECT_FALSE(p.counts_columns(kHubsFirstMinNonzeros - 1));
+  EXPECT_TRUE(p.hubs_first(kHubsFirstMinConcentration));
+  EXPECT_FALSE(p.hubs_first(std::nextafter(kHubsFirstMinConcentration, 0.0)));
+  const HbpParameters hubs = parse_parameters({"column_order=hubs_first"});
+  EXPECT_TRUE(hubs.counts_columns(1));
+  EXPECT_FALSE(hubs.counts_columns(0));  // nothing to gather x for
+  EXPECT_TRUE(hubs.hubs_first(1.0));
+  const HbpParameters caller = parse_parameters({"column_order=caller"});
+  EXPECT_FALSE(caller.counts_columns(kHubsFirstMinNonzeros));
+  EXPECT_FALSE(caller.hubs_first(1000.0));
+  // hubs: columns of at least twice the mean count (at least 1), or as many as asked for
+  EXPECT_EQ(p.resolved_hub_min_count(1600, 100), 32);
+  EXPECT_EQ(p.resolved_hub_min_count(10, 100), 1);
+  EXPECT_EQ(p.resolved_hub_min_count(0, 0), 1);
+  EXPECT_EQ(parse_parameters({"hub_min_count=7"}).resolved_hub_min_count(1600, 100), 7);
+  EXPECT_THROW(parse_parameters({"hub_min_count=0"}), ParameterError);
+  EXPECT_EQ(parse_parameters({"column_order=auto"}).column_order, ColumnOrder::automatic);
+  EXPECT_THROW(parse_parameters({"column_order=sorted"}), ParameterError);
+  EXPECT_EQ(to_string(ColumnOrder::hubs_first), "hubs_first");
+  EXPECT_EQ(to_string(ColumnOrder::caller), "caller");
+  EXPECT_EQ(to_string(ColumnOrder::automatic), "auto");
 }
 
 TEST(HbpParameters, LayoutArraysComeFromThePoolWhenTheBuildsTemporariesFitWhatThePoolKeeps) {
