@@ -169,4 +169,15 @@ void exclusive_scan_checked(std::int64_t n, Count count, std::vector<Offset>& of
   offsets[static_cast<std::size_t>(n)] = static_cast<Offset>(total);
 }
 
+/// The inverse of a permutation `order` of [0, n): inverse[order[p]] = p (a plan's caller_to_plan
+/// from its plan_to_caller). Parallel for large n.
+inline std::vector<std::int32_t> inverse_order(const std::int32_t* order, std::int64_t n) {
+  std::vector<std::int32_t> inverse(static_cast<std::size_t>(n));
+  const int team = threads_for(n, 0);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+  for (std::int64_t p = 0; p < n; ++p)
+    inverse[static_cast<std::size_t>(order[p])] = static_cast<std::int32_t>(p);
+  return inverse;
+}
+
 }  // namespace tcsparse::detail

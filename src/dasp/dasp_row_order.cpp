@@ -83,12 +83,7 @@ std::vector<int32_t> dasp_plan_row_order(const DaspLayout<Value>& L) {
 }
 
 std::vector<int32_t> inverse_row_order(std::span<const int32_t> order) {
-  std::vector<int32_t> inverse(order.size());
-  const auto count = static_cast<int64_t>(order.size());
-  const int team = threads_for(count, 0);
-#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
-  for (int64_t p = 0; p < count; ++p) inverse[sz(order[sz(p)])] = static_cast<int32_t>(p);
-  return inverse;
+  return detail::inverse_order(order.data(), static_cast<int64_t>(order.size()));
 }
 
 template <typename Value>

@@ -5,14 +5,18 @@
 #include <algorithm>
 #include <numeric>
 
+#include "common/parallel.hpp"
 #include "tcsparse/types.hpp"
 
 namespace tcsparse::hbp {
 namespace {
 
-std::vector<std::int64_t> column_counts(std::span<const std::int32_t> col_idx, std::int64_t cols) {
+/// The nonzeros of each column among nonzeros 0, step, 2 step, ... (step 1: all of them).
+std::vector<std::int64_t> column_counts(std::span<const std::int32_t> col_idx, std::int64_t cols,
+                                        std::int64_t step = 1) {
   std::vector<std::int64_t> counts(static_cast<std::size_t>(cols), 0);
-  for (const std::int32_t c : col_idx) ++counts[static_cast<std::size_t>(c)];
+  for (std::size_t k = 0; k < col_idx.size(); k += static_cast<std::size_t>(step))
+    ++counts[static_cast<std::size_t>(col_idx[k])];
   return counts;
 }
 
@@ -62,12 +66,9 @@ double estimated_column_count_concentration(std::int64_t cols, std::int64_t nnz,
 
 template <typename Value>
 SampledColumnCounts sampled_column_counts(const CsrMatrix<Value, std::int32_t>& matrix) {
-  const std::int64_t step = concentration_sample_step(matrix.nnz());
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(matrix.cols), 0);
-  for (std::int64_t k = 0; k < matrix.nnz(); k += step)
-    ++counts[static_cast<std::size_t>(matrix.col_idx[static_cast<std::size_t>(k)])];
   SampledColumnCounts sample;
-  for (const std::int64_t c : counts) {
+  for (const std::int64_t c :
+       column_counts(matrix.col_idx, matrix.cols, concentration_sample_step(matrix.nnz()))) {
     sample.sampled_nonzeros += c;
     sample.sum_of_squares += static_cast<unsigned long long>(c) * static_cast<unsigned long long>(c);
   }
@@ -77,9 +78,8 @@ SampledColumnCounts sampled_column_counts(const CsrMatrix<Value, std::int32_t>& 
 template <typename Value>
 CsrMatrix<Value, std::int32_t> with_plan_columns(const CsrMatrix<Value, std::int32_t>& matrix,
                                                  std::span<const std::int32_t> plan_to_caller) {
-  std::vector<std::int32_t> caller_to_plan(plan_to_caller.size());
-  for (std::size_t j = 0; j < plan_to_caller.size(); ++j)
-    caller_to_plan[static_cast<std::size_t>(plan_to_caller[j])] = static_cast<std::int32_t>(j);
+  const std::vector<std::int32_t> caller_to_plan = detail::inverse_order(
+      plan_to_caller.data(), static_cast<std::int64_t>(plan_to_caller.size()));
   CsrMatrix<Value, std::int32_t> renumbered = matrix;
   for (std::int32_t& c : renumbered.col_idx) c = caller_to_plan[static_cast<std::size_t>(c)];
   return renumbered;
