@@ -34,6 +34,10 @@
 //   memcpy pageable -> pinned (no DMA) 10 GB/s a thread, 41-43 GB/s from 6 threads on.
 // Hence the defaults: staged (automatic from 4 MiB), 8 MiB x 4 chunks, all threads, pooled ring.
 // Reproduce: tcsparse_upload_probe 1024 (build/.../bench/tcsparse_upload_probe).
+// Not kept (H200, bench/results/2026-11-30-0700-h200-packed-index-upload): index arrays sent as
+// 16-bit deltas from a base per 1024 indices where they are local, rebuilt on the GPU. The plan
+// builds of the matrices that packed took 0.3-1.4 ms longer: staging a caller's arrays is bound
+// by reading their pageable memory (30-40 GB/s), which halving the bytes sent does not reduce.
 #pragma once
 
 #include <cuda_runtime_api.h>
