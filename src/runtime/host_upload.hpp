@@ -36,8 +36,9 @@
 // Reproduce: tcsparse_upload_probe 1024 (build/.../bench/tcsparse_upload_probe).
 // Not kept (H200, bench/results/2026-11-30-0700-h200-packed-index-upload): index arrays sent as
 // 16-bit deltas from a base per 1024 indices where they are local, rebuilt on the GPU. The plan
-// builds of the matrices that packed took 0.3-1.4 ms longer: staging a caller's arrays is bound
-// by reading their pageable memory (30-40 GB/s), which halving the bytes sent does not reduce.
+// builds of the matrices that packed took 0.3-1.4 ms longer: inside a plan the upload runs below
+// the rate at which the ring feeds the copy engine (35-43 GB/s against 45-51), so the bytes saved
+// on PCIe bought nothing and the unpacking's launches and temporary memory cost time.
 #pragma once
 
 #include <cuda_runtime_api.h>
