@@ -17,6 +17,11 @@
 //                      counts; device allocations and frees; stream-ordered ones) and whether
 //                      tcsparse's pool already holds that memory; then whole DASP plans
 //                      (dasp_plan: plan build and its details.csr_upload_ms)
+//   bisect             with TCSPARSE_PROBE_BISECT (instead of TCSPARSE_PROBE_BESIDE), the matrix
+//                      in fp16: upload_csr_beside with DASP's device build on the worker cut
+//                      after each step (nothing; the row offsets' check; + the index build; +
+//                      the columns' check; + the values' storage), 5 rounds alternating, and
+//                      the DASP plan itself: which step slows the upload beside it
 // Usage: tcsparse_upload_probe [MiB] [generator specs...]   (default 1024 MiB)
 // Environment: TCSPARSE_PROBE_QUICK (staged with the default ring only, all threads and one
 // fewer), TCSPARSE_PROBE_SERIAL_FILL (the source written by one thread, not all).
@@ -35,9 +40,13 @@
 
 #include "common/stopwatch.hpp"
 #include "common/uninitialized_vector.hpp"
+#include "dasp/dasp_device_build.hpp"
+#include "dasp/dasp_format.hpp"
+#include "dasp/dasp_parameters.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
+#include "runtime/device_csr_view.hpp"
 #include "runtime/host_upload.hpp"
 #include "tcsparse/generate.hpp"
 #include "tcsparse/json.hpp"
@@ -227,6 +236,71 @@ void probe_upload_beside(const CsrMatrix<Half, std::int32_t>& csr, const std::st
   emit("dasp_plan", upload_ms, extra);
 }
 
+/// TCSPARSE_PROBE_BISECT: which part of DASP's device build, run beside the upload as the plan
+/// runs it, slows the upload. Each work adds one step to the one before; the rounds alternate
+/// the works so that drift spreads over all of them.
+void probe_dasp_build_beside(const CsrMatrix<Half, std::int32_t>& csr, const std::string& name) {
+  const std::size_t csr_bytes = csr.row_ptr.size() * 4 + csr.col_idx.size() * 6;
+  const dasp::DaspParameters parameters = dasp::parse_parameters({});
+  enum Step { nothing, rows_checked, index_built, columns_checked, storage_allocated };
+  auto work_until = [&](Step last) -> BesideWork {
+    return [&, last](const DeviceCsrView<Half>& view, detail::UploadLanded landed) {
+      const detail::CudaStream stream;
+      landed.row_ptr(stream.get());
+      std::optional<dasp::DaspDeviceIndex> index;
+      if (last >= rows_checked) detail::validate_device_row_offsets(view, stream.get());
+      if (last >= index_built)
+        index.emplace(dasp::build_index_on_device(view.row_ptr, view.rows, view.cols, view.nnz,
+                                                  parameters, dasp::default_block_shape<Half>(),
+                                                  2, nullptr, stream.get()));
+      landed.col_idx(stream.get());
+      if (last >= columns_checked) detail::validate_device_columns(view, stream.get());
+      std::optional<detail::DeviceBuffer<std::byte>> storage;
+      if (last >= storage_allocated)  // as DeviceLayout's values: from the pool, in order
+        storage.emplace(detail::DeviceBuffer<std::byte>::from_pool(
+            static_cast<std::size_t>(view.nnz) * 2 * 11 / 10, stream.get()));
+      TCSPARSE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    };
+  };
+  const std::pair<const char*, Step> works[] = {
+      {"nothing", nothing},
+      {"row offsets checked", rows_checked},
+      {"+ index built", index_built},
+      {"+ columns checked", columns_checked},
+      {"+ values' storage from the pool", storage_allocated}};
+  constexpr int kRounds = 5;
+  std::vector<std::vector<double>> upload_ms(std::size(works)), work_ms(std::size(works));
+  std::vector<double> plan_upload_ms, plan_build_ms;
+  for (int round = 0; round < kRounds; ++round) {
+    for (std::size_t w = 0; w < std::size(works); ++w) {
+      detail::UploadBesideTimes times;
+      {
+        const detail::PackedDeviceCsr<Half> on_device = detail::upload_csr_beside<Half>(
+            csr, HostUpload::automatic, work_until(works[w].second), times);
+      }
+      detail::release_unused_temporary_memory(detail::kTemporaryMemoryKeptBetweenBuilds);
+      upload_ms[w].push_back(times.upload_ms);
+      work_ms[w].push_back(times.work_ms);
+    }
+    const Stopwatch watch;
+    const SpmvPlan<Half> plan(csr, Method("dasp"));
+    plan_build_ms.push_back(watch.elapsed_ms());
+    plan_upload_ms.push_back(plan.stats().details.value("csr_upload_ms", 0.0));
+  }
+  for (std::size_t w = 0; w < std::size(works); ++w) {
+    Json j = record("bisect", csr_bytes, best_and_median(upload_ms[w]));
+    j["matrix"] = name;
+    j["work"] = works[w].first;
+    j["median_work_ms"] = best_and_median(work_ms[w]).second;
+    print(j);
+  }
+  Json j = record("bisect", csr_bytes, best_and_median(plan_upload_ms));
+  j["matrix"] = name;
+  j["work"] = "dasp plan";
+  j["median_build_ms"] = best_and_median(plan_build_ms).second;
+  print(j);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -360,6 +434,10 @@ int main(int argc, char** argv) {
         record("upload_csr", csr_bytes, {upload_ms.front(), upload_ms[upload_ms.size() / 2]});
     upload["matrix"] = argv[a];
     print(upload);
+    if (std::getenv("TCSPARSE_PROBE_BISECT")) {
+      probe_dasp_build_beside(convert_values<Half>(csr), argv[a]);
+      continue;
+    }
     if (std::getenv("TCSPARSE_PROBE_BESIDE"))
       probe_upload_beside(convert_values<Half>(csr), argv[a], all_threads);
     if (csr_bytes <= bytes) {

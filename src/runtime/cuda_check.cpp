@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/device_buffer.hpp"
 
@@ -240,17 +241,67 @@ void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept {
   if (cudaFreeAsync(pointer, stream) != cudaSuccess) cudaGetLastError();
 }
 
-void* download_bounce(DownloadSlot slot) {
-  struct PinnedBounce {
+namespace {
+
+/// The process's pinned bounce buffers not held by a thread: a thread takes its two at first use
+/// and gives them back when it ends; they are freed at exit. A plan build's worker is a new thread
+/// each build, and a cudaMallocHost (or cudaFreeHost) on it beside the staged upload slowed the
+/// whole upload by a third (H200, run 299, bench/results/2026-11-30-0700-h200-packed-index-upload).
+struct BouncePool {
+  std::mutex mutex;
+  std::vector<void*> unused;
+  ~BouncePool() {
+    for (void* pointer : unused)
+      if (cudaFreeHost(pointer) != cudaSuccess) cudaGetLastError();  // at exit
+  }
+  static void* allocate() {
     void* pointer = nullptr;
-    ~PinnedBounce() {
-      if (pointer && cudaFreeHost(pointer) != cudaSuccess) cudaGetLastError();  // at exit
+    TCSPARSE_CUDA_CHECK(cudaMallocHost(&pointer, kDownloadBounceBytes));
+    return pointer;
+  }
+  void* take() {
+    {
+      const std::lock_guard lock(mutex);
+      if (!unused.empty()) {
+        void* pointer = unused.back();
+        unused.pop_back();
+        return pointer;
+      }
+    }
+    return allocate();
+  }
+  void give_back(void* pointer) {
+    const std::lock_guard lock(mutex);
+    unused.push_back(pointer);
+  }
+};
+
+BouncePool& bounce_pool() {
+  static BouncePool pool;  // constructed before any thread's bounces, so destroyed after them
+  return pool;
+}
+
+}  // namespace
+
+void* download_bounce(DownloadSlot slot) {
+  struct ThreadBounces {
+    BouncePool& pool = bounce_pool();
+    void* pointers[2] = {nullptr, nullptr};
+    ~ThreadBounces() {
+      for (void* pointer : pointers)
+        if (pointer) pool.give_back(pointer);
     }
   };
-  thread_local PinnedBounce bounces[2];
-  PinnedBounce& bounce = bounces[slot == DownloadSlot::download_one ? 0 : 1];
-  if (!bounce.pointer) TCSPARSE_CUDA_CHECK(cudaMallocHost(&bounce.pointer, kDownloadBounceBytes));
-  return bounce.pointer;
+  thread_local ThreadBounces bounces;
+  void*& pointer = bounces.pointers[slot == DownloadSlot::download_one ? 0 : 1];
+  if (!pointer) pointer = bounces.pool.take();
+  return pointer;
+}
+
+void reserve_download_bounces() {
+  BouncePool& pool = bounce_pool();
+  const std::lock_guard lock(pool.mutex);
+  while (pool.unused.size() < 2) pool.unused.push_back(BouncePool::allocate());
 }
 
 cudaStream_t build_side_stream() {

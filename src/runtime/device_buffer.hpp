@@ -37,9 +37,14 @@ void device_free_on_stream(void* pointer, cudaStream_t stream) noexcept;
 /// The calling thread's pinned host buffers of kDownloadBounceBytes: one for download_one and
 /// SmallDownloads, one for the answer of a DeviceCsrCheck in flight (downloaded before it is
 /// waited for). A small copy into pageable memory is staged by the driver and waits longer for it.
+/// A thread takes them from a process-wide pool at first use and gives them back when it ends.
 inline constexpr std::size_t kDownloadBounceBytes = 512;
 enum class DownloadSlot { download_one, check_in_flight };
 void* download_bounce(DownloadSlot slot = DownloadSlot::download_one);
+/// Makes the pool hold two unused bounce buffers (a thread's pair), pinning them now if it does
+/// not: called before a worker thread starts beside a staged upload, so that the worker does not
+/// pin memory while the copies run.
+void reserve_download_bounces();
 
 /// A non-blocking stream of the calling thread on the current device, made on its first use and
 /// kept for the thread's life: a plan build runs work on it beside its work on the legacy stream

@@ -112,6 +112,7 @@ PackedDeviceCsr<Value> upload_csr_beside(
   int device = 0;
   TCSPARSE_CUDA_CHECK(cudaGetDevice(&device));
   const CudaStream stream;
+  reserve_download_bounces();  // `work`'s thread takes them: no cudaMallocHost beside the copies
   CudaEvent row_ptr_landed(cudaEventDisableTiming), col_idx_landed(cudaEventDisableTiming);
   std::latch col_idx_recorded(1);
   std::exception_ptr failure;

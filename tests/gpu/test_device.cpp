@@ -4,15 +4,18 @@
 #include <cusparse.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpu/gpu_test.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
+#include "runtime/host_upload.hpp"
 #include "tcsparse/device.hpp"
 #include "tcsparse/error.hpp"
 
@@ -180,6 +183,40 @@ TEST_F(DeviceTest, SmallDownloadsHandEveryValueToItsPlaceAfterOneWait) {
   downloads.add(counts.data() + 1, &last);
   downloads.wait();
   EXPECT_EQ(last, -2);
+}
+
+TEST_F(DeviceTest, DownloadBouncesOutliveTheirThreadsAndAreReservedAhead) {
+  // a thread's two pinned bounces come from a process-wide pool and go back to it when the thread
+  // ends, so the next thread (a plan build's worker is a new one each build) pins nothing; after
+  // reserve_download_bounces a new thread's pair is already pinned (taken from the pool)
+  auto bounces_of_a_new_thread = [] {
+    std::array<void*, 2> pointers{};
+    std::thread([&] {
+      pointers[0] = detail::download_bounce(detail::DownloadSlot::download_one);
+      pointers[1] = detail::download_bounce(detail::DownloadSlot::check_in_flight);
+      EXPECT_EQ(detail::download_bounce(detail::DownloadSlot::download_one), pointers[0]);
+    }).join();
+    return pointers;
+  };
+  const std::array<void*, 2> first = bounces_of_a_new_thread();
+  ASSERT_NE(first[0], nullptr);
+  ASSERT_NE(first[0], first[1]);
+  EXPECT_TRUE(detail::is_pinned_host_memory(first[0]));
+  std::array<void*, 2> second = bounces_of_a_new_thread();
+  std::sort(second.begin(), second.end());
+  std::array<void*, 2> first_sorted = first;
+  std::sort(first_sorted.begin(), first_sorted.end());
+  EXPECT_EQ(second, first_sorted) << "the same two buffers, given back and taken again";
+  detail::reserve_download_bounces();
+  detail::reserve_download_bounces();  // idempotent: the pool already holds a pair
+  std::array<void*, 2> third = bounces_of_a_new_thread();
+  std::sort(third.begin(), third.end());
+  EXPECT_EQ(third, first_sorted) << "no new pinning for a pair the pool holds";
+  // a bounce in use by this thread stays this thread's until it ends
+  void* mine = detail::download_bounce(detail::DownloadSlot::download_one);
+  const std::array<void*, 2> other = bounces_of_a_new_thread();
+  EXPECT_NE(other[0], mine);
+  EXPECT_NE(other[1], mine);
 }
 
 TEST_F(DeviceTest, SmallDownloadsRefuseMoreThanTheBounceHolds) {
