@@ -246,7 +246,8 @@ namespace {
 /// The process's pinned bounce buffers not held by a thread: a thread takes its two at first use
 /// and gives them back when it ends; they are freed at exit. A plan build's worker is a new thread
 /// each build, and a cudaMallocHost (or cudaFreeHost) on it beside the staged upload slowed the
-/// whole upload by a third (H200, run 299, bench/results/2026-11-30-0700-h200-packed-index-upload).
+/// whole upload by a third (H200, run 299,
+/// bench/results/2026-11-30-0800-h200-upload-beside-bounces).
 struct BouncePool {
   std::mutex mutex;
   std::vector<void*> unused;
