@@ -6,7 +6,9 @@
 //   staged_cold        HostUploader staged with an empty staging pool (pays cudaHostAlloc)
 //   staged             HostUploader staged by chunk size x ring depth x copy threads (pool warm)
 //   host_copy          copy_host_in_parallel pageable -> pinned, by threads (no DMA)
-//   host_alloc         cudaHostAlloc of one staging ring, cold
+//   host_alloc         cudaHostAlloc of one staging ring, cold; host_register(_touched): its bytes
+//                      pinned by cudaHostRegister of page-aligned memory (written first);
+//                      pool_acquire_cold: StagingPool::acquire of a ring with the pool empty
 //   validate           CsrMatrix::validate() of each generator spec given (gen:... or kind:...)
 //   upload_csr         the upload of that matrix as a plan makes it (fp64, PlanStats::upload_ms:
 //                      the copies), and staged_same_bytes, one staged copy of as many bytes
@@ -34,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -367,6 +370,36 @@ int main(int argc, char** argv) {
     j["what"] = "host_alloc";
     j["bytes"] = ring.bytes();
     j["ms"] = watch.elapsed_ms();
+    print(j);
+  }
+  // the same ring's bytes pinned by registering page-aligned memory, untouched or written first,
+  // and the pool's own cold ring (StagingPool::acquire), each three times from fresh memory
+  for (const char* how : {"host_register", "host_register_touched", "pool_acquire_cold"}) {
+    const std::size_t ring_bytes = detail::kStagingChunkBytes * detail::kStagingChunks;
+    std::vector<double> pin_ms, unpin_ms;
+    for (int r = 0; r < kRepeats; ++r) {
+      detail::StagingPool::clear();
+      if (std::string(how) == "pool_acquire_cold") {
+        Stopwatch watch;
+        auto chunks = detail::StagingPool::acquire(detail::kStagingChunkBytes,
+                                                   detail::kStagingChunks);
+        pin_ms.push_back(watch.elapsed_ms());
+        watch.restart();
+        chunks.clear();
+        unpin_ms.push_back(watch.elapsed_ms());
+        continue;
+      }
+      std::unique_ptr<void, void (*)(void*)> memory(std::aligned_alloc(4096, ring_bytes), std::free);
+      Stopwatch watch;
+      if (std::string(how) == "host_register_touched") std::memset(memory.get(), 0, ring_bytes);
+      TCSPARSE_CUDA_CHECK(cudaHostRegister(memory.get(), ring_bytes, cudaHostRegisterPortable));
+      pin_ms.push_back(watch.elapsed_ms());
+      watch.restart();
+      TCSPARSE_CUDA_CHECK(cudaHostUnregister(memory.get()));
+      unpin_ms.push_back(watch.elapsed_ms());
+    }
+    Json j = record(how, ring_bytes, best_and_median(pin_ms));
+    j["unpin_median_ms"] = best_and_median(unpin_ms).second;
     print(j);
   }
   auto staged = [&](detail::StagingConfig config) {
