@@ -389,7 +389,8 @@ int main(int argc, char** argv) {
         unpin_ms.push_back(watch.elapsed_ms());
         continue;
       }
-      std::unique_ptr<void, void (*)(void*)> memory(std::aligned_alloc(4096, ring_bytes), std::free);
+      const std::unique_ptr<void, void (*)(void*)> memory(std::aligned_alloc(4096, ring_bytes),
+                                                          std::free);
       Stopwatch watch;
       if (std::string(how) == "host_register_touched") std::memset(memory.get(), 0, ring_bytes);
       TCSPARSE_CUDA_CHECK(cudaHostRegister(memory.get(), ring_bytes, cudaHostRegisterPortable));
