@@ -11,6 +11,8 @@
 // same counts on the GPU; both take every decision through dasp_layout_decisions.hpp.
 #pragma once
 
+#include "common/for_each_value.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -62,4 +64,4 @@ LayoutPlan plan_layout(const CsrMatrix<Value, int32_t>& matrix, const DaspParame
 }  // namespace tcsparse::dasp::internal
 
 /// X(Value) for every value type the host layout is compiled for (explicit instantiations).
-#define TCSPARSE_DASP_FOR_EACH_VALUE(X) X(double) X(float) X(half) X(bfloat16)
+#define TCSPARSE_DASP_FOR_EACH_VALUE(X) TCSPARSE_FOR_EACH_VALUE(X)

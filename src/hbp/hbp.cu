@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "arch/types.cuh"
+#include "common/for_each_value.hpp"
 #include "common/stopwatch.hpp"
 #include "hbp/hbp.hpp"
 #include "hbp/hbp_column_order.hpp"
@@ -456,10 +457,7 @@ HbpLayout<Value> build_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
   template Schedule testing::launch_schedule(const detail::SpmvMethod<Value>&);                  \
   template HbpLayout<Value> testing::build_on_device(const CsrMatrix<Value, std::int32_t>&,     \
                                                      const HbpParameters&);
-TCSPARSE_HBP_INSTANTIATE(double)
-TCSPARSE_HBP_INSTANTIATE(float)
-TCSPARSE_HBP_INSTANTIATE(half)
-TCSPARSE_HBP_INSTANTIATE(bfloat16)
+TCSPARSE_FOR_EACH_VALUE(TCSPARSE_HBP_INSTANTIATE)
 #undef TCSPARSE_HBP_INSTANTIATE
 
 }  // namespace tcsparse::hbp

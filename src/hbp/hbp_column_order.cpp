@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "common/for_each_value.hpp"
 #include "common/parallel.hpp"
 #include "tcsparse/types.hpp"
 
@@ -89,10 +90,7 @@ CsrMatrix<Value, std::int32_t> with_plan_columns(const CsrMatrix<Value, std::int
   template CsrMatrix<Value, std::int32_t> with_plan_columns(                              \
       const CsrMatrix<Value, std::int32_t>&, std::span<const std::int32_t>);              \
   template SampledColumnCounts sampled_column_counts(const CsrMatrix<Value, std::int32_t>&);
-TCSPARSE_HBP_INSTANTIATE(double)
-TCSPARSE_HBP_INSTANTIATE(float)
-TCSPARSE_HBP_INSTANTIATE(half)
-TCSPARSE_HBP_INSTANTIATE(bfloat16)
+TCSPARSE_FOR_EACH_VALUE(TCSPARSE_HBP_INSTANTIATE)
 #undef TCSPARSE_HBP_INSTANTIATE
 
 }  // namespace tcsparse::hbp

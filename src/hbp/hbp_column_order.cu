@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/for_each_value.hpp"
 #include "hbp/hbp_column_order.hpp"
 #include "hbp/hbp_device_build.hpp"
 #include "runtime/cuda_check.hpp"
@@ -158,10 +159,7 @@ void renumber_columns_on_device(const std::int32_t* col_idx, std::int64_t nnz,
 #define TCSPARSE_HBP_INSTANTIATE(Value)                                                   \
   template double estimated_column_count_concentration_on_device(const DeviceCsrView<Value>&, \
                                                                  cudaStream_t);
-TCSPARSE_HBP_INSTANTIATE(double)
-TCSPARSE_HBP_INSTANTIATE(float)
-TCSPARSE_HBP_INSTANTIATE(half)
-TCSPARSE_HBP_INSTANTIATE(bfloat16)
+TCSPARSE_FOR_EACH_VALUE(TCSPARSE_HBP_INSTANTIATE)
 #undef TCSPARSE_HBP_INSTANTIATE
 
 }  // namespace tcsparse::hbp

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "arch/types.cuh"
+#include "common/for_each_value.hpp"
 #include "hbp/hbp_build_kernels.cuh"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_algorithms.cuh"
@@ -568,10 +569,7 @@ DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>& csr,
   template DeviceLayout<Value> build_layout_on_device(const DeviceCsrView<Value>&,             \
                                                       const HbpParameters&, std::int32_t,     \
                                                       cudaStream_t);
-TCSPARSE_HBP_INSTANTIATE(double)
-TCSPARSE_HBP_INSTANTIATE(float)
-TCSPARSE_HBP_INSTANTIATE(half)
-TCSPARSE_HBP_INSTANTIATE(bfloat16)
+TCSPARSE_FOR_EACH_VALUE(TCSPARSE_HBP_INSTANTIATE)
 #undef TCSPARSE_HBP_INSTANTIATE
 
 }  // namespace tcsparse::hbp

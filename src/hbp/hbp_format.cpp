@@ -9,6 +9,7 @@
 #include <numeric>
 #include <string>
 
+#include "common/for_each_value.hpp"
 #include "common/parallel.hpp"
 #include "hbp/hbp_column_order.hpp"
 #include "tcsparse/error.hpp"
@@ -689,10 +690,7 @@ Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix, const
                            std::span<double>, double, double);                                 \
   template std::size_t device_bytes(const HbpLayout<Value>&, std::size_t);                     \
   template Json layout_statistics(const HbpLayout<Value>&, std::size_t);
-TCSPARSE_HBP_INSTANTIATE(double)
-TCSPARSE_HBP_INSTANTIATE(float)
-TCSPARSE_HBP_INSTANTIATE(half)
-TCSPARSE_HBP_INSTANTIATE(bfloat16)
+TCSPARSE_FOR_EACH_VALUE(TCSPARSE_HBP_INSTANTIATE)
 #undef TCSPARSE_HBP_INSTANTIATE
 
 }  // namespace tcsparse::hbp
