@@ -49,6 +49,8 @@
 #include "runtime/device_csr.hpp"
 #include "runtime/device_csr_view.hpp"
 #include "tca/tca_format.hpp"
+#include "tca/tca_gather_format.hpp"
+#include "tca/tca_gather_kernel.cuh"
 #include "tca/tca_parameters.hpp"
 #include "tca/tca_rows_kernel.cuh"
 #include "tca/tca_tiles_device_build.hpp"
@@ -198,6 +200,14 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
       : n_(n), layout_(layout), parameters_(parameters) {
     const auto start = std::chrono::steady_clock::now();
     if (parameters_.kernel_is_auto &&
+        auto_takes_gather(matrix.rows, matrix.cols, matrix.nnz(), n_, layout_.dense,
+                          detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9))
+      parameters_.kernel = TcaKernel::gather;
+    if (parameters_.kernel == TcaKernel::gather) {
+      plan_gather(matrix, start);
+      return;
+    }
+    if (parameters_.kernel_is_auto &&
         counts_tiles_on_device(matrix.rows, matrix.cols, matrix.nnz()) &&
         parameters_.builds_tiles_on_device(matrix.nnz())) {
       // either kernel needs the CSR on the GPU: upload it, count there, keep what is chosen
@@ -254,7 +264,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// kernel=rows copies it device to device (and narrows its column indices there), kernel=tiles
   /// builds its layout on the GPU from the caller's arrays. kernel=auto at decode widths counts
   /// the stored tiles by building that layout, and keeps it where the rule takes tiles.
-  /// kernel=paper and a tile layout built on the host go through the host instead
+  /// kernel=paper, kernel=gather and a tile layout built on the host go through the host instead
   /// (make_spmm_from_device). The plan owns what it reads: the caller's arrays may be freed
   /// once the constructor returns.
   TcaSpmm(const DeviceCsrView<Value>& matrix, std::int64_t n, const SpmmLayout& layout,
@@ -284,8 +294,9 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
 
   void apply(const Value* B, void* C, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
-    const std::int64_t rows =
-        parameters_.kernel == TcaKernel::tiles ? tiles_.rows : matrix_.rows;
+    const std::int64_t rows = parameters_.kernel == TcaKernel::tiles    ? tiles_.rows
+                              : parameters_.kernel == TcaKernel::gather ? gather_.layout.rows
+                                                                        : matrix_.rows;
     if (rows == 0 || n_ == 0) return;  // no C
     if (layout_.output == SpmmOutput::fp32)
       launch(B, static_cast<float*>(C), alpha, beta, stream);
@@ -294,10 +305,15 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   }
 
   const PlanStats& stats() const override { return stats_; }
-  bool can_update_values() const override { return parameters_.kernel != TcaKernel::tiles; }
+  bool can_update_values() const override {
+    return parameters_.kernel != TcaKernel::tiles && parameters_.kernel != TcaKernel::gather;
+  }
   std::string values_fixed_because() const override {
-    return "kernel=tiles stores the values tile by tile in fragment order (build a new plan, or "
-           "use kernel=rows)";
+    return parameters_.kernel == TcaKernel::gather
+               ? "kernel=gather stores the values by windows of rows in group order (build a new "
+                 "plan, or use kernel=rows)"
+               : "kernel=tiles stores the values tile by tile in fragment order (build a new "
+                 "plan, or use kernel=rows)";
   }
   void update_values(const Value* values, Stream stream) override {
     detail::replace_values_async(matrix_, values, stream);
@@ -615,8 +631,182 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
         static_cast<std::size_t>(tiles_shared_bytes()), stream, options, args));
   }
 
+  // ---- kernel=gather (tca_gather_format.hpp, tca_gather_kernel.cuh) ----
+
+  void plan_gather(const CsrMatrix<Value, std::int32_t>& matrix,
+                   std::chrono::steady_clock::time_point start) {
+    GatherShape shape = choose_gather_shape(matrix.rows, matrix.cols, n_,
+                                            parameters_.chunk_columns, parameters_.slice_columns);
+    gather_.dependent_launch =
+        parameters_.dependent_launch &&
+        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
+    if (layout_.output == SpmmOutput::fp32) shape = set_up_gather_kernel<float>(shape);
+    else shape = set_up_gather_kernel<V>(shape);
+    const GatherLayout layout = build_gather_layout(matrix, shape);
+    const auto built = std::chrono::steady_clock::now();
+    stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
+    const auto upload = [](const auto& host, auto& device) {
+      using T = typename std::decay_t<decltype(host)>::value_type;
+      device = detail::DeviceBuffer<T>(std::span<const T>(host));
+    };
+    upload(layout.warp_window_begin, gather_.warp_window_begin);
+    upload(layout.window_group_begin, gather_.window_group_begin);
+    upload(layout.window_rows, gather_.window_rows);
+    upload(layout.groups, gather_.groups);
+    if (gather_.sum == device::GatherSum::global)
+      gather_.partials = detail::DeviceBuffer<float>::from_pool(
+          static_cast<std::size_t>(shape.partial_bytes() / 4));
+    TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
+    stats_.upload_ms = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - built).count();
+    gather_.layout.rows = matrix.rows;
+    gather_.layout.cols = matrix.cols;
+    gather_.layout.nnz = matrix.nnz();
+    gather_.layout.shape = shape;
+    stats_.stored_values = layout.group_count() * kGatherGroupNonzeros;
+    stats_.padding_ratio =
+        stats_.stored_values > 0
+            ? static_cast<double>(stats_.stored_values - matrix.nnz()) /
+                  static_cast<double>(stats_.stored_values)
+            : 0.0;
+    stats_.device_bytes = layout.bytes() + static_cast<std::int64_t>(gather_.partials.bytes());
+    const Json details = gather_details(layout);
+    for (const auto& [key, value] : details.items()) stats_.details[key] = value;
+    stats_.details["split_k"] = gather_.sum == device::GatherSum::own       ? "none"
+                                : gather_.sum == device::GatherSum::cluster ? "cluster"
+                                                                            : "global";
+    stats_.details["blocks_at_once"] = gather_.blocks_at_once;
+    stats_.details["dependent_launch"] = gather_.dependent_launch;
+    stats_.details["kernel"] = kernel_name(parameters_.kernel);
+    stats_.details["layout"] = std::string(to_string(layout_.dense));
+    stats_.details["output"] = std::string(to_string(layout_.output));
+  }
+
+  template <typename Out>
+  using GatherKernel = void (*)(device::GatherArguments<Out>);
+
+  template <typename Out>
+  GatherKernel<Out> gather_kernel(int slice_columns) const {
+    const bool row_major = layout_.dense == DenseLayout::row_major;
+    switch (slice_columns) {
+      case 8: return row_major ? device::tca_gather_kernel<V, Out, 8, true>
+                               : device::tca_gather_kernel<V, Out, 8, false>;
+      case 16: return row_major ? device::tca_gather_kernel<V, Out, 16, true>
+                                : device::tca_gather_kernel<V, Out, 16, false>;
+      case 32: return row_major ? device::tca_gather_kernel<V, Out, 32, true>
+                                : device::tca_gather_kernel<V, Out, 32, false>;
+      default: return row_major ? device::tca_gather_kernel<V, Out, 64, true>
+                                : device::tca_gather_kernel<V, Out, 64, false>;
+    }
+  }
+
+  /// How a range's blocks are summed, and the ranges that give one wave of the blocks (or clusters)
+  /// that run at once: cut twice, since narrower ranges need less shared memory.
+  template <typename Out>
+  GatherShape set_up_gather_kernel(GatherShape shape) {
+    const GatherKernel<Out> kernel = gather_kernel<Out>(shape.slice_columns);
+    const int most = detail::current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    if (shape.shared_bytes() > most)
+      throw Error("tca: internal: the gather kernel's shared memory exceeds a block's");
+    TCSPARSE_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+    const bool clusters_possible =
+        shape.range_blocks() >= 2 && shape.range_blocks() <= kGatherMaxClusterBlocks &&
+        parameters_.split_k != TcaParameters::SplitK::global &&
+        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
+    const auto multiprocessors =
+        std::int64_t{detail::current_device_attribute(cudaDevAttrMultiProcessorCount)};
+    std::int64_t units_at_once = 0;  // ranges x slices that run at once
+    for (int pass = 0; pass < 2; ++pass) {
+      int blocks_per_sm = 0;
+      TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &blocks_per_sm, kernel, device::kGatherThreadsPerBlock,
+          static_cast<std::size_t>(shape.shared_bytes())));
+      gather_.blocks_at_once = std::int64_t{blocks_per_sm} * multiprocessors;
+      const auto range_blocks = static_cast<unsigned>(shape.range_blocks());
+      units_at_once = gather_.blocks_at_once / range_blocks;
+      gather_.sum = range_blocks == 1 ? device::GatherSum::own : device::GatherSum::global;
+      if (clusters_possible) {
+        const int clusters = arch::max_active_clusters(
+            kernel, dim3(range_blocks), dim3(device::kGatherThreadsPerBlock),
+            static_cast<std::size_t>(shape.shared_bytes()), range_blocks);
+        if (clusters > 0) {
+          gather_.sum = device::GatherSum::cluster;
+          units_at_once = clusters;
+        }
+      }
+      shape = gather_with_ranges(shape, std::max<std::int64_t>(1, units_at_once / shape.slices));
+    }
+    if (gather_.sum == device::GatherSum::global && shape.partial_bytes() > kGatherMaxPartialBytes)
+      throw UnsupportedError("tca: kernel=gather would hold " +
+                             std::to_string(shape.partial_bytes()) +
+                             " bytes of split-K partial sums; give a narrower slice_columns");
+    return shape;
+  }
+
+  template <typename Out>
+  void launch_gather(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
+    const GatherShape& shape = gather_.layout.shape;
+    device::GatherArguments<Out> args;
+    args.warp_window_begin = gather_.warp_window_begin.data();
+    args.window_group_begin = gather_.window_group_begin.data();
+    args.window_rows = gather_.window_rows.data();
+    args.groups = reinterpret_cast<const uint4*>(gather_.groups.data());
+    args.B = reinterpret_cast<const std::uint16_t*>(B);
+    args.C = C;
+    args.partials = gather_.partials.data();
+    args.rows = gather_.layout.rows;
+    args.cols = gather_.layout.cols;
+    args.n = n_;
+    args.block_columns = shape.block_columns();
+    args.chunks = static_cast<int>(shape.chunks);
+    args.block_chunks = static_cast<int>(shape.block_chunks);
+    args.range_rows = static_cast<int>(shape.range_rows);
+    args.ranges = shape.ranges;
+    args.vector_b = layout_.dense == DenseLayout::row_major && n_ % 8 == 0 &&
+                    reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
+    args.sum = gather_.sum;
+    args.alpha = alpha;
+    args.beta = beta;
+    arch::LaunchOptions options;
+    options.cluster_blocks = gather_.sum == device::GatherSum::cluster
+                                 ? static_cast<unsigned>(shape.range_blocks())
+                                 : 1u;
+    options.dependent = gather_.dependent_launch;
+    const dim3 grid(static_cast<unsigned>(shape.range_blocks()), static_cast<unsigned>(shape.ranges),
+                    static_cast<unsigned>(shape.slices));
+    TCSPARSE_CUDA_CHECK(arch::launch_kernel(gather_kernel<Out>(shape.slice_columns), grid,
+                                            dim3(device::kGatherThreadsPerBlock),
+                                            static_cast<std::size_t>(shape.shared_bytes()), stream,
+                                            options, args));
+    if (gather_.sum != device::GatherSum::global) return;
+    constexpr int kSumThreads = 256;
+    const std::int64_t elements = shape.rows * n_;
+    const auto blocks = static_cast<unsigned>(
+        std::min<std::int64_t>((elements + kSumThreads - 1) / kSumThreads, 4096));
+    const auto sum = [&](auto kernel) {
+      kernel<<<blocks, kSumThreads, 0, stream>>>(args, shape.range_blocks(), shape.slices);
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+    };
+    const bool row_major = layout_.dense == DenseLayout::row_major;
+    switch (shape.slice_columns) {
+      case 8: row_major ? sum(device::tca_gather_sum_kernel<V, Out, 8, true>)
+                        : sum(device::tca_gather_sum_kernel<V, Out, 8, false>); break;
+      case 16: row_major ? sum(device::tca_gather_sum_kernel<V, Out, 16, true>)
+                         : sum(device::tca_gather_sum_kernel<V, Out, 16, false>); break;
+      case 32: row_major ? sum(device::tca_gather_sum_kernel<V, Out, 32, true>)
+                         : sum(device::tca_gather_sum_kernel<V, Out, 32, false>); break;
+      default: row_major ? sum(device::tca_gather_sum_kernel<V, Out, 64, true>)
+                         : sum(device::tca_gather_sum_kernel<V, Out, 64, false>); break;
+    }
+  }
+
   template <typename Out>
   void launch(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
+    if (parameters_.kernel == TcaKernel::gather) {
+      launch_gather(B, C, alpha, beta, stream);
+      return;
+    }
     if (parameters_.kernel == TcaKernel::tiles) {
       launch_tiles(B, C, alpha, beta, stream);
       return;
@@ -696,6 +886,17 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     float* partials = nullptr;     ///< global split-K sums
     unsigned* arrivals = nullptr;  ///< global split-K counters, zero between applies
   } tiles_;
+  struct DeviceGather {  ///< kernel=gather (then matrix_ stays empty)
+    GatherLayout layout;  ///< the shape and sizes only (its arrays are on the GPU below)
+    detail::DeviceBuffer<std::uint32_t> warp_window_begin, window_group_begin;
+    detail::DeviceBuffer<std::uint16_t> window_rows, groups;
+    device::GatherSum sum = device::GatherSum::own;
+    std::int64_t blocks_at_once = 0;  ///< of the kernel on this GPU
+    bool dependent_launch = false;
+    // Written by every apply with GatherSum::global: such a plan must not run on two streams at
+    // once.
+    mutable detail::DeviceBuffer<float> partials;
+  } gather_;
 };
 
 }  // namespace
@@ -717,10 +918,10 @@ std::unique_ptr<detail::SpmmMethod<Value>> make_spmm_from_device(
   static_assert(sizeof(Value) == 2, "tca runs fp16 and bf16 only");
   if (n < 0) throw ValidationError("tca: n must not be negative, got " + std::to_string(n));
   const TcaParameters checked = tca_parameters(parameters, matrix.cols, n);
-  // through the host: the paper kernel's layout, and a tile layout built there (build=host, or
-  // auto below kTilesDeviceBuildMinNonzeros, where the download is small)
+  // through the host: the paper and gather kernels' layouts, and a tile layout built there
+  // (build=host, or auto below kTilesDeviceBuildMinNonzeros, where the download is small)
   const bool rows_only = !checked.kernel_is_auto && checked.kernel == TcaKernel::rows;
-  if (checked.kernel == TcaKernel::paper ||
+  if (checked.kernel == TcaKernel::paper || checked.kernel == TcaKernel::gather ||
       (!rows_only && !checked.builds_tiles_on_device(matrix.nnz)))
     return make_spmm(detail::download_device_csr(matrix), n, layout, parameters);
   return std::make_unique<TcaSpmm<Value>>(matrix, n, layout, checked);

@@ -11,9 +11,12 @@ namespace tcsparse::tca {
 std::span<const ParameterSpec> parameter_specs() {
   using Type = ParameterSpec::Type;
   static const std::vector<ParameterSpec> specs = {
-      {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows", "tiles"},
+      {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows", "tiles", "gather"},
        "paper: m16n8k8 on matricised rows (the paper); rows: a warp a row, 16 columns of C at a "
-       "time; tiles: 16x16 tiles stored as m16n8k16 fragment register pairs, dense m16n8k16; auto: "
+       "time; tiles: 16x16 tiles stored as m16n8k16 fragment register pairs, dense m16n8k16; "
+       "gather: B's chunk in shared memory, 16-row windows one nonzero a row an m16n8k16 with a "
+       "diagonal A, B's rows gathered by ldmatrix; auto: gather up to 8 columns of row-major B "
+       "on weights of >= 2^21 nonzeros at <= 11 % density (sm_90), else "
        "tiles above 16 columns of B or when the non-empty tiles hold >= 40 (row-major B) / 8 "
        "(column-major) nonzeros on average, else rows; rows also below one nonzero in 4096 "
        "weights"},
@@ -25,23 +28,26 @@ std::span<const ParameterSpec> parameter_specs() {
        "freed) or host (then uploaded), the same layout either way; auto: device from 16384 "
        "nonzeros"},
       {"chunk_columns", Type::integer, "auto", 16, 1 << 30, {"auto"},
-       "tiles: columns of A (and rows of B) one thread block multiplies, the split-K unit "
-       "(rounded up to a segment of 256); auto: at n <= 64 the narrowest of 512 .. 2048 whose "
-       "blocks all run at once, wider n split-K until the GPU has 12 warps an SM"},
+       "tiles, gather: columns of A (and rows of B) one thread block multiplies, the split-K unit "
+       "(tiles: rounded up to a segment of 256; gather: to 8); auto: tiles at n <= 64 the "
+       "narrowest of 512 .. 2048 whose blocks all run at once, wider n split-K until the GPU has "
+       "12 warps an SM; gather 1024, as many a block as 32 KiB of B hold (more where that keeps "
+       "a range's blocks within a cluster of 8)"},
       {"slice_columns", Type::choice, "auto", 0, 0, {"auto", "8", "16", "32", "64"},
-       "tiles: columns of B and C one thread block computes (n runs as slices of this width); "
-       "auto: the narrowest that holds n; above 64 columns 64, narrowed to 32 or 16 while the "
-       "kernel would have fewer blocks than the GPU has SMs"},
+       "tiles, gather: columns of B and C one thread block computes (n runs as slices of this "
+       "width); auto: the narrowest that holds n; above 64 columns 64 (tiles: narrowed to 32 or 16 "
+       "while the kernel would have fewer blocks than the GPU has SMs)"},
       {"split_k", Type::choice, "auto", 0, 0, {"auto", "global", "cluster"},
        "tiles: how the chunks' partial sums are added (in chunk order either way): global "
        "(partials in global memory, the last warp of a row block sums them after a fence and an "
        "atomic ticket) or cluster (the chunks of a row group are one thread-block cluster and sum "
        "through distributed shared memory; sm_90, 2-8 chunks, else global); auto: cluster for 2 "
        "chunks where the clusters keep as many blocks running at once as single blocks, else "
-       "global. With kernel=auto it applies where auto takes tiles"},
+       "global; gather: cluster for 2-8 chunks where clusters run. With kernel=auto it applies "
+       "where auto takes tiles"},
       {"dependent_launch", Type::choice, "auto", 0, 0, {"auto", "on", "off"},
-       "tiles: on: a programmatic dependent launch (sm_90; elsewhere off): the blocks copy their "
-       "first runs of A before the kernel ahead on the stream has finished, and touch B and C "
+       "tiles, gather: on: a programmatic dependent launch (sm_90; elsewhere off): the blocks copy "
+       "their first runs of A before the kernel ahead on the stream has finished, and touch B and C "
        "only after it; auto: on. With kernel=auto it applies where auto takes tiles"},
   };
   return specs;
@@ -53,18 +59,20 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
   p.kernel_is_auto = values.is_auto("kernel");
   if (values.is("kernel", "paper")) p.kernel = TcaKernel::paper;
   else if (values.is("kernel", "tiles")) p.kernel = TcaKernel::tiles;
+  else if (values.is("kernel", "gather")) p.kernel = TcaKernel::gather;
   else p.kernel = TcaKernel::rows;  // rows, or auto until resolved
   if (!values.is_auto("chunk_columns")) {
-    if (p.kernel != TcaKernel::tiles)
+    if (p.kernel != TcaKernel::tiles && p.kernel != TcaKernel::gather)
       throw ParameterError("method 'tca': parameter chunk_columns is not accepted without "
-                           "kernel=tiles (only the tiles kernel stages chunks of B)");
+                           "kernel=tiles or kernel=gather (only they stage chunks of B)");
     p.chunk_columns = values.integer("chunk_columns");
   }
-  // A tiles parameter given with kernel=paper or rows; with kernel=auto it applies where auto
-  // takes tiles.
+  // A tiles (and, but for build, gather) parameter given with another kernel; with kernel=auto
+  // it applies where auto takes tiles.
   const auto given_for_tiles = [&](const char* name, const char* why) {
     if (values.is_auto(name)) return false;
-    if (!p.kernel_is_auto && p.kernel != TcaKernel::tiles)
+    const bool gather_takes_it = p.kernel == TcaKernel::gather && std::string(name) != "build";
+    if (!p.kernel_is_auto && p.kernel != TcaKernel::tiles && !gather_takes_it)
       throw ParameterError(std::string("method 'tca': parameter ") + name +
                            " is not accepted with kernel=" + kernel_name(p.kernel) + " (" + why +
                            ")");
@@ -73,12 +81,12 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
   if (given_for_tiles("build", "only the tiles kernel builds a layout"))
     p.tiles_build = values.is("build", "device") ? TcaParameters::Build::device
                                                  : TcaParameters::Build::host;
-  if (given_for_tiles("split_k", "only the tiles kernel splits K into chunks"))
+  if (given_for_tiles("split_k", "only the tiles and gather kernels split K into chunks"))
     p.split_k = values.is("split_k", "cluster") ? TcaParameters::SplitK::cluster
                                                 : TcaParameters::SplitK::global;
-  if (given_for_tiles("dependent_launch", "only the tiles kernel is launched so"))
+  if (given_for_tiles("dependent_launch", "only the tiles and gather kernels are launched so"))
     p.dependent_launch = values.is("dependent_launch", "on");
-  if (given_for_tiles("slice_columns", "only the tiles kernel computes C in slices"))
+  if (given_for_tiles("slice_columns", "only the tiles and gather kernels compute C in slices"))
     p.slice_columns = std::stoi(values.text("slice_columns"));
 
   const bool fits_16_bits = cols <= kMaxColumnsOf16BitIndices;
@@ -114,11 +122,19 @@ TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
              : TcaKernel::rows;
 }
 
+bool auto_takes_gather(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t n,
+                       DenseLayout dense, bool clusters) {
+  const double weights = static_cast<double>(rows) * static_cast<double>(cols);
+  return clusters && dense == DenseLayout::row_major && n >= 1 && n <= kGatherAutoMaxColumns &&
+         nnz >= kGatherAutoMinNonzeros && static_cast<double>(nnz) <= kGatherAutoMaxDensity * weights;
+}
+
 const char* kernel_name(TcaKernel kernel) {
   switch (kernel) {
     case TcaKernel::paper: return "paper";
     case TcaKernel::rows: return "rows";
     case TcaKernel::tiles: return "tiles";
+    case TcaKernel::gather: return "gather";
   }
   return "?";
 }

@@ -19,7 +19,10 @@ namespace tcsparse::tca {
 ///  - tiles: the 16 x 16 tiles stored as the m16n8k16 A fragments' non-empty register pairs by
 ///    segments of 16 tiles, loaded by each lane straight into its registers and multiplied by
 ///    m16n8k16 with B staged in shared memory (tca_tiles_format.hpp; not in the paper).
-enum class TcaKernel { paper, rows, tiles };
+///  - gather: B's chunk staged whole in shared memory, the nonzeros of 16-row windows one a row
+///    an m16n8k16 with a diagonal A fragment, their rows of B gathered by ldmatrix
+///    (tca_gather_format.hpp; not in the paper).
+enum class TcaKernel { paper, rows, tiles, gather };
 
 /// kernel=auto: tiles above 16 columns of B (the rows kernel streams the matrix once per 16
 /// columns: on the DLMC matrices at 90-98 % sparsity tiles ran 2.5-5x faster at n = 256 and
@@ -57,8 +60,8 @@ struct TcaParameters {
   TcaKernel kernel = TcaKernel::rows;
   bool kernel_is_auto = true;  ///< resolved by resolve_auto_kernel once the tiles are counted
   int column_index_bits = 32;  ///< 16 or 32 (rows kernel); 32 for paper
-  std::int64_t chunk_columns = 0;  ///< tiles: columns of A a block's chunk spans; 0 = auto
-  int slice_columns = 0;  ///< tiles: columns of B and C a block computes (8 .. 64); 0 = auto
+  std::int64_t chunk_columns = 0;  ///< tiles, gather: columns of A a block's chunk spans; 0 = auto
+  int slice_columns = 0;  ///< tiles, gather: columns of B and C a block computes (8 .. 64); 0 = auto
   /// tiles: where the layout is built; auto: on the GPU from kTilesDeviceBuildMinNonzeros on.
   enum class Build { automatic, device, host } tiles_build = Build::automatic;
   bool builds_tiles_on_device(std::int64_t nnz) const {
@@ -67,9 +70,9 @@ struct TcaParameters {
   }
   /// tiles: how the split-K chunks are summed (tca_tiles_kernel.cuh, step 4); auto: in clusters
   /// for 2 chunks where they keep the GPU as full as single blocks (kTilesAutoClusterChunks
-  /// below), else global.
+  /// below), else global. gather: auto and cluster sum 2-8 chunks in clusters (sm_90).
   enum class SplitK { automatic, global, cluster } split_k = SplitK::automatic;
-  /// tiles: launched as a programmatic dependent launch (sm_90; tca_tiles_kernel.cuh), so that
+  /// tiles and gather: launched as a programmatic dependent launch (sm_90; tca_tiles_kernel.cuh), so that
   /// its blocks copy their first runs while the kernel ahead on the stream finishes; auto: on
   /// where the GPU has it.
   bool dependent_launch = true;
@@ -82,6 +85,26 @@ struct TcaParameters {
 /// segments that are nearly all empty).
 TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
                               std::int64_t segment_slots, std::int64_t n, DenseLayout dense);
+/// kernel=auto takes gather (before counting tiles) for products of at most this many columns
+/// of row-major B on weights of at least kGatherAutoMinNonzeros nonzeros and at most
+/// kGatherAutoMaxDensity of them nonzero, on sm_90 (where a range's blocks sum in clusters).
+/// Measured (H200, runs 308-309, bench/results/2026-11-30-0900-h200-tca-gather, the 24 LLM weights of
+/// issue 11, speedup over dense cuBLAS, gather with chunks of 1024 columns against auto's tiles
+/// or rows): n = 8 at 90 % 1.66-1.93x against 1.25-1.63x on the 6 weights of >= 4 M nonzeros,
+/// at 95 % 2.32-2.74x against 2.13-2.19x on those of >= 2.2 M; 4096 x 4096 at 90 % (1.7 M)
+/// 0.99-1.19x against 1.23-1.24x; at 70 % 0.49-0.83x against 1.14-1.37x; at n = 16 0.77-1.50x
+/// against 1.17-1.62x (the ldmatrix.x4 and second MMA a group double its shared-memory work).
+inline constexpr std::int64_t kGatherAutoMaxColumns = 8;
+inline constexpr std::int64_t kGatherAutoMinNonzeros = std::int64_t{1} << 21;
+/// (11 %: the generated 90 %-sparse weights hold 10.00-10.01 % nonzeros, so that run 309's
+/// auto, at 10 %, took rows on the uniform ones.)
+inline constexpr double kGatherAutoMaxDensity = 0.11;
+
+/// Whether kernel=auto takes gather for a rows x cols weight of nnz nonzeros at width n (see
+/// kGatherAutoMaxColumns); `clusters`: the GPU has thread-block clusters (sm_90).
+bool auto_takes_gather(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t n,
+                       DenseLayout dense, bool clusters);
+
 /// split_k=cluster sums the chunks of a row group in one thread-block cluster (sm_90), which holds
 /// at most arch::kMaxPortableClusterBlocks blocks: from 2 to this many chunks.
 inline constexpr std::int64_t kTilesMaxClusterChunks = 8;

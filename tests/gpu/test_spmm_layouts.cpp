@@ -125,7 +125,10 @@ test::NamedMatrix scattered_matrix() {
                                      64, 60000, 0.998, LlmRowProfile::uniform, 7))};
 }
 
-/// tca's kernels with their parameter sets (rows: both index widths; tiles: split-K chunks of
+/// tca's kernels with their parameter sets (gather: automatic chunks, chunks of 64 and 512
+/// columns (a range's blocks summed in a cluster on sm_90 where they are at most 8, as on the
+/// 4000-column matrix, else through global memory, as on the 60000-column one) and 512 through
+/// global memory, without the dependent launch, slices of 8 and 64 columns whatever n; rows: both index widths; tiles: split-K chunks of
 /// one segment, automatic, 3 segments (an odd count, the last chunk shorter), 8 segments, and
 /// one chunk of all segments: 235 on the scattered matrix, past a warp's window of 32 segment
 /// offsets; chunks of one segment summed in clusters (sm_90, up to 8 chunks; more go through
@@ -151,7 +154,14 @@ void check_every_tca_kernel() {
       {"kernel=tiles", "slice_columns=8"},
       {"kernel=tiles", "slice_columns=64"},
       {"kernel=tiles", "build=host"},
-      {"kernel=tiles", "build=device"}};
+      {"kernel=tiles", "build=device"},
+      {"kernel=gather"},
+      {"kernel=gather", "chunk_columns=64"},
+      {"kernel=gather", "chunk_columns=512"},
+      {"kernel=gather", "chunk_columns=512", "split_k=global"},
+      {"kernel=gather", "dependent_launch=off"},
+      {"kernel=gather", "slice_columns=8"},
+      {"kernel=gather", "slice_columns=64"}};
   std::vector<test::NamedMatrix> matrices = layout_matrices();
   for (test::NamedMatrix& named : tile_matrices()) matrices.push_back(std::move(named));
   matrices.push_back(scattered_matrix());
@@ -302,6 +312,81 @@ TEST_F(SpmmLayouts, TcaTilesSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
   }
+}
+
+/// kernel=gather with a range's tiles summed by its one block (n = 16: the block stages all
+/// 1000 rows of B), or by 4 blocks (n = 64, 256 rows of B each) in a thread-block cluster
+/// (sm_90) or through global memory: repeated applies are bitwise equal, a captured graph
+/// replays them exactly, and the cluster and global memory add the same partials in the same
+/// order, so they give the same bits.
+TEST_F(SpmmLayouts, TcaGatherRepeatsBitwiseAndReplaysFromACudaGraphHoweverItsChunksAreSummed) {
+  const test::NamedMatrix named = tile_matrices().front();  // 300 x 1000 at 70 %
+  const auto A = test::with_values<half>(named.matrix);
+  int major = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  std::vector<half> split_result;
+  for (const char* split_k : {"none", "global", "cluster"}) {
+    SCOPED_TRACE(split_k);
+    const bool one_block = std::string(split_k) == "none";
+    const std::int64_t n = one_block ? 16 : 64;
+    const detail::DeviceBuffer<half> B(test::make_b<half>(named.matrix, n));
+    detail::DeviceBuffer<half> C(static_cast<std::size_t>(A.rows * n));
+    PlanOptions options;
+    options.parameters = {"kernel=gather"};
+    if (!one_block) {
+      options.parameters.push_back("chunk_columns=256");
+      options.parameters.push_back(std::string("split_k=") + split_k);
+    }
+    const SpmmPlan<half> plan(A, n, Method("tca"), options);
+    ASSERT_EQ(plan.stats().details["range_blocks"].get<std::int64_t>(), one_block ? 1 : 4);
+    const bool clusters = std::string(split_k) == "cluster" && major >= 9;
+    EXPECT_EQ(plan.stats().details["split_k"], one_block  ? "none"
+                                               : clusters ? "cluster"
+                                                          : "global");
+    plan.apply(B.data(), C.data(), 1.0f, 0.0f);
+    const std::vector<half> first = C.download();
+    if (!one_block) {
+      if (split_result.empty()) split_result = first;
+      for (std::size_t i = 0; i < first.size(); ++i)
+        ASSERT_EQ(split_result[i].bits, first[i].bits) << "element " << i;
+    }
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      plan.apply(B.data(), C.data(), 1.0f, 0.0f);
+      const std::vector<half> again = C.download();
+      for (std::size_t i = 0; i < first.size(); ++i)
+        ASSERT_EQ(first[i].bits, again[i].bits) << "repeat " << repeat << ", element " << i;
+    }
+    const detail::CudaStream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    plan.apply(B.data(), C.data(), 1.0f, 0.0f, stream);
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int replay = 0; replay < 2; ++replay) {
+      C.upload(test::make_poisoned<half>(first.size()));
+      ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      const std::vector<half> replayed = C.download();
+      for (std::size_t i = 0; i < first.size(); ++i)
+        ASSERT_EQ(first[i].bits, replayed[i].bits) << "replay " << replay << ", element " << i;
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+}
+
+/// kernel=gather stores the values by windows in its own order: update_values is refused.
+TEST_F(SpmmLayouts, TcaGatherRefusesUpdateValues) {
+  const auto A = test::with_values<half>(tile_matrices().front().matrix);
+  PlanOptions options;
+  options.parameters = {"kernel=gather"};
+  SpmmPlan<half> plan(A, 16, Method("tca"), options);
+  EXPECT_EQ(plan.stats().details["kernel"], "gather");
+  EXPECT_FALSE(plan.can_update_values());
+  const detail::DeviceBuffer<half> values(static_cast<std::size_t>(A.nnz()));
+  EXPECT_THROW(plan.update_values(values.data()), UnsupportedError);
 }
 
 /// split_k=auto sums 2 chunks in a thread-block cluster on sm_90 (where the clusters fit the GPU
@@ -455,6 +540,7 @@ TEST_F(SpmmLayouts, TcaPlansFromDeviceCsrAreThePlansFromHostCsrAndOwnWhatTheyRea
       {"kernel=tiles"},
       {"kernel=tiles", "build=device"},
       {"kernel=tiles", "build=host"},
+      {"kernel=gather"},
       {"kernel=paper"}};
   for (const std::vector<std::string>& parameters : parameter_sets) {
     PlanOptions options;

@@ -1,0 +1,391 @@
+// The layout of tca kernel=gather: shape rules, builder, host model (tca_gather_format.hpp).
+#include "tca/tca_gather_format.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <limits>
+#include <string>
+
+#include "common/parallel.hpp"
+#include "tcsparse/error.hpp"
+
+namespace tcsparse::tca {
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
+
+int slice_columns_for(std::int64_t n) {
+  for (const int columns : {8, 16, 32})
+    if (n <= columns) return columns;
+  return 64;
+}
+
+/// The column residue (mod 8) that decides a staged row's bank group.
+constexpr int kResidues = 8;
+constexpr int kOctetSlots = 8;
+
+/// Where a tile's rows and columns start.
+struct TileCut {
+  std::int64_t first_row = 0, row_count = 0;  ///< rows of the matrix in the range
+  std::int32_t first_column = 0, end_column = 0;
+};
+
+TileCut tile_cut(const GatherShape& s, std::int64_t range, std::int64_t chunk) {
+  TileCut cut;
+  cut.first_row = range * s.range_rows;
+  cut.row_count = std::clamp<std::int64_t>(s.rows - cut.first_row, 0, s.range_rows);
+  cut.first_column = static_cast<std::int32_t>(chunk * s.chunk_columns);
+  cut.end_column = static_cast<std::int32_t>(std::min(s.cols, (chunk + 1) * s.chunk_columns));
+  return cut;
+}
+
+/// A tile's rows: each local row's nonzeros inside the chunk ([begin, end) into the CSR) and the
+/// rows by length (longest first, ties by row; -1 past the matrix), 16 a window.
+struct TileRows {
+  TileCut cut;
+  std::vector<std::int64_t> begin, end;
+  std::vector<std::int32_t> by_length;  ///< range_rows entries
+  std::int64_t length(std::int32_t local) const {
+    return local < 0 ? 0 : end[local] - begin[local];
+  }
+  /// Groups of window j: its first (longest) row's nonzeros.
+  std::int64_t window_groups(std::int64_t j) const {
+    return length(by_length[j * kGatherWindowRows]);
+  }
+};
+
+TileRows tile_rows(const GatherShape& s, std::int64_t range, std::int64_t chunk,
+                   const std::int32_t* row_ptr, const std::int32_t* col_idx) {
+  TileRows t;
+  t.cut = tile_cut(s, range, chunk);
+  const TileCut& cut = t.cut;
+  t.begin.resize(static_cast<std::size_t>(cut.row_count));
+  t.end.resize(static_cast<std::size_t>(cut.row_count));
+  for (std::int64_t i = 0; i < cut.row_count; ++i) {
+    const std::int32_t* first = col_idx + row_ptr[cut.first_row + i];
+    const std::int32_t* last = col_idx + row_ptr[cut.first_row + i + 1];
+    t.begin[i] = std::lower_bound(first, last, cut.first_column) - col_idx;
+    t.end[i] = std::lower_bound(first, last, cut.end_column) - col_idx;
+  }
+  t.by_length.assign(static_cast<std::size_t>(s.range_rows), -1);
+  for (std::int64_t i = 0; i < cut.row_count; ++i) t.by_length[i] = static_cast<std::int32_t>(i);
+  std::stable_sort(t.by_length.begin(), t.by_length.begin() + cut.row_count,
+                   [&](std::int32_t a, std::int32_t b) { return t.length(a) > t.length(b); });
+  return t;
+}
+
+/// A block's tiles and its windows in the order its warps take them: all its tiles' windows by
+/// groups (longest first), dealt to warp j % 8 in even rounds of 8 and 7 - j % 8 in odd ones (a
+/// snake), then listed warp by warp.
+struct BlockWindows {
+  std::vector<TileRows> tiles;  ///< the block's tiles, by chunk
+  struct Window {
+    std::int32_t tile = 0;  ///< of the block (its output rows' set)
+    std::int64_t j = 0;     ///< window of the tile
+    std::int64_t groups = 0;
+  };
+  std::vector<Window> windows;  ///< warp by warp
+  std::array<std::uint32_t, kGatherWarpsPerBlock + 1> warp_begin{};  ///< into windows
+  std::int64_t groups = 0;
+};
+
+int warp_of_window(std::int64_t j) {
+  const auto position = static_cast<int>(j % kGatherWarpsPerBlock);
+  return (j / kGatherWarpsPerBlock) % 2 == 0 ? position : kGatherWarpsPerBlock - 1 - position;
+}
+
+BlockWindows block_windows(const GatherShape& s, std::int64_t block, const std::int32_t* row_ptr,
+                           const std::int32_t* col_idx) {
+  const std::int64_t range = block / s.range_blocks(), first_chunk =
+                                 (block % s.range_blocks()) * s.block_chunks;
+  const std::int64_t end_chunk = std::min(s.chunks, first_chunk + s.block_chunks);
+  BlockWindows b;
+  std::vector<BlockWindows::Window> sorted;
+  for (std::int64_t chunk = first_chunk; chunk < end_chunk; ++chunk) {
+    b.tiles.push_back(tile_rows(s, range, chunk, row_ptr, col_idx));
+    for (std::int64_t j = 0; j < s.windows_per_tile(); ++j) {
+      const std::int64_t groups = b.tiles.back().window_groups(j);
+      sorted.push_back({static_cast<std::int32_t>(chunk - first_chunk), j, groups});
+      b.groups += groups;
+    }
+  }
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& x, const auto& y) { return x.groups > y.groups; });
+  std::array<std::uint32_t, kGatherWarpsPerBlock> counts{};
+  for (std::size_t j = 0; j < sorted.size(); ++j) ++counts[warp_of_window(j)];
+  for (int w = 0; w < kGatherWarpsPerBlock; ++w) b.warp_begin[w + 1] = b.warp_begin[w] + counts[w];
+  b.windows.resize(sorted.size());
+  std::array<std::uint32_t, kGatherWarpsPerBlock> next{};
+  for (int w = 0; w < kGatherWarpsPerBlock; ++w) next[w] = b.warp_begin[w];
+  for (std::size_t j = 0; j < sorted.size(); ++j) b.windows[next[warp_of_window(j)]++] = sorted[j];
+  return b;
+}
+
+/// Writes window j of tile t (tile `region` of its block) at `out` (t.window_groups(j) groups)
+/// and returns the octets where two slots share a column residue.
+std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j,
+                         std::int64_t region, const std::int32_t* col_idx,
+                         const std::uint16_t* values, std::uint16_t* out) {
+  const std::int64_t groups = t.window_groups(j);
+  const TileCut& cut = t.cut;
+  const std::int32_t valid_columns = cut.end_column - cut.first_column;
+  const std::int64_t first_stage_row = region * s.chunk_columns;
+  // each slot's nonzeros by column residue: order[slot] holds CSR indices, bucket r at
+  // [bucket[slot][r], bucket[slot][r + 1]), taken from cursor[slot][r] on
+  std::array<std::vector<std::int64_t>, kGatherWindowRows> order;
+  std::array<std::array<std::int64_t, kResidues + 1>, kGatherWindowRows> bucket{};
+  std::array<std::array<std::int64_t, kResidues>, kGatherWindowRows> cursor{};
+  for (int slot = 0; slot < kGatherWindowRows; ++slot) {
+    const std::int32_t local = t.by_length[j * kGatherWindowRows + slot];
+    if (local < 0) continue;
+    std::array<std::int64_t, kResidues> count{};
+    for (std::int64_t nz = t.begin[local]; nz < t.end[local]; ++nz)
+      ++count[(col_idx[nz] - cut.first_column) % kResidues];
+    for (int r = 0; r < kResidues; ++r) bucket[slot][r + 1] = bucket[slot][r] + count[r];
+    order[slot].resize(static_cast<std::size_t>(bucket[slot][kResidues]));
+    for (int r = 0; r < kResidues; ++r) cursor[slot][r] = bucket[slot][r];
+    for (std::int64_t nz = t.begin[local]; nz < t.end[local]; ++nz)
+      order[slot][cursor[slot][(col_idx[nz] - cut.first_column) % kResidues]++] = nz;
+    for (int r = 0; r < kResidues; ++r) cursor[slot][r] = bucket[slot][r];
+  }
+  const auto remaining = [&](int slot, int r) { return bucket[slot][r + 1] - cursor[slot][r]; };
+  std::int64_t conflicts = 0;
+  for (std::int64_t g = 0; g < groups; ++g) {
+    std::uint16_t* group = out + g * kGatherGroupHalfwords;
+    for (int octet = 0; octet < 2; ++octet) {
+      unsigned used = 0;
+      bool conflict = false;
+      for (int slot = octet * kOctetSlots; slot < (octet + 1) * kOctetSlots; ++slot) {
+        // the residue with the most nonzeros left among those unused in this octet; else any
+        int best = -1;
+        for (int pass = 0; pass < 2 && best < 0; ++pass)
+          for (int r = 0; r < kResidues; ++r)
+            if ((pass == 1 || (used & (1u << r)) == 0) && remaining(slot, r) > 0 &&
+                (best < 0 || remaining(slot, r) > remaining(slot, best)))
+              best = r;
+        std::int64_t column = 0;  // of the chunk
+        std::uint16_t value = 0;
+        if (best >= 0) {
+          const std::int64_t nz = order[slot][cursor[slot][best]++];
+          column = col_idx[nz] - cut.first_column;
+          value = values[nz];
+        } else {  // past the row's end: a zero times a row of B whose bank group is free
+          const int free = used == 0xffu ? 0 : std::countr_one(used);
+          best = free < valid_columns ? free : 0;
+          column = best;
+        }
+        conflict = conflict || (used & (1u << best)) != 0;
+        used |= 1u << best;
+        group[slot] =
+            static_cast<std::uint16_t>(gather_row_offset(first_stage_row + column, s.row_bytes()));
+        group[kGatherWindowRows + 2 * (slot % kOctetSlots) + slot / kOctetSlots] = value;
+      }
+      conflicts += conflict ? 1 : 0;
+    }
+  }
+  return conflicts;
+}
+
+}  // namespace
+
+GatherShape choose_gather_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
+                                std::int64_t chunk_columns, int slice_columns) {
+  GatherShape s;
+  s.rows = rows;
+  s.cols = cols;
+  s.n = n;
+  s.slice_columns = slice_columns > 0 ? slice_columns : slice_columns_for(n);
+  s.slices = std::max<std::int64_t>(1, ceil_div(n, s.slice_columns));
+  const std::int64_t columns = round_up(std::max<std::int64_t>(cols, 1), 8);
+  // auto: kGatherAutoChunkColumns, narrowed so that one chunk's rows of B fit the auto stage
+  const std::int64_t automatic =
+      std::min(kGatherAutoChunkColumns, std::max<std::int64_t>(8, kGatherAutoStageBytes / s.row_bytes()));
+  s.chunk_columns = std::min(columns, round_up(chunk_columns > 0 ? chunk_columns : automatic, 8));
+  if (s.stage_bytes() > kGatherMaxStageBytes)
+    throw ParameterError("method 'tca': kernel=gather stages " + std::to_string(s.chunk_columns) +
+                         " rows of B x " + std::to_string(s.slice_columns) + " columns (" +
+                         std::to_string(s.stage_bytes()) + " bytes), more than the " +
+                         std::to_string(kGatherMaxStageBytes) +
+                         " its 16-bit offsets reach: give a smaller chunk_columns or slice_columns");
+  s.chunks = std::max<std::int64_t>(1, ceil_div(cols, s.chunk_columns));
+  const std::int64_t chunk_bytes = s.chunk_columns * s.row_bytes();
+  s.block_chunks = std::clamp<std::int64_t>(kGatherAutoStageBytes / chunk_bytes, 1, s.chunks);
+  const std::int64_t one_cluster = ceil_div(s.chunks, kGatherMaxClusterBlocks);
+  if (s.range_blocks() > kGatherMaxClusterBlocks && one_cluster * chunk_bytes <= kGatherMaxStageBytes)
+    s.block_chunks = one_cluster;
+  return gather_with_ranges(s, 1);
+}
+
+GatherShape gather_with_ranges(GatherShape s, std::int64_t wanted_ranges) {
+  const std::int64_t widest = std::max<std::int64_t>(
+      kGatherWindowRows, kGatherMaxOutputBytes / (s.block_chunks * s.slice_columns * 4) /
+                             kGatherWindowRows * kGatherWindowRows);
+  const std::int64_t rows = std::max<std::int64_t>(s.rows, 1);
+  s.range_rows = std::min(
+      widest, round_up(ceil_div(rows, std::max<std::int64_t>(wanted_ranges, 1)), kGatherWindowRows));
+  s.ranges = ceil_div(rows, s.range_rows);
+  return s;
+}
+
+std::int64_t GatherLayout::bytes() const {
+  return static_cast<std::int64_t>(warp_window_begin.size() * sizeof(std::uint32_t) +
+                                   window_group_begin.size() * sizeof(std::uint32_t) +
+                                   window_rows.size() * sizeof(std::uint16_t) +
+                                   groups.size() * sizeof(std::uint16_t));
+}
+
+GatherLayout build_gather_layout(std::int64_t rows, std::int64_t cols,
+                                 const std::int32_t* row_ptr, const std::int32_t* col_idx,
+                                 const std::uint16_t* values, const GatherShape& shape) {
+  GatherLayout layout;
+  layout.rows = rows;
+  layout.cols = cols;
+  layout.nnz = rows > 0 ? row_ptr[rows] : 0;
+  layout.shape = shape;
+  const std::int64_t blocks = shape.layout_blocks();
+  const int threads = detail::threads_for(layout.nnz, 0);
+
+  // 1. Each block's windows and groups; where each block's begin.
+  std::vector<std::int64_t> block_windows_begin(static_cast<std::size_t>(blocks) + 1, 0);
+  std::vector<std::int64_t> block_groups_begin(static_cast<std::size_t>(blocks) + 1, 0);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+  for (std::int64_t block = 0; block < blocks; ++block) {
+    const BlockWindows b = block_windows(shape, block, row_ptr, col_idx);
+    block_windows_begin[block + 1] = static_cast<std::int64_t>(b.windows.size());
+    block_groups_begin[block + 1] = b.groups;
+  }
+  for (std::int64_t block = 0; block < blocks; ++block) {
+    block_windows_begin[block + 1] += block_windows_begin[block];
+    block_groups_begin[block + 1] += block_groups_begin[block];
+  }
+  const std::int64_t total_windows = block_windows_begin[blocks];
+  const std::int64_t total_groups = block_groups_begin[blocks];
+  if (total_groups + kGatherStageGroups > std::numeric_limits<std::uint32_t>::max() ||
+      total_windows > std::numeric_limits<std::uint32_t>::max())
+    throw IndexOverflowError("tca kernel=gather: " + std::to_string(total_groups) +
+                             " groups exceed 32-bit offsets");
+
+  // 2. The windows (warp by warp within each block) and their groups.
+  layout.warp_window_begin.resize(static_cast<std::size_t>(blocks * kGatherWarpsPerBlock + 1));
+  layout.window_group_begin.resize(static_cast<std::size_t>(total_windows + 1));
+  layout.window_rows.resize(static_cast<std::size_t>(total_windows * kGatherWindowRows));
+  layout.groups.assign(
+      static_cast<std::size_t>((total_groups + kGatherStageGroups) * kGatherGroupHalfwords), 0);
+  std::int64_t conflicts = 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+ : conflicts) \
+    if (threads > 1)
+  for (std::int64_t block = 0; block < blocks; ++block) {
+    const BlockWindows b = block_windows(shape, block, row_ptr, col_idx);
+    for (int w = 0; w < kGatherWarpsPerBlock; ++w)
+      layout.warp_window_begin[block * kGatherWarpsPerBlock + w] =
+          static_cast<std::uint32_t>(block_windows_begin[block] + b.warp_begin[w]);
+    std::int64_t group = block_groups_begin[block];
+    for (std::size_t i = 0; i < b.windows.size(); ++i) {
+      const BlockWindows::Window& window = b.windows[i];
+      const TileRows& t = b.tiles[window.tile];
+      const std::int64_t index = block_windows_begin[block] + static_cast<std::int64_t>(i);
+      layout.window_group_begin[index] = static_cast<std::uint32_t>(group);
+      for (int slot = 0; slot < kGatherWindowRows; ++slot) {
+        const std::int32_t local = t.by_length[window.j * kGatherWindowRows + slot];
+        layout.window_rows[index * kGatherWindowRows + slot] =
+            local < 0 ? kGatherNoRow
+                      : static_cast<std::uint16_t>(window.tile * shape.range_rows + local);
+      }
+      conflicts += fill_window(shape, t, window.j, window.tile, col_idx, values,
+                               layout.groups.data() + group * kGatherGroupHalfwords);
+      group += window.groups;
+    }
+  }
+  layout.warp_window_begin[blocks * kGatherWarpsPerBlock] =
+      static_cast<std::uint32_t>(total_windows);
+  layout.window_group_begin[total_windows] = static_cast<std::uint32_t>(total_groups);
+  layout.octet_conflicts = conflicts;
+  return layout;
+}
+
+Json gather_details(const GatherLayout& layout) {
+  const GatherShape& s = layout.shape;
+  const std::int64_t stored = layout.group_count() * kGatherGroupNonzeros;
+  Json details;
+  details["chunks"] = s.chunks;
+  details["chunk_columns"] = s.chunk_columns;
+  details["block_chunks"] = s.block_chunks;
+  details["range_blocks"] = s.range_blocks();
+  details["ranges"] = s.ranges;
+  details["range_rows"] = s.range_rows;
+  details["slices"] = s.slices;
+  details["slice_columns"] = s.slice_columns;
+  details["stage_bytes"] = s.stage_bytes();
+  details["windows"] = static_cast<std::int64_t>(layout.window_group_begin.size()) - 1;
+  details["groups"] = layout.group_count();
+  details["padding_ratio"] =
+      stored > 0 ? static_cast<double>(stored - layout.nnz) / static_cast<double>(stored) : 0.0;
+  details["octet_conflicts"] = layout.octet_conflicts;
+  details["gather_bytes"] = layout.bytes();
+  return details;
+}
+
+template <typename Value>
+void gather_host_apply(const GatherLayout& layout, const std::vector<Value>& B,
+                       std::vector<Value>& C, std::int64_t n, DenseLayout dense, float alpha,
+                       float beta) {
+  const bool row_major = dense == DenseLayout::row_major;
+  const GatherShape& s = layout.shape;
+  const auto b_at = [&](std::int64_t k, std::int64_t c) {
+    return static_cast<float>(row_major ? B[k * n + c] : B[c * layout.cols + k]);
+  };
+  const std::int64_t output_rows = s.block_chunks * s.range_rows;  // a block's, tile by tile
+  std::vector<std::vector<float>> block_sums(static_cast<std::size_t>(s.range_blocks()));
+  for (std::int64_t range = 0; range < s.ranges; ++range) {
+    for (std::int64_t kb = 0; kb < s.range_blocks(); ++kb) {
+      std::vector<float>& sum = block_sums[kb];
+      sum.assign(static_cast<std::size_t>(output_rows * n), 0.0f);
+      const std::int64_t block = range * s.range_blocks() + kb;
+      const std::int64_t first_column = kb * s.block_columns();
+      for (int warp = 0; warp < kGatherWarpsPerBlock; ++warp) {
+        const std::int64_t bw = block * kGatherWarpsPerBlock + warp;
+        for (std::uint32_t window = layout.warp_window_begin[bw];
+             window < layout.warp_window_begin[bw + 1]; ++window)
+          for (std::uint32_t group = layout.window_group_begin[window];
+               group < layout.window_group_begin[window + 1]; ++group) {
+            const std::uint16_t* g =
+                layout.groups.data() + std::int64_t{group} * kGatherGroupHalfwords;
+            for (int slot = 0; slot < kGatherWindowRows; ++slot) {
+              const std::uint16_t out = layout.window_rows[window * kGatherWindowRows + slot];
+              if (out == kGatherNoRow) continue;  // (a zero past the matrix's rows)
+              Value a;
+              a.bits = g[kGatherWindowRows + 2 * (slot % kOctetSlots) + slot / kOctetSlots];
+              const std::int64_t k = first_column + g[slot] / s.row_bytes();
+              for (std::int64_t c = 0; c < n; ++c)
+                sum[out * n + c] += static_cast<float>(a) * b_at(k, c);
+            }
+          }
+      }
+    }
+    for (std::int64_t local = 0; local < s.range_rows; ++local) {
+      const std::int64_t row = range * s.range_rows + local;
+      if (row >= layout.rows) break;
+      for (std::int64_t c = 0; c < n; ++c) {
+        float total = 0.0f;  // the tiles in order: block by block, each block's by chunk
+        for (std::int64_t kb = 0; kb < s.range_blocks(); ++kb)
+          for (std::int64_t tile = 0; tile < s.block_chunks; ++tile)
+            total += block_sums[kb][(tile * s.range_rows + local) * n + c];
+        Value& out = row_major ? C[row * n + c] : C[c * layout.rows + row];
+        float result = alpha * total;
+        if (beta != 0.0f) result += beta * static_cast<float>(out);
+        out = Value(result);
+      }
+    }
+  }
+}
+
+template void gather_host_apply<half>(const GatherLayout&, const std::vector<half>&,
+                                      std::vector<half>&, std::int64_t, DenseLayout, float, float);
+template void gather_host_apply<bfloat16>(const GatherLayout&, const std::vector<bfloat16>&,
+                                          std::vector<bfloat16>&, std::int64_t, DenseLayout,
+                                          float, float);
+
+}  // namespace tcsparse::tca

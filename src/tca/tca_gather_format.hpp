@@ -1,0 +1,183 @@
+// tca kernel=gather: B staged in shared memory, several chunks of its rows per thread block, and
+// the nonzeros of 16-row windows multiplied on m16n8k16 with a diagonal A fragment, each MMA
+// taking one nonzero of every row of the window and gathering those nonzeros' rows of B from
+// shared memory with one ldmatrix. Not in the TCA paper: issue 11's decode widths (n <= 64),
+// where the rows kernel gathers B from L1 (a wavefront a lane) and the tiles kernel multiplies
+// 16 x 16 tiles that are 90 % zeros. Host side: the shape, the layout, its builder and the host
+// model of the kernel (tca_gather_kernel.cuh).
+//
+//   A (rows x cols) is cut into tiles of range_rows rows x chunk_columns columns. A thread block
+//   takes block_chunks tiles of a range side by side (and one slice of up to 64 columns of B and
+//   C): it stages B's block_chunks x chunk_columns rows (the slice's columns) in shared memory,
+//   and its 8 warps share the tiles' windows, the longest first, each window adding into its
+//   tile's own output rows (the warps split K as well as the rows; the sums keep a fixed order).
+//
+//   window: 16 rows of a tile (sorted by their nonzeros in the tile, longest first) and
+//   G = its longest row's nonzeros groups; group j holds nonzero j of each of the 16 rows (a
+//   zero value past a row's end):
+//
+//     group (64 bytes): u16 offset[16]  where slot k's row of B starts in the block's stage, in
+//                                        bytes, swizzled (below; slot k = row k of the window)
+//                       u16 value[16]   fp16 / bf16 bits, slot k at 2 (k % 8) + k / 8, so that
+//                                        the 32-bit word g holds slots g (low) and g + 8 (high)
+//
+//   one MMA a group:  D (16 slots x 8 columns) += A (16 x 16, A[k][k] = value of slot k, else 0)
+//                                                 * G (16 x 8, G[k][c] = B[column of slot k][c])
+//   so D[k][c] accumulates row k's products. G comes from shared memory by ldmatrix.trans (lane
+//   k gives the address of B's row for slot k). B's rows are stored 16 bytes at a time with the
+//   16-byte unit h of row r at unit h ^ swizzle(r) (r % 8 spread over the bank groups), that is at
+//   byte gather_row_offset(r) ^ 16 h, so that 8 rows whose columns differ modulo 8 are read in one
+//   wavefront; the builder orders each row's nonzeros so that the slots 0-7 and 8-15 of a group
+//   have different columns modulo 8 where it can (`octet_conflicts` counts where it cannot).
+//
+// Bytes: 4 a stored nonzero (a 16-bit offset and value), and the zeros that pad each window's
+// rows to its longest (the windows group rows of like length).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tcsparse/csr.hpp"
+#include "tcsparse/json.hpp"
+#include "tcsparse/plan.hpp"
+
+namespace tcsparse::tca {
+
+/// Rows of a window (the M of m16n8k16) and nonzeros of a group (its K): one a row.
+inline constexpr int kGatherWindowRows = 16;
+inline constexpr int kGatherGroupNonzeros = 16;
+/// 16 columns and 16 values of 16 bits.
+inline constexpr int kGatherGroupBytes = 64;
+inline constexpr int kGatherGroupHalfwords = kGatherGroupBytes / 2;
+/// Warps a thread block; they share its tiles' windows, the longest first.
+inline constexpr int kGatherWarpsPerBlock = 8;
+/// A warp's windows stream through shared memory in stages of this many groups (2 KiB), this
+/// many stages in flight (run 306: with 16-group stages the pipeline's own instructions were a
+/// third of the kernel's). The groups array ends with a stage of zeros, so that a warp copies
+/// whole stages.
+inline constexpr int kGatherStageGroups = 32;
+inline constexpr int kGatherStages = 4;
+inline constexpr std::int64_t kGatherRingBytes =
+    std::int64_t{kGatherWarpsPerBlock} * kGatherStages * kGatherStageGroups * kGatherGroupBytes;
+/// The block's output rows (fp32, a slice wide, one set a tile) are summed in shared memory; at
+/// most this much.
+inline constexpr std::int64_t kGatherMaxOutputBytes = 32 << 10;
+/// The staged rows of B (block_chunks x chunk_columns rows x slice columns x 2 bytes) at most:
+/// the groups hold 16-bit byte offsets into it.
+inline constexpr std::int64_t kGatherMaxStageBytes = 64 << 10;
+/// chunk_columns=auto: the columns of A a window spans (its tile's width; fewer where one
+/// chunk's rows of B would exceed kGatherAutoStageBytes: 512 at 32 columns, 256 at 64). Measured (H200, run
+/// 308, bench/results/2026-11-30-0900-h200-tca-gather, 24 LLM weights at 70 / 90 / 95 %, speedup
+/// over dense cuBLAS): 1024 against 512 / 256 at n = 8 1.560x / 1.276x / 0.975x at 90 %, 2.214x /
+/// 1.809x / 1.296x at 95 %; at n = 16 0.957x / 0.731x / 0.567x at 90 % (run 307: 128 slower
+/// still). Short windows pay their end (the D fragments written out, the next window's facts)
+/// more often.
+inline constexpr std::int64_t kGatherAutoChunkColumns = 1024;
+/// A block stages as many chunks as hold at most this many bytes of B, more where that keeps
+/// the blocks of a range within one cluster (kGatherMaxClusterBlocks).
+inline constexpr std::int64_t kGatherAutoStageBytes = 32 << 10;
+/// The blocks of a range summed in one thread-block cluster (sm_90) at most; more go through
+/// global memory.
+inline constexpr std::int64_t kGatherMaxClusterBlocks = 8;
+/// Split-K partial sums the plan may hold (fp32, one a chunk a C element).
+inline constexpr std::int64_t kGatherMaxPartialBytes = std::int64_t{256} << 20;
+/// The "no row" entry of a window's row list.
+inline constexpr std::uint16_t kGatherNoRow = 0xffff;
+
+struct GatherShape {
+  std::int64_t rows = 0, cols = 0, n = 0;
+  std::int64_t chunk_columns = 8;  ///< columns of A of a tile, a multiple of 8
+  std::int64_t chunks = 1;         ///< ceil(cols / chunk_columns), at least 1
+  std::int64_t block_chunks = 1;   ///< tiles of a range a block takes (side by side)
+  std::int64_t range_rows = 16;    ///< rows of a tile, a multiple of 16
+  std::int64_t ranges = 1;         ///< ceil(rows / range_rows), at least 1
+  int slice_columns = 8;           ///< 8, 16, 32 or 64: columns of B and C a block computes
+  std::int64_t slices = 1;         ///< ceil(n / slice_columns), at least 1
+  std::int64_t tiles() const { return ranges * chunks; }
+  std::int64_t windows_per_tile() const { return range_rows / kGatherWindowRows; }
+  /// Blocks of a range: ceil(chunks / block_chunks) (a cluster where they are summed so).
+  std::int64_t range_blocks() const { return (chunks + block_chunks - 1) / block_chunks; }
+  std::int64_t block_columns() const { return block_chunks * chunk_columns; }
+  std::int64_t row_bytes() const { return std::int64_t{slice_columns} * 2; }
+  std::int64_t stage_bytes() const { return block_columns() * row_bytes(); }
+  std::int64_t output_bytes() const { return block_chunks * range_rows * slice_columns * 4; }
+  /// Dynamic shared memory of a block: B's stage, the warps' rings, the output rows.
+  std::int64_t shared_bytes() const { return stage_bytes() + kGatherRingBytes + output_bytes(); }
+  /// Thread blocks of a slice: ranges x range_blocks.
+  std::int64_t layout_blocks() const { return ranges * range_blocks(); }
+  std::int64_t blocks() const { return layout_blocks() * slices; }
+  /// Split-K partial sums in global memory (the blocks of a range not summed in a cluster).
+  std::int64_t partial_bytes() const { return blocks() * output_bytes(); }
+};
+
+/// The slices and chunks for a rows x cols matrix at width n: slices of the narrowest of 8, 16,
+/// 32, 64 columns that holds n (64 above), or `slice_columns`; chunks of `chunk_columns` (rounded
+/// up to 8) or kGatherAutoChunkColumns, as many a block as kGatherAutoStageBytes holds (more
+/// where that keeps a range's blocks within kGatherMaxClusterBlocks and the stage within
+/// kGatherMaxStageBytes). The ranges are the widest the output bytes allow: the caller narrows
+/// them with gather_with_ranges once it knows how many blocks run at once. ParameterError where
+/// one chunk's stage exceeds kGatherMaxStageBytes.
+GatherShape choose_gather_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
+                                std::int64_t chunk_columns = 0, int slice_columns = 0);
+/// `shape` with its rows cut into ranges of whole windows, about `wanted_ranges` of them (never
+/// wider than the output bytes allow).
+GatherShape gather_with_ranges(GatherShape shape, std::int64_t wanted_ranges);
+
+struct GatherLayout {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  GatherShape shape;
+  /// Block b = range * range_blocks + block of the range, warp w: its windows are
+  /// [warp_window_begin[8 b + w], warp_window_begin[8 b + w + 1]) (layout_blocks * 8 + 1).
+  std::vector<std::uint32_t> warp_window_begin;
+  /// Window i's groups are [window_group_begin[i], window_group_begin[i + 1]).
+  std::vector<std::uint32_t> window_group_begin;
+  /// Window i's 16 output rows in its block: tile of the block x range_rows + row of the range
+  /// (kGatherNoRow past the matrix).
+  std::vector<std::uint16_t> window_rows;
+  /// The groups, kGatherGroupHalfwords each, then a stage of zero groups.
+  std::vector<std::uint16_t> groups;
+  std::int64_t octet_conflicts = 0;  ///< 8-slot halves of groups with a column repeated mod 8
+  std::int64_t group_count() const {
+    return static_cast<std::int64_t>(groups.size()) / kGatherGroupHalfwords - kGatherStageGroups;
+  }
+  /// Device bytes of the arrays above.
+  std::int64_t bytes() const;
+};
+
+/// The layout of a valid CSR (sorted, unique columns) for `shape`; values as 16-bit patterns.
+/// Throws IndexOverflowError past 32-bit group offsets.
+GatherLayout build_gather_layout(std::int64_t rows, std::int64_t cols,
+                                 const std::int32_t* row_ptr, const std::int32_t* col_idx,
+                                 const std::uint16_t* values, const GatherShape& shape);
+
+template <typename Value>
+GatherLayout build_gather_layout(const CsrMatrix<Value, std::int32_t>& matrix,
+                                 const GatherShape& shape) {
+  static_assert(sizeof(Value) == 2, "the gather layout holds 16-bit values");
+  return build_gather_layout(matrix.rows, matrix.cols, matrix.row_ptr.data(),
+                             matrix.col_idx.data(),
+                             reinterpret_cast<const std::uint16_t*>(matrix.values.data()), shape);
+}
+
+/// {"chunks", "chunk_columns", "block_chunks", "range_blocks", "ranges", "range_rows", "slices",
+///  "slice_columns", "stage_bytes", "windows", "groups", "padding_ratio", "octet_conflicts",
+///  "gather_bytes"}.
+Json gather_details(const GatherLayout& layout);
+
+/// Where row r of a block's stage of B (rows of `row_bytes` = 16, 32, 64 or 128) starts, in
+/// bytes: r x row_bytes + 16 ((r % 8) >> (3 - log2(row_bytes / 16))); its 16-byte unit h is at
+/// that ^ 16 h.
+constexpr std::uint32_t gather_row_offset(std::int64_t r, std::int64_t row_bytes) {
+  const int shift = row_bytes >= 128 ? 0 : row_bytes == 64 ? 1 : row_bytes == 32 ? 2 : 3;
+  return static_cast<std::uint32_t>(r * row_bytes + 16 * ((r % 8) >> shift));
+}
+
+/// The host model of the kernel: C = alpha A B + beta C walking the layout as the kernel does
+/// (block, warp, window, group, slot), fp32 products summed per tile, the tiles of a range summed
+/// in order. B: cols x n, C: rows x n in `dense` layout. beta == 0 does not read C.
+template <typename Value>
+void gather_host_apply(const GatherLayout& layout, const std::vector<Value>& B,
+                       std::vector<Value>& C, std::int64_t n, DenseLayout dense, float alpha,
+                       float beta);
+
+}  // namespace tcsparse::tca

@@ -1,0 +1,328 @@
+// tca kernel=gather (tca_gather_format.hpp): B's rows staged in shared memory, the nonzeros of
+// 16-row windows multiplied by m16n8k16 with a diagonal A fragment, their rows of B gathered
+// by ldmatrix. Included by tca.cu only.
+//
+// Grid: x = block of the range (block_chunks tiles side by side; the range's blocks are one
+// cluster when they are summed in clusters), y = range of rows, z = slice of kSliceColumns
+// columns of B and C. Shared memory:
+//
+//   [ B stage: block_chunks x chunk_columns rows x kSliceColumns (16-byte units swizzled) |
+//     ring: 8 warps x kGatherStages x kGatherStageGroups groups |
+//     output: block_chunks x range_rows x kSliceColumns fp32 (a set of rows a tile) ]
+//
+//   1. each warp starts copying its first kGatherStages - 1 stages of groups (its windows'
+//      groups follow each other; whole stages, the groups array ends with one of zeros) by
+//      cp.async; the block stages B[its rows][slice] (after griddepcontrol.wait: B belongs to the
+//      caller) and waits for both;
+//   2. each warp, group after group (the next stages' copies in flight):
+//        lane k (k = lane % 16): the address of B's row for slot k, its unit (lane / 16) + 2 t:
+//        the group's offset ^ 16 unit; ldmatrix.x4.trans -> G fragments of n-tiles 2t and
+//        2t + 1 (x2 at 8 columns)
+//        A fragment: a0 = slot g's value where g = 2q or 2q + 1 (lane = 4 g + q), a3 = slot
+//        g + 8's; a1 = a2 = 0 (the off-diagonal)
+//        D[n-tile] += A * G  (D: 16 slots x 8 columns, fp32, 4 a lane an n-tile)
+//      at a window's end D goes to its tile's output rows in shared memory;
+//   3. the output rows become C = alpha sum + beta C, the tiles summed in chunk order: with one
+//      block a range from the block's own, with a cluster's the block of rank r sums its share of
+//      the rows over the cluster's blocks (distributed shared memory), else they go to partials
+//      in global memory, which tca_gather_sum_kernel sums.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "arch/async_copy.cuh"
+#include "arch/cluster.cuh"
+#include "arch/dependent_launch.cuh"
+#include "arch/mma.cuh"
+#include "arch/types.cuh"
+#include "tca/tca_gather_format.hpp"
+
+namespace tcsparse::tca::device {
+
+inline constexpr int kGatherThreadsPerBlock = kGatherWarpsPerBlock * 32;
+
+/// How a gather block's output rows reach C.
+enum class GatherSum : int {
+  own,      ///< one block a range: the block writes C
+  cluster,  ///< the range's blocks are one cluster (sm_90): summed through distributed shared memory
+  global,   ///< partials in global memory, summed by tca_gather_sum_kernel
+};
+
+template <typename Out>
+struct GatherArguments {
+  const std::uint32_t* warp_window_begin = nullptr;
+  const std::uint32_t* window_group_begin = nullptr;
+  const std::uint16_t* window_rows = nullptr;
+  const uint4* groups = nullptr;  ///< kGatherGroupBytes a group
+  const std::uint16_t* B = nullptr;
+  Out* C = nullptr;
+  float* partials = nullptr;  ///< GatherSum::global only
+  std::int64_t rows = 0, cols = 0, n = 0;
+  std::int64_t block_columns = 0;  ///< rows of B a block stages
+  int chunks = 1, block_chunks = 1, range_rows = 0;
+  std::int64_t ranges = 0;
+  bool vector_b = false;  ///< row-major B whose rows may be read as aligned 16-byte pieces
+  GatherSum sum = GatherSum::own;
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+template <typename V, typename Out>
+__device__ __forceinline__ Out gather_from_fp32(float value) {
+  if constexpr (std::is_same_v<Out, float>) return value;
+  else return arch::ValueTraits<V>::from_acc(value);
+}
+template <typename V, typename Out>
+__device__ __forceinline__ float gather_to_fp32(Out value) {
+  if constexpr (std::is_same_v<Out, float>) return value;
+  else return arch::ValueTraits<V>::to_acc(value);
+}
+
+/// The 16-byte unit where unit h of staged row r sits: h ^ ((r % 8) >> (3 - log2 kUnits)), so
+/// that the units h of 8 rows of different r % 8 fall in 8 different bank groups (a row is
+/// kUnits x 16 bytes).
+template <int kUnits>
+__device__ __forceinline__ unsigned gather_swizzled_unit(unsigned row, unsigned unit) {
+  constexpr int kShift = kUnits == 1 ? 3 : kUnits == 2 ? 2 : kUnits == 4 ? 1 : 0;
+  return unit ^ ((row & 7u) >> kShift);
+}
+
+/// Stages B[chunk rows][slice columns] as rows of kSliceColumns 16-bit elements (zeros past B's
+/// columns; rows past its end are not staged and never read).
+template <int kSliceColumns, bool kRowMajor, typename Out>
+__device__ __forceinline__ void gather_stage_b(std::uint16_t* stage, const GatherArguments<Out>& a,
+                                               std::int64_t first_row, int valid_rows,
+                                               std::int64_t first_column) {
+  constexpr int kUnits = kSliceColumns / 8;
+  const int thread = static_cast<int>(threadIdx.x);
+  const int valid_columns = static_cast<int>(
+      a.n - first_column < kSliceColumns ? a.n - first_column : kSliceColumns);
+  if (kRowMajor && a.vector_b && valid_columns == kSliceColumns) {
+    for (int i = thread; i < valid_rows * kUnits; i += kGatherThreadsPerBlock) {
+      const int r = i / kUnits, h = i % kUnits;
+      arch::async_copy<16, arch::AsyncCopyCache::l2_only>(
+          stage + (r * kUnits + gather_swizzled_unit<kUnits>(r, h)) * 8,
+          a.B + (first_row + r) * a.n + first_column + h * 8);
+    }
+    return;
+  }
+  // any other layout or width: element by element, consecutive threads on B's contiguous index
+  for (int i = thread; i < valid_rows * kSliceColumns; i += kGatherThreadsPerBlock) {
+    const int r = kRowMajor ? i / kSliceColumns : i % valid_rows;
+    const int c = kRowMajor ? i % kSliceColumns : i / valid_rows;
+    std::uint16_t value = 0;
+    if (c < valid_columns)
+      value = kRowMajor ? a.B[(first_row + r) * a.n + first_column + c]
+                        : a.B[(first_column + c) * a.cols + first_row + r];
+    stage[(r * kUnits + gather_swizzled_unit<kUnits>(r, c / 8)) * 8 + c % 8] = value;
+  }
+}
+
+template <typename V, typename Out, int kSliceColumns, bool kRowMajor>
+__global__ void __launch_bounds__(kGatherThreadsPerBlock)
+    tca_gather_kernel(const GatherArguments<Out> a) {
+  constexpr int kTiles = kSliceColumns / 8;  // n-tiles of 8 columns = 16-byte units of a row
+  constexpr int kStageUnits = kGatherStageGroups * kGatherGroupBytes / 16;
+  extern __shared__ uint4 shared_words[];
+  auto* b_stage = reinterpret_cast<std::uint16_t*>(shared_words);
+  const int block_of_range = static_cast<int>(blockIdx.x), range_blocks = static_cast<int>(gridDim.x);
+  const std::int64_t range = blockIdx.y, slice = blockIdx.z;
+  uint4* ring = shared_words + a.block_columns * kSliceColumns / 8;
+  auto* output = reinterpret_cast<float*>(ring + kGatherWarpsPerBlock * kGatherStages * kStageUnits);
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  uint4* warp_ring = ring + warp * kGatherStages * kStageUnits;
+
+  // 1. the first stages of this warp's groups, then B
+  const std::int64_t block = range * range_blocks + block_of_range;
+  const std::uint32_t first_window = a.warp_window_begin[block * kGatherWarpsPerBlock + warp];
+  const std::uint32_t end_window = a.warp_window_begin[block * kGatherWarpsPerBlock + warp + 1];
+  const std::uint32_t first_group = a.window_group_begin[first_window];
+  const std::uint32_t end_group = a.window_group_begin[end_window];
+  const int stages = static_cast<int>((end_group - first_group + kGatherStageGroups - 1) /
+                                      kGatherStageGroups);
+  const uint4* source = a.groups + std::int64_t{first_group} * (kGatherGroupBytes / 16) + lane;
+  const auto copy_stage = [&](int s) {
+    if (s < stages) {
+      uint4* to = warp_ring + (s % kGatherStages) * kStageUnits + lane;
+      const uint4* from = source + s * kStageUnits;
+#pragma unroll
+      for (int unit = 0; unit < kStageUnits; unit += 32)
+        arch::async_copy<16, arch::AsyncCopyCache::l2_only>(to + unit, from + unit);
+    }
+    arch::async_copy_commit();  // (empty groups keep the count of groups in flight uniform)
+  };
+  for (int s = 0; s < kGatherStages - 1; ++s) copy_stage(s);
+  arch::wait_for_prior_grids();  // B, C and the partials belong to the grids before
+  const std::int64_t first_row = block_of_range * a.block_columns;
+  const int valid_rows = static_cast<int>(
+      a.cols - first_row < a.block_columns ? a.cols - first_row : a.block_columns);
+  gather_stage_b<kSliceColumns, kRowMajor>(b_stage, a, first_row, valid_rows,
+                                           slice * kSliceColumns);
+  arch::async_copy_commit();
+  arch::async_copy_wait<0>();
+  __syncthreads();
+
+  // 2. the windows, group by group
+  const int g = lane / 4, q = lane % 4;
+  // the diagonal A fragment from the word (slot g, slot g + 8) of a group's values
+  const unsigned low_selector = g == 2 * q ? 0x4410u : g == 2 * q + 1 ? 0x1044u : 0x4444u;
+  const unsigned high_selector = g == 2 * q ? 0x4432u : g == 2 * q + 1 ? 0x3244u : 0x4444u;
+  const unsigned unit_of_lane = static_cast<unsigned>(lane / 16) * 16;  // bytes
+  const auto* stage_bytes = reinterpret_cast<const unsigned char*>(b_stage);
+  float d[kTiles][arch::kM16n8k8AccumulatorsPerLane] = {};
+  // the current window's end and rows, and the next one's, loaded a window ahead (a window of
+  // 20-50 groups hides their latency)
+  struct WindowFacts {
+    std::uint32_t end = 0;
+    std::uint16_t row_low = kGatherNoRow, row_high = kGatherNoRow;
+  };
+  const auto facts_of = [&](std::uint32_t w) {
+    WindowFacts f;
+    if (w < end_window) {
+      f.end = a.window_group_begin[w + 1];
+      f.row_low = a.window_rows[std::int64_t{w} * kGatherWindowRows + g];
+      f.row_high = a.window_rows[std::int64_t{w} * kGatherWindowRows + g + 8];
+    }
+    return f;
+  };
+  std::uint32_t window = first_window;
+  WindowFacts current = facts_of(window), next = facts_of(window + 1);
+  std::uint32_t window_end = window < end_window ? current.end : first_group;
+  const auto flush_windows = [&](std::uint32_t group) {
+    // every window that ends at `group` (empty ones too) writes its rows
+    while (window < end_window && window_end == group) {
+      const std::uint16_t row_low = current.row_low, row_high = current.row_high;
+#pragma unroll
+      for (int t = 0; t < kTiles; ++t) {
+        const int column = t * 8 + 2 * q;
+        if (row_low != kGatherNoRow)
+          *reinterpret_cast<float2*>(output + row_low * kSliceColumns + column) =
+              make_float2(d[t][0], d[t][1]);
+        if (row_high != kGatherNoRow)
+          *reinterpret_cast<float2*>(output + row_high * kSliceColumns + column) =
+              make_float2(d[t][2], d[t][3]);
+#pragma unroll
+        for (int i = 0; i < arch::kM16n8k8AccumulatorsPerLane; ++i) d[t][i] = 0.0f;
+      }
+      ++window;
+      current = next;
+      next = facts_of(window + 1);
+      if (window < end_window) window_end = current.end;
+    }
+  };
+  flush_windows(first_group);
+  for (int s = 0; s < stages; ++s) {
+    __syncwarp();  // the stage about to be refilled was read by every lane
+    copy_stage(s + kGatherStages - 1);
+    arch::async_copy_wait<kGatherStages - 1>();
+    __syncwarp();
+    const auto* stage =
+        reinterpret_cast<const std::uint16_t*>(warp_ring + (s % kGatherStages) * kStageUnits);
+    const std::uint32_t stage_first = first_group + s * kGatherStageGroups;
+    const std::uint32_t stage_end =
+        end_group - stage_first < kGatherStageGroups ? end_group : stage_first + kGatherStageGroups;
+    for (std::uint32_t group = stage_first; group < stage_end;) {
+      const std::uint32_t run_end = window_end < stage_end ? window_end : stage_end;
+      const std::uint16_t* entry = stage + (group - stage_first) * kGatherGroupHalfwords;
+#pragma unroll 4
+      for (; group < run_end; ++group, entry += kGatherGroupHalfwords) {
+        const unsigned offset = entry[lane % 16];
+        const unsigned pair = reinterpret_cast<const unsigned*>(entry + kGatherWindowRows)[g];
+        const unsigned diagonal[4] = {__byte_perm(pair, 0, low_selector), 0u, 0u,
+                                      __byte_perm(pair, 0, high_selector)};
+        if constexpr (kTiles == 1) {
+          unsigned fragment[2];
+          arch::load_matrix_x2<true>(fragment, stage_bytes + offset);
+          arch::mma_m16n8k16<V>(d[0], diagonal, fragment[0], fragment[1]);
+        } else {
+#pragma unroll
+          for (int t = 0; t < kTiles; t += 2) {
+            unsigned fragment[4];
+            arch::load_matrix_x4<true>(fragment, stage_bytes + (offset ^ (unit_of_lane + 16 * t)));
+            arch::mma_m16n8k16<V>(d[t], diagonal, fragment[0], fragment[1]);
+            arch::mma_m16n8k16<V>(d[t + 1], diagonal, fragment[2], fragment[3]);
+          }
+        }
+      }
+      flush_windows(group);
+    }
+  }
+  arch::async_copy_wait<0>();
+  arch::allow_dependent_grids();
+
+  // 3. the output rows to C
+  const std::int64_t first_c_row = range * a.range_rows;
+  const std::int64_t first_column = slice * kSliceColumns;
+  const int columns = static_cast<int>(
+      a.n - first_column < kSliceColumns ? a.n - first_column : kSliceColumns);
+  const int output_floats = a.block_chunks * a.range_rows * kSliceColumns;
+  if (a.sum == GatherSum::global) {
+    __syncthreads();
+    float* partial = a.partials + ((block_of_range * gridDim.z + slice) * a.ranges + range) *
+                                      std::int64_t{output_floats};
+    for (int i = static_cast<int>(threadIdx.x) * 4; i < output_floats;
+         i += kGatherThreadsPerBlock * 4)
+      *reinterpret_cast<float4*>(partial + i) = *reinterpret_cast<const float4*>(output + i);
+    return;
+  }
+  const bool in_cluster = a.sum == GatherSum::cluster;
+  if (in_cluster) arch::cluster_sync();
+  else __syncthreads();
+  const int share = (a.range_rows + range_blocks - 1) / range_blocks;
+  const int first_local = block_of_range * share;
+  int my_rows = a.range_rows - first_local;
+  my_rows = my_rows < share ? my_rows : share;
+  if (first_c_row + first_local + my_rows > a.rows)
+    my_rows = static_cast<int>(a.rows - first_c_row - first_local);
+  for (int i = static_cast<int>(threadIdx.x); i < my_rows * columns;
+       i += kGatherThreadsPerBlock) {
+    const int local = first_local + (kRowMajor ? i / columns : i % my_rows);
+    const int column = kRowMajor ? i % columns : i / my_rows;
+    float sum = 0.0f;  // the tiles in chunk order: block by block, each block's tile by tile
+    for (int c = 0; c < range_blocks; ++c) {
+      const float* block_output =
+          in_cluster ? arch::cluster_shared(output, static_cast<unsigned>(c)) : output;
+      const int tiles = a.chunks - c * a.block_chunks;  // the range's last block may have fewer
+      for (int tile = 0; tile < (tiles < a.block_chunks ? tiles : a.block_chunks); ++tile)
+        sum += block_output[(tile * a.range_rows + local) * kSliceColumns + column];
+    }
+    const std::int64_t row = first_c_row + local, j = first_column + column;
+    Out& out = kRowMajor ? a.C[row * a.n + j] : a.C[j * a.rows + row];
+    float result = a.alpha * sum;
+    if (a.beta != 0.0f) result += a.beta * gather_to_fp32<V, Out>(out);
+    out = gather_from_fp32<V, Out>(result);
+  }
+  if (in_cluster) arch::cluster_sync();  // no block leaves while another reads its output rows
+}
+
+/// GatherSum::global: C = alpha (sum of the tiles' partials, in chunk order) + beta C, a thread
+/// an element (consecutive threads along C's contiguous index).
+template <typename V, typename Out, int kSliceColumns, bool kRowMajor>
+__global__ void tca_gather_sum_kernel(const GatherArguments<Out> a, std::int64_t range_blocks,
+                                      std::int64_t slices) {
+  const std::int64_t elements = a.rows * a.n;
+  const std::int64_t output_floats = std::int64_t{a.block_chunks} * a.range_rows * kSliceColumns;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < elements;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t row = kRowMajor ? i / a.n : i % a.rows;
+    const std::int64_t j = kRowMajor ? i % a.n : i / a.rows;
+    const std::int64_t range = row / a.range_rows, local = row % a.range_rows;
+    const std::int64_t slice = j / kSliceColumns, column = j % kSliceColumns;
+    float sum = 0.0f;
+    for (std::int64_t c = 0; c < range_blocks; ++c) {
+      const float* partial = a.partials + ((c * slices + slice) * a.ranges + range) * output_floats;
+      const std::int64_t tiles = a.chunks - c * a.block_chunks;  // the last block may have fewer
+      for (std::int64_t tile = 0; tile < (tiles < a.block_chunks ? tiles : a.block_chunks); ++tile)
+        sum += partial[(tile * a.range_rows + local) * kSliceColumns + column];
+    }
+    Out& out = a.C[i];
+    float result = a.alpha * sum;
+    if (a.beta != 0.0f) result += a.beta * gather_to_fp32<V, Out>(out);
+    out = gather_from_fp32<V, Out>(result);
+  }
+}
+
+}  // namespace tcsparse::tca::device
