@@ -261,6 +261,38 @@ TEST_F(SpmmLayouts, TcaTilesStagesTheRunsThatFitInSharedMemoryAndReadsTheRestFro
   }
 }
 
+/// Three more applies of `plan` (C = A B) give `first` bit for bit, and so do two replays of a
+/// CUDA graph that captured one, each on a poisoned C.
+void expect_repeats_bitwise_and_replays_from_a_graph(const SpmmPlan<half>& plan,
+                                                     const detail::DeviceBuffer<half>& B,
+                                                     detail::DeviceBuffer<half>& C,
+                                                     const std::vector<half>& first) {
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    plan.apply(B.data(), C.data(), 1.0f, 0.0f);
+    const std::vector<half> again = C.download();
+    for (std::size_t i = 0; i < first.size(); ++i)
+      ASSERT_EQ(first[i].bits, again[i].bits) << "repeat " << repeat << ", element " << i;
+  }
+  const detail::CudaStream owned_stream;
+  const cudaStream_t stream = owned_stream.get();
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  plan.apply(B.data(), C.data(), 1.0f, 0.0f, stream);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int replay = 0; replay < 2; ++replay) {
+    C.upload(test::make_poisoned<half>(first.size()));
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    const std::vector<half> replayed = C.download();
+    for (std::size_t i = 0; i < first.size(); ++i)
+      ASSERT_EQ(first[i].bits, replayed[i].bits) << "replay " << replay << ", element " << i;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+}
+
 /// kernel=tiles with split-K, the chunks summed through global memory (the last warp of a row
 /// block sums the chunks' partials) or in a thread-block cluster (sm_90): repeated applies are
 /// bitwise equal, a captured graph replays them exactly, and both ways add the same partials in
@@ -287,30 +319,7 @@ TEST_F(SpmmLayouts, TcaTilesSplitKRepeatsBitwiseAndReplaysFromACudaGraph) {
     if (global_result.empty()) global_result = first;
     for (std::size_t i = 0; i < first.size(); ++i)
       ASSERT_EQ(global_result[i].bits, first[i].bits) << "element " << i;
-    for (int repeat = 0; repeat < 3; ++repeat) {
-      plan.apply(B.data(), C.data(), 1.0f, 0.0f);
-      const std::vector<half> again = C.download();
-      for (std::size_t i = 0; i < first.size(); ++i)
-        ASSERT_EQ(first[i].bits, again[i].bits) << "repeat " << repeat << ", element " << i;
-    }
-    const detail::CudaStream owned_stream;
-    const cudaStream_t stream = owned_stream.get();
-    cudaGraph_t graph = nullptr;
-    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-    plan.apply(B.data(), C.data(), 1.0f, 0.0f, stream);
-    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
-    cudaGraphExec_t exec = nullptr;
-    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-    for (int replay = 0; replay < 2; ++replay) {
-      C.upload(test::make_poisoned<half>(first.size()));
-      ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
-      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-      const std::vector<half> replayed = C.download();
-      for (std::size_t i = 0; i < first.size(); ++i)
-        ASSERT_EQ(first[i].bits, replayed[i].bits) << "replay " << replay << ", element " << i;
-    }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
+    expect_repeats_bitwise_and_replays_from_a_graph(plan, B, C, first);
   }
 }
 
@@ -350,30 +359,7 @@ TEST_F(SpmmLayouts, TcaGatherRepeatsBitwiseAndReplaysFromACudaGraphHoweverItsChu
       for (std::size_t i = 0; i < first.size(); ++i)
         ASSERT_EQ(split_result[i].bits, first[i].bits) << "element " << i;
     }
-    for (int repeat = 0; repeat < 3; ++repeat) {
-      plan.apply(B.data(), C.data(), 1.0f, 0.0f);
-      const std::vector<half> again = C.download();
-      for (std::size_t i = 0; i < first.size(); ++i)
-        ASSERT_EQ(first[i].bits, again[i].bits) << "repeat " << repeat << ", element " << i;
-    }
-    const detail::CudaStream owned_stream;
-    const cudaStream_t stream = owned_stream.get();
-    cudaGraph_t graph = nullptr;
-    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-    plan.apply(B.data(), C.data(), 1.0f, 0.0f, stream);
-    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
-    cudaGraphExec_t exec = nullptr;
-    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-    for (int replay = 0; replay < 2; ++replay) {
-      C.upload(test::make_poisoned<half>(first.size()));
-      ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
-      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-      const std::vector<half> replayed = C.download();
-      for (std::size_t i = 0; i < first.size(); ++i)
-        ASSERT_EQ(first[i].bits, replayed[i].bits) << "replay " << replay << ", element " << i;
-    }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
+    expect_repeats_bitwise_and_replays_from_a_graph(plan, B, C, first);
   }
 }
 
