@@ -51,6 +51,7 @@
 #include "tca/tca_format.hpp"
 #include "tca/tca_gather_format.hpp"
 #include "tca/tca_gather_kernel.cuh"
+#include "tca/tca_output.cuh"
 #include "tca/tca_parameters.hpp"
 #include "tca/tca_rows_kernel.cuh"
 #include "tca/tca_tiles_device_build.hpp"
@@ -69,17 +70,6 @@ constexpr int kAccumulatorElements = kMmaRows * 8;   ///< one 16 x 8 fp32 D frag
 /// Two 16-bit elements at an even index of a shared array as one 32-bit mma operand register.
 __device__ __forceinline__ unsigned pair_at(const std::uint16_t* array, int even_index) {
   return *reinterpret_cast<const unsigned*>(array + even_index);
-}
-
-template <typename V, typename Out>
-__device__ __forceinline__ Out from_fp32(float value) {
-  if constexpr (std::is_same_v<Out, float>) return value;
-  else return arch::ValueTraits<V>::from_acc(value);
-}
-template <typename V, typename Out>
-__device__ __forceinline__ float to_fp32(Out value) {
-  if constexpr (std::is_same_v<Out, float>) return value;
-  else return arch::ValueTraits<V>::to_acc(value);
 }
 
 /// V: __half or __nv_bfloat16 (the mma type); Out: V or float; kRowMajor: B and C layout.
@@ -184,7 +174,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
         if (column >= block.col_end) continue;
         Out& out = kRowMajor ? C[row * n + column] : C[column * rows + row];
         const float product = alpha * group_output[c];
-        out = from_fp32<V, Out>(beta == 0.0f ? product : product + beta * to_fp32<V, Out>(out));
+        out = device::from_fp32<V, Out>(beta == 0.0f ? product
+                                                     : product + beta * device::to_fp32<V, Out>(out));
       }
     }
   }

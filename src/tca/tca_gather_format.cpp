@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/parallel.hpp"
+#include "tca/tca_tiles_format.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::tca {
@@ -16,12 +17,6 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
-
-int slice_columns_for(std::int64_t n) {
-  for (const int columns : {8, 16, 32})
-    if (n <= columns) return columns;
-  return 64;
-}
 
 /// The column residue (mod 8) that decides a staged row's bank group.
 constexpr int kResidues = 8;
@@ -197,7 +192,7 @@ GatherShape choose_gather_shape(std::int64_t rows, std::int64_t cols, std::int64
   s.rows = rows;
   s.cols = cols;
   s.n = n;
-  s.slice_columns = slice_columns > 0 ? slice_columns : slice_columns_for(n);
+  s.slice_columns = slice_columns > 0 ? slice_columns : tiles_slice_columns(n);
   s.slices = std::max<std::int64_t>(1, ceil_div(n, s.slice_columns));
   const std::int64_t columns = round_up(std::max<std::int64_t>(cols, 1), 8);
   // auto: kGatherAutoChunkColumns, narrowed so that one chunk's rows of B fit the auto stage

@@ -41,6 +41,12 @@
 #include "tcsparse/json.hpp"
 #include "tcsparse/plan.hpp"
 
+#if defined(__CUDACC__)
+#define TCSPARSE_TCA_GATHER_HD __host__ __device__
+#else
+#define TCSPARSE_TCA_GATHER_HD
+#endif
+
 namespace tcsparse::tca {
 
 /// Rows of a window (the M of m16n8k16) and nonzeros of a group (its K): one a row.
@@ -166,8 +172,9 @@ Json gather_details(const GatherLayout& layout);
 
 /// Where row r of a block's stage of B (rows of `row_bytes` = 16, 32, 64 or 128) starts, in
 /// bytes: r x row_bytes + 16 ((r % 8) >> (3 - log2(row_bytes / 16))); its 16-byte unit h is at
-/// that ^ 16 h.
-constexpr std::uint32_t gather_row_offset(std::int64_t r, std::int64_t row_bytes) {
+/// that ^ 16 h. The builder stores it; the kernel stages B's rows there.
+TCSPARSE_TCA_GATHER_HD constexpr std::uint32_t gather_row_offset(std::int64_t r,
+                                                                 std::int64_t row_bytes) {
   const int shift = row_bytes >= 128 ? 0 : row_bytes == 64 ? 1 : row_bytes == 32 ? 2 : 3;
   return static_cast<std::uint32_t>(r * row_bytes + 16 * ((r % 8) >> shift));
 }

@@ -40,6 +40,7 @@
 #include "arch/mma.cuh"
 #include "arch/types.cuh"
 #include "tca/tca_gather_format.hpp"
+#include "tca/tca_output.cuh"
 
 namespace tcsparse::tca::device {
 
@@ -70,33 +71,13 @@ struct GatherArguments {
   float alpha = 1.0f, beta = 0.0f;
 };
 
-template <typename V, typename Out>
-__device__ __forceinline__ Out gather_from_fp32(float value) {
-  if constexpr (std::is_same_v<Out, float>) return value;
-  else return arch::ValueTraits<V>::from_acc(value);
-}
-template <typename V, typename Out>
-__device__ __forceinline__ float gather_to_fp32(Out value) {
-  if constexpr (std::is_same_v<Out, float>) return value;
-  else return arch::ValueTraits<V>::to_acc(value);
-}
-
-/// The 16-byte unit where unit h of staged row r sits: h ^ ((r % 8) >> (3 - log2 kUnits)), so
-/// that the units h of 8 rows of different r % 8 fall in 8 different bank groups (a row is
-/// kUnits x 16 bytes).
-template <int kUnits>
-__device__ __forceinline__ unsigned gather_swizzled_unit(unsigned row, unsigned unit) {
-  constexpr int kShift = kUnits == 1 ? 3 : kUnits == 2 ? 2 : kUnits == 4 ? 1 : 0;
-  return unit ^ ((row & 7u) >> kShift);
-}
-
 /// Stages B[chunk rows][slice columns] as rows of kSliceColumns 16-bit elements (zeros past B's
 /// columns; rows past its end are not staged and never read).
 template <int kSliceColumns, bool kRowMajor, typename Out>
 __device__ __forceinline__ void gather_stage_b(std::uint16_t* stage, const GatherArguments<Out>& a,
                                                std::int64_t first_row, int valid_rows,
                                                std::int64_t first_column) {
-  constexpr int kUnits = kSliceColumns / 8;
+  constexpr int kUnits = kSliceColumns / 8, kRowBytes = kSliceColumns * 2;
   const int thread = static_cast<int>(threadIdx.x);
   const int valid_columns = static_cast<int>(
       a.n - first_column < kSliceColumns ? a.n - first_column : kSliceColumns);
@@ -104,7 +85,7 @@ __device__ __forceinline__ void gather_stage_b(std::uint16_t* stage, const Gathe
     for (int i = thread; i < valid_rows * kUnits; i += kGatherThreadsPerBlock) {
       const int r = i / kUnits, h = i % kUnits;
       arch::async_copy<16, arch::AsyncCopyCache::l2_only>(
-          stage + (r * kUnits + gather_swizzled_unit<kUnits>(r, h)) * 8,
+          stage + (gather_row_offset(r, kRowBytes) ^ (16u * h)) / 2,
           a.B + (first_row + r) * a.n + first_column + h * 8);
     }
     return;
@@ -117,7 +98,7 @@ __device__ __forceinline__ void gather_stage_b(std::uint16_t* stage, const Gathe
     if (c < valid_columns)
       value = kRowMajor ? a.B[(first_row + r) * a.n + first_column + c]
                         : a.B[(first_column + c) * a.cols + first_row + r];
-    stage[(r * kUnits + gather_swizzled_unit<kUnits>(r, c / 8)) * 8 + c % 8] = value;
+    stage[(gather_row_offset(r, kRowBytes) ^ (16u * (c / 8))) / 2 + c % 8] = value;
   }
 }
 
@@ -292,8 +273,8 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
     const std::int64_t row = first_c_row + local, j = first_column + column;
     Out& out = kRowMajor ? a.C[row * a.n + j] : a.C[j * a.rows + row];
     float result = a.alpha * sum;
-    if (a.beta != 0.0f) result += a.beta * gather_to_fp32<V, Out>(out);
-    out = gather_from_fp32<V, Out>(result);
+    if (a.beta != 0.0f) result += a.beta * to_fp32<V, Out>(out);
+    out = from_fp32<V, Out>(result);
   }
   if (in_cluster) arch::cluster_sync();  // no block leaves while another reads its output rows
 }
@@ -320,8 +301,8 @@ __global__ void tca_gather_sum_kernel(const GatherArguments<Out> a, std::int64_t
     }
     Out& out = a.C[i];
     float result = a.alpha * sum;
-    if (a.beta != 0.0f) result += a.beta * gather_to_fp32<V, Out>(out);
-    out = gather_from_fp32<V, Out>(result);
+    if (a.beta != 0.0f) result += a.beta * to_fp32<V, Out>(out);
+    out = from_fp32<V, Out>(result);
   }
 }
 
