@@ -692,7 +692,10 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   }
 
   /// How a range's blocks are summed, and the ranges that give one wave of the blocks (or clusters)
-  /// that run at once: cut twice, since narrower ranges need less shared memory.
+  /// that run at once. Narrower ranges need less shared memory (their output rows), so the ranges
+  /// are cut for the most blocks an SM that then all fit (from what the narrowest ranges would
+  /// allow down: at 16 columns two blocks an SM where the widest ranges hold one), and cut again
+  /// for the blocks or clusters the GPU then runs at once.
   template <typename Out>
   GatherShape set_up_gather_kernel(GatherShape shape) {
     const GatherKernel<Out> kernel = gather_kernel<Out>(shape.slice_columns);
@@ -701,33 +704,46 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
       throw Error("tca: internal: the gather kernel's shared memory exceeds a block's");
     TCSPARSE_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-    const bool clusters_possible =
-        shape.range_blocks() >= 2 && shape.range_blocks() <= kGatherMaxClusterBlocks &&
-        parameters_.split_k != TcaParameters::SplitK::global &&
-        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
     const auto multiprocessors =
         std::int64_t{detail::current_device_attribute(cudaDevAttrMultiProcessorCount)};
-    std::int64_t units_at_once = 0;  // ranges x slices that run at once
-    for (int pass = 0; pass < 2; ++pass) {
-      int blocks_per_sm = 0;
+    const auto blocks_per_sm = [&](const GatherShape& s) {
+      int blocks = 0;
       TCSPARSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &blocks_per_sm, kernel, device::kGatherThreadsPerBlock,
-          static_cast<std::size_t>(shape.shared_bytes())));
-      gather_.blocks_at_once = std::int64_t{blocks_per_sm} * multiprocessors;
-      const auto range_blocks = static_cast<unsigned>(shape.range_blocks());
-      units_at_once = gather_.blocks_at_once / range_blocks;
-      gather_.sum = range_blocks == 1 ? device::GatherSum::own : device::GatherSum::global;
-      if (clusters_possible) {
-        const int clusters = arch::max_active_clusters(
-            kernel, dim3(range_blocks), dim3(device::kGatherThreadsPerBlock),
-            static_cast<std::size_t>(shape.shared_bytes()), range_blocks);
-        if (clusters > 0) {
-          gather_.sum = device::GatherSum::cluster;
-          units_at_once = clusters;
-        }
+          &blocks, kernel, device::kGatherThreadsPerBlock,
+          static_cast<std::size_t>(s.shared_bytes())));
+      return blocks;
+    };
+    const std::int64_t range_blocks = shape.range_blocks();
+    for (int per_sm = blocks_per_sm(gather_with_ranges(shape, shape.rows)); per_sm > 1; --per_sm) {
+      const GatherShape cut = gather_with_ranges(
+          shape, std::max<std::int64_t>(1, per_sm * multiprocessors / range_blocks / shape.slices));
+      if (blocks_per_sm(cut) >= per_sm) {
+        shape = cut;
+        break;
       }
-      shape = gather_with_ranges(shape, std::max<std::int64_t>(1, units_at_once / shape.slices));
     }
+    gather_.blocks_at_once = std::int64_t{blocks_per_sm(shape)} * multiprocessors;
+    std::int64_t units_at_once = gather_.blocks_at_once / range_blocks;  // ranges x slices
+    gather_.sum = range_blocks == 1 ? device::GatherSum::own : device::GatherSum::global;
+    const bool clusters_possible =
+        range_blocks >= 2 && range_blocks <= kGatherMaxClusterBlocks &&
+        parameters_.split_k != TcaParameters::SplitK::global &&
+        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
+    if (clusters_possible) {
+      const auto cluster = static_cast<unsigned>(range_blocks);
+      const int clusters = arch::max_active_clusters(
+          kernel, dim3(cluster), dim3(device::kGatherThreadsPerBlock),
+          static_cast<std::size_t>(shape.shared_bytes()), cluster);
+      if (clusters > 0) {
+        gather_.sum = device::GatherSum::cluster;
+        units_at_once = clusters;
+      }
+    }
+    // (wider ranges where fewer clusters run at once, unless their output rows would then
+    // keep a block an SM from running)
+    const GatherShape wave =
+        gather_with_ranges(shape, std::max<std::int64_t>(1, units_at_once / shape.slices));
+    if (blocks_per_sm(wave) * multiprocessors >= gather_.blocks_at_once) shape = wave;
     if (gather_.sum == device::GatherSum::global && shape.partial_bytes() > kGatherMaxPartialBytes)
       throw UnsupportedError("tca: kernel=gather would hold " +
                              std::to_string(shape.partial_bytes()) +

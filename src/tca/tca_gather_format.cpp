@@ -38,7 +38,7 @@ TileCut tile_cut(const GatherShape& s, std::int64_t range, std::int64_t chunk) {
 }
 
 /// A tile's rows: each local row's nonzeros inside the chunk ([begin, end) into the CSR) and the
-/// rows by length (longest first, ties by row; -1 past the matrix), 16 a window.
+/// rows by length (longest first, ties by row; -1 past the matrix), kGatherWindowRows a window.
 struct TileRows {
   TileCut cut;
   std::vector<std::int64_t> begin, end;
@@ -46,9 +46,9 @@ struct TileRows {
   std::int64_t length(std::int32_t local) const {
     return local < 0 ? 0 : end[local] - begin[local];
   }
-  /// Groups of window j: its first (longest) row's nonzeros.
+  /// Groups of window j: its first (longest) row's nonzeros, two a group.
   std::int64_t window_groups(std::int64_t j) const {
-    return length(by_length[j * kGatherWindowRows]);
+    return ceil_div(length(by_length[j * kGatherWindowRows]), kGatherRowNonzerosPerGroup);
   }
 };
 
@@ -128,43 +128,44 @@ std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j
   const TileCut& cut = t.cut;
   const std::int32_t valid_columns = cut.end_column - cut.first_column;
   const std::int64_t first_stage_row = region * s.chunk_columns;
-  // each slot's nonzeros by column residue: order[slot] holds CSR indices, bucket r at
-  // [bucket[slot][r], bucket[slot][r + 1]), taken from cursor[slot][r] on
+  // each row's nonzeros by column residue: order[row] holds CSR indices, bucket r at
+  // [bucket[row][r], bucket[row][r + 1]), taken from cursor[row][r] on
   std::array<std::vector<std::int64_t>, kGatherWindowRows> order;
   std::array<std::array<std::int64_t, kResidues + 1>, kGatherWindowRows> bucket{};
   std::array<std::array<std::int64_t, kResidues>, kGatherWindowRows> cursor{};
-  for (int slot = 0; slot < kGatherWindowRows; ++slot) {
-    const std::int32_t local = t.by_length[j * kGatherWindowRows + slot];
+  for (int row = 0; row < kGatherWindowRows; ++row) {
+    const std::int32_t local = t.by_length[j * kGatherWindowRows + row];
     if (local < 0) continue;
     std::array<std::int64_t, kResidues> count{};
     for (std::int64_t nz = t.begin[local]; nz < t.end[local]; ++nz)
       ++count[(col_idx[nz] - cut.first_column) % kResidues];
-    for (int r = 0; r < kResidues; ++r) bucket[slot][r + 1] = bucket[slot][r] + count[r];
-    order[slot].resize(static_cast<std::size_t>(bucket[slot][kResidues]));
-    for (int r = 0; r < kResidues; ++r) cursor[slot][r] = bucket[slot][r];
+    for (int r = 0; r < kResidues; ++r) bucket[row][r + 1] = bucket[row][r] + count[r];
+    order[row].resize(static_cast<std::size_t>(bucket[row][kResidues]));
+    for (int r = 0; r < kResidues; ++r) cursor[row][r] = bucket[row][r];
     for (std::int64_t nz = t.begin[local]; nz < t.end[local]; ++nz)
-      order[slot][cursor[slot][(col_idx[nz] - cut.first_column) % kResidues]++] = nz;
-    for (int r = 0; r < kResidues; ++r) cursor[slot][r] = bucket[slot][r];
+      order[row][cursor[row][(col_idx[nz] - cut.first_column) % kResidues]++] = nz;
+    for (int r = 0; r < kResidues; ++r) cursor[row][r] = bucket[row][r];
   }
-  const auto remaining = [&](int slot, int r) { return bucket[slot][r + 1] - cursor[slot][r]; };
+  const auto remaining = [&](int row, int r) { return bucket[row][r + 1] - cursor[row][r]; };
   std::int64_t conflicts = 0;
   for (std::int64_t g = 0; g < groups; ++g) {
     std::uint16_t* group = out + g * kGatherGroupHalfwords;
-    for (int octet = 0; octet < 2; ++octet) {
+    for (int octet = 0; octet < kGatherGroupNonzeros / kOctetSlots; ++octet) {
       unsigned used = 0;
       bool conflict = false;
       for (int slot = octet * kOctetSlots; slot < (octet + 1) * kOctetSlots; ++slot) {
+        const int row = gather_slot_row(slot);
         // the residue with the most nonzeros left among those unused in this octet; else any
         int best = -1;
         for (int pass = 0; pass < 2 && best < 0; ++pass)
           for (int r = 0; r < kResidues; ++r)
-            if ((pass == 1 || (used & (1u << r)) == 0) && remaining(slot, r) > 0 &&
-                (best < 0 || remaining(slot, r) > remaining(slot, best)))
+            if ((pass == 1 || (used & (1u << r)) == 0) && remaining(row, r) > 0 &&
+                (best < 0 || remaining(row, r) > remaining(row, best)))
               best = r;
         std::int64_t column = 0;  // of the chunk
         std::uint16_t value = 0;
         if (best >= 0) {
-          const std::int64_t nz = order[slot][cursor[slot][best]++];
+          const std::int64_t nz = order[row][cursor[row][best]++];
           column = col_idx[nz] - cut.first_column;
           value = values[nz];
         } else {  // past the row's end: a zero times a row of B whose bank group is free
@@ -176,7 +177,7 @@ std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j
         used |= 1u << best;
         group[slot] =
             static_cast<std::uint16_t>(gather_row_offset(first_stage_row + column, s.row_bytes()));
-        group[kGatherWindowRows + 2 * (slot % kOctetSlots) + slot / kOctetSlots] = value;
+        group[kGatherGroupNonzeros + slot] = value;
       }
       conflicts += conflict ? 1 : 0;
     }
@@ -211,6 +212,18 @@ GatherShape choose_gather_shape(std::int64_t rows, std::int64_t cols, std::int64
   const std::int64_t one_cluster = ceil_div(s.chunks, kGatherMaxClusterBlocks);
   if (s.range_blocks() > kGatherMaxClusterBlocks && one_cluster * chunk_bytes <= kGatherMaxStageBytes)
     s.block_chunks = one_cluster;
+  // auto: a range of 3, 5, 6 or 7 blocks takes the next power of two instead, a chunk a block
+  const auto blocks = static_cast<std::uint64_t>(s.range_blocks());
+  if (chunk_columns <= 0 && blocks > 2 && blocks < kGatherMaxClusterBlocks &&
+      !std::has_single_bit(blocks)) {
+    const std::int64_t wider =
+        round_up(ceil_div(cols, static_cast<std::int64_t>(std::bit_ceil(blocks))), 8);
+    if (wider * s.row_bytes() <= kGatherMaxStageBytes) {
+      s.chunk_columns = wider;
+      s.chunks = ceil_div(cols, wider);
+      s.block_chunks = 1;
+    }
+  }
   return gather_with_ranges(s, 1);
 }
 
@@ -283,9 +296,9 @@ GatherLayout build_gather_layout(std::int64_t rows, std::int64_t cols,
       const TileRows& t = b.tiles[window.tile];
       const std::int64_t index = block_windows_begin[block] + static_cast<std::int64_t>(i);
       layout.window_group_begin[index] = static_cast<std::uint32_t>(group);
-      for (int slot = 0; slot < kGatherWindowRows; ++slot) {
-        const std::int32_t local = t.by_length[window.j * kGatherWindowRows + slot];
-        layout.window_rows[index * kGatherWindowRows + slot] =
+      for (int row = 0; row < kGatherWindowRows; ++row) {
+        const std::int32_t local = t.by_length[window.j * kGatherWindowRows + row];
+        layout.window_rows[index * kGatherWindowRows + row] =
             local < 0 ? kGatherNoRow
                       : static_cast<std::uint16_t>(window.tile * shape.range_rows + local);
       }
@@ -348,11 +361,12 @@ void gather_host_apply(const GatherLayout& layout, const std::vector<Value>& B,
                group < layout.window_group_begin[window + 1]; ++group) {
             const std::uint16_t* g =
                 layout.groups.data() + std::int64_t{group} * kGatherGroupHalfwords;
-            for (int slot = 0; slot < kGatherWindowRows; ++slot) {
-              const std::uint16_t out = layout.window_rows[window * kGatherWindowRows + slot];
+            for (int slot = 0; slot < kGatherGroupNonzeros; ++slot) {
+              const std::uint16_t out =
+                  layout.window_rows[window * kGatherWindowRows + gather_slot_row(slot)];
               if (out == kGatherNoRow) continue;  // (a zero past the matrix's rows)
               Value a;
-              a.bits = g[kGatherWindowRows + 2 * (slot % kOctetSlots) + slot / kOctetSlots];
+              a.bits = g[kGatherGroupNonzeros + slot];
               const std::int64_t k = first_column + g[slot] / s.row_bytes();
               for (std::int64_t c = 0; c < n; ++c)
                 sum[out * n + c] += static_cast<float>(a) * b_at(k, c);

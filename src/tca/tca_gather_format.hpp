@@ -1,6 +1,6 @@
 // tca kernel=gather: B staged in shared memory, several chunks of its rows per thread block, and
-// the nonzeros of 16-row windows multiplied on m16n8k16 with a diagonal A fragment, each MMA
-// taking one nonzero of every row of the window and gathering those nonzeros' rows of B from
+// the nonzeros of 8-row windows multiplied on m16n8k16 with B's rows as the A operand, each MMA
+// taking two nonzeros of every row of the window and gathering those nonzeros' rows of B from
 // shared memory with one ldmatrix. Not in the TCA paper: issue 11's decode widths (n <= 64),
 // where the rows kernel gathers B from L1 (a wavefront a lane) and the tiles kernel multiplies
 // 16 x 16 tiles that are 90 % zeros. Host side: the shape, the layout, its builder and the host
@@ -9,29 +9,33 @@
 //   A (rows x cols) is cut into tiles of range_rows rows x chunk_columns columns. A thread block
 //   takes block_chunks tiles of a range side by side (and one slice of up to 64 columns of B and
 //   C): it stages B's block_chunks x chunk_columns rows (the slice's columns) in shared memory,
-//   and its 8 warps share the tiles' windows, the longest first, each window adding into its
+//   and its 16 warps share the tiles' windows, the longest first, each window adding into its
 //   tile's own output rows (the warps split K as well as the rows; the sums keep a fixed order).
 //
-//   window: 16 rows of a tile (sorted by their nonzeros in the tile, longest first) and
-//   G = its longest row's nonzeros groups; group j holds nonzero j of each of the 16 rows (a
-//   zero value past a row's end):
+//   window: 8 rows of a tile (sorted by their nonzeros in the tile, longest first) and
+//   G = ceil(its longest row's nonzeros / 2) groups; group j holds nonzeros 2j and 2j + 1 of each
+//   of the 8 rows (zero values past a row's end) in its 16 slots, slot k = nonzero 2j + k % 2 of
+//   row k / 2:
 //
 //     group (64 bytes): u16 offset[16]  where slot k's row of B starts in the block's stage, in
-//                                        bytes, swizzled (below; slot k = row k of the window)
-//                       u16 value[16]   fp16 / bf16 bits, slot k at 2 (k % 8) + k / 8, so that
-//                                        the 32-bit word g holds slots g (low) and g + 8 (high)
+//                                        bytes, swizzled (below)
+//                       u16 value[16]   fp16 / bf16 bits of slot k (the 32-bit word r holds row
+//                                        r's two values)
 //
-//   one MMA a group:  D (16 slots x 8 columns) += A (16 x 16, A[k][k] = value of slot k, else 0)
-//                                                 * G (16 x 8, G[k][c] = B[column of slot k][c])
-//   so D[k][c] accumulates row k's products. G comes from shared memory by ldmatrix.trans (lane
-//   k gives the address of B's row for slot k). B's rows are stored 16 bytes at a time with the
-//   16-byte unit h of row r at unit h ^ swizzle(r) (r % 8 spread over the bank groups), that is at
-//   byte gather_row_offset(r) ^ 16 h, so that 8 rows whose columns differ modulo 8 are read in one
-//   wavefront; the builder orders each row's nonzeros so that the slots 0-7 and 8-15 of a group
-//   have different columns modulo 8 where it can (`octet_conflicts` counts where it cannot).
+//   one MMA a group and 16 columns of B, the product transposed (C^T = B^T A^T):
+//     D (16 columns x 8 rows) += G (16 x 16, G[c][k] = B[column of slot k][c])
+//                                * V (16 x 8, V[k][r] = value of slot k where r = k / 2, else 0)
+//   so D[c][r] accumulates row r's products. G comes from shared memory by ldmatrix.trans (lane
+//   i gives the address of B's row for slot i % 8 + 8 (i / 16), unit (i / 8) % 2); V holds each
+//   row's pair of values in one lane's register (the diagonal of pairs). B's rows are stored 16
+//   bytes at a time with the 16-byte unit h of row r at unit h ^ swizzle(r) (r % 8 spread over the
+//   bank groups), that is at byte gather_row_offset(r) ^ 16 h, so that 8 rows whose columns differ
+//   modulo 8 are read in one wavefront; the builder orders each row's nonzeros so that the slots
+//   0-7 and 8-15 of a group (an ldmatrix phase each) have different columns modulo 8 where it can
+//   (`octet_conflicts` counts where it cannot).
 //
 // Bytes: 4 a stored nonzero (a 16-bit offset and value), and the zeros that pad each window's
-// rows to its longest (the windows group rows of like length).
+// rows to its longest rounded up to even (the windows group rows of like length).
 #pragma once
 
 #include <cstdint>
@@ -49,22 +53,44 @@
 
 namespace tcsparse::tca {
 
-/// Rows of a window (the M of m16n8k16) and nonzeros of a group (its K): one a row.
-inline constexpr int kGatherWindowRows = 16;
+/// Rows of a window (the N of the transposed m16n8k16) and nonzeros of a group (its K): two a
+/// row, slot k of a group holding nonzero 2j + k % 2 of row k / 2 (gather_slot_row).
+inline constexpr int kGatherWindowRows = 8;
 inline constexpr int kGatherGroupNonzeros = 16;
+inline constexpr int kGatherRowNonzerosPerGroup = kGatherGroupNonzeros / kGatherWindowRows;
 /// 16 columns and 16 values of 16 bits.
 inline constexpr int kGatherGroupBytes = 64;
 inline constexpr int kGatherGroupHalfwords = kGatherGroupBytes / 2;
-/// Warps a thread block; they share its tiles' windows, the longest first.
-inline constexpr int kGatherWarpsPerBlock = 8;
+/// Warps a thread block; they share its tiles' windows, the longest first. 16: a block's shared
+/// memory (B's stage, the rings, the output rows) leaves room for one block an SM at 16 columns,
+/// and 8 warps an SM (run 312, Nsight Compute: 0.31 eligible warps a scheduler) left the kernel
+/// waiting on its latencies.
+inline constexpr int kGatherWarpsPerBlock = 16;
 /// A warp's windows stream through shared memory in stages of this many groups (2 KiB), this
-/// many stages in flight (run 306: with 16-group stages the pipeline's own instructions were a
-/// third of the kernel's). The groups array ends with a stage of zeros, so that a warp copies
-/// whole stages.
+/// many stages in its ring (one read while the next is copied). Two stages of 32 leave room for
+/// two blocks an SM at up to 16 columns: H200, run 314, against 4 x 32 (one block an SM) and
+/// 3 x 16, speedup over dense cuBLAS at n = 8 / 16, 90 %: 1.84x / 1.35x against 1.70x / 1.28x and
+/// 1.72x / 1.35x (run 306: with 16-group stages the pipeline's own instructions were a third of
+/// the kernel's). The groups array ends with a stage of zeros, so that a warp copies whole stages.
 inline constexpr int kGatherStageGroups = 32;
-inline constexpr int kGatherStages = 4;
+inline constexpr int kGatherStages = 2;
 inline constexpr std::int64_t kGatherRingBytes =
     std::int64_t{kGatherWarpsPerBlock} * kGatherStages * kGatherStageGroups * kGatherGroupBytes;
+/// MMAs of a group: one for each 16 columns of the slice (an 8-column slice fills half of one).
+TCSPARSE_TCA_GATHER_HD constexpr int gather_mmas_per_group(int slice_columns) {
+  return slice_columns <= 16 ? 1 : slice_columns / 16;
+}
+/// MMAs the kernel keeps independent: at up to 16 columns a group takes one MMA into the same
+/// accumulators as the group before, so each would wait for the one before it; consecutive
+/// groups take gather_accumulator_sets(slice) sets of accumulators in turn (summed at the window's
+/// end) until this many MMAs run side by side. H200, runs 312-313 (builds with 1, 2, 4 and 8):
+/// the diagonal kernel of 9a4465c at 90 %, n = 8, 1.37x -> 1.74x dense cuBLAS from 1 to 4; the
+/// transposed kernel with 16 warps a block within 1 % at 2, 4 and 8.
+inline constexpr int kGatherIndependentMmas = 4;
+TCSPARSE_TCA_GATHER_HD constexpr int gather_accumulator_sets(int slice_columns) {
+  const int mmas = gather_mmas_per_group(slice_columns);
+  return mmas >= kGatherIndependentMmas ? 1 : kGatherIndependentMmas / mmas;
+}
 /// The block's output rows (fp32, a slice wide, one set a tile) are summed in shared memory; at
 /// most this much.
 inline constexpr std::int64_t kGatherMaxOutputBytes = 32 << 10;
@@ -83,19 +109,27 @@ inline constexpr std::int64_t kGatherAutoChunkColumns = 1024;
 /// the blocks of a range within one cluster (kGatherMaxClusterBlocks).
 inline constexpr std::int64_t kGatherAutoStageBytes = 32 << 10;
 /// The blocks of a range summed in one thread-block cluster (sm_90) at most; more go through
-/// global memory.
+/// global memory. chunk_columns=auto gives a range a power of two of blocks: where its chunks of
+/// kGatherAutoChunkColumns would make 3, 5, 6 or 7 blocks, the range takes the next power of two,
+/// a chunk a block, within kGatherMaxStageBytes (4096 x 11008 at n = 8-16: 8 blocks of 1376
+/// columns, not 6 of 2 x 1024, whose clusters ran on 102 of 132 SMs; H200, run 314).
 inline constexpr std::int64_t kGatherMaxClusterBlocks = 8;
 /// Split-K partial sums the plan may hold (fp32, one a chunk a C element).
 inline constexpr std::int64_t kGatherMaxPartialBytes = std::int64_t{256} << 20;
 /// The "no row" entry of a window's row list.
 inline constexpr std::uint16_t kGatherNoRow = 0xffff;
 
+/// The row of its window whose nonzero slot `slot` of a group holds.
+TCSPARSE_TCA_GATHER_HD constexpr int gather_slot_row(int slot) {
+  return slot / kGatherRowNonzerosPerGroup;
+}
+
 struct GatherShape {
   std::int64_t rows = 0, cols = 0, n = 0;
   std::int64_t chunk_columns = 8;  ///< columns of A of a tile, a multiple of 8
   std::int64_t chunks = 1;         ///< ceil(cols / chunk_columns), at least 1
   std::int64_t block_chunks = 1;   ///< tiles of a range a block takes (side by side)
-  std::int64_t range_rows = 16;    ///< rows of a tile, a multiple of 16
+  std::int64_t range_rows = kGatherWindowRows;  ///< rows of a tile, whole windows
   std::int64_t ranges = 1;         ///< ceil(rows / range_rows), at least 1
   int slice_columns = 8;           ///< 8, 16, 32 or 64: columns of B and C a block computes
   std::int64_t slices = 1;         ///< ceil(n / slice_columns), at least 1
@@ -120,7 +154,8 @@ struct GatherShape {
 /// 32, 64 columns that holds n (64 above), or `slice_columns`; chunks of `chunk_columns` (rounded
 /// up to 8) or kGatherAutoChunkColumns, as many a block as kGatherAutoStageBytes holds (more
 /// where that keeps a range's blocks within kGatherMaxClusterBlocks and the stage within
-/// kGatherMaxStageBytes). The ranges are the widest the output bytes allow: the caller narrows
+/// kGatherMaxStageBytes; automatic chunks are widened so that a range has 4 or 8 blocks where it
+/// would have 3, 5, 6 or 7, see kGatherMaxClusterBlocks). The ranges are the widest the output bytes allow: the caller narrows
 /// them with gather_with_ranges once it knows how many blocks run at once. ParameterError where
 /// one chunk's stage exceeds kGatherMaxStageBytes.
 GatherShape choose_gather_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,

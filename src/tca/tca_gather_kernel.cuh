@@ -1,13 +1,14 @@
 // tca kernel=gather (tca_gather_format.hpp): B's rows staged in shared memory, the nonzeros of
-// 16-row windows multiplied by m16n8k16 with a diagonal A fragment, their rows of B gathered
-// by ldmatrix. Included by tca.cu only.
+// 8-row windows multiplied by m16n8k16 in the transposed product (B's gathered rows the A operand,
+// the window's values a diagonal of pairs), those rows of B gathered by ldmatrix. Included by
+// tca.cu only.
 //
 // Grid: x = block of the range (block_chunks tiles side by side; the range's blocks are one
 // cluster when they are summed in clusters), y = range of rows, z = slice of kSliceColumns
 // columns of B and C. Shared memory:
 //
 //   [ B stage: block_chunks x chunk_columns rows x kSliceColumns (16-byte units swizzled) |
-//     ring: 8 warps x kGatherStages x kGatherStageGroups groups |
+//     ring: 16 warps x kGatherStages x kGatherStageGroups groups |
 //     output: block_chunks x range_rows x kSliceColumns fp32 (a set of rows a tile) ]
 //
 //   1. each warp starts copying its first kGatherStages - 1 stages of groups (its windows'
@@ -15,13 +16,13 @@
 //      cp.async; the block stages B[its rows][slice] (after griddepcontrol.wait: B belongs to the
 //      caller) and waits for both;
 //   2. each warp, group after group (the next stages' copies in flight):
-//        lane k (k = lane % 16): the address of B's row for slot k, its unit (lane / 16) + 2 t:
-//        the group's offset ^ 16 unit; ldmatrix.x4.trans -> G fragments of n-tiles 2t and
-//        2t + 1 (x2 at 8 columns)
-//        A fragment: a0 = slot g's value where g = 2q or 2q + 1 (lane = 4 g + q), a3 = slot
-//        g + 8's; a1 = a2 = 0 (the off-diagonal)
-//        D[n-tile] += A * G  (D: 16 slots x 8 columns, fp32, 4 a lane an n-tile)
-//      at a window's end D goes to its tile's output rows in shared memory;
+//        lane i: the address of B's row for slot i % 8 + 8 (i / 16), unit (i / 8) % 2 of an
+//        m-tile: the group's offset ^ that unit; ldmatrix.x4.trans -> G (16 columns x 16 slots;
+//        x2 and 8 columns at a slice of 8)
+//        V fragment: lane 4r + r % 4 holds row r's two values (slots 2r, 2r + 1), zeros elsewhere
+//        D[m-tile] += G * V  (D: 16 columns x 8 rows, fp32, 4 a lane); consecutive groups take
+//        gather_accumulator_sets accumulator sets in turn
+//      at a window's end the sets are summed and D goes to its tile's output rows in shared memory;
 //   3. the output rows become C = alpha sum + beta C, the tiles summed in chunk order: with one
 //      block a range from the block's own, with a cluster's the block of rank r sums its share of
 //      the rows over the cluster's blocks (distributed shared memory), else they go to partials
@@ -105,7 +106,6 @@ __device__ __forceinline__ void gather_stage_b(std::uint16_t* stage, const Gathe
 template <typename V, typename Out, int kSliceColumns, bool kRowMajor>
 __global__ void __launch_bounds__(kGatherThreadsPerBlock)
     tca_gather_kernel(const GatherArguments<Out> a) {
-  constexpr int kTiles = kSliceColumns / 8;  // n-tiles of 8 columns = 16-byte units of a row
   constexpr int kStageUnits = kGatherStageGroups * kGatherGroupBytes / 16;
   extern __shared__ uint4 shared_words[];
   auto* b_stage = reinterpret_cast<std::uint16_t*>(shared_words);
@@ -147,25 +147,37 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
   __syncthreads();
 
   // 2. the windows, group by group
+  constexpr int kMmas = gather_mmas_per_group(kSliceColumns);  // one an m-tile of 16 columns
+  constexpr int kSets = gather_accumulator_sets(kSliceColumns);
   const int g = lane / 4, q = lane % 4;
-  // the diagonal A fragment from the word (slot g, slot g + 8) of a group's values
-  const unsigned low_selector = g == 2 * q ? 0x4410u : g == 2 * q + 1 ? 0x1044u : 0x4444u;
-  const unsigned high_selector = g == 2 * q ? 0x4432u : g == 2 * q + 1 ? 0x3244u : 0x4444u;
-  const unsigned unit_of_lane = static_cast<unsigned>(lane / 16) * 16;  // bytes
+  // ldmatrix: lane i gives the address of slot i % 8 + 8 (i / 16)'s row, unit (i / 8) % 2 of the
+  // m-tile (x4: matrices k 0-7 x m 0-7, k 0-7 x m 8-15, k 8-15 x m 0-7, k 8-15 x m 8-15); at 8
+  // columns (x2) lanes 0-15 give slots 0-15, unit 0 (matrices k 0-7 and k 8-15 of m 0-7)
+  const int slot_of_lane = kSliceColumns == 8 ? lane % 16 : lane % 8 + 8 * (lane / 16);
+  const unsigned unit_of_lane = kSliceColumns == 8 ? 0u : 16u * ((lane / 8) % 2);
+  // V: row r's two values (word r of the group's values, slots k = 2r, 2r + 1) in lane
+  // 4 r + r % 4, in its first register (k = 2q, 2q + 1) for rows 0-3 and its second
+  // (k = 8 + 2q, 9 + 2q) for rows 4-7; zeros elsewhere
+  const bool holds_pair = q == g % 4;
+  const unsigned first_mask = holds_pair && g < 4 ? ~0u : 0u;
+  const unsigned second_mask = holds_pair && g >= 4 ? ~0u : 0u;
   const auto* stage_bytes = reinterpret_cast<const unsigned char*>(b_stage);
-  float d[kTiles][arch::kM16n8k8AccumulatorsPerLane] = {};
+  // kSets accumulator sets taken by consecutive groups in turn, summed at the window's end: the
+  // MMAs of one set form a chain of dependent accumulations, kSets chains run side by side.
+  // D (16 columns x 8 rows of an m-tile): lane holds columns g, g + 8 of rows 2q, 2q + 1.
+  float d[kSets][kMmas][arch::kM16n8k8AccumulatorsPerLane] = {};
   // the current window's end and rows, and the next one's, loaded a window ahead (a window of
   // 20-50 groups hides their latency)
   struct WindowFacts {
     std::uint32_t end = 0;
-    std::uint16_t row_low = kGatherNoRow, row_high = kGatherNoRow;
+    std::uint16_t row_even = kGatherNoRow, row_odd = kGatherNoRow;  // rows 2q, 2q + 1
   };
   const auto facts_of = [&](std::uint32_t w) {
     WindowFacts f;
     if (w < end_window) {
       f.end = a.window_group_begin[w + 1];
-      f.row_low = a.window_rows[std::int64_t{w} * kGatherWindowRows + g];
-      f.row_high = a.window_rows[std::int64_t{w} * kGatherWindowRows + g + 8];
+      f.row_even = a.window_rows[std::int64_t{w} * kGatherWindowRows + 2 * q];
+      f.row_odd = a.window_rows[std::int64_t{w} * kGatherWindowRows + 2 * q + 1];
     }
     return f;
   };
@@ -175,23 +187,53 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
   const auto flush_windows = [&](std::uint32_t group) {
     // every window that ends at `group` (empty ones too) writes its rows
     while (window < end_window && window_end == group) {
-      const std::uint16_t row_low = current.row_low, row_high = current.row_high;
 #pragma unroll
-      for (int t = 0; t < kTiles; ++t) {
-        const int column = t * 8 + 2 * q;
-        if (row_low != kGatherNoRow)
-          *reinterpret_cast<float2*>(output + row_low * kSliceColumns + column) =
-              make_float2(d[t][0], d[t][1]);
-        if (row_high != kGatherNoRow)
-          *reinterpret_cast<float2*>(output + row_high * kSliceColumns + column) =
-              make_float2(d[t][2], d[t][3]);
+      for (int t = 0; t < kMmas; ++t) {
+        float sum[arch::kM16n8k8AccumulatorsPerLane];
 #pragma unroll
-        for (int i = 0; i < arch::kM16n8k8AccumulatorsPerLane; ++i) d[t][i] = 0.0f;
+        for (int i = 0; i < arch::kM16n8k8AccumulatorsPerLane; ++i) {
+          sum[i] = d[0][t][i];
+#pragma unroll
+          for (int set = 1; set < kSets; ++set) sum[i] += d[set][t][i];
+#pragma unroll
+          for (int set = 0; set < kSets; ++set) d[set][t][i] = 0.0f;
+        }
+        const int column = 16 * t + g;
+        float* even = output + current.row_even * kSliceColumns + column;
+        float* odd = output + current.row_odd * kSliceColumns + column;
+        if (current.row_even != kGatherNoRow) {
+          even[0] = sum[0];
+          if constexpr (kSliceColumns > 8) even[8] = sum[2];
+        }
+        if (current.row_odd != kGatherNoRow) {
+          odd[0] = sum[1];
+          if constexpr (kSliceColumns > 8) odd[8] = sum[3];
+        }
       }
       ++window;
       current = next;
       next = facts_of(window + 1);
       if (window < end_window) window_end = current.end;
+    }
+  };
+  // one group: its 16 nonzeros' rows of B by ldmatrix (G), one MMA an m-tile into `set`
+  const auto multiply = [&](const std::uint16_t* entry,
+                            float (&set)[kMmas][arch::kM16n8k8AccumulatorsPerLane]) {
+    const unsigned offset = entry[slot_of_lane];
+    const unsigned pair = reinterpret_cast<const unsigned*>(entry + kGatherGroupNonzeros)[g];
+    const unsigned v0 = pair & first_mask, v1 = pair & second_mask;
+    if constexpr (kSliceColumns == 8) {
+      unsigned fragment[2];
+      arch::load_matrix_x2<true>(fragment, stage_bytes + offset);
+      const unsigned columns[4] = {fragment[0], 0u, fragment[1], 0u};  // m 8-15: none
+      arch::mma_m16n8k16<V>(set[0], columns, v0, v1);
+    } else {
+#pragma unroll
+      for (int t = 0; t < kMmas; ++t) {
+        unsigned fragment[4];
+        arch::load_matrix_x4<true>(fragment, stage_bytes + (offset ^ (unit_of_lane + 32u * t)));
+        arch::mma_m16n8k16<V>(set[t], fragment, v0, v1);
+      }
     }
   };
   flush_windows(first_group);
@@ -208,26 +250,12 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
     for (std::uint32_t group = stage_first; group < stage_end;) {
       const std::uint32_t run_end = window_end < stage_end ? window_end : stage_end;
       const std::uint16_t* entry = stage + (group - stage_first) * kGatherGroupHalfwords;
-#pragma unroll 4
-      for (; group < run_end; ++group, entry += kGatherGroupHalfwords) {
-        const unsigned offset = entry[lane % 16];
-        const unsigned pair = reinterpret_cast<const unsigned*>(entry + kGatherWindowRows)[g];
-        const unsigned diagonal[4] = {__byte_perm(pair, 0, low_selector), 0u, 0u,
-                                      __byte_perm(pair, 0, high_selector)};
-        if constexpr (kTiles == 1) {
-          unsigned fragment[2];
-          arch::load_matrix_x2<true>(fragment, stage_bytes + offset);
-          arch::mma_m16n8k16<V>(d[0], diagonal, fragment[0], fragment[1]);
-        } else {
+#pragma unroll 2
+      for (; group + kSets <= run_end; group += kSets, entry += kSets * kGatherGroupHalfwords) {
 #pragma unroll
-          for (int t = 0; t < kTiles; t += 2) {
-            unsigned fragment[4];
-            arch::load_matrix_x4<true>(fragment, stage_bytes + (offset ^ (unit_of_lane + 16 * t)));
-            arch::mma_m16n8k16<V>(d[t], diagonal, fragment[0], fragment[1]);
-            arch::mma_m16n8k16<V>(d[t + 1], diagonal, fragment[2], fragment[3]);
-          }
-        }
+        for (int set = 0; set < kSets; ++set) multiply(entry + set * kGatherGroupHalfwords, d[set]);
       }
+      for (; group < run_end; ++group, entry += kGatherGroupHalfwords) multiply(entry, d[0]);
       flush_windows(group);
     }
   }
@@ -263,6 +291,8 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
     const int local = first_local + (kRowMajor ? i / columns : i % my_rows);
     const int column = kRowMajor ? i % columns : i / my_rows;
     float sum = 0.0f;  // the tiles in chunk order: block by block, each block's tile by tile
+    // (unrolled: the blocks' reads side by side)
+#pragma unroll 4
     for (int c = 0; c < range_blocks; ++c) {
       const float* block_output =
           in_cluster ? arch::cluster_shared(output, static_cast<unsigned>(c)) : output;

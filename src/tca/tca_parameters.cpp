@@ -14,9 +14,10 @@ std::span<const ParameterSpec> parameter_specs() {
       {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows", "tiles", "gather"},
        "paper: m16n8k8 on matricised rows (the paper); rows: a warp a row, 16 columns of C at a "
        "time; tiles: 16x16 tiles stored as m16n8k16 fragment register pairs, dense m16n8k16; "
-       "gather: B's chunk in shared memory, 16-row windows one nonzero a row an m16n8k16 with a "
-       "diagonal A, B's rows gathered by ldmatrix; auto: gather up to 8 columns of row-major B "
-       "on weights of >= 2^21 nonzeros at <= 11 % density (sm_90), else "
+       "gather: B's chunk in shared memory, 8-row windows two nonzeros a row an m16n8k16 in the "
+       "transposed product, B's rows gathered by ldmatrix; auto: gather up to 16 columns of "
+       "row-major B on weights of <= 11 % density with >= 2^21 nonzeros (>= 2^19 at <= 6 %) "
+       "(sm_90), else "
        "tiles above 16 columns of B or when the non-empty tiles hold >= 40 (row-major B) / 8 "
        "(column-major) nonzeros on average, else rows; rows also below one nonzero in 4096 "
        "weights"},
@@ -125,8 +126,12 @@ TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
 bool auto_takes_gather(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t n,
                        DenseLayout dense, bool clusters) {
   const double weights = static_cast<double>(rows) * static_cast<double>(cols);
+  const auto nonzeros = static_cast<double>(nnz);
+  const bool enough = nnz >= kGatherAutoMinNonzeros ||
+                      (nnz >= kGatherAutoSparseMinNonzeros &&
+                       nonzeros <= kGatherAutoSparseMaxDensity * weights);
   return clusters && dense == DenseLayout::row_major && n >= 1 && n <= kGatherAutoMaxColumns &&
-         nnz >= kGatherAutoMinNonzeros && static_cast<double>(nnz) <= kGatherAutoMaxDensity * weights;
+         enough && nonzeros <= kGatherAutoMaxDensity * weights;
 }
 
 const char* kernel_name(TcaKernel kernel) {

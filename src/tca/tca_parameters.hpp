@@ -19,9 +19,9 @@ namespace tcsparse::tca {
 ///  - tiles: the 16 x 16 tiles stored as the m16n8k16 A fragments' non-empty register pairs by
 ///    segments of 16 tiles, loaded by each lane straight into its registers and multiplied by
 ///    m16n8k16 with B staged in shared memory (tca_tiles_format.hpp; not in the paper).
-///  - gather: B's chunk staged whole in shared memory, the nonzeros of 16-row windows one a row
-///    an m16n8k16 with a diagonal A fragment, their rows of B gathered by ldmatrix
-///    (tca_gather_format.hpp; not in the paper).
+///  - gather: B's chunk staged whole in shared memory, the nonzeros of 8-row windows two a row
+///    an m16n8k16 in the transposed product (B's rows, gathered by ldmatrix, the A operand; the
+///    values a diagonal of pairs) (tca_gather_format.hpp; not in the paper).
 enum class TcaKernel { paper, rows, tiles, gather };
 
 /// kernel=auto: tiles above 16 columns of B (the rows kernel streams the matrix once per 16
@@ -86,19 +86,21 @@ struct TcaParameters {
 TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
                               std::int64_t segment_slots, std::int64_t n, DenseLayout dense);
 /// kernel=auto takes gather (before counting tiles) for products of at most this many columns
-/// of row-major B on weights of at least kGatherAutoMinNonzeros nonzeros and at most
-/// kGatherAutoMaxDensity of them nonzero, on sm_90 (where a range's blocks sum in clusters).
-/// Measured (H200, runs 308-309, bench/results/2026-11-30-0900-h200-tca-gather, the 24 LLM weights of
-/// issue 11, speedup over dense cuBLAS, gather with chunks of 1024 columns against auto's tiles
-/// or rows): n = 8 at 90 % 1.66-1.93x against 1.25-1.63x on the 6 weights of >= 4 M nonzeros,
-/// at 95 % 2.32-2.74x against 2.13-2.19x on those of >= 2.2 M; 4096 x 4096 at 90 % (1.7 M)
-/// 0.99-1.19x against 1.23-1.24x; at 70 % 0.49-0.83x against 1.14-1.37x; at n = 16 0.77-1.50x
-/// against 1.17-1.62x (the ldmatrix.x4 and second MMA a group double its shared-memory work).
-inline constexpr std::int64_t kGatherAutoMaxColumns = 8;
+/// of row-major B on weights of at most kGatherAutoMaxDensity nonzero and at least
+/// kGatherAutoMinNonzeros nonzeros (kGatherAutoSparseMinNonzeros at most
+/// kGatherAutoSparseMaxDensity nonzero), on sm_90 (where a range's blocks sum in clusters).
+/// Measured (H200, runs 314-316, bench/results/2026-11-30-0940-h200-tca-gather-pairs, the 24 LLM
+/// weights of issue 11, speedup over dense cuBLAS, gather against tiles): n = 8 and 16 at 90 %
+/// 1.7-2.0x / 1.4-1.5x against 1.5-1.7x / 1.2-1.5x on the 6 weights of >= 4 M nonzeros, at 95 %
+/// 2.3-2.9x / 1.8-2.2x against 1.6-1.9x / 1.3-1.5x on all 8 (0.84-2.9 M); 4096 x 4096 at 90 %
+/// (1.7 M) 0.9-1.0x of tiles; at 70 % 0.55-0.95x of tiles.
+inline constexpr std::int64_t kGatherAutoMaxColumns = 16;
 inline constexpr std::int64_t kGatherAutoMinNonzeros = std::int64_t{1} << 21;
+inline constexpr std::int64_t kGatherAutoSparseMinNonzeros = std::int64_t{1} << 19;
 /// (11 %: the generated 90 %-sparse weights hold 10.00-10.01 % nonzeros, so that run 309's
 /// auto, at 10 %, took rows on the uniform ones.)
 inline constexpr double kGatherAutoMaxDensity = 0.11;
+inline constexpr double kGatherAutoSparseMaxDensity = 0.06;
 
 /// Whether kernel=auto takes gather for a rows x cols weight of nnz nonzeros at width n (see
 /// kGatherAutoMaxColumns); `clusters`: the GPU has thread-block clusters (sm_90).

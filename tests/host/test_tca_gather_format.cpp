@@ -28,7 +28,7 @@ TEST(GatherShape, SlicesAreTheNarrowestOf8To64ThatHoldN) {
   EXPECT_EQ(wide.slices, 2);
 }
 
-TEST(GatherShape, AutoChunksSpan1024ColumnsAndABlockStages32KiBOfBWidenedToOneClusterARange) {
+TEST(GatherShape, AutoChunksSpan1024ColumnsABlockStages32KiBOfBAndARangeTakesAPowerOfTwoOfBlocks) {
   // n = 16: a row of B is 32 bytes, so a chunk of 1024 rows is 32 KiB, one a block
   const GatherShape square = choose_gather_shape(4096, 4096, 16);
   EXPECT_EQ(square.chunk_columns, 1024);
@@ -38,11 +38,19 @@ TEST(GatherShape, AutoChunksSpan1024ColumnsAndABlockStages32KiBOfBWidenedToOneCl
   EXPECT_EQ(square.stage_bytes(), 32 << 10);
   // n = 8: 16 bytes a row, two chunks a block
   EXPECT_EQ(choose_gather_shape(4096, 4096, 8).block_chunks, 2);
-  // 11008 columns: 11 chunks would take 11 blocks a range; 2 a block make 6 (64 KiB of B)
+  // 11008 columns: 11 chunks would take 11 blocks a range and 2 a block 6; a range takes a power
+  // of two of blocks, so 8 chunks of 1376 columns (43 KiB of B), one a block
   const GatherShape long_k = choose_gather_shape(4096, 11008, 16);
-  EXPECT_EQ(long_k.chunks, 11);
-  EXPECT_EQ(long_k.block_chunks, 2);
-  EXPECT_EQ(long_k.range_blocks(), 6);
+  EXPECT_EQ(long_k.chunk_columns, 1376);
+  EXPECT_EQ(long_k.chunks, 8);
+  EXPECT_EQ(long_k.block_chunks, 1);
+  EXPECT_EQ(long_k.range_blocks(), 8);
+  // 3000 columns: 3 chunks of 1024 become 4 of 752
+  const GatherShape three = choose_gather_shape(4096, 3000, 16);
+  EXPECT_EQ(three.chunk_columns, 752);
+  EXPECT_EQ(three.range_blocks(), 4);
+  // chunks given are kept: 3 blocks a range
+  EXPECT_EQ(choose_gather_shape(4096, 3000, 16, 1024).range_blocks(), 3);
   // 60000 columns: 59 chunks; 8 a block would exceed 64 KiB, so one a block, past a cluster
   const GatherShape longer = choose_gather_shape(64, 60000, 16);
   EXPECT_EQ(longer.block_chunks, 1);
@@ -70,7 +78,7 @@ TEST(GatherShape, RangesAreWholeWindowsAsManyAsWantedWithinTheOutputBytes) {
   EXPECT_EQ(cut.ranges, 64);
   EXPECT_EQ(gather_with_ranges(shape, 33).range_rows, 128);  // ceil(4096 / 33) = 125 -> 128
   EXPECT_EQ(gather_with_ranges(shape, 1).range_rows, 128);
-  EXPECT_EQ(gather_with_ranges(choose_gather_shape(5, 5, 16), 100).range_rows, 16);
+  EXPECT_EQ(gather_with_ranges(choose_gather_shape(5, 5, 16), 100).range_rows, kGatherWindowRows);
 }
 
 TEST(GatherShape, StagedRowsAreSwizzledSoThatEightRowsOfDifferentResiduesFillEveryBankGroup) {
@@ -115,8 +123,8 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
     std::set<std::uint16_t> rows_seen;  // tile x range_rows + row of the range
     for (std::uint32_t window = first; window < end; ++window) {
       std::int64_t previous_length = -1;
-      for (int slot = 0; slot < kGatherWindowRows; ++slot) {
-        const std::uint16_t out = layout.window_rows[window * kGatherWindowRows + slot];
+      for (int row_of_window = 0; row_of_window < kGatherWindowRows; ++row_of_window) {
+        const std::uint16_t out = layout.window_rows[window * kGatherWindowRows + row_of_window];
         if (out == kGatherNoRow) continue;
         const std::int64_t tile = out / s.range_rows, row = range * s.range_rows + out % s.range_rows;
         ASSERT_LT(tile, tiles);
@@ -126,10 +134,10 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
         std::int64_t length = 0;  // its nonzeros in the chunk
         for (std::int32_t k = matrix.row_ptr[row]; k < matrix.row_ptr[row + 1]; ++k)
           length += matrix.col_idx[k] / s.chunk_columns == chunk ? 1 : 0;
-        if (slot == 0) {
+        if (row_of_window == 0) {
           EXPECT_EQ(layout.window_group_begin[window + 1] - layout.window_group_begin[window],
-                    length)
-              << "a window has as many groups as its first (longest) row has nonzeros";
+                    (length + 1) / 2)
+              << "a window has a group for each two nonzeros of its first (longest) row";
         }
         if (previous_length >= 0) {
           EXPECT_LE(length, previous_length) << "longest rows first";
@@ -139,9 +147,9 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
       for (std::uint32_t group = layout.window_group_begin[window];
            group < layout.window_group_begin[window + 1]; ++group) {
         const std::uint16_t* g = layout.groups.data() + std::int64_t{group} * kGatherGroupHalfwords;
-        for (int slot = 0; slot < kGatherWindowRows; ++slot) {
-          const std::uint16_t out = layout.window_rows[window * kGatherWindowRows + slot];
-          const std::uint16_t bits = g[kGatherWindowRows + 2 * (slot % 8) + slot / 8];
+        for (int slot = 0; slot < kGatherGroupNonzeros; ++slot) {
+          const std::uint16_t out = layout.window_rows[window * kGatherWindowRows + slot / 2];
+          const std::uint16_t bits = g[kGatherGroupNonzeros + slot];
           const std::int64_t stage_row = g[slot] / s.row_bytes();
           ASSERT_EQ(g[slot], gather_row_offset(stage_row, s.row_bytes())) << "a swizzled row start";
           const std::int64_t column = kb * s.block_columns() + stage_row;
@@ -193,9 +201,10 @@ TEST(GatherLayout, StoresEveryNonzeroOnceInWindowsOfRowsLongestFirstInEveryCut) 
   }
 }
 
-/// 16 rows whose nonzeros lie at columns `column(row, j)`, j < length.
+/// A window's rows whose nonzeros lie at columns `column(row, j)`, j < length.
 template <typename Column>
-CsrMatrix<half, std::int32_t> sixteen_rows(std::int32_t cols, std::int32_t length, Column column) {
+CsrMatrix<half, std::int32_t> window_of_rows(std::int32_t cols, std::int32_t length,
+                                             Column column) {
   CsrMatrix<double, std::int32_t> m;
   m.rows = kGatherWindowRows;
   m.cols = cols;
@@ -211,14 +220,14 @@ CsrMatrix<half, std::int32_t> sixteen_rows(std::int32_t cols, std::int32_t lengt
 
 TEST(GatherLayout, GivesTheSlotsOfAnOctetColumnsOfDifferentResiduesWhereTheRowsAllowIt) {
   // dense rows: every residue as often in every row, so no octet needs to repeat one
-  const auto dense = sixteen_rows(128, 128, [](std::int32_t, std::int32_t j) { return j; });
+  const auto dense = window_of_rows(128, 128, [](std::int32_t, std::int32_t j) { return j; });
   // (one chunk of 128 columns)
   const GatherLayout spread =
       build_gather_layout(dense, choose_gather_shape(dense.rows, dense.cols, 16));
-  EXPECT_EQ(spread.group_count(), 128);
+  EXPECT_EQ(spread.group_count(), 64);  // two nonzeros of each row a group
   EXPECT_EQ(spread.octet_conflicts, 0);
-  // one column for every row: every octet repeats it
-  const auto same = sixteen_rows(64, 1, [](std::int32_t, std::int32_t) { return 5; });
+  // one column for every row: every octet (four rows, one nonzero and one zero each) repeats it
+  const auto same = window_of_rows(64, 1, [](std::int32_t, std::int32_t) { return 5; });
   const GatherLayout repeated =
       build_gather_layout(same, choose_gather_shape(same.rows, same.cols, 16));
   EXPECT_EQ(repeated.group_count(), 1);
