@@ -13,8 +13,8 @@
 //
 //   1. each warp starts copying its first kGatherStages - 1 stages of groups (its windows'
 //      groups follow each other; whole stages, the groups array ends with one of zeros) by
-//      cp.async; the block stages B[its rows][slice] (after griddepcontrol.wait: B belongs to the
-//      caller) and waits for both;
+//      cp.async and loads its first two windows' ends and rows; the block stages B[its
+//      rows][slice] (after griddepcontrol.wait: B belongs to the caller) and waits for both;
 //   2. each warp, group after group (the next stages' copies in flight):
 //        lane i: the address of B's row for slot i % 8 + 8 (i / 16), unit (i / 8) % 2 of an
 //        m-tile: the group's offset ^ that unit; ldmatrix.x4.trans -> G (16 columns x 16 slots;
@@ -136,6 +136,24 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
     arch::async_copy_commit();  // (empty groups keep the count of groups in flight uniform)
   };
   for (int s = 0; s < kGatherStages - 1; ++s) copy_stage(s);
+  const int g = lane / 4, q = lane % 4;
+  // the current window's end and rows, and the next one's, loaded a window ahead (a window of
+  // 20-50 groups hides their latency; the first ones while B and the first stage are copied)
+  struct WindowFacts {
+    std::uint32_t end = 0;
+    std::uint16_t row_even = kGatherNoRow, row_odd = kGatherNoRow;  // rows 2q, 2q + 1
+  };
+  const auto facts_of = [&](std::uint32_t w) {
+    WindowFacts f;
+    if (w < end_window) {
+      f.end = a.window_group_begin[w + 1];
+      f.row_even = a.window_rows[std::int64_t{w} * kGatherWindowRows + 2 * q];
+      f.row_odd = a.window_rows[std::int64_t{w} * kGatherWindowRows + 2 * q + 1];
+    }
+    return f;
+  };
+  std::uint32_t window = first_window;
+  WindowFacts current = facts_of(window), next = facts_of(window + 1);
   arch::wait_for_prior_grids();  // B, C and the partials belong to the grids before
   const std::int64_t first_row = block_of_range * a.block_columns;
   const int valid_rows = static_cast<int>(
@@ -149,7 +167,6 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
   // 2. the windows, group by group
   constexpr int kMmas = gather_mmas_per_group(kSliceColumns);  // one an m-tile of 16 columns
   constexpr int kSets = gather_accumulator_sets(kSliceColumns);
-  const int g = lane / 4, q = lane % 4;
   // ldmatrix: lane i gives the address of slot i % 8 + 8 (i / 16)'s row, unit (i / 8) % 2 of the
   // m-tile (x4: matrices k 0-7 x m 0-7, k 0-7 x m 8-15, k 8-15 x m 0-7, k 8-15 x m 8-15); at 8
   // columns (x2) lanes 0-15 give slots 0-15, unit 0 (matrices k 0-7 and k 8-15 of m 0-7)
@@ -166,23 +183,6 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
   // MMAs of one set form a chain of dependent accumulations, kSets chains run side by side.
   // D (16 columns x 8 rows of an m-tile): lane holds columns g, g + 8 of rows 2q, 2q + 1.
   float d[kSets][kMmas][arch::kM16n8k8AccumulatorsPerLane] = {};
-  // the current window's end and rows, and the next one's, loaded a window ahead (a window of
-  // 20-50 groups hides their latency)
-  struct WindowFacts {
-    std::uint32_t end = 0;
-    std::uint16_t row_even = kGatherNoRow, row_odd = kGatherNoRow;  // rows 2q, 2q + 1
-  };
-  const auto facts_of = [&](std::uint32_t w) {
-    WindowFacts f;
-    if (w < end_window) {
-      f.end = a.window_group_begin[w + 1];
-      f.row_even = a.window_rows[std::int64_t{w} * kGatherWindowRows + 2 * q];
-      f.row_odd = a.window_rows[std::int64_t{w} * kGatherWindowRows + 2 * q + 1];
-    }
-    return f;
-  };
-  std::uint32_t window = first_window;
-  WindowFacts current = facts_of(window), next = facts_of(window + 1);
   std::uint32_t window_end = window < end_window ? current.end : first_group;
   const auto flush_windows = [&](std::uint32_t group) {
     // every window that ends at `group` (empty ones too) writes its rows
