@@ -61,10 +61,10 @@ inline constexpr int kGatherRowNonzerosPerGroup = kGatherGroupNonzeros / kGather
 /// 16 columns and 16 values of 16 bits.
 inline constexpr int kGatherGroupBytes = 64;
 inline constexpr int kGatherGroupHalfwords = kGatherGroupBytes / 2;
-/// Warps a thread block; they share its tiles' windows, the longest first. 16: a block's shared
-/// memory (B's stage, the rings, the output rows) leaves room for one block an SM at 16 columns,
-/// and 8 warps an SM (run 312, Nsight Compute: 0.31 eligible warps a scheduler) left the kernel
-/// waiting on its latencies.
+/// Warps a thread block; they share its tiles' windows, the longest first. 16: the first version's
+/// 8 warps, one block an SM, left the kernel waiting on its latencies (run 312, Nsight Compute:
+/// 0.31 eligible warps a scheduler); blocks of 8 warps, two to three an SM, ran 1-3 % slower than
+/// blocks of 16 sharing a stage of B (H200, run 315).
 inline constexpr int kGatherWarpsPerBlock = 16;
 /// A warp's windows stream through shared memory in stages of this many groups (2 KiB), this
 /// many stages in its ring (one read while the next is copied). Two stages of 32 leave room for
