@@ -255,8 +255,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// kernel=rows copies it device to device (and narrows its column indices there), kernel=tiles
   /// builds its layout on the GPU from the caller's arrays. kernel=auto at decode widths counts
   /// the stored tiles by building that layout, and keeps it where the rule takes tiles.
-  /// kernel=paper, kernel=gather and a tile layout built on the host go through the host instead
-  /// (make_spmm_from_device). The plan owns what it reads: the caller's arrays may be freed
+  /// kernel=paper, kernel=gather (also where auto takes it) and a tile layout built on the host
+  /// go through the host instead (make_spmm_from_device). The plan owns what it reads: the caller's arrays may be freed
   /// once the constructor returns.
   TcaSpmm(const DeviceCsrView<Value>& matrix, std::int64_t n, const SpmmLayout& layout,
           const TcaParameters& parameters)
@@ -925,10 +925,15 @@ std::unique_ptr<detail::SpmmMethod<Value>> make_spmm_from_device(
   static_assert(sizeof(Value) == 2, "tca runs fp16 and bf16 only");
   if (n < 0) throw ValidationError("tca: n must not be negative, got " + std::to_string(n));
   const TcaParameters checked = tca_parameters(parameters, matrix.cols, n);
-  // through the host: the paper and gather kernels' layouts, and a tile layout built there
-  // (build=host, or auto below kTilesDeviceBuildMinNonzeros, where the download is small)
+  // through the host: the paper and gather kernels' layouts (gather also where auto takes it),
+  // and a tile layout built there (build=host, or auto below kTilesDeviceBuildMinNonzeros, where
+  // the download is small)
   const bool rows_only = !checked.kernel_is_auto && checked.kernel == TcaKernel::rows;
-  if (checked.kernel == TcaKernel::paper || checked.kernel == TcaKernel::gather ||
+  const bool auto_gather =
+      checked.kernel_is_auto &&
+      auto_takes_gather(matrix.rows, matrix.cols, matrix.nnz, n, layout.dense,
+                        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9);
+  if (checked.kernel == TcaKernel::paper || checked.kernel == TcaKernel::gather || auto_gather ||
       (!rows_only && !checked.builds_tiles_on_device(matrix.nnz)))
     return make_spmm(detail::download_device_csr(matrix), n, layout, parameters);
   return std::make_unique<TcaSpmm<Value>>(matrix, n, layout, checked);
