@@ -67,6 +67,12 @@ constexpr int kThreadsPerBlock = kWarpsPerBlock * 32;
 constexpr int kMmasPerWarp = kTileWidth / kMmaRows;  ///< per tile and chunk, in every class
 constexpr int kAccumulatorElements = kMmaRows * 8;   ///< one 16 x 8 fp32 D fragment
 
+/// Whether the GPU has sm_90's thread-block clusters and programmatic dependent launch (the
+/// split-K sums in clusters, the dependent launch and kernel=auto's gather need them).
+bool gpu_has_sm90_features() {
+  return detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
+}
+
 /// Two 16-bit elements at an even index of a shared array as one 32-bit mma operand register.
 __device__ __forceinline__ unsigned pair_at(const std::uint16_t* array, int even_index) {
   return *reinterpret_cast<const unsigned*>(array + even_index);
@@ -192,7 +198,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     const auto start = std::chrono::steady_clock::now();
     if (parameters_.kernel_is_auto &&
         auto_takes_gather(matrix.rows, matrix.cols, matrix.nnz(), n_, layout_.dense,
-                          detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9))
+                          gpu_has_sm90_features()))
       parameters_.kernel = TcaKernel::gather;
     if (parameters_.kernel == TcaKernel::gather) {
       plan_gather(matrix, start);
@@ -256,8 +262,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// builds its layout on the GPU from the caller's arrays. kernel=auto at decode widths counts
   /// the stored tiles by building that layout, and keeps it where the rule takes tiles.
   /// kernel=paper, kernel=gather (also where auto takes it) and a tile layout built on the host
-  /// go through the host instead (make_spmm_from_device). The plan owns what it reads: the caller's arrays may be freed
-  /// once the constructor returns.
+  /// go through the host instead (make_spmm_from_device). The plan owns what it reads: the
+  /// caller's arrays may be freed once the constructor returns.
   TcaSpmm(const DeviceCsrView<Value>& matrix, std::int64_t n, const SpmmLayout& layout,
           const TcaParameters& parameters)
       : n_(n), layout_(layout), parameters_(parameters) {
@@ -439,8 +445,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     else set_up_tiles_kernel<V>();
     // sm_90 code waits in griddepcontrol.wait; sm_80 code would not (arch/dependent_launch.cuh)
     tiles_.dependent_launch =
-        parameters_.dependent_launch &&
-        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
+        parameters_.dependent_launch && gpu_has_sm90_features();
     if (shape.chunks > 1 && !tiles_.cluster_reduce) {
       constexpr std::size_t kArrayAlignBytes = 256;
       const auto arrivals =
@@ -568,8 +573,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   bool sums_chunks_in_clusters() {
     const TilesShape& shape = tiles_.shape;
     if (parameters_.split_k == TcaParameters::SplitK::global || shape.chunks < 2 ||
-        shape.chunks > kTilesMaxClusterChunks ||
-        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) < 9)
+        shape.chunks > kTilesMaxClusterChunks || !gpu_has_sm90_features())
       return false;
     // the partials take the B stages (reduce_chunks_in_cluster)
     const std::int64_t partial_bytes =
@@ -629,8 +633,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     GatherShape shape = choose_gather_shape(matrix.rows, matrix.cols, n_,
                                             parameters_.chunk_columns, parameters_.slice_columns);
     gather_.dependent_launch =
-        parameters_.dependent_launch &&
-        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
+        parameters_.dependent_launch && gpu_has_sm90_features();
     if (layout_.output == SpmmOutput::fp32) shape = set_up_gather_kernel<float>(shape);
     else shape = set_up_gather_kernel<V>(shape);
     const GatherLayout layout = build_gather_layout(matrix, shape);
@@ -676,19 +679,28 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   template <typename Out>
   using GatherKernel = void (*)(device::GatherArguments<Out>);
 
+  /// f.template operator()<kSliceColumns, kRowMajor>() for the slice width (8, 16, 32, 64) and
+  /// B's layout: the one place that maps them to the gather kernels' instantiations.
+  template <typename F>
+  decltype(auto) with_gather_slice(int slice_columns, F&& f) const {
+    const bool row_major = layout_.dense == DenseLayout::row_major;
+    const auto in_layout = [&]<int kSlice>() -> decltype(auto) {
+      return row_major ? f.template operator()<kSlice, true>()
+                       : f.template operator()<kSlice, false>();
+    };
+    switch (slice_columns) {
+      case 8: return in_layout.template operator()<8>();
+      case 16: return in_layout.template operator()<16>();
+      case 32: return in_layout.template operator()<32>();
+      default: return in_layout.template operator()<64>();
+    }
+  }
+
   template <typename Out>
   GatherKernel<Out> gather_kernel(int slice_columns) const {
-    const bool row_major = layout_.dense == DenseLayout::row_major;
-    switch (slice_columns) {
-      case 8: return row_major ? device::tca_gather_kernel<V, Out, 8, true>
-                               : device::tca_gather_kernel<V, Out, 8, false>;
-      case 16: return row_major ? device::tca_gather_kernel<V, Out, 16, true>
-                                : device::tca_gather_kernel<V, Out, 16, false>;
-      case 32: return row_major ? device::tca_gather_kernel<V, Out, 32, true>
-                                : device::tca_gather_kernel<V, Out, 32, false>;
-      default: return row_major ? device::tca_gather_kernel<V, Out, 64, true>
-                                : device::tca_gather_kernel<V, Out, 64, false>;
-    }
+    return with_gather_slice(slice_columns, [&]<int kSlice, bool kRowMajor>() -> GatherKernel<Out> {
+      return device::tca_gather_kernel<V, Out, kSlice, kRowMajor>;
+    });
   }
 
   /// How a range's blocks are summed, and the ranges that give one wave of the blocks (or clusters)
@@ -727,8 +739,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     gather_.sum = range_blocks == 1 ? device::GatherSum::own : device::GatherSum::global;
     const bool clusters_possible =
         range_blocks >= 2 && range_blocks <= kGatherMaxClusterBlocks &&
-        parameters_.split_k != TcaParameters::SplitK::global &&
-        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9;
+        parameters_.split_k != TcaParameters::SplitK::global && gpu_has_sm90_features();
     if (clusters_possible) {
       const auto cluster = static_cast<unsigned>(range_blocks);
       const int clusters = arch::max_active_clusters(
@@ -791,21 +802,11 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     const std::int64_t elements = shape.rows * n_;
     const auto blocks = static_cast<unsigned>(
         std::min<std::int64_t>((elements + kSumThreads - 1) / kSumThreads, 4096));
-    const auto sum = [&](auto kernel) {
-      kernel<<<blocks, kSumThreads, 0, stream>>>(args, shape.range_blocks(), shape.slices);
+    with_gather_slice(shape.slice_columns, [&]<int kSlice, bool kRowMajor>() {
+      device::tca_gather_sum_kernel<V, Out, kSlice, kRowMajor>
+          <<<blocks, kSumThreads, 0, stream>>>(args, shape.range_blocks(), shape.slices);
       TCSPARSE_CUDA_CHECK_LAUNCH();
-    };
-    const bool row_major = layout_.dense == DenseLayout::row_major;
-    switch (shape.slice_columns) {
-      case 8: row_major ? sum(device::tca_gather_sum_kernel<V, Out, 8, true>)
-                        : sum(device::tca_gather_sum_kernel<V, Out, 8, false>); break;
-      case 16: row_major ? sum(device::tca_gather_sum_kernel<V, Out, 16, true>)
-                         : sum(device::tca_gather_sum_kernel<V, Out, 16, false>); break;
-      case 32: row_major ? sum(device::tca_gather_sum_kernel<V, Out, 32, true>)
-                         : sum(device::tca_gather_sum_kernel<V, Out, 32, false>); break;
-      default: row_major ? sum(device::tca_gather_sum_kernel<V, Out, 64, true>)
-                         : sum(device::tca_gather_sum_kernel<V, Out, 64, false>); break;
-    }
+    });
   }
 
   template <typename Out>
@@ -932,7 +933,7 @@ std::unique_ptr<detail::SpmmMethod<Value>> make_spmm_from_device(
   const bool auto_gather =
       checked.kernel_is_auto &&
       auto_takes_gather(matrix.rows, matrix.cols, matrix.nnz, n, layout.dense,
-                        detail::current_device_attribute(cudaDevAttrComputeCapabilityMajor) >= 9);
+                        gpu_has_sm90_features());
   if (checked.kernel == TcaKernel::paper || checked.kernel == TcaKernel::gather || auto_gather ||
       (!rows_only && !checked.builds_tiles_on_device(matrix.nnz)))
     return make_spmm(detail::download_device_csr(matrix), n, layout, parameters);
