@@ -643,7 +643,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
       using T = typename std::decay_t<decltype(host)>::value_type;
       device = detail::DeviceBuffer<T>(std::span<const T>(host));
     };
-    upload(layout.warp_window_begin, gather_.warp_window_begin);
+    upload(layout.warp_group_begin, gather_.warp_group_begin);
+    upload(layout.warp_first_window, gather_.warp_first_window);
     upload(layout.window_group_begin, gather_.window_group_begin);
     upload(layout.window_rows, gather_.window_rows);
     upload(layout.groups, gather_.groups);
@@ -657,6 +658,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     gather_.layout.cols = matrix.cols;
     gather_.layout.nnz = matrix.nnz();
     gather_.layout.shape = shape;
+    gather_.windows = layout.windows();
     stats_.stored_values = layout.group_count() * kGatherGroupNonzeros;
     stats_.padding_ratio =
         stats_.stored_values > 0
@@ -766,7 +768,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   void launch_gather(const Value* B, Out* C, float alpha, float beta, Stream stream) const {
     const GatherShape& shape = gather_.layout.shape;
     device::GatherArguments<Out> args;
-    args.warp_window_begin = gather_.warp_window_begin.data();
+    args.warp_group_begin = gather_.warp_group_begin.data();
+    args.warp_first_window = gather_.warp_first_window.data();
     args.window_group_begin = gather_.window_group_begin.data();
     args.window_rows = gather_.window_rows.data();
     args.groups = reinterpret_cast<const uint4*>(gather_.groups.data());
@@ -776,9 +779,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     args.rows = gather_.layout.rows;
     args.cols = gather_.layout.cols;
     args.n = n_;
-    args.block_columns = shape.block_columns();
-    args.chunks = static_cast<int>(shape.chunks);
-    args.block_chunks = static_cast<int>(shape.block_chunks);
+    args.chunk_columns = shape.chunk_columns;
+    args.windows = gather_.windows;
     args.range_rows = static_cast<int>(shape.range_rows);
     args.ranges = shape.ranges;
     args.vector_b = layout_.dense == DenseLayout::row_major && n_ % 8 == 0 &&
@@ -896,8 +898,9 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   } tiles_;
   struct DeviceGather {  ///< kernel=gather (then matrix_ stays empty)
     GatherLayout layout;  ///< the shape and sizes only (its arrays are on the GPU below)
-    detail::DeviceBuffer<std::uint32_t> warp_window_begin, window_group_begin;
+    detail::DeviceBuffer<std::uint32_t> warp_group_begin, warp_first_window, window_group_begin;
     detail::DeviceBuffer<std::uint16_t> window_rows, groups;
+    std::int64_t windows = 0;  ///< of the layout
     device::GatherSum sum = device::GatherSum::own;
     std::int64_t blocks_at_once = 0;  ///< of the kernel on this GPU
     bool dependent_launch = false;

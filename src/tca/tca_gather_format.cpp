@@ -42,7 +42,7 @@ TileCut tile_cut(const GatherShape& s, std::int64_t range, std::int64_t chunk) {
 struct TileRows {
   TileCut cut;
   std::vector<std::int64_t> begin, end;
-  std::vector<std::int32_t> by_length;  ///< range_rows entries
+  std::vector<std::int32_t> by_length;  ///< windows_per_tile x kGatherWindowRows entries
   std::int64_t length(std::int32_t local) const {
     return local < 0 ? 0 : end[local] - begin[local];
   }
@@ -65,69 +65,43 @@ TileRows tile_rows(const GatherShape& s, std::int64_t range, std::int64_t chunk,
     t.begin[i] = std::lower_bound(first, last, cut.first_column) - col_idx;
     t.end[i] = std::lower_bound(first, last, cut.end_column) - col_idx;
   }
-  t.by_length.assign(static_cast<std::size_t>(s.range_rows), -1);
+  t.by_length.assign(static_cast<std::size_t>(s.windows_per_tile() * kGatherWindowRows), -1);
   for (std::int64_t i = 0; i < cut.row_count; ++i) t.by_length[i] = static_cast<std::int32_t>(i);
   std::stable_sort(t.by_length.begin(), t.by_length.begin() + cut.row_count,
                    [&](std::int32_t a, std::int32_t b) { return t.length(a) > t.length(b); });
   return t;
 }
 
-/// A block's tiles and its windows in the order its warps take them: all its tiles' windows by
-/// groups (longest first), dealt to warp j % 8 in even rounds of 8 and 7 - j % 8 in odd ones (a
-/// snake), then listed warp by warp.
+/// A block's tile and its windows (those with nonzeros: the tile's first `windows`, longest
+/// first), and where each of its warps' even shares of the groups starts.
 struct BlockWindows {
-  std::vector<TileRows> tiles;  ///< the block's tiles, by chunk
-  struct Window {
-    std::int32_t tile = 0;  ///< of the block (its output rows' set)
-    std::int64_t j = 0;     ///< window of the tile
-    std::int64_t groups = 0;
-  };
-  std::vector<Window> windows;  ///< warp by warp
-  std::array<std::uint32_t, kGatherWarpsPerBlock + 1> warp_begin{};  ///< into windows
-  std::int64_t groups = 0;
+  TileRows tile;
+  std::int64_t windows = 0, groups = 0;
+  /// Warp w's groups: [warp_begin[w], warp_begin[w + 1]), relative to the block's first.
+  std::array<std::int64_t, kGatherWarpsPerBlock + 1> warp_begin{};
 };
-
-int warp_of_window(std::int64_t j) {
-  const auto position = static_cast<int>(j % kGatherWarpsPerBlock);
-  return (j / kGatherWarpsPerBlock) % 2 == 0 ? position : kGatherWarpsPerBlock - 1 - position;
-}
 
 BlockWindows block_windows(const GatherShape& s, std::int64_t block, const std::int32_t* row_ptr,
                            const std::int32_t* col_idx) {
-  const std::int64_t range = block / s.range_blocks(), first_chunk =
-                                 (block % s.range_blocks()) * s.block_chunks;
-  const std::int64_t end_chunk = std::min(s.chunks, first_chunk + s.block_chunks);
   BlockWindows b;
-  std::vector<BlockWindows::Window> sorted;
-  for (std::int64_t chunk = first_chunk; chunk < end_chunk; ++chunk) {
-    b.tiles.push_back(tile_rows(s, range, chunk, row_ptr, col_idx));
-    for (std::int64_t j = 0; j < s.windows_per_tile(); ++j) {
-      const std::int64_t groups = b.tiles.back().window_groups(j);
-      sorted.push_back({static_cast<std::int32_t>(chunk - first_chunk), j, groups});
-      b.groups += groups;
-    }
+  b.tile = tile_rows(s, block / s.range_blocks(), block % s.range_blocks(), row_ptr, col_idx);
+  for (std::int64_t j = 0; j < s.windows_per_tile() && b.tile.window_groups(j) > 0; ++j) {
+    ++b.windows;
+    b.groups += b.tile.window_groups(j);
   }
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& x, const auto& y) { return x.groups > y.groups; });
-  std::array<std::uint32_t, kGatherWarpsPerBlock> counts{};
-  for (std::size_t j = 0; j < sorted.size(); ++j) ++counts[warp_of_window(j)];
-  for (int w = 0; w < kGatherWarpsPerBlock; ++w) b.warp_begin[w + 1] = b.warp_begin[w] + counts[w];
-  b.windows.resize(sorted.size());
-  std::array<std::uint32_t, kGatherWarpsPerBlock> next{};
-  for (int w = 0; w < kGatherWarpsPerBlock; ++w) next[w] = b.warp_begin[w];
-  for (std::size_t j = 0; j < sorted.size(); ++j) b.windows[next[warp_of_window(j)]++] = sorted[j];
+  for (int w = 0; w <= kGatherWarpsPerBlock; ++w)
+    b.warp_begin[w] = b.groups * w / kGatherWarpsPerBlock;
   return b;
 }
 
-/// Writes window j of tile t (tile `region` of its block) at `out` (t.window_groups(j) groups)
-/// and returns the octets where two slots share a column residue.
+/// Writes window j of tile t at `out` (t.window_groups(j) groups) and returns the octets where
+/// two slots share a column residue.
 std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j,
-                         std::int64_t region, const std::int32_t* col_idx,
-                         const std::uint16_t* values, std::uint16_t* out) {
+                         const std::int32_t* col_idx, const std::uint16_t* values,
+                         std::uint16_t* out) {
   const std::int64_t groups = t.window_groups(j);
   const TileCut& cut = t.cut;
   const std::int32_t valid_columns = cut.end_column - cut.first_column;
-  const std::int64_t first_stage_row = region * s.chunk_columns;
   // each row's nonzeros by column residue: order[row] holds CSR indices, bucket r at
   // [bucket[row][r], bucket[row][r + 1]), taken from cursor[row][r] on
   std::array<std::vector<std::int64_t>, kGatherWindowRows> order;
@@ -175,8 +149,8 @@ std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j
         }
         conflict = conflict || (used & (1u << best)) != 0;
         used |= 1u << best;
-        group[slot] =
-            static_cast<std::uint16_t>(gather_row_offset(first_stage_row + column, s.row_bytes()));
+        group[slot] = static_cast<std::uint16_t>(gather_row_offset(column, s.row_bytes()) /
+                                                 kGatherOffsetUnit);
         group[kGatherGroupNonzeros + slot] = value;
       }
       conflicts += conflict ? 1 : 0;
@@ -196,50 +170,36 @@ GatherShape choose_gather_shape(std::int64_t rows, std::int64_t cols, std::int64
   s.slice_columns = slice_columns > 0 ? slice_columns : tiles_slice_columns(n);
   s.slices = std::max<std::int64_t>(1, ceil_div(n, s.slice_columns));
   const std::int64_t columns = round_up(std::max<std::int64_t>(cols, 1), 8);
-  // auto: kGatherAutoChunkColumns, narrowed so that one chunk's rows of B fit the auto stage
-  const std::int64_t automatic =
-      std::min(kGatherAutoChunkColumns, std::max<std::int64_t>(8, kGatherAutoStageBytes / s.row_bytes()));
-  s.chunk_columns = std::min(columns, round_up(chunk_columns > 0 ? chunk_columns : automatic, 8));
+  if (chunk_columns > 0) {
+    s.chunk_columns = std::min(columns, round_up(chunk_columns, 8));
+  } else {  // the fewest blocks whose stages fit, a power of two where a cluster sums them
+    auto blocks = static_cast<std::uint64_t>(
+        ceil_div(columns * s.row_bytes(), kGatherAutoStageBytes));
+    if (blocks <= static_cast<std::uint64_t>(kGatherMaxClusterBlocks)) blocks = std::bit_ceil(blocks);
+    s.chunk_columns = round_up(ceil_div(columns, static_cast<std::int64_t>(blocks)), 8);
+  }
   if (s.stage_bytes() > kGatherMaxStageBytes)
     throw ParameterError("method 'tca': kernel=gather stages " + std::to_string(s.chunk_columns) +
                          " rows of B x " + std::to_string(s.slice_columns) + " columns (" +
                          std::to_string(s.stage_bytes()) + " bytes), more than the " +
                          std::to_string(kGatherMaxStageBytes) +
-                         " its 16-bit offsets reach: give a smaller chunk_columns or slice_columns");
+                         " a block's shared memory holds beside its rings: give a smaller "
+                         "chunk_columns or slice_columns");
   s.chunks = std::max<std::int64_t>(1, ceil_div(cols, s.chunk_columns));
-  const std::int64_t chunk_bytes = s.chunk_columns * s.row_bytes();
-  s.block_chunks = std::clamp<std::int64_t>(kGatherAutoStageBytes / chunk_bytes, 1, s.chunks);
-  const std::int64_t one_cluster = ceil_div(s.chunks, kGatherMaxClusterBlocks);
-  if (s.range_blocks() > kGatherMaxClusterBlocks && one_cluster * chunk_bytes <= kGatherMaxStageBytes)
-    s.block_chunks = one_cluster;
-  // auto: a range of 3, 5, 6 or 7 blocks takes the next power of two instead, a chunk a block
-  const auto blocks = static_cast<std::uint64_t>(s.range_blocks());
-  if (chunk_columns <= 0 && blocks > 2 && blocks < kGatherMaxClusterBlocks &&
-      !std::has_single_bit(blocks)) {
-    const std::int64_t wider =
-        round_up(ceil_div(cols, static_cast<std::int64_t>(std::bit_ceil(blocks))), 8);
-    if (wider * s.row_bytes() <= kGatherMaxStageBytes) {
-      s.chunk_columns = wider;
-      s.chunks = ceil_div(cols, wider);
-      s.block_chunks = 1;
-    }
-  }
   return gather_with_ranges(s, 1);
 }
 
 GatherShape gather_with_ranges(GatherShape s, std::int64_t wanted_ranges) {
-  const std::int64_t widest = std::max<std::int64_t>(
-      kGatherWindowRows, kGatherMaxOutputBytes / (s.block_chunks * s.slice_columns * 4) /
-                             kGatherWindowRows * kGatherWindowRows);
+  const std::int64_t widest = kGatherMaxOutputBytes / (std::int64_t{s.slice_columns} * 4);
   const std::int64_t rows = std::max<std::int64_t>(s.rows, 1);
-  s.range_rows = std::min(
-      widest, round_up(ceil_div(rows, std::max<std::int64_t>(wanted_ranges, 1)), kGatherWindowRows));
+  s.range_rows = std::min(widest, ceil_div(rows, std::max<std::int64_t>(wanted_ranges, 1)));
   s.ranges = ceil_div(rows, s.range_rows);
   return s;
 }
 
 std::int64_t GatherLayout::bytes() const {
-  return static_cast<std::int64_t>(warp_window_begin.size() * sizeof(std::uint32_t) +
+  return static_cast<std::int64_t>(warp_group_begin.size() * sizeof(std::uint32_t) +
+                                   warp_first_window.size() * sizeof(std::uint32_t) +
                                    window_group_begin.size() * sizeof(std::uint32_t) +
                                    window_rows.size() * sizeof(std::uint16_t) +
                                    groups.size() * sizeof(std::uint16_t));
@@ -262,7 +222,7 @@ GatherLayout build_gather_layout(std::int64_t rows, std::int64_t cols,
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
   for (std::int64_t block = 0; block < blocks; ++block) {
     const BlockWindows b = block_windows(shape, block, row_ptr, col_idx);
-    block_windows_begin[block + 1] = static_cast<std::int64_t>(b.windows.size());
+    block_windows_begin[block + 1] = b.windows;
     block_groups_begin[block + 1] = b.groups;
   }
   for (std::int64_t block = 0; block < blocks; ++block) {
@@ -276,8 +236,9 @@ GatherLayout build_gather_layout(std::int64_t rows, std::int64_t cols,
     throw IndexOverflowError("tca kernel=gather: " + std::to_string(total_groups) +
                              " groups exceed 32-bit offsets");
 
-  // 2. The windows (warp by warp within each block) and their groups.
-  layout.warp_window_begin.resize(static_cast<std::size_t>(blocks * kGatherWarpsPerBlock + 1));
+  // 2. The windows and their groups, block by block; each warp's share and its first window.
+  layout.warp_group_begin.resize(static_cast<std::size_t>(blocks * kGatherWarpsPerBlock + 1));
+  layout.warp_first_window.resize(static_cast<std::size_t>(blocks * kGatherWarpsPerBlock));
   layout.window_group_begin.resize(static_cast<std::size_t>(total_windows + 1));
   layout.window_rows.resize(static_cast<std::size_t>(total_windows * kGatherWindowRows));
   layout.groups.assign(
@@ -287,28 +248,34 @@ GatherLayout build_gather_layout(std::int64_t rows, std::int64_t cols,
     if (threads > 1)
   for (std::int64_t block = 0; block < blocks; ++block) {
     const BlockWindows b = block_windows(shape, block, row_ptr, col_idx);
-    for (int w = 0; w < kGatherWarpsPerBlock; ++w)
-      layout.warp_window_begin[block * kGatherWarpsPerBlock + w] =
-          static_cast<std::uint32_t>(block_windows_begin[block] + b.warp_begin[w]);
+    const TileRows& t = b.tile;
     std::int64_t group = block_groups_begin[block];
-    for (std::size_t i = 0; i < b.windows.size(); ++i) {
-      const BlockWindows::Window& window = b.windows[i];
-      const TileRows& t = b.tiles[window.tile];
-      const std::int64_t index = block_windows_begin[block] + static_cast<std::int64_t>(i);
+    int warp = 0;  // the next warp whose first window is to be found
+    for (std::int64_t j = 0; j < b.windows; ++j) {
+      const std::int64_t index = block_windows_begin[block] + j;
+      const std::int64_t groups = t.window_groups(j);
       layout.window_group_begin[index] = static_cast<std::uint32_t>(group);
       for (int row = 0; row < kGatherWindowRows; ++row) {
-        const std::int32_t local = t.by_length[window.j * kGatherWindowRows + row];
+        const std::int32_t local = t.by_length[j * kGatherWindowRows + row];
         layout.window_rows[index * kGatherWindowRows + row] =
-            local < 0 ? kGatherNoRow
-                      : static_cast<std::uint16_t>(window.tile * shape.range_rows + local);
+            local < 0 ? kGatherNoRow : static_cast<std::uint16_t>(local);
       }
-      conflicts += fill_window(shape, t, window.j, window.tile, col_idx, values,
+      conflicts += fill_window(shape, t, j, col_idx, values,
                                layout.groups.data() + group * kGatherGroupHalfwords);
-      group += window.groups;
+      const std::int64_t window_end = group - block_groups_begin[block] + groups;
+      for (; warp < kGatherWarpsPerBlock && b.warp_begin[warp] < window_end; ++warp)
+        layout.warp_first_window[block * kGatherWarpsPerBlock + warp] =
+            static_cast<std::uint32_t>(index);
+      group += groups;
     }
+    for (; warp < kGatherWarpsPerBlock; ++warp)  // warps without groups: past the block's windows
+      layout.warp_first_window[block * kGatherWarpsPerBlock + warp] =
+          static_cast<std::uint32_t>(block_windows_begin[block + 1]);
+    for (int w = 0; w < kGatherWarpsPerBlock; ++w)
+      layout.warp_group_begin[block * kGatherWarpsPerBlock + w] =
+          static_cast<std::uint32_t>(block_groups_begin[block] + b.warp_begin[w]);
   }
-  layout.warp_window_begin[blocks * kGatherWarpsPerBlock] =
-      static_cast<std::uint32_t>(total_windows);
+  layout.warp_group_begin[blocks * kGatherWarpsPerBlock] = static_cast<std::uint32_t>(total_groups);
   layout.window_group_begin[total_windows] = static_cast<std::uint32_t>(total_groups);
   layout.octet_conflicts = conflicts;
   return layout;
@@ -320,14 +287,13 @@ Json gather_details(const GatherLayout& layout) {
   Json details;
   details["chunks"] = s.chunks;
   details["chunk_columns"] = s.chunk_columns;
-  details["block_chunks"] = s.block_chunks;
   details["range_blocks"] = s.range_blocks();
   details["ranges"] = s.ranges;
   details["range_rows"] = s.range_rows;
   details["slices"] = s.slices;
   details["slice_columns"] = s.slice_columns;
   details["stage_bytes"] = s.stage_bytes();
-  details["windows"] = static_cast<std::int64_t>(layout.window_group_begin.size()) - 1;
+  details["windows"] = layout.windows();
   details["groups"] = layout.group_count();
   details["padding_ratio"] =
       stored > 0 ? static_cast<double>(stored - layout.nnz) / static_cast<double>(stored) : 0.0;
@@ -345,43 +311,40 @@ void gather_host_apply(const GatherLayout& layout, const std::vector<Value>& B,
   const auto b_at = [&](std::int64_t k, std::int64_t c) {
     return static_cast<float>(row_major ? B[k * n + c] : B[c * layout.cols + k]);
   };
-  const std::int64_t output_rows = s.block_chunks * s.range_rows;  // a block's, tile by tile
   std::vector<std::vector<float>> block_sums(static_cast<std::size_t>(s.range_blocks()));
   for (std::int64_t range = 0; range < s.ranges; ++range) {
     for (std::int64_t kb = 0; kb < s.range_blocks(); ++kb) {
       std::vector<float>& sum = block_sums[kb];
-      sum.assign(static_cast<std::size_t>(output_rows * n), 0.0f);
+      sum.assign(static_cast<std::size_t>(s.range_rows * n), 0.0f);
       const std::int64_t block = range * s.range_blocks() + kb;
-      const std::int64_t first_column = kb * s.block_columns();
+      const std::int64_t first_column = kb * s.chunk_columns;
       for (int warp = 0; warp < kGatherWarpsPerBlock; ++warp) {
         const std::int64_t bw = block * kGatherWarpsPerBlock + warp;
-        for (std::uint32_t window = layout.warp_window_begin[bw];
-             window < layout.warp_window_begin[bw + 1]; ++window)
-          for (std::uint32_t group = layout.window_group_begin[window];
-               group < layout.window_group_begin[window + 1]; ++group) {
-            const std::uint16_t* g =
-                layout.groups.data() + std::int64_t{group} * kGatherGroupHalfwords;
-            for (int slot = 0; slot < kGatherGroupNonzeros; ++slot) {
-              const std::uint16_t out =
-                  layout.window_rows[window * kGatherWindowRows + gather_slot_row(slot)];
-              if (out == kGatherNoRow) continue;  // (a zero past the matrix's rows)
-              Value a;
-              a.bits = g[kGatherGroupNonzeros + slot];
-              const std::int64_t k = first_column + g[slot] / s.row_bytes();
-              for (std::int64_t c = 0; c < n; ++c)
-                sum[out * n + c] += static_cast<float>(a) * b_at(k, c);
-            }
+        std::uint32_t window = layout.warp_first_window[bw];
+        for (std::uint32_t group = layout.warp_group_begin[bw];
+             group < layout.warp_group_begin[bw + 1]; ++group) {
+          while (group >= layout.window_group_begin[window + 1]) ++window;
+          const std::uint16_t* g = layout.groups.data() + std::int64_t{group} * kGatherGroupHalfwords;
+          for (int slot = 0; slot < kGatherGroupNonzeros; ++slot) {
+            const std::uint16_t out =
+                layout.window_rows[window * kGatherWindowRows + gather_slot_row(slot)];
+            if (out == kGatherNoRow) continue;  // (a zero past the range's rows)
+            Value a;
+            a.bits = g[kGatherGroupNonzeros + slot];
+            const std::int64_t k =
+                first_column + std::int64_t{g[slot]} * kGatherOffsetUnit / s.row_bytes();
+            for (std::int64_t c = 0; c < n; ++c)
+              sum[out * n + c] += static_cast<float>(a) * b_at(k, c);
           }
+        }
       }
     }
     for (std::int64_t local = 0; local < s.range_rows; ++local) {
       const std::int64_t row = range * s.range_rows + local;
       if (row >= layout.rows) break;
       for (std::int64_t c = 0; c < n; ++c) {
-        float total = 0.0f;  // the tiles in order: block by block, each block's by chunk
-        for (std::int64_t kb = 0; kb < s.range_blocks(); ++kb)
-          for (std::int64_t tile = 0; tile < s.block_chunks; ++tile)
-            total += block_sums[kb][(tile * s.range_rows + local) * n + c];
+        float total = 0.0f;  // the range's blocks in order
+        for (std::int64_t kb = 0; kb < s.range_blocks(); ++kb) total += block_sums[kb][local * n + c];
         Value& out = row_major ? C[row * n + c] : C[c * layout.rows + row];
         float result = alpha * total;
         if (beta != 0.0f) result += beta * static_cast<float>(out);

@@ -1,24 +1,25 @@
-// tca kernel=gather: B staged in shared memory, several chunks of its rows per thread block, and
-// the nonzeros of 8-row windows multiplied on m16n8k16 with B's rows as the A operand, each MMA
-// taking two nonzeros of every row of the window and gathering those nonzeros' rows of B from
-// shared memory with one ldmatrix. Not in the TCA paper: issue 11's decode widths (n <= 64),
-// where the rows kernel gathers B from L1 (a wavefront a lane) and the tiles kernel multiplies
-// 16 x 16 tiles that are 90 % zeros. Host side: the shape, the layout, its builder and the host
-// model of the kernel (tca_gather_kernel.cuh).
+// tca kernel=gather: B staged whole (or a few blocks' worth) in shared memory, and the nonzeros
+// of 8-row windows multiplied on m16n8k16 with B's rows as the A operand, each MMA taking two
+// nonzeros of every row of the window and gathering those nonzeros' rows of B from shared memory
+// with one ldmatrix. Not in the TCA paper: issue 11's decode widths (n <= 64), where the rows
+// kernel gathers B from L1 (a wavefront a lane) and the tiles kernel multiplies 16 x 16 tiles
+// that are 90 % zeros. Host side: the shape, the layout, its builder and the host model of the
+// kernel (tca_gather_kernel.cuh).
 //
-//   A (rows x cols) is cut into tiles of range_rows rows x chunk_columns columns. A thread block
-//   takes block_chunks tiles of a range side by side (and one slice of up to 64 columns of B and
-//   C): it stages B's block_chunks x chunk_columns rows (the slice's columns) in shared memory,
-//   and its 16 warps share the tiles' windows, the longest first, each window adding into its
-//   tile's own output rows (the warps split K as well as the rows; the sums keep a fixed order).
+//   A (rows x cols) is cut into tiles of range_rows rows x chunk_columns columns, one a thread
+//   block; the blocks of a range (its chunks) are a cluster where they are summed in one. A block
+//   stages B's chunk_columns rows (the slice's columns, up to 128 KiB: all of B's rows at 16
+//   columns and 4096 of them) once, and its 16 warps split the tile's groups evenly, a warp's
+//   share a contiguous run that may start and end inside a window. The ranges are as many as the
+//   GPU runs at once (one wave), so that each warp streams a long run of groups.
 //
-//   window: 8 rows of a tile (sorted by their nonzeros in the tile, longest first) and
-//   G = ceil(its longest row's nonzeros / 2) groups; group j holds nonzeros 2j and 2j + 1 of each
-//   of the 8 rows (zero values past a row's end) in its 16 slots, slot k = nonzero 2j + k % 2 of
-//   row k / 2:
+//   window: 8 rows of a tile (sorted by their nonzeros in the tile, longest first; windows
+//   without nonzeros are not stored) and G = ceil(its longest row's nonzeros / 2) groups; group j
+//   holds nonzeros 2j and 2j + 1 of each of the 8 rows (zero values past a row's end) in its 16
+//   slots, slot k = nonzero 2j + k % 2 of row k / 2:
 //
 //     group (64 bytes): u16 offset[16]  where slot k's row of B starts in the block's stage, in
-//                                        bytes, swizzled (below)
+//                                        units of 16 bytes, swizzled (below)
 //                       u16 value[16]   fp16 / bf16 bits of slot k (the 32-bit word r holds row
 //                                        r's two values)
 //
@@ -61,10 +62,9 @@ inline constexpr int kGatherRowNonzerosPerGroup = kGatherGroupNonzeros / kGather
 /// 16 columns and 16 values of 16 bits.
 inline constexpr int kGatherGroupBytes = 64;
 inline constexpr int kGatherGroupHalfwords = kGatherGroupBytes / 2;
-/// Warps a thread block; they share its tiles' windows, the longest first. 16: the first version's
-/// 8 warps, one block an SM, left the kernel waiting on its latencies (run 312, Nsight Compute:
-/// 0.31 eligible warps a scheduler); blocks of 8 warps, two to three an SM, ran 1-3 % slower than
-/// blocks of 16 sharing a stage of B (H200, run 315).
+/// Warps a thread block; they split its tile's groups evenly. 16: the first version's 8 warps,
+/// one block an SM, left the kernel waiting on its latencies (run 312, Nsight Compute: 0.31
+/// eligible warps a scheduler).
 inline constexpr int kGatherWarpsPerBlock = 16;
 /// A warp's windows stream through shared memory in stages of this many groups (2 KiB), this
 /// many stages in its ring (one read while the next is copied). Two stages of 32 leave room for
@@ -91,28 +91,19 @@ TCSPARSE_TCA_GATHER_HD constexpr int gather_accumulator_sets(int slice_columns) 
   const int mmas = gather_mmas_per_group(slice_columns);
   return mmas >= kGatherIndependentMmas ? 1 : kGatherIndependentMmas / mmas;
 }
-/// The block's output rows (fp32, a slice wide, one set a tile) are summed in shared memory; at
-/// most this much.
+/// The block's output rows (fp32, a slice wide) are summed in shared memory; at most this much.
 inline constexpr std::int64_t kGatherMaxOutputBytes = 32 << 10;
-/// The staged rows of B (block_chunks x chunk_columns rows x slice columns x 2 bytes) at most:
-/// the groups hold 16-bit byte offsets into it.
-inline constexpr std::int64_t kGatherMaxStageBytes = 64 << 10;
-/// chunk_columns=auto: the columns of A a window spans (its tile's width; fewer where one
-/// chunk's rows of B would exceed kGatherAutoStageBytes: 512 at 32 columns, 256 at 64). Measured (H200, run
-/// 308, bench/results/2026-11-30-0900-h200-tca-gather, 24 LLM weights at 70 / 90 / 95 %, speedup
-/// over dense cuBLAS): 1024 against 512 / 256 at n = 8 1.560x / 1.276x / 0.975x at 90 %, 2.214x /
-/// 1.809x / 1.296x at 95 %; at n = 16 0.957x / 0.731x / 0.567x at 90 % (run 307: 128 slower
-/// still). Short windows pay their end (the D fragments written out, the next window's facts)
-/// more often.
-inline constexpr std::int64_t kGatherAutoChunkColumns = 1024;
-/// A block stages as many chunks as hold at most this many bytes of B, more where that keeps
-/// the blocks of a range within one cluster (kGatherMaxClusterBlocks).
-inline constexpr std::int64_t kGatherAutoStageBytes = 32 << 10;
+/// The staged rows of B (chunk_columns rows x slice columns x 2 bytes) at most: with the rings
+/// and the output rows, what a block's shared memory holds (227 KiB on sm_90). The groups hold
+/// offsets into it in units of kGatherOffsetUnit bytes (16 bits reach 1 MiB).
+inline constexpr std::int64_t kGatherMaxStageBytes = 128 << 10;
+inline constexpr std::uint32_t kGatherOffsetUnit = 16;
+/// chunk_columns=auto: a range takes the fewest blocks, a power of two, whose chunks' rows of B
+/// fit this stage (4096 columns of A at 16 columns of B: one block, all of B; 11008: 4 blocks
+/// of 2752), so that each block stages its B once for one long run of groups a warp.
+inline constexpr std::int64_t kGatherAutoStageBytes = 128 << 10;
 /// The blocks of a range summed in one thread-block cluster (sm_90) at most; more go through
-/// global memory. chunk_columns=auto gives a range a power of two of blocks: where its chunks of
-/// kGatherAutoChunkColumns would make 3, 5, 6 or 7 blocks, the range takes the next power of two,
-/// a chunk a block, within kGatherMaxStageBytes (4096 x 11008 at n = 8-16: 8 blocks of 1376
-/// columns, not 6 of 2 x 1024, whose clusters ran on 102 of 132 SMs; H200, run 314).
+/// global memory.
 inline constexpr std::int64_t kGatherMaxClusterBlocks = 8;
 /// Split-K partial sums the plan may hold (fp32, one a chunk a C element).
 inline constexpr std::int64_t kGatherMaxPartialBytes = std::int64_t{256} << 20;
@@ -126,21 +117,22 @@ TCSPARSE_TCA_GATHER_HD constexpr int gather_slot_row(int slot) {
 
 struct GatherShape {
   std::int64_t rows = 0, cols = 0, n = 0;
-  std::int64_t chunk_columns = 8;  ///< columns of A of a tile, a multiple of 8
-  std::int64_t chunks = 1;         ///< ceil(cols / chunk_columns), at least 1
-  std::int64_t block_chunks = 1;   ///< tiles of a range a block takes (side by side)
-  std::int64_t range_rows = kGatherWindowRows;  ///< rows of a tile, whole windows
+  std::int64_t chunk_columns = 8;  ///< columns of A of a tile (rows of B a block stages), a multiple of 8
+  std::int64_t chunks = 1;         ///< ceil(cols / chunk_columns), at least 1: the blocks of a range
+  std::int64_t range_rows = 1;     ///< rows of a tile
   std::int64_t ranges = 1;         ///< ceil(rows / range_rows), at least 1
   int slice_columns = 8;           ///< 8, 16, 32 or 64: columns of B and C a block computes
   std::int64_t slices = 1;         ///< ceil(n / slice_columns), at least 1
   std::int64_t tiles() const { return ranges * chunks; }
-  std::int64_t windows_per_tile() const { return range_rows / kGatherWindowRows; }
-  /// Blocks of a range: ceil(chunks / block_chunks) (a cluster where they are summed so).
-  std::int64_t range_blocks() const { return (chunks + block_chunks - 1) / block_chunks; }
-  std::int64_t block_columns() const { return block_chunks * chunk_columns; }
+  /// Windows of a tile's rows (the last one's rows past range_rows are none).
+  std::int64_t windows_per_tile() const {
+    return (range_rows + kGatherWindowRows - 1) / kGatherWindowRows;
+  }
+  /// Blocks of a range (a cluster where they are summed so): one a chunk.
+  std::int64_t range_blocks() const { return chunks; }
   std::int64_t row_bytes() const { return std::int64_t{slice_columns} * 2; }
-  std::int64_t stage_bytes() const { return block_columns() * row_bytes(); }
-  std::int64_t output_bytes() const { return block_chunks * range_rows * slice_columns * 4; }
+  std::int64_t stage_bytes() const { return chunk_columns * row_bytes(); }
+  std::int64_t output_bytes() const { return range_rows * slice_columns * 4; }
   /// Dynamic shared memory of a block: B's stage, the warps' rings, the output rows.
   std::int64_t shared_bytes() const { return stage_bytes() + kGatherRingBytes + output_bytes(); }
   /// Thread blocks of a slice: ranges x range_blocks.
@@ -152,32 +144,36 @@ struct GatherShape {
 
 /// The slices and chunks for a rows x cols matrix at width n: slices of the narrowest of 8, 16,
 /// 32, 64 columns that holds n (64 above), or `slice_columns`; chunks of `chunk_columns` (rounded
-/// up to 8) or kGatherAutoChunkColumns, as many a block as kGatherAutoStageBytes holds (more
-/// where that keeps a range's blocks within kGatherMaxClusterBlocks and the stage within
-/// kGatherMaxStageBytes; automatic chunks are widened so that a range has 4 or 8 blocks where it
-/// would have 3, 5, 6 or 7, see kGatherMaxClusterBlocks). The ranges are the widest the output bytes allow: the caller narrows
-/// them with gather_with_ranges once it knows how many blocks run at once. ParameterError where
-/// one chunk's stage exceeds kGatherMaxStageBytes.
+/// up to 8), or the fewest chunks, a power of two up to kGatherMaxClusterBlocks, whose rows of B
+/// fit kGatherAutoStageBytes. The ranges are the widest the output bytes allow: the caller
+/// narrows them with gather_with_ranges once it knows how many blocks run at once.
+/// ParameterError where a chunk's stage exceeds kGatherMaxStageBytes.
 GatherShape choose_gather_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
                                 std::int64_t chunk_columns = 0, int slice_columns = 0);
-/// `shape` with its rows cut into ranges of whole windows, about `wanted_ranges` of them (never
-/// wider than the output bytes allow).
+/// `shape` with its rows cut into about `wanted_ranges` ranges of equal rows (never wider than
+/// the output bytes allow).
 GatherShape gather_with_ranges(GatherShape shape, std::int64_t wanted_ranges);
 
 struct GatherLayout {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   GatherShape shape;
-  /// Block b = range * range_blocks + block of the range, warp w: its windows are
-  /// [warp_window_begin[8 b + w], warp_window_begin[8 b + w + 1]) (layout_blocks * 8 + 1).
-  std::vector<std::uint32_t> warp_window_begin;
-  /// Window i's groups are [window_group_begin[i], window_group_begin[i + 1]).
+  /// Block b = range * range_blocks + block of the range, warp w: its groups are
+  /// [warp_group_begin[16 b + w], warp_group_begin[16 b + w + 1]), an even share of the block's
+  /// (layout_blocks * 16 + 1 entries).
+  std::vector<std::uint32_t> warp_group_begin;
+  /// The window that holds warp 16 b + w's first group (layout_blocks * 16 entries); the warp's
+  /// run may start inside it and end inside a later one.
+  std::vector<std::uint32_t> warp_first_window;
+  /// Window i's groups are [window_group_begin[i], window_group_begin[i + 1]), never empty.
   std::vector<std::uint32_t> window_group_begin;
-  /// Window i's 16 output rows in its block: tile of the block x range_rows + row of the range
-  /// (kGatherNoRow past the matrix).
+  /// Window i's 8 rows of its range (kGatherNoRow past the range or the matrix).
   std::vector<std::uint16_t> window_rows;
   /// The groups, kGatherGroupHalfwords each, then a stage of zero groups.
   std::vector<std::uint16_t> groups;
   std::int64_t octet_conflicts = 0;  ///< 8-slot halves of groups with a column repeated mod 8
+  std::int64_t windows() const {
+    return static_cast<std::int64_t>(window_group_begin.size()) - 1;
+  }
   std::int64_t group_count() const {
     return static_cast<std::int64_t>(groups.size()) / kGatherGroupHalfwords - kGatherStageGroups;
   }
@@ -200,14 +196,15 @@ GatherLayout build_gather_layout(const CsrMatrix<Value, std::int32_t>& matrix,
                              reinterpret_cast<const std::uint16_t*>(matrix.values.data()), shape);
 }
 
-/// {"chunks", "chunk_columns", "block_chunks", "range_blocks", "ranges", "range_rows", "slices",
+/// {"chunks", "chunk_columns", "range_blocks", "ranges", "range_rows", "slices",
 ///  "slice_columns", "stage_bytes", "windows", "groups", "padding_ratio", "octet_conflicts",
 ///  "gather_bytes"}.
 Json gather_details(const GatherLayout& layout);
 
 /// Where row r of a block's stage of B (rows of `row_bytes` = 16, 32, 64 or 128) starts, in
 /// bytes: r x row_bytes + 16 ((r % 8) >> (3 - log2(row_bytes / 16))); its 16-byte unit h is at
-/// that ^ 16 h. The builder stores it; the kernel stages B's rows there.
+/// that ^ 16 h. The builder stores it (divided by kGatherOffsetUnit); the kernel stages B's rows
+/// there.
 TCSPARSE_TCA_GATHER_HD constexpr std::uint32_t gather_row_offset(std::int64_t r,
                                                                  std::int64_t row_bytes) {
   const int shift = row_bytes >= 128 ? 0 : row_bytes == 64 ? 1 : row_bytes == 32 ? 2 : 3;
@@ -215,8 +212,8 @@ TCSPARSE_TCA_GATHER_HD constexpr std::uint32_t gather_row_offset(std::int64_t r,
 }
 
 /// The host model of the kernel: C = alpha A B + beta C walking the layout as the kernel does
-/// (block, warp, window, group, slot), fp32 products summed per tile, the tiles of a range summed
-/// in order. B: cols x n, C: rows x n in `dense` layout. beta == 0 does not read C.
+/// (block, warp, its run of groups window by window, slot), fp32 products summed per tile, the
+/// tiles of a range summed in order. B: cols x n, C: rows x n in `dense` layout. beta == 0 does not read C.
 template <typename Value>
 void gather_host_apply(const GatherLayout& layout, const std::vector<Value>& B,
                        std::vector<Value>& C, std::int64_t n, DenseLayout dense, float alpha,

@@ -3,18 +3,19 @@
 // the window's values a diagonal of pairs), those rows of B gathered by ldmatrix. Included by
 // tca.cu only.
 //
-// Grid: x = block of the range (block_chunks tiles side by side; the range's blocks are one
-// cluster when they are summed in clusters), y = range of rows, z = slice of kSliceColumns
-// columns of B and C. Shared memory:
+// Grid: x = block of the range (its chunk of A's columns; the range's blocks are one cluster
+// when they are summed in clusters), y = range of rows, z = slice of kSliceColumns columns of B
+// and C. Shared memory:
 //
-//   [ B stage: block_chunks x chunk_columns rows x kSliceColumns (16-byte units swizzled) |
+//   [ B stage: chunk_columns rows x kSliceColumns (16-byte units swizzled) |
 //     ring: 16 warps x kGatherStages x kGatherStageGroups groups |
-//     output: block_chunks x range_rows x kSliceColumns fp32 (a set of rows a tile) ]
+//     output: range_rows x kSliceColumns fp32 ]
 //
-//   1. each warp starts copying its first kGatherStages - 1 stages of groups (its windows'
-//      groups follow each other; whole stages, the groups array ends with one of zeros) by
-//      cp.async and loads its first two windows' ends and rows; the block stages B[its
-//      rows][slice] (after griddepcontrol.wait: B belongs to the caller) and waits for both;
+//   1. each warp starts copying the first kGatherStages - 1 stages of its run of groups (an even
+//      share of the block's, contiguous; whole stages, the groups array ends with one of zeros)
+//      by cp.async and loads its first two windows' ends and rows; the block zeroes the output
+//      rows and stages B[its rows][slice] (after griddepcontrol.wait: B belongs to the caller)
+//      and waits for both;
 //   2. each warp, group after group (the next stages' copies in flight):
 //        lane i: the address of B's row for slot i % 8 + 8 (i / 16), unit (i / 8) % 2 of an
 //        m-tile: the group's offset ^ that unit; ldmatrix.x4.trans -> G (16 columns x 16 slots;
@@ -22,11 +23,14 @@
 //        V fragment: lane 4r + r % 4 holds row r's two values (slots 2r, 2r + 1), zeros elsewhere
 //        D[m-tile] += G * V  (D: 16 columns x 8 rows, fp32, 4 a lane); consecutive groups take
 //        gather_accumulator_sets accumulator sets in turn
-//      at a window's end the sets are summed and D goes to its tile's output rows in shared memory;
-//   3. the output rows become C = alpha sum + beta C, the tiles summed in chunk order: with one
-//      block a range from the block's own, with a cluster's the block of rank r sums its share of
-//      the rows over the cluster's blocks (distributed shared memory), else they go to partials
-//      in global memory, which tca_gather_sum_kernel sums.
+//      at a window's end the sets are summed and D is stored to the window's output rows; where
+//      the run ends inside a window, D is kept in the warp's ring instead (its carry), and once
+//      every warp is done the carries are added to their rows in warp order (a window's sum
+//      keeps one order: its last warp's part, then the earlier warps' from first to last);
+//   3. the output rows become C = alpha sum + beta C, the blocks of a range summed in order:
+//      with one block a range from the block's own, with a cluster's the block of rank r sums its
+//      share of the rows over the cluster's blocks (distributed shared memory), else they go to
+//      partials in global memory, which tca_gather_sum_kernel sums.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -56,7 +60,8 @@ enum class GatherSum : int {
 
 template <typename Out>
 struct GatherArguments {
-  const std::uint32_t* warp_window_begin = nullptr;
+  const std::uint32_t* warp_group_begin = nullptr;
+  const std::uint32_t* warp_first_window = nullptr;
   const std::uint32_t* window_group_begin = nullptr;
   const std::uint16_t* window_rows = nullptr;
   const uint4* groups = nullptr;  ///< kGatherGroupBytes a group
@@ -64,8 +69,9 @@ struct GatherArguments {
   Out* C = nullptr;
   float* partials = nullptr;  ///< GatherSum::global only
   std::int64_t rows = 0, cols = 0, n = 0;
-  std::int64_t block_columns = 0;  ///< rows of B a block stages
-  int chunks = 1, block_chunks = 1, range_rows = 0;
+  std::int64_t chunk_columns = 0;  ///< rows of B a block stages
+  std::int64_t windows = 0;        ///< of the layout
+  int range_rows = 0;
   std::int64_t ranges = 0;
   bool vector_b = false;  ///< row-major B whose rows may be read as aligned 16-byte pieces
   GatherSum sum = GatherSum::own;
@@ -111,17 +117,16 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
   auto* b_stage = reinterpret_cast<std::uint16_t*>(shared_words);
   const int block_of_range = static_cast<int>(blockIdx.x), range_blocks = static_cast<int>(gridDim.x);
   const std::int64_t range = blockIdx.y, slice = blockIdx.z;
-  uint4* ring = shared_words + a.block_columns * kSliceColumns / 8;
+  uint4* ring = shared_words + a.chunk_columns * kSliceColumns / 8;
   auto* output = reinterpret_cast<float*>(ring + kGatherWarpsPerBlock * kGatherStages * kStageUnits);
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   uint4* warp_ring = ring + warp * kGatherStages * kStageUnits;
 
-  // 1. the first stages of this warp's groups, then B
-  const std::int64_t block = range * range_blocks + block_of_range;
-  const std::uint32_t first_window = a.warp_window_begin[block * kGatherWarpsPerBlock + warp];
-  const std::uint32_t end_window = a.warp_window_begin[block * kGatherWarpsPerBlock + warp + 1];
-  const std::uint32_t first_group = a.window_group_begin[first_window];
-  const std::uint32_t end_group = a.window_group_begin[end_window];
+  // 1. the first stages of this warp's run of groups, then B
+  const std::int64_t block_warp =
+      (range * range_blocks + block_of_range) * kGatherWarpsPerBlock + warp;
+  const std::uint32_t first_group = a.warp_group_begin[block_warp];
+  const std::uint32_t end_group = a.warp_group_begin[block_warp + 1];
   const int stages = static_cast<int>((end_group - first_group + kGatherStageGroups - 1) /
                                       kGatherStageGroups);
   const uint4* source = a.groups + std::int64_t{first_group} * (kGatherGroupBytes / 16) + lane;
@@ -138,33 +143,36 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
   for (int s = 0; s < kGatherStages - 1; ++s) copy_stage(s);
   const int g = lane / 4, q = lane % 4;
   // the current window's end and rows, and the next one's, loaded a window ahead (a window of
-  // 20-50 groups hides their latency; the first ones while B and the first stage are copied)
+  // 20-200 groups hides their latency; the first ones while B and the first stage are copied)
   struct WindowFacts {
     std::uint32_t end = 0;
     std::uint16_t row_even = kGatherNoRow, row_odd = kGatherNoRow;  // rows 2q, 2q + 1
   };
   const auto facts_of = [&](std::uint32_t w) {
     WindowFacts f;
-    if (w < end_window) {
+    if (w < a.windows) {
       f.end = a.window_group_begin[w + 1];
       f.row_even = a.window_rows[std::int64_t{w} * kGatherWindowRows + 2 * q];
       f.row_odd = a.window_rows[std::int64_t{w} * kGatherWindowRows + 2 * q + 1];
     }
     return f;
   };
-  std::uint32_t window = first_window;
+  std::uint32_t window = a.warp_first_window[block_warp];
   WindowFacts current = facts_of(window), next = facts_of(window + 1);
+  const int output_floats = a.range_rows * kSliceColumns;
+  for (int i = static_cast<int>(threadIdx.x); i < output_floats; i += kGatherThreadsPerBlock)
+    output[i] = 0.0f;  // (rows without nonzeros in the chunk have no window)
   arch::wait_for_prior_grids();  // B, C and the partials belong to the grids before
-  const std::int64_t first_row = block_of_range * a.block_columns;
+  const std::int64_t first_row = block_of_range * a.chunk_columns;
   const int valid_rows = static_cast<int>(
-      a.cols - first_row < a.block_columns ? a.cols - first_row : a.block_columns);
+      a.cols - first_row < a.chunk_columns ? a.cols - first_row : a.chunk_columns);
   gather_stage_b<kSliceColumns, kRowMajor>(b_stage, a, first_row, valid_rows,
                                            slice * kSliceColumns);
   arch::async_copy_commit();
   arch::async_copy_wait<0>();
   __syncthreads();
 
-  // 2. the windows, group by group
+  // 2. the run, group by group
   constexpr int kMmas = gather_mmas_per_group(kSliceColumns);  // one an m-tile of 16 columns
   constexpr int kSets = gather_accumulator_sets(kSliceColumns);
   // ldmatrix: lane i gives the address of slot i % 8 + 8 (i / 16)'s row, unit (i / 8) % 2 of the
@@ -183,43 +191,35 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
   // MMAs of one set form a chain of dependent accumulations, kSets chains run side by side.
   // D (16 columns x 8 rows of an m-tile): lane holds columns g, g + 8 of rows 2q, 2q + 1.
   float d[kSets][kMmas][arch::kM16n8k8AccumulatorsPerLane] = {};
-  std::uint32_t window_end = window < end_window ? current.end : first_group;
-  const auto flush_windows = [&](std::uint32_t group) {
-    // every window that ends at `group` (empty ones too) writes its rows
-    while (window < end_window && window_end == group) {
+  // D summed over the sets (and zeroed) to rows of kSliceColumns floats at `rows_at`: the
+  // window's output rows, or the carry's rows 0-7 in the warp's ring
+  const auto store_window = [&](float* rows_at, int even, int odd) {
 #pragma unroll
-      for (int t = 0; t < kMmas; ++t) {
-        float sum[arch::kM16n8k8AccumulatorsPerLane];
+    for (int t = 0; t < kMmas; ++t) {
+      float sum[arch::kM16n8k8AccumulatorsPerLane];
 #pragma unroll
-        for (int i = 0; i < arch::kM16n8k8AccumulatorsPerLane; ++i) {
-          sum[i] = d[0][t][i];
+      for (int i = 0; i < arch::kM16n8k8AccumulatorsPerLane; ++i) {
+        sum[i] = d[0][t][i];
 #pragma unroll
-          for (int set = 1; set < kSets; ++set) sum[i] += d[set][t][i];
+        for (int set = 1; set < kSets; ++set) sum[i] += d[set][t][i];
 #pragma unroll
-          for (int set = 0; set < kSets; ++set) d[set][t][i] = 0.0f;
-        }
-        const int column = 16 * t + g;
-        float* even = output + current.row_even * kSliceColumns + column;
-        float* odd = output + current.row_odd * kSliceColumns + column;
-        if (current.row_even != kGatherNoRow) {
-          even[0] = sum[0];
-          if constexpr (kSliceColumns > 8) even[8] = sum[2];
-        }
-        if (current.row_odd != kGatherNoRow) {
-          odd[0] = sum[1];
-          if constexpr (kSliceColumns > 8) odd[8] = sum[3];
-        }
+        for (int set = 0; set < kSets; ++set) d[set][t][i] = 0.0f;
       }
-      ++window;
-      current = next;
-      next = facts_of(window + 1);
-      if (window < end_window) window_end = current.end;
+      const int column = 16 * t + g;
+      if (even != kGatherNoRow) {
+        rows_at[even * kSliceColumns + column] = sum[0];
+        if constexpr (kSliceColumns > 8) rows_at[even * kSliceColumns + column + 8] = sum[2];
+      }
+      if (odd != kGatherNoRow) {
+        rows_at[odd * kSliceColumns + column] = sum[1];
+        if constexpr (kSliceColumns > 8) rows_at[odd * kSliceColumns + column + 8] = sum[3];
+      }
     }
   };
   // one group: its 16 nonzeros' rows of B by ldmatrix (G), one MMA an m-tile into `set`
   const auto multiply = [&](const std::uint16_t* entry,
                             float (&set)[kMmas][arch::kM16n8k8AccumulatorsPerLane]) {
-    const unsigned offset = entry[slot_of_lane];
+    const unsigned offset = entry[slot_of_lane] * kGatherOffsetUnit;
     const unsigned pair = reinterpret_cast<const unsigned*>(entry + kGatherGroupNonzeros)[g];
     const unsigned v0 = pair & first_mask, v1 = pair & second_mask;
     if constexpr (kSliceColumns == 8) {
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
       }
     }
   };
-  flush_windows(first_group);
+  std::uint32_t stored_through = first_group;  // groups before it are in the output rows
   for (int s = 0; s < stages; ++s) {
     __syncwarp();  // the stage about to be refilled was read by every lane
     copy_stage(s + kGatherStages - 1);
@@ -248,7 +248,7 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
     const std::uint32_t stage_end =
         end_group - stage_first < kGatherStageGroups ? end_group : stage_first + kGatherStageGroups;
     for (std::uint32_t group = stage_first; group < stage_end;) {
-      const std::uint32_t run_end = window_end < stage_end ? window_end : stage_end;
+      const std::uint32_t run_end = current.end < stage_end ? current.end : stage_end;
       const std::uint16_t* entry = stage + (group - stage_first) * kGatherGroupHalfwords;
 #pragma unroll 2
       for (; group + kSets <= run_end; group += kSets, entry += kSets * kGatherGroupHalfwords) {
@@ -256,18 +256,45 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
         for (int set = 0; set < kSets; ++set) multiply(entry + set * kGatherGroupHalfwords, d[set]);
       }
       for (; group < run_end; ++group, entry += kGatherGroupHalfwords) multiply(entry, d[0]);
-      flush_windows(group);
+      if (group == current.end) {  // the window's last group (windows are never empty)
+        store_window(output, current.row_even, current.row_odd);
+        stored_through = group;
+        ++window;
+        current = next;
+        next = facts_of(window + 1);
+      }
     }
   }
   arch::async_copy_wait<0>();
   arch::allow_dependent_grids();
+  // the carry: a run that ends inside a window keeps its part in its ring (its copies are done)
+  auto* carry = reinterpret_cast<float*>(warp_ring);
+  auto* carry_rows = reinterpret_cast<std::uint16_t*>(carry + kGatherWindowRows * kSliceColumns);
+  static_assert(kGatherStages * kStageUnits * 16 >=
+                    kGatherWindowRows * (kSliceColumns * 4 + 2),
+                "a warp's ring holds its carry");
+  const bool carries = stored_through < end_group;
+  __syncwarp();
+  if (carries) store_window(carry, 2 * q, 2 * q + 1);
+  if (lane < kGatherWindowRows / 2) {
+    carry_rows[2 * lane] = carries ? current.row_even : kGatherNoRow;  // (q = lane here)
+    carry_rows[2 * lane + 1] = carries ? current.row_odd : kGatherNoRow;
+  }
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x); i < kGatherWindowRows * kSliceColumns;
+       i += kGatherThreadsPerBlock)
+    for (int w = 0; w < kGatherWarpsPerBlock; ++w) {  // in warp order
+      const auto* other = reinterpret_cast<const float*>(ring + w * kGatherStages * kStageUnits);
+      const std::uint16_t row = reinterpret_cast<const std::uint16_t*>(
+          other + kGatherWindowRows * kSliceColumns)[i / kSliceColumns];
+      if (row != kGatherNoRow) output[row * kSliceColumns + i % kSliceColumns] += other[i];
+    }
 
   // 3. the output rows to C
   const std::int64_t first_c_row = range * a.range_rows;
   const std::int64_t first_column = slice * kSliceColumns;
   const int columns = static_cast<int>(
       a.n - first_column < kSliceColumns ? a.n - first_column : kSliceColumns);
-  const int output_floats = a.block_chunks * a.range_rows * kSliceColumns;
   if (a.sum == GatherSum::global) {
     __syncthreads();
     float* partial = a.partials + ((block_of_range * gridDim.z + slice) * a.ranges + range) *
@@ -290,15 +317,12 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
        i += kGatherThreadsPerBlock) {
     const int local = first_local + (kRowMajor ? i / columns : i % my_rows);
     const int column = kRowMajor ? i % columns : i / my_rows;
-    float sum = 0.0f;  // the tiles in chunk order: block by block, each block's tile by tile
-    // (unrolled: the blocks' reads side by side)
+    float sum = 0.0f;  // the range's blocks in order (unrolled: their reads side by side)
 #pragma unroll 4
     for (int c = 0; c < range_blocks; ++c) {
       const float* block_output =
           in_cluster ? arch::cluster_shared(output, static_cast<unsigned>(c)) : output;
-      const int tiles = a.chunks - c * a.block_chunks;  // the range's last block may have fewer
-      for (int tile = 0; tile < (tiles < a.block_chunks ? tiles : a.block_chunks); ++tile)
-        sum += block_output[(tile * a.range_rows + local) * kSliceColumns + column];
+      sum += block_output[local * kSliceColumns + column];
     }
     const std::int64_t row = first_c_row + local, j = first_column + column;
     Out& out = kRowMajor ? a.C[row * a.n + j] : a.C[j * a.rows + row];
@@ -309,13 +333,13 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
   if (in_cluster) arch::cluster_sync();  // no block leaves while another reads its output rows
 }
 
-/// GatherSum::global: C = alpha (sum of the tiles' partials, in chunk order) + beta C, a thread
+/// GatherSum::global: C = alpha (sum of the blocks' partials, in chunk order) + beta C, a thread
 /// an element (consecutive threads along C's contiguous index).
 template <typename V, typename Out, int kSliceColumns, bool kRowMajor>
 __global__ void tca_gather_sum_kernel(const GatherArguments<Out> a, std::int64_t range_blocks,
                                       std::int64_t slices) {
   const std::int64_t elements = a.rows * a.n;
-  const std::int64_t output_floats = std::int64_t{a.block_chunks} * a.range_rows * kSliceColumns;
+  const std::int64_t output_floats = std::int64_t{a.range_rows} * kSliceColumns;
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < elements;
        i += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t row = kRowMajor ? i / a.n : i % a.rows;
@@ -323,12 +347,9 @@ __global__ void tca_gather_sum_kernel(const GatherArguments<Out> a, std::int64_t
     const std::int64_t range = row / a.range_rows, local = row % a.range_rows;
     const std::int64_t slice = j / kSliceColumns, column = j % kSliceColumns;
     float sum = 0.0f;
-    for (std::int64_t c = 0; c < range_blocks; ++c) {
-      const float* partial = a.partials + ((c * slices + slice) * a.ranges + range) * output_floats;
-      const std::int64_t tiles = a.chunks - c * a.block_chunks;  // the last block may have fewer
-      for (std::int64_t tile = 0; tile < (tiles < a.block_chunks ? tiles : a.block_chunks); ++tile)
-        sum += partial[(tile * a.range_rows + local) * kSliceColumns + column];
-    }
+    for (std::int64_t c = 0; c < range_blocks; ++c)  // the range's blocks in order
+      sum += a.partials[((c * slices + slice) * a.ranges + range) * output_floats +
+                        local * kSliceColumns + column];
     Out& out = a.C[i];
     float result = a.alpha * sum;
     if (a.beta != 0.0f) result += a.beta * to_fp32<V, Out>(out);

@@ -14,7 +14,8 @@ std::span<const ParameterSpec> parameter_specs() {
       {"kernel", Type::choice, "auto", 0, 0, {"auto", "paper", "rows", "tiles", "gather"},
        "paper: m16n8k8 on matricised rows (the paper); rows: a warp a row, 16 columns of C at a "
        "time; tiles: 16x16 tiles stored as m16n8k16 fragment register pairs, dense m16n8k16; "
-       "gather: B's chunk in shared memory, 8-row windows two nonzeros a row an m16n8k16 in the "
+       "gather: B's chunk (up to 128 KiB) in shared memory, one wave of blocks whose warps split "
+       "their groups evenly, 8-row windows two nonzeros a row an m16n8k16 in the "
        "transposed product, B's rows gathered by ldmatrix; auto: gather up to 16 columns of "
        "row-major B on weights of <= 11 % density with >= 2^21 nonzeros (>= 2^19 at <= 6 %) "
        "(sm_90), else "
@@ -32,8 +33,8 @@ std::span<const ParameterSpec> parameter_specs() {
        "tiles, gather: columns of A (and rows of B) one thread block multiplies, the split-K unit "
        "(tiles: rounded up to a segment of 256; gather: to 8); auto: tiles at n <= 64 the "
        "narrowest of 512 .. 2048 whose blocks all run at once, wider n split-K until the GPU has "
-       "12 warps an SM; gather 1024, as many a block as 32 KiB of B hold (more where that keeps "
-       "a range's blocks within a cluster of 8)"},
+       "12 warps an SM; gather: the fewest chunks, a power of two up to 8, whose rows of B fit "
+       "128 KiB (all of B's rows at 16 columns and 4096 columns of A)"},
       {"slice_columns", Type::choice, "auto", 0, 0, {"auto", "8", "16", "32", "64"},
        "tiles, gather: columns of B and C one thread block computes (n runs as slices of this "
        "width); auto: the narrowest that holds n; above 64 columns 64 (tiles: narrowed to 32 or 16 "

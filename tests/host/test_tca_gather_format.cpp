@@ -28,57 +28,62 @@ TEST(GatherShape, SlicesAreTheNarrowestOf8To64ThatHoldN) {
   EXPECT_EQ(wide.slices, 2);
 }
 
-TEST(GatherShape, AutoChunksSpan1024ColumnsABlockStages32KiBOfBAndARangeTakesAPowerOfTwoOfBlocks) {
-  // n = 16: a row of B is 32 bytes, so a chunk of 1024 rows is 32 KiB, one a block
+TEST(GatherShape, AutoChunksAreTheFewestAPowerOfTwoOfBlocksWhoseRowsOfBFit128KiB) {
+  // n = 16: a row of B is 32 bytes, so 4096 rows are 128 KiB: one block stages all of B
   const GatherShape square = choose_gather_shape(4096, 4096, 16);
-  EXPECT_EQ(square.chunk_columns, 1024);
-  EXPECT_EQ(square.chunks, 4);
-  EXPECT_EQ(square.block_chunks, 1);
-  EXPECT_EQ(square.range_blocks(), 4);
-  EXPECT_EQ(square.stage_bytes(), 32 << 10);
-  // n = 8: 16 bytes a row, two chunks a block
-  EXPECT_EQ(choose_gather_shape(4096, 4096, 8).block_chunks, 2);
-  // 11008 columns: 11 chunks would take 11 blocks a range and 2 a block 6; a range takes a power
-  // of two of blocks, so 8 chunks of 1376 columns (43 KiB of B), one a block
+  EXPECT_EQ(square.chunk_columns, 4096);
+  EXPECT_EQ(square.chunks, 1);
+  EXPECT_EQ(square.range_blocks(), 1);
+  EXPECT_EQ(square.stage_bytes(), 128 << 10);
+  EXPECT_EQ(choose_gather_shape(4096, 4096, 8).stage_bytes(), 64 << 10);  // 16 bytes a row
+  // n = 32: 256 KiB of B, two blocks of 2048 rows
+  const GatherShape wide = choose_gather_shape(4096, 4096, 32);
+  EXPECT_EQ(wide.chunk_columns, 2048);
+  EXPECT_EQ(wide.range_blocks(), 2);
+  // 11008 columns at n = 16: 344 KiB would take 3 blocks; a range takes a power of two, so 4 of
+  // 2752 columns (86 KiB of B)
   const GatherShape long_k = choose_gather_shape(4096, 11008, 16);
-  EXPECT_EQ(long_k.chunk_columns, 1376);
-  EXPECT_EQ(long_k.chunks, 8);
-  EXPECT_EQ(long_k.block_chunks, 1);
-  EXPECT_EQ(long_k.range_blocks(), 8);
-  // 3000 columns: 3 chunks of 1024 become 4 of 752
-  const GatherShape three = choose_gather_shape(4096, 3000, 16);
+  EXPECT_EQ(long_k.chunk_columns, 2752);
+  EXPECT_EQ(long_k.chunks, 4);
+  // 3000 columns at n = 64 (128 bytes a row): 3 blocks become 4 of 752 columns
+  const GatherShape three = choose_gather_shape(4096, 3000, 64);
   EXPECT_EQ(three.chunk_columns, 752);
   EXPECT_EQ(three.range_blocks(), 4);
   // chunks given are kept: 3 blocks a range
   EXPECT_EQ(choose_gather_shape(4096, 3000, 16, 1024).range_blocks(), 3);
-  // 60000 columns: 59 chunks; 8 a block would exceed 64 KiB, so one a block, past a cluster
+  // 60000 columns at n = 16: 15 blocks, past a cluster (not rounded to a power of two)
   const GatherShape longer = choose_gather_shape(64, 60000, 16);
-  EXPECT_EQ(longer.block_chunks, 1);
-  EXPECT_GT(longer.range_blocks(), kGatherMaxClusterBlocks);
+  EXPECT_EQ(longer.chunk_columns, 4000);
+  EXPECT_EQ(longer.range_blocks(), 15);
   // a narrow matrix: one chunk of its columns rounded up to 8
   const GatherShape narrow = choose_gather_shape(50, 13, 16);
   EXPECT_EQ(narrow.chunk_columns, 16);
   EXPECT_EQ(narrow.chunks, 1);
-  EXPECT_EQ(narrow.block_chunks, 1);
 }
 
-TEST(GatherShape, GivenChunksRoundUpTo8AndAChunkPastTheOffsetsReachIsAParameterError) {
+TEST(GatherShape, GivenChunksRoundUpTo8AndAStagePast128KiBIsAParameterError) {
   const GatherShape given = choose_gather_shape(100, 1000, 16, 250);
   EXPECT_EQ(given.chunk_columns, 256);
   EXPECT_EQ(given.chunks, 4);
-  EXPECT_EQ(given.block_chunks, 4);
+  EXPECT_EQ(choose_gather_shape(100, 5000, 16, 4096).stage_bytes(), kGatherMaxStageBytes);
+  EXPECT_THROW(choose_gather_shape(100, 5000, 16, 4104), ParameterError);
   EXPECT_THROW(choose_gather_shape(100, 100000, 64, 100000), ParameterError);
 }
 
-TEST(GatherShape, RangesAreWholeWindowsAsManyAsWantedWithinTheOutputBytes) {
-  const GatherShape shape = choose_gather_shape(4096, 4096, 16, 256);  // 4 chunks a block
-  // 32 KiB of fp32 output rows, 4 tiles x 16 columns: at most 128 rows
-  const GatherShape cut = gather_with_ranges(shape, 64);
-  EXPECT_EQ(cut.range_rows, 64);
-  EXPECT_EQ(cut.ranges, 64);
-  EXPECT_EQ(gather_with_ranges(shape, 33).range_rows, 128);  // ceil(4096 / 33) = 125 -> 128
-  EXPECT_EQ(gather_with_ranges(shape, 1).range_rows, 128);
-  EXPECT_EQ(gather_with_ranges(choose_gather_shape(5, 5, 16), 100).range_rows, kGatherWindowRows);
+TEST(GatherShape, RangesAreAsManyAsWantedOfEqualRowsWithinTheOutputBytes) {
+  const GatherShape shape = choose_gather_shape(4096, 4096, 16);
+  // 32 KiB of fp32 output rows, 16 columns: at most 512 rows
+  EXPECT_EQ(shape.range_rows, 512);
+  EXPECT_EQ(shape.ranges, 8);
+  const GatherShape wave = gather_with_ranges(shape, 132);  // ceil(4096 / 132) = 32 rows
+  EXPECT_EQ(wave.range_rows, 32);
+  EXPECT_EQ(wave.ranges, 128);
+  const GatherShape uneven = gather_with_ranges(shape, 100);  // not whole windows: 41 rows
+  EXPECT_EQ(uneven.range_rows, 41);
+  EXPECT_EQ(uneven.ranges, 100);
+  EXPECT_EQ(uneven.windows_per_tile(), 6);
+  EXPECT_EQ(gather_with_ranges(shape, 1).range_rows, 512);
+  EXPECT_EQ(gather_with_ranges(choose_gather_shape(5, 5, 16), 100).range_rows, 1);
 }
 
 TEST(GatherShape, StagedRowsAreSwizzledSoThatEightRowsOfDifferentResiduesFillEveryBankGroup) {
@@ -106,9 +111,11 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
                                     const GatherLayout& layout) {
   const GatherShape& s = layout.shape;
   const std::int64_t blocks = s.layout_blocks();
-  ASSERT_EQ(layout.warp_window_begin.size(),
+  ASSERT_EQ(layout.warp_group_begin.size(),
             static_cast<std::size_t>(blocks * kGatherWarpsPerBlock + 1));
+  ASSERT_EQ(layout.warp_first_window.size(), static_cast<std::size_t>(blocks * kGatherWarpsPerBlock));
   EXPECT_EQ(layout.window_group_begin.back(), layout.group_count());
+  EXPECT_EQ(layout.warp_group_begin.back(), layout.group_count());
   for (std::int64_t g = layout.group_count() * kGatherGroupHalfwords;
        g < static_cast<std::int64_t>(layout.groups.size()); ++g)
     ASSERT_EQ(layout.groups[g], 0) << "the groups end with a stage of zeros";
@@ -116,24 +123,36 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
   std::int64_t stored = 0;
   for (std::int64_t block = 0; block < blocks; ++block) {
     const std::int64_t range = block / s.range_blocks(), kb = block % s.range_blocks();
-    const std::uint32_t first = layout.warp_window_begin[block * kGatherWarpsPerBlock];
-    const std::uint32_t end = layout.warp_window_begin[(block + 1) * kGatherWarpsPerBlock];
-    const std::int64_t tiles = std::min(s.block_chunks, s.chunks - kb * s.block_chunks);
-    EXPECT_EQ(end - first, tiles * s.windows_per_tile()) << "every window of the block's tiles";
-    std::set<std::uint16_t> rows_seen;  // tile x range_rows + row of the range
-    for (std::uint32_t window = first; window < end; ++window) {
+    const std::uint32_t* begin = layout.warp_group_begin.data() + block * kGatherWarpsPerBlock;
+    const std::uint32_t block_groups = begin[kGatherWarpsPerBlock] - begin[0];
+    for (int w = 0; w < kGatherWarpsPerBlock; ++w) {
+      const std::uint32_t share = begin[w + 1] - begin[w];
+      EXPECT_LE(share, block_groups / kGatherWarpsPerBlock + 1) << "even shares";
+      EXPECT_GE(share, block_groups / kGatherWarpsPerBlock) << "even shares";
+      if (share == 0) continue;
+      const std::uint32_t first = layout.warp_first_window[block * kGatherWarpsPerBlock + w];
+      ASSERT_LT(first, layout.windows());
+      EXPECT_LE(layout.window_group_begin[first], begin[w]) << "the warp's first window holds";
+      EXPECT_GT(layout.window_group_begin[first + 1], begin[w]) << "its first group";
+    }
+    if (block_groups == 0) continue;
+    std::set<std::uint16_t> rows_seen;  // rows of the range
+    for (std::uint32_t window = layout.warp_first_window[block * kGatherWarpsPerBlock];
+         window < layout.windows() && layout.window_group_begin[window] < begin[kGatherWarpsPerBlock];
+         ++window) {
+      ASSERT_GT(layout.window_group_begin[window + 1], layout.window_group_begin[window])
+          << "windows are never empty";
       std::int64_t previous_length = -1;
       for (int row_of_window = 0; row_of_window < kGatherWindowRows; ++row_of_window) {
         const std::uint16_t out = layout.window_rows[window * kGatherWindowRows + row_of_window];
         if (out == kGatherNoRow) continue;
-        const std::int64_t tile = out / s.range_rows, row = range * s.range_rows + out % s.range_rows;
-        ASSERT_LT(tile, tiles);
+        ASSERT_LT(out, s.range_rows);
+        const std::int64_t row = range * s.range_rows + out;
         ASSERT_LT(row, matrix.rows) << "a row past the matrix";
         EXPECT_TRUE(rows_seen.insert(out).second) << "row " << row << " twice in a tile";
-        const std::int64_t chunk = kb * s.block_chunks + tile;
         std::int64_t length = 0;  // its nonzeros in the chunk
         for (std::int32_t k = matrix.row_ptr[row]; k < matrix.row_ptr[row + 1]; ++k)
-          length += matrix.col_idx[k] / s.chunk_columns == chunk ? 1 : 0;
+          length += matrix.col_idx[k] / s.chunk_columns == kb ? 1 : 0;
         if (row_of_window == 0) {
           EXPECT_EQ(layout.window_group_begin[window + 1] - layout.window_group_begin[window],
                     (length + 1) / 2)
@@ -150,17 +169,18 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
         for (int slot = 0; slot < kGatherGroupNonzeros; ++slot) {
           const std::uint16_t out = layout.window_rows[window * kGatherWindowRows + slot / 2];
           const std::uint16_t bits = g[kGatherGroupNonzeros + slot];
-          const std::int64_t stage_row = g[slot] / s.row_bytes();
-          ASSERT_EQ(g[slot], gather_row_offset(stage_row, s.row_bytes())) << "a swizzled row start";
-          const std::int64_t column = kb * s.block_columns() + stage_row;
+          const std::int64_t offset = std::int64_t{g[slot]} * kGatherOffsetUnit;
+          const std::int64_t stage_row = offset / s.row_bytes();
+          ASSERT_EQ(offset, gather_row_offset(stage_row, s.row_bytes())) << "a swizzled row start";
+          ASSERT_LT(stage_row, s.chunk_columns) << "in the block's stage";
+          const std::int64_t column = kb * s.chunk_columns + stage_row;
           ASSERT_LT(column, std::max<std::int64_t>(matrix.cols, 1)) << "a row of B past its end";
           if (out == kGatherNoRow || bits == 0) continue;  // padding (or a stored zero)
-          const std::int64_t tile = out / s.range_rows, row = range * s.range_rows + out % s.range_rows;
-          ASSERT_EQ(column / s.chunk_columns, kb * s.block_chunks + tile) << "in the window's tile";
+          const std::int64_t row = range * s.range_rows + out;
           ++stored;
-          const auto begin = matrix.col_idx.begin() + matrix.row_ptr[row];
+          const auto first = matrix.col_idx.begin() + matrix.row_ptr[row];
           const auto last = matrix.col_idx.begin() + matrix.row_ptr[row + 1];
-          const auto found = std::lower_bound(begin, last, static_cast<std::int32_t>(column));
+          const auto found = std::lower_bound(first, last, static_cast<std::int32_t>(column));
           ASSERT_TRUE(found != last && *found == column) << row << "," << column;
           EXPECT_EQ(bits, matrix.values[found - matrix.col_idx.begin()].bits);
           ++hits[{row, column}];
@@ -186,13 +206,13 @@ std::vector<test::NamedMatrix> gather_matrices() {
   return result;
 }
 
-TEST(GatherLayout, StoresEveryNonzeroOnceInWindowsOfRowsLongestFirstInEveryCut) {
+TEST(GatherLayout, StoresEveryNonzeroOnceInWindowsOfRowsLongestFirstSplitEvenlyOverTheWarps) {
   for (const test::NamedMatrix& named : gather_matrices()) {
     if (named.matrix.nnz() > 100000) continue;
     SCOPED_TRACE(named.name);
     const auto matrix = test::with_values<half>(test::scaled_for_16_bit(named.matrix));
     for (const std::int64_t chunk_columns : {0, 8, 40, 256, 1000})
-      for (const std::int64_t ranges : {1, 3, 1000}) {
+      for (const std::int64_t ranges : {1, 3, 7, 1000}) {
         SCOPED_TRACE(chunk_columns);
         const GatherShape shape = gather_with_ranges(
             choose_gather_shape(matrix.rows, matrix.cols, 16, chunk_columns), ranges);
@@ -240,6 +260,34 @@ TEST(GatherLayout, GivesTheSlotsOfAnOctetColumnsOfDifferentResiduesWhereTheRowsA
       build_gather_layout(random, choose_gather_shape(random.rows, random.cols, 16, 256));
   EXPECT_LT(static_cast<double>(mostly.octet_conflicts),
             0.25 * static_cast<double>(2 * mostly.group_count()));
+}
+
+TEST(GatherLayout, WarpsShareAWindowLongerThanTheirRunsAndShareFewGroupsOneEach) {
+  // one window of 8 rows x 4000 nonzeros: 2000 groups, 125 a warp, every warp inside it
+  const auto dense = window_of_rows(4000, 4000, [](std::int32_t, std::int32_t j) { return j; });
+  const GatherLayout one = build_gather_layout(dense, choose_gather_shape(dense.rows, dense.cols, 16));
+  ASSERT_EQ(one.windows(), 1);
+  for (int w = 0; w < kGatherWarpsPerBlock; ++w) {
+    EXPECT_EQ(one.warp_first_window[w], 0u);
+    EXPECT_EQ(one.warp_group_begin[w], 125u * w);
+  }
+  // 3 groups for 16 warps: 13 warps have none (the kernel reads nothing for them)
+  const auto short_rows = window_of_rows(64, 6, [](std::int32_t row, std::int32_t j) { return row + 8 * j; });
+  const GatherLayout few =
+      build_gather_layout(short_rows, choose_gather_shape(short_rows.rows, short_rows.cols, 16));
+  ASSERT_EQ(few.group_count(), 3);
+  int without = 0;
+  for (int w = 0; w < kGatherWarpsPerBlock; ++w)
+    without += few.warp_group_begin[w + 1] == few.warp_group_begin[w] ? 1 : 0;
+  EXPECT_EQ(without, kGatherWarpsPerBlock - 3);
+  // a block without groups (no nonzeros in its chunk): its warps point past the windows
+  const auto empty_chunk = window_of_rows(64, 1, [](std::int32_t, std::int32_t) { return 0; });
+  const GatherLayout split = build_gather_layout(
+      empty_chunk, choose_gather_shape(empty_chunk.rows, empty_chunk.cols, 16, 32));
+  ASSERT_EQ(split.shape.chunks, 2);
+  ASSERT_EQ(split.windows(), 1);
+  for (int w = 0; w < kGatherWarpsPerBlock; ++w)
+    EXPECT_EQ(split.warp_first_window[kGatherWarpsPerBlock + w], 1u) << "the second block's";
 }
 
 TEST(GatherLayout, Costs64BytesAGroupOfSixteenSlots) {
