@@ -46,9 +46,10 @@ struct TileRows {
   std::int64_t length(std::int32_t local) const {
     return local < 0 ? 0 : end[local] - begin[local];
   }
-  /// Groups of window j: its first (longest) row's nonzeros, two a group.
+  /// Groups of window j: its first (longest) row's nonzeros, two a group, in whole quads.
   std::int64_t window_groups(std::int64_t j) const {
-    return ceil_div(length(by_length[j * kGatherWindowRows]), kGatherRowNonzerosPerGroup);
+    return round_up(ceil_div(length(by_length[j * kGatherWindowRows]), kGatherRowNonzerosPerGroup),
+                    kGatherQuadGroups);
   }
 };
 
@@ -77,7 +78,8 @@ TileRows tile_rows(const GatherShape& s, std::int64_t range, std::int64_t chunk,
 struct BlockWindows {
   TileRows tile;
   std::int64_t windows = 0, groups = 0;
-  /// Warp w's groups: [warp_begin[w], warp_begin[w + 1]), relative to the block's first.
+  /// Warp w's groups: [warp_begin[w], warp_begin[w + 1]), relative to the block's first (an
+  /// even share of its quads).
   std::array<std::int64_t, kGatherWarpsPerBlock + 1> warp_begin{};
 };
 
@@ -89,13 +91,14 @@ BlockWindows block_windows(const GatherShape& s, std::int64_t block, const std::
     ++b.windows;
     b.groups += b.tile.window_groups(j);
   }
+  const std::int64_t quads = b.groups / kGatherQuadGroups;
   for (int w = 0; w <= kGatherWarpsPerBlock; ++w)
-    b.warp_begin[w] = b.groups * w / kGatherWarpsPerBlock;
+    b.warp_begin[w] = quads * w / kGatherWarpsPerBlock * kGatherQuadGroups;
   return b;
 }
 
-/// Writes window j of tile t at `out` (t.window_groups(j) groups) and returns the octets where
-/// two slots share a column residue.
+/// Writes window j of tile t at `out` (t.window_groups(j) groups, from a quad's start) and
+/// returns the octets where two slots share a column residue.
 std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j,
                          const std::int32_t* col_idx, const std::uint16_t* values,
                          std::uint16_t* out) {
@@ -123,7 +126,6 @@ std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j
   const auto remaining = [&](int row, int r) { return bucket[row][r + 1] - cursor[row][r]; };
   std::int64_t conflicts = 0;
   for (std::int64_t g = 0; g < groups; ++g) {
-    std::uint16_t* group = out + g * kGatherGroupHalfwords;
     for (int octet = 0; octet < kGatherGroupNonzeros / kOctetSlots; ++octet) {
       unsigned used = 0;
       bool conflict = false;
@@ -149,9 +151,9 @@ std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j
         }
         conflict = conflict || (used & (1u << best)) != 0;
         used |= 1u << best;
-        group[slot] = static_cast<std::uint16_t>(gather_row_offset(column, s.row_bytes()) /
-                                                 kGatherOffsetUnit);
-        group[kGatherGroupNonzeros + slot] = value;
+        out[gather_offset_at(g, slot)] = static_cast<std::uint16_t>(
+            gather_row_offset(column, s.row_bytes()) / kGatherOffsetUnit);
+        out[gather_value_at(g, slot)] = value;
       }
       conflicts += conflict ? 1 : 0;
     }
@@ -324,15 +326,15 @@ void gather_host_apply(const GatherLayout& layout, const std::vector<Value>& B,
         for (std::uint32_t group = layout.warp_group_begin[bw];
              group < layout.warp_group_begin[bw + 1]; ++group) {
           while (group >= layout.window_group_begin[window + 1]) ++window;
-          const std::uint16_t* g = layout.groups.data() + std::int64_t{group} * kGatherGroupHalfwords;
           for (int slot = 0; slot < kGatherGroupNonzeros; ++slot) {
             const std::uint16_t out =
                 layout.window_rows[window * kGatherWindowRows + gather_slot_row(slot)];
             if (out == kGatherNoRow) continue;  // (a zero past the range's rows)
             Value a;
-            a.bits = g[kGatherGroupNonzeros + slot];
-            const std::int64_t k =
-                first_column + std::int64_t{g[slot]} * kGatherOffsetUnit / s.row_bytes();
+            a.bits = layout.groups[gather_value_at(group, slot)];
+            const std::int64_t k = first_column + std::int64_t{layout.groups[gather_offset_at(
+                                                      group, slot)]} *
+                                                      kGatherOffsetUnit / s.row_bytes();
             for (std::int64_t c = 0; c < n; ++c)
               sum[out * n + c] += static_cast<float>(a) * b_at(k, c);
           }

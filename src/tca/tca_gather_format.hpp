@@ -14,14 +14,20 @@
 //   GPU runs at once (one wave), so that each warp streams a long run of groups.
 //
 //   window: 8 rows of a tile (sorted by their nonzeros in the tile, longest first; windows
-//   without nonzeros are not stored) and G = ceil(its longest row's nonzeros / 2) groups; group j
+//   without nonzeros are not stored) and G = ceil(its longest row's nonzeros / 2) groups, rounded
+//   up to whole quads (below); group j
 //   holds nonzeros 2j and 2j + 1 of each of the 8 rows (zero values past a row's end) in its 16
 //   slots, slot k = nonzero 2j + k % 2 of row k / 2:
 //
-//     group (64 bytes): u16 offset[16]  where slot k's row of B starts in the block's stage, in
-//                                        units of 16 bytes, swizzled (below)
-//                       u16 value[16]   fp16 / bf16 bits of slot k (the 32-bit word r holds row
-//                                        r's two values)
+//     group: 16 u16 offsets (where slot k's row of B starts in the block's stage, in units of
+//            16 bytes, swizzled: below) and 16 u16 values (fp16 / bf16 bits of slot k), 64 bytes;
+//            stored four groups at a time (a quad, 256 bytes; windows and warps' runs are whole
+//            quads), interleaved so that a lane reads its slot's four offsets in one 8-byte load
+//            and its row's four value pairs in one 16-byte load:
+//
+//       quad: [ offset[slot 0][group 0..3] | ... | offset[slot 15][0..3] ]   128 bytes
+//             [ pair[row 0][group 0..3]    | ... | pair[row 7][0..3]     ]   128 bytes
+//             (pair: u32, the values of slots 2r and 2r + 1 of row r)
 //
 //   one MMA a group and 16 columns of B, the product transposed (C^T = B^T A^T):
 //     D (16 columns x 8 rows) += G (16 x 16, G[c][k] = B[column of slot k][c])
@@ -36,7 +42,7 @@
 //   (`octet_conflicts` counts where it cannot).
 //
 // Bytes: 4 a stored nonzero (a 16-bit offset and value), and the zeros that pad each window's
-// rows to its longest rounded up to even (the windows group rows of like length).
+// rows to its longest (the windows group rows of like length), rounded up to whole quads.
 #pragma once
 
 #include <cstdint>
@@ -62,18 +68,36 @@ inline constexpr int kGatherRowNonzerosPerGroup = kGatherGroupNonzeros / kGather
 /// 16 columns and 16 values of 16 bits.
 inline constexpr int kGatherGroupBytes = 64;
 inline constexpr int kGatherGroupHalfwords = kGatherGroupBytes / 2;
-/// Warps a thread block; they split its tile's groups evenly. 16: the first version's 8 warps,
-/// one block an SM, left the kernel waiting on its latencies (run 312, Nsight Compute: 0.31
-/// eligible warps a scheduler).
+/// Groups stored interleaved (a quad), so that a lane loads the next quad's offsets and values
+/// in two loads while it multiplies the current one (H200, run 321, against one group at a time:
+/// n = 16 at 90 % 1.60x -> 1.70x dense cuBLAS, at 95 % 2.23x -> 2.30x; n = 8 within 3 %).
+inline constexpr int kGatherQuadGroups = 4;
+inline constexpr int kGatherQuadBytes = kGatherQuadGroups * kGatherGroupBytes;
+/// Where slot `slot`'s offset and value of group `group` (counted from a quad's start) lie in
+/// the groups array, in halfwords.
+TCSPARSE_TCA_GATHER_HD constexpr std::int64_t gather_offset_at(std::int64_t group, int slot) {
+  return group / kGatherQuadGroups * (kGatherQuadBytes / 2) + slot * kGatherQuadGroups +
+         group % kGatherQuadGroups;
+}
+TCSPARSE_TCA_GATHER_HD constexpr std::int64_t gather_value_at(std::int64_t group, int slot) {
+  return group / kGatherQuadGroups * (kGatherQuadBytes / 2) + kGatherQuadBytes / 4 +
+         slot / 2 * (2 * kGatherQuadGroups) + group % kGatherQuadGroups * 2 + slot % 2;
+}
+/// Warps a thread block; they split its tile's groups evenly. 16: 8 warps left the kernel waiting
+/// on its latencies (run 312, Nsight Compute: 0.31 eligible warps a scheduler); 32 warps with
+/// stages of 16 groups ran slower (H200, run 321, speedup over dense cuBLAS at n = 8 / 16, 90 %:
+/// 1.87x / 1.53x against 2.10x / 1.70x).
 inline constexpr int kGatherWarpsPerBlock = 16;
-/// A warp's windows stream through shared memory in stages of this many groups (2 KiB), this
-/// many stages in its ring (one read while the next is copied). Two stages of 32 leave room for
-/// two blocks an SM at up to 16 columns: H200, run 314, against 4 x 32 (one block an SM) and
-/// 3 x 16, speedup over dense cuBLAS at n = 8 / 16, 90 %: 1.84x / 1.35x against 1.70x / 1.28x and
-/// 1.72x / 1.35x (run 306: with 16-group stages the pipeline's own instructions were a third of
-/// the kernel's). The groups array ends with a stage of zeros, so that a warp copies whole stages.
+/// A warp's run streams through shared memory in stages of this many groups (2 KiB), this
+/// many stages in its ring (one read while the next is copied): 64 KiB a block, which with
+/// 128 KiB of B and the output rows fills the 227 KiB of sm_90. (Measured before B was resident,
+/// with two blocks an SM: H200, run 314, against 4 x 32 and 3 x 16, speedup over dense cuBLAS at
+/// n = 8 / 16, 90 %: 1.84x / 1.35x against 1.70x / 1.28x and 1.72x / 1.35x; run 306: with
+/// 16-group stages the pipeline's own instructions were a third of the kernel's.) The groups
+/// array ends with a stage of zeros, so that a warp copies whole stages.
 inline constexpr int kGatherStageGroups = 32;
 inline constexpr int kGatherStages = 2;
+static_assert(kGatherStageGroups % kGatherQuadGroups == 0, "stages of whole quads");
 inline constexpr std::int64_t kGatherRingBytes =
     std::int64_t{kGatherWarpsPerBlock} * kGatherStages * kGatherStageGroups * kGatherGroupBytes;
 /// MMAs of a group: one for each 16 columns of the slice (an 8-column slice fills half of one).
@@ -100,7 +124,10 @@ inline constexpr std::int64_t kGatherMaxStageBytes = 128 << 10;
 inline constexpr std::uint32_t kGatherOffsetUnit = 16;
 /// chunk_columns=auto: a range takes the fewest blocks, a power of two, whose chunks' rows of B
 /// fit this stage (4096 columns of A at 16 columns of B: one block, all of B; 11008: 4 blocks
-/// of 2752), so that each block stages its B once for one long run of groups a warp.
+/// of 2752), so that each block stages its B once for one long run of groups a warp. H200, run
+/// 320, against chunks of 1024 columns (32 KiB of B a block, two blocks an SM, two waves of
+/// ranges), speedup over dense cuBLAS at n = 8 / 16: 1.83x / 1.33x -> 2.13x / 1.61x at 90 %,
+/// 2.48x / 1.84x -> 2.91x / 2.27x at 95 %.
 inline constexpr std::int64_t kGatherAutoStageBytes = 128 << 10;
 /// The blocks of a range summed in one thread-block cluster (sm_90) at most; more go through
 /// global memory.
@@ -159,16 +186,18 @@ struct GatherLayout {
   GatherShape shape;
   /// Block b = range * range_blocks + block of the range, warp w: its groups are
   /// [warp_group_begin[16 b + w], warp_group_begin[16 b + w + 1]), an even share of the block's
-  /// (layout_blocks * 16 + 1 entries).
+  /// quads (layout_blocks * 16 + 1 entries).
   std::vector<std::uint32_t> warp_group_begin;
   /// The window that holds warp 16 b + w's first group (layout_blocks * 16 entries); the warp's
   /// run may start inside it and end inside a later one.
   std::vector<std::uint32_t> warp_first_window;
-  /// Window i's groups are [window_group_begin[i], window_group_begin[i + 1]), never empty.
+  /// Window i's groups are [window_group_begin[i], window_group_begin[i + 1]): whole quads,
+  /// never empty.
   std::vector<std::uint32_t> window_group_begin;
   /// Window i's 8 rows of its range (kGatherNoRow past the range or the matrix).
   std::vector<std::uint16_t> window_rows;
-  /// The groups, kGatherGroupHalfwords each, then a stage of zero groups.
+  /// The groups, kGatherGroupHalfwords each, in quads (gather_offset_at, gather_value_at), then
+  /// a stage of zero groups.
   std::vector<std::uint16_t> groups;
   std::int64_t octet_conflicts = 0;  ///< 8-slot halves of groups with a column repeated mod 8
   std::int64_t windows() const {

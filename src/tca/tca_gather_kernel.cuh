@@ -16,7 +16,8 @@
 //      by cp.async and loads its first two windows' ends and rows; the block zeroes the output
 //      rows and stages B[its rows][slice] (after griddepcontrol.wait: B belongs to the caller)
 //      and waits for both;
-//   2. each warp, group after group (the next stages' copies in flight):
+//   2. each warp, quad after quad (the next quad's offsets and values loaded while one
+//      multiplies, the next stages' copies in flight), group after group:
 //        lane i: the address of B's row for slot i % 8 + 8 (i / 16), unit (i / 8) % 2 of an
 //        m-tile: the group's offset ^ that unit; ldmatrix.x4.trans -> G (16 columns x 16 slots;
 //        x2 and 8 columns at a slice of 8)
@@ -110,7 +111,7 @@ __device__ __forceinline__ void gather_stage_b(std::uint16_t* stage, const Gathe
 }
 
 template <typename V, typename Out, int kSliceColumns, bool kRowMajor>
-__global__ void __launch_bounds__(kGatherThreadsPerBlock)
+__global__ void __launch_bounds__(kGatherThreadsPerBlock, 1)
     tca_gather_kernel(const GatherArguments<Out> a) {
   constexpr int kStageUnits = kGatherStageGroups * kGatherGroupBytes / 16;
   extern __shared__ uint4 shared_words[];
@@ -175,12 +176,13 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
   // 2. the run, group by group
   constexpr int kMmas = gather_mmas_per_group(kSliceColumns);  // one an m-tile of 16 columns
   constexpr int kSets = gather_accumulator_sets(kSliceColumns);
+  static_assert(kGatherQuadGroups % kSets == 0 && kGatherStageGroups % kGatherQuadGroups == 0);
   // ldmatrix: lane i gives the address of slot i % 8 + 8 (i / 16)'s row, unit (i / 8) % 2 of the
   // m-tile (x4: matrices k 0-7 x m 0-7, k 0-7 x m 8-15, k 8-15 x m 0-7, k 8-15 x m 8-15); at 8
   // columns (x2) lanes 0-15 give slots 0-15, unit 0 (matrices k 0-7 and k 8-15 of m 0-7)
   const int slot_of_lane = kSliceColumns == 8 ? lane % 16 : lane % 8 + 8 * (lane / 16);
   const unsigned unit_of_lane = kSliceColumns == 8 ? 0u : 16u * ((lane / 8) % 2);
-  // V: row r's two values (word r of the group's values, slots k = 2r, 2r + 1) in lane
+  // V: row r's two values (its pair, slots k = 2r, 2r + 1) in lane
   // 4 r + r % 4, in its first register (k = 2q, 2q + 1) for rows 0-3 and its second
   // (k = 8 + 2q, 9 + 2q) for rows 4-7; zeros elsewhere
   const bool holds_pair = q == g % 4;
@@ -188,7 +190,8 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
   const unsigned second_mask = holds_pair && g >= 4 ? ~0u : 0u;
   const auto* stage_bytes = reinterpret_cast<const unsigned char*>(b_stage);
   // kSets accumulator sets taken by consecutive groups in turn, summed at the window's end: the
-  // MMAs of one set form a chain of dependent accumulations, kSets chains run side by side.
+  // MMAs of one set form a chain of dependent accumulations, kSets chains run side by side
+  // (kSets divides a quad's groups).
   // D (16 columns x 8 rows of an m-tile): lane holds columns g, g + 8 of rows 2q, 2q + 1.
   float d[kSets][kMmas][arch::kM16n8k8AccumulatorsPerLane] = {};
   // D summed over the sets (and zeroed) to rows of kSliceColumns floats at `rows_at`: the
@@ -216,25 +219,45 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
       }
     }
   };
-  // one group: its 16 nonzeros' rows of B by ldmatrix (G), one MMA an m-tile into `set`
-  const auto multiply = [&](const std::uint16_t* entry,
-                            float (&set)[kMmas][arch::kM16n8k8AccumulatorsPerLane]) {
-    const unsigned offset = entry[slot_of_lane] * kGatherOffsetUnit;
-    const unsigned pair = reinterpret_cast<const unsigned*>(entry + kGatherGroupNonzeros)[g];
+  // one group: its 16 nonzeros' rows of B by ldmatrix (G, an x4 an m-tile; `offset`: the
+  // lane's slot's, in kGatherOffsetUnit), then one MMA an m-tile into `set` (`pair`: the values
+  // of row g). The ldmatrix of kBatch groups are written before their MMAs, so that kBatch x
+  // kMmas reads of shared memory may be in flight; ptxas keeps them so only with registers to
+  // spare, hence __launch_bounds__(..., 1) (one block an SM: shared memory holds no more), 80
+  // registers at 16 columns instead of 64 (H200, runs 321-323: the MMAs waiting on their
+  // ldmatrix were a third of the stall samples; n = 16 at 90 % 1.71x -> 1.73x dense cuBLAS).
+  constexpr int kFragmentRegisters = kSliceColumns == 8 ? 2 : 4;
+  constexpr int kBatch = kMmas >= kGatherQuadGroups ? 1 : kGatherQuadGroups / kMmas;
+  using Fragments = unsigned[kMmas][kFragmentRegisters];
+  const auto load_group = [&](unsigned offset, Fragments& fragments) {
+    const unsigned at = offset * kGatherOffsetUnit;
+    if constexpr (kSliceColumns == 8) {
+      arch::load_matrix_x2<true>(fragments[0], stage_bytes + at);
+    } else {
+#pragma unroll
+      for (int t = 0; t < kMmas; ++t)
+        arch::load_matrix_x4<true>(fragments[t], stage_bytes + (at ^ (unit_of_lane + 32u * t)));
+    }
+  };
+  const auto multiply_group = [&](const Fragments& fragments, unsigned pair,
+                                  float (&set)[kMmas][arch::kM16n8k8AccumulatorsPerLane]) {
     const unsigned v0 = pair & first_mask, v1 = pair & second_mask;
     if constexpr (kSliceColumns == 8) {
-      unsigned fragment[2];
-      arch::load_matrix_x2<true>(fragment, stage_bytes + offset);
-      const unsigned columns[4] = {fragment[0], 0u, fragment[1], 0u};  // m 8-15: none
+      const unsigned columns[4] = {fragments[0][0], 0u, fragments[0][1], 0u};  // m 8-15: none
       arch::mma_m16n8k16<V>(set[0], columns, v0, v1);
     } else {
 #pragma unroll
-      for (int t = 0; t < kMmas; ++t) {
-        unsigned fragment[4];
-        arch::load_matrix_x4<true>(fragment, stage_bytes + (offset ^ (unit_of_lane + 32u * t)));
-        arch::mma_m16n8k16<V>(set[t], fragment, v0, v1);
-      }
+      for (int t = 0; t < kMmas; ++t) arch::mma_m16n8k16<V>(set[t], fragments[t], v0, v1);
     }
+  };
+  // a quad's part for this lane: its slot's four offsets and row g's four value pairs
+  struct QuadPart {
+    uint2 offsets;
+    uint4 pairs;
+  };
+  const auto quad_part = [&](const unsigned char* quad) {
+    return QuadPart{*reinterpret_cast<const uint2*>(quad + 8 * slot_of_lane),
+                    *reinterpret_cast<const uint4*>(quad + kGatherQuadBytes / 2 + 16 * g)};
   };
   std::uint32_t stored_through = first_group;  // groups before it are in the output rows
   for (int s = 0; s < stages; ++s) {
@@ -243,19 +266,36 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock)
     arch::async_copy_wait<kGatherStages - 1>();
     __syncwarp();
     const auto* stage =
-        reinterpret_cast<const std::uint16_t*>(warp_ring + (s % kGatherStages) * kStageUnits);
+        reinterpret_cast<const unsigned char*>(warp_ring + (s % kGatherStages) * kStageUnits);
     const std::uint32_t stage_first = first_group + s * kGatherStageGroups;
     const std::uint32_t stage_end =
         end_group - stage_first < kGatherStageGroups ? end_group : stage_first + kGatherStageGroups;
-    for (std::uint32_t group = stage_first; group < stage_end;) {
+    for (std::uint32_t group = stage_first; group < stage_end;) {  // whole quads throughout
       const std::uint32_t run_end = current.end < stage_end ? current.end : stage_end;
-      const std::uint16_t* entry = stage + (group - stage_first) * kGatherGroupHalfwords;
-#pragma unroll 2
-      for (; group + kSets <= run_end; group += kSets, entry += kSets * kGatherGroupHalfwords) {
+      const unsigned char* quad = stage + (group - stage_first) * kGatherGroupBytes;
+      QuadPart next_part = quad_part(quad);
+      for (; group < run_end; group += kGatherQuadGroups) {
+        const QuadPart part = next_part;
+        if (group + kGatherQuadGroups < run_end) {  // the next quad's, while this one multiplies
+          quad += kGatherQuadBytes;
+          next_part = quad_part(quad);
+        }
+        const unsigned offsets[kGatherQuadGroups] = {part.offsets.x & 0xffffu,
+                                                      part.offsets.x >> 16,
+                                                      part.offsets.y & 0xffffu,
+                                                      part.offsets.y >> 16};
+        const unsigned pairs[kGatherQuadGroups] = {part.pairs.x, part.pairs.y, part.pairs.z,
+                                                   part.pairs.w};
 #pragma unroll
-        for (int set = 0; set < kSets; ++set) multiply(entry + set * kGatherGroupHalfwords, d[set]);
+        for (int first = 0; first < kGatherQuadGroups; first += kBatch) {
+          Fragments fragments[kBatch];
+#pragma unroll
+          for (int i = 0; i < kBatch; ++i) load_group(offsets[first + i], fragments[i]);
+#pragma unroll
+          for (int i = 0; i < kBatch; ++i)  // consecutive groups into the kSets sets in turn
+            multiply_group(fragments[i], pairs[first + i], d[(first + i) % kSets]);
+        }
       }
-      for (; group < run_end; ++group, entry += kGatherGroupHalfwords) multiply(entry, d[0]);
       if (group == current.end) {  // the window's last group (windows are never empty)
         store_window(output, current.row_even, current.row_odd);
         stored_through = group;

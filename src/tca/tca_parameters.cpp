@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "tca/tca_gather_format.hpp"
 #include "tcsparse/error.hpp"
 
 namespace tcsparse::tca {
@@ -16,9 +17,9 @@ std::span<const ParameterSpec> parameter_specs() {
        "time; tiles: 16x16 tiles stored as m16n8k16 fragment register pairs, dense m16n8k16; "
        "gather: B's chunk (up to 128 KiB) in shared memory, one wave of blocks whose warps split "
        "their groups evenly, 8-row windows two nonzeros a row an m16n8k16 in the "
-       "transposed product, B's rows gathered by ldmatrix; auto: gather up to 16 columns of "
-       "row-major B on weights of <= 11 % density with >= 2^21 nonzeros (>= 2^19 at <= 6 %) "
-       "(sm_90), else "
+       "transposed product, B's rows gathered by ldmatrix; auto: gather up to 32 columns of "
+       "row-major B on weights of <= 11 % density with >= 2^20 nonzeros (>= 2^19 at <= 6 %) "
+       "whose ranges take at most 4 blocks (sm_90), else "
        "tiles above 16 columns of B or when the non-empty tiles hold >= 40 (row-major B) / 8 "
        "(column-major) nonzeros on average, else rows; rows also below one nonzero in 4096 "
        "weights"},
@@ -132,7 +133,8 @@ bool auto_takes_gather(std::int64_t rows, std::int64_t cols, std::int64_t nnz, s
                       (nnz >= kGatherAutoSparseMinNonzeros &&
                        nonzeros <= kGatherAutoSparseMaxDensity * weights);
   return clusters && dense == DenseLayout::row_major && n >= 1 && n <= kGatherAutoMaxColumns &&
-         enough && nonzeros <= kGatherAutoMaxDensity * weights;
+         enough && nonzeros <= kGatherAutoMaxDensity * weights &&
+         choose_gather_shape(rows, cols, n).range_blocks() <= kGatherAutoMaxRangeBlocks;
 }
 
 const char* kernel_name(TcaKernel kernel) {

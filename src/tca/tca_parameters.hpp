@@ -88,15 +88,17 @@ TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
 /// kernel=auto takes gather (before counting tiles) for products of at most this many columns
 /// of row-major B on weights of at most kGatherAutoMaxDensity nonzero and at least
 /// kGatherAutoMinNonzeros nonzeros (kGatherAutoSparseMinNonzeros at most
-/// kGatherAutoSparseMaxDensity nonzero), on sm_90 (where a range's blocks sum in clusters).
-/// Measured (H200, runs 314-316, bench/results/2026-11-30-0940-h200-tca-gather-pairs, the 24 LLM
-/// weights of issue 11, speedup over dense cuBLAS, gather against tiles): n = 8 and 16 at 90 %
-/// 1.7-2.0x / 1.4-1.5x against 1.5-1.7x / 1.2-1.5x on the 6 weights of >= 4 M nonzeros, at 95 %
-/// 2.3-2.9x / 1.8-2.2x against 1.6-1.9x / 1.3-1.5x on all 8 (0.84-2.9 M); 4096 x 4096 at 90 %
-/// (1.7 M) 0.9-1.0x of tiles; at 70 % 0.55-0.95x of tiles.
-inline constexpr std::int64_t kGatherAutoMaxColumns = 16;
-inline constexpr std::int64_t kGatherAutoMinNonzeros = std::int64_t{1} << 21;
+/// kGatherAutoSparseMaxDensity nonzero) whose ranges take at most kGatherAutoMaxRangeBlocks
+/// blocks, on sm_90 (where a range's blocks sum in clusters). Measured (H200, run 323,
+/// bench/results/2026-11-30-1200-h200-tca-gather-resident, the 24 LLM weights of issue 11,
+/// speedup over dense cuBLAS, gather against tiles): at 90 % and 95 % gather 1.5-3.5x against
+/// 1.4-1.8x at n = 8, 1.2-2.8x against 1.2-1.4x at n = 16, at n = 32 0.84-1.66x against 0.76-0.91x
+/// where a range takes one or two blocks (4096 columns), 0.64-0.91x against 0.93-0.94x where it
+/// takes 8 (4096 x 11008); at 70 % 0.7-0.9x of tiles.
+inline constexpr std::int64_t kGatherAutoMaxColumns = 32;
+inline constexpr std::int64_t kGatherAutoMinNonzeros = std::int64_t{1} << 20;
 inline constexpr std::int64_t kGatherAutoSparseMinNonzeros = std::int64_t{1} << 19;
+inline constexpr std::int64_t kGatherAutoMaxRangeBlocks = 4;
 /// (11 %: the generated 90 %-sparse weights hold 10.00-10.01 % nonzeros, so that run 309's
 /// auto, at 10 %, took rows on the uniform ones.)
 inline constexpr double kGatherAutoMaxDensity = 0.11;

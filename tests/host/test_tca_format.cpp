@@ -176,20 +176,24 @@ TEST(TcaParameters, AutoIsResolvedByTheNonzerosPerStoredTile) {
             TcaKernel::rows);
 }
 
-TEST(TcaParameters, AutoTakesGatherUpTo16ColumnsOfRowMajorBOnWeightsOfAtMostElevenPercentNonzeros) {
+TEST(TcaParameters, AutoTakesGatherUpTo32ColumnsOfRowMajorBOnWeightsOfAtMostElevenPercentNonzeros) {
   constexpr auto row = DenseLayout::row_major;
   const std::int64_t at_90 = 11008LL * 4096 / 10;  // 4.5 M nonzeros
   EXPECT_TRUE(auto_takes_gather(11008, 4096, at_90, 8, row, true));
   EXPECT_TRUE(auto_takes_gather(11008, 4096, at_90, 1, row, true));
   EXPECT_TRUE(auto_takes_gather(11008, 4096, at_90, 16, row, true));
-  EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 17, row, true));      // n = 32: tiles
+  EXPECT_TRUE(auto_takes_gather(11008, 4096, at_90, 32, row, true));       // two blocks a range
+  EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 33, row, true));      // n = 64: tiles
   EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 8, row, false));      // no clusters
   EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 8, DenseLayout::column_major, true));
   EXPECT_FALSE(auto_takes_gather(11008, 4096, 3 * at_90, 8, row, true));  // 70 %
-  EXPECT_FALSE(auto_takes_gather(4096, 4096, 4096 * 4096 / 10, 8, row, true));  // 90 %: 1.7 M
-  EXPECT_TRUE(auto_takes_gather(4096, 11008, 4096LL * 11008 / 20, 8, row, true));  // 95 %: 2.25 M
-  EXPECT_TRUE(auto_takes_gather(4096, 4096, 4096 * 4096 / 20, 16, row, true));     // 95 %: 0.84 M
-  EXPECT_FALSE(auto_takes_gather(1024, 1024, 1024 * 1024 / 20, 16, row, true));    // 52 k
+  const std::int64_t long_k = 4096LL * 11008 / 10;
+  EXPECT_TRUE(auto_takes_gather(4096, 11008, long_k, 16, row, true));   // 4 blocks a range
+  EXPECT_FALSE(auto_takes_gather(4096, 11008, long_k, 32, row, true));  // 8 blocks a range
+  EXPECT_TRUE(auto_takes_gather(4096, 4096, 4096 * 4096 / 10, 8, row, true));    // 90 %: 1.7 M
+  EXPECT_TRUE(auto_takes_gather(4096, 4096, 4096 * 4096 / 20, 32, row, true));   // 95 %: 0.84 M
+  EXPECT_FALSE(auto_takes_gather(2048, 4096, 2048 * 4096 / 10, 8, row, true));   // 90 %: 0.84 M
+  EXPECT_FALSE(auto_takes_gather(1024, 1024, 1024 * 1024 / 20, 16, row, true));  // 52 k
 }
 
 TEST(TcaParameters, ChunkColumnsAndIndexWidthsBelongToTheirKernels) {

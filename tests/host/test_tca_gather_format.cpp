@@ -45,9 +45,9 @@ TEST(GatherShape, AutoChunksAreTheFewestAPowerOfTwoOfBlocksWhoseRowsOfBFit128KiB
   const GatherShape long_k = choose_gather_shape(4096, 11008, 16);
   EXPECT_EQ(long_k.chunk_columns, 2752);
   EXPECT_EQ(long_k.chunks, 4);
-  // 3000 columns at n = 64 (128 bytes a row): 3 blocks become 4 of 752 columns
-  const GatherShape three = choose_gather_shape(4096, 3000, 64);
-  EXPECT_EQ(three.chunk_columns, 752);
+  // 6000 columns at n = 32 (64 bytes a row): 3 blocks become 4 of 1504 columns
+  const GatherShape three = choose_gather_shape(4096, 6000, 32);
+  EXPECT_EQ(three.chunk_columns, 1504);
   EXPECT_EQ(three.range_blocks(), 4);
   // chunks given are kept: 3 blocks a range
   EXPECT_EQ(choose_gather_shape(4096, 3000, 16, 1024).range_blocks(), 3);
@@ -67,7 +67,7 @@ TEST(GatherShape, GivenChunksRoundUpTo8AndAStagePast128KiBIsAParameterError) {
   EXPECT_EQ(given.chunks, 4);
   EXPECT_EQ(choose_gather_shape(100, 5000, 16, 4096).stage_bytes(), kGatherMaxStageBytes);
   EXPECT_THROW(choose_gather_shape(100, 5000, 16, 4104), ParameterError);
-  EXPECT_THROW(choose_gather_shape(100, 100000, 64, 100000), ParameterError);
+  EXPECT_THROW(choose_gather_shape(100, 100000, 32, 100000), ParameterError);
 }
 
 TEST(GatherShape, RangesAreAsManyAsWantedOfEqualRowsWithinTheOutputBytes) {
@@ -127,8 +127,10 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
     const std::uint32_t block_groups = begin[kGatherWarpsPerBlock] - begin[0];
     for (int w = 0; w < kGatherWarpsPerBlock; ++w) {
       const std::uint32_t share = begin[w + 1] - begin[w];
-      EXPECT_LE(share, block_groups / kGatherWarpsPerBlock + 1) << "even shares";
-      EXPECT_GE(share, block_groups / kGatherWarpsPerBlock) << "even shares";
+      const std::uint32_t quads = block_groups / kGatherQuadGroups;
+      EXPECT_EQ(share % kGatherQuadGroups, 0u) << "whole quads";
+      EXPECT_LE(share / kGatherQuadGroups, quads / kGatherWarpsPerBlock + 1) << "even shares";
+      EXPECT_GE(share / kGatherQuadGroups, quads / kGatherWarpsPerBlock) << "even shares";
       if (share == 0) continue;
       const std::uint32_t first = layout.warp_first_window[block * kGatherWarpsPerBlock + w];
       ASSERT_LT(first, layout.windows());
@@ -142,6 +144,7 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
          ++window) {
       ASSERT_GT(layout.window_group_begin[window + 1], layout.window_group_begin[window])
           << "windows are never empty";
+      ASSERT_EQ(layout.window_group_begin[window] % kGatherQuadGroups, 0u) << "whole quads";
       std::int64_t previous_length = -1;
       for (int row_of_window = 0; row_of_window < kGatherWindowRows; ++row_of_window) {
         const std::uint16_t out = layout.window_rows[window * kGatherWindowRows + row_of_window];
@@ -155,8 +158,10 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
           length += matrix.col_idx[k] / s.chunk_columns == kb ? 1 : 0;
         if (row_of_window == 0) {
           EXPECT_EQ(layout.window_group_begin[window + 1] - layout.window_group_begin[window],
-                    (length + 1) / 2)
-              << "a window has a group for each two nonzeros of its first (longest) row";
+                    ((length + 1) / 2 + kGatherQuadGroups - 1) / kGatherQuadGroups *
+                        kGatherQuadGroups)
+              << "a window has a group for each two nonzeros of its first (longest) row, in "
+                 "whole quads";
         }
         if (previous_length >= 0) {
           EXPECT_LE(length, previous_length) << "longest rows first";
@@ -165,11 +170,11 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
       }
       for (std::uint32_t group = layout.window_group_begin[window];
            group < layout.window_group_begin[window + 1]; ++group) {
-        const std::uint16_t* g = layout.groups.data() + std::int64_t{group} * kGatherGroupHalfwords;
         for (int slot = 0; slot < kGatherGroupNonzeros; ++slot) {
           const std::uint16_t out = layout.window_rows[window * kGatherWindowRows + slot / 2];
-          const std::uint16_t bits = g[kGatherGroupNonzeros + slot];
-          const std::int64_t offset = std::int64_t{g[slot]} * kGatherOffsetUnit;
+          const std::uint16_t bits = layout.groups[gather_value_at(group, slot)];
+          const std::int64_t offset =
+              std::int64_t{layout.groups[gather_offset_at(group, slot)]} * kGatherOffsetUnit;
           const std::int64_t stage_row = offset / s.row_bytes();
           ASSERT_EQ(offset, gather_row_offset(stage_row, s.row_bytes())) << "a swizzled row start";
           ASSERT_LT(stage_row, s.chunk_columns) << "in the block's stage";
@@ -250,7 +255,7 @@ TEST(GatherLayout, GivesTheSlotsOfAnOctetColumnsOfDifferentResiduesWhereTheRowsA
   const auto same = window_of_rows(64, 1, [](std::int32_t, std::int32_t) { return 5; });
   const GatherLayout repeated =
       build_gather_layout(same, choose_gather_shape(same.rows, same.cols, 16));
-  EXPECT_EQ(repeated.group_count(), 1);
+  EXPECT_EQ(repeated.group_count(), kGatherQuadGroups);  // one group and a quad's padding
   EXPECT_EQ(repeated.octet_conflicts, 2);
   // random rows at 50 % (about 16 nonzeros of each residue a row in a chunk of 256 columns):
   // most octets find 8 residues; the rest are the rows' last nonzeros, whose residues run out
@@ -262,20 +267,22 @@ TEST(GatherLayout, GivesTheSlotsOfAnOctetColumnsOfDifferentResiduesWhereTheRowsA
             0.25 * static_cast<double>(2 * mostly.group_count()));
 }
 
-TEST(GatherLayout, WarpsShareAWindowLongerThanTheirRunsAndShareFewGroupsOneEach) {
-  // one window of 8 rows x 4000 nonzeros: 2000 groups, 125 a warp, every warp inside it
+TEST(GatherLayout, WarpsShareAWindowLongerThanTheirRunsAndShareFewQuadsOneEach) {
+  // one window of 8 rows x 4000 nonzeros: 2000 groups, 500 quads, 31 or 32 a warp, every warp
+  // inside it
   const auto dense = window_of_rows(4000, 4000, [](std::int32_t, std::int32_t j) { return j; });
   const GatherLayout one = build_gather_layout(dense, choose_gather_shape(dense.rows, dense.cols, 16));
   ASSERT_EQ(one.windows(), 1);
   for (int w = 0; w < kGatherWarpsPerBlock; ++w) {
     EXPECT_EQ(one.warp_first_window[w], 0u);
-    EXPECT_EQ(one.warp_group_begin[w], 125u * w);
+    EXPECT_EQ(one.warp_group_begin[w], 500u * w / kGatherWarpsPerBlock * kGatherQuadGroups);
   }
-  // 3 groups for 16 warps: 13 warps have none (the kernel reads nothing for them)
-  const auto short_rows = window_of_rows(64, 6, [](std::int32_t row, std::int32_t j) { return row + 8 * j; });
+  // 12 groups (3 quads) for 16 warps: 13 warps have none (the kernel reads nothing for them)
+  const auto short_rows =
+      window_of_rows(256, 24, [](std::int32_t row, std::int32_t j) { return row + 8 * j; });
   const GatherLayout few =
       build_gather_layout(short_rows, choose_gather_shape(short_rows.rows, short_rows.cols, 16));
-  ASSERT_EQ(few.group_count(), 3);
+  ASSERT_EQ(few.group_count(), 3 * kGatherQuadGroups);
   int without = 0;
   for (int w = 0; w < kGatherWarpsPerBlock; ++w)
     without += few.warp_group_begin[w + 1] == few.warp_group_begin[w] ? 1 : 0;
