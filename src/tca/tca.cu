@@ -708,8 +708,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// How a range's blocks are summed, and the ranges that give one wave of the blocks (or clusters)
   /// that run at once. Narrower ranges need less shared memory (their output rows), so the ranges
   /// are cut for the most blocks an SM that then all fit (from what the narrowest ranges would
-  /// allow down: at 16 columns two blocks an SM where the widest ranges hold one), and cut again
-  /// for the blocks or clusters the GPU then runs at once.
+  /// allow down; with B's stage of up to 128 KiB that is mostly one), and cut again for the
+  /// blocks or clusters the GPU then runs at once.
   template <typename Out>
   GatherShape set_up_gather_kernel(GatherShape shape) {
     const GatherKernel<Out> kernel = gather_kernel<Out>(shape.slice_columns);

@@ -17,7 +17,8 @@
 //      rows and stages B[its rows][slice] (after griddepcontrol.wait: B belongs to the caller)
 //      and waits for both;
 //   2. each warp, quad after quad (the next quad's offsets and values loaded while one
-//      multiplies, the next stages' copies in flight), group after group:
+//      multiplies, a quad's ldmatrix issued before its MMAs, the next stages' copies in
+//      flight), group after group:
 //        lane i: the address of B's row for slot i % 8 + 8 (i / 16), unit (i / 8) % 2 of an
 //        m-tile: the group's offset ^ that unit; ldmatrix.x4.trans -> G (16 columns x 16 slots;
 //        x2 and 8 columns at a slice of 8)
@@ -65,7 +66,7 @@ struct GatherArguments {
   const std::uint32_t* warp_first_window = nullptr;
   const std::uint32_t* window_group_begin = nullptr;
   const std::uint16_t* window_rows = nullptr;
-  const uint4* groups = nullptr;  ///< kGatherGroupBytes a group
+  const uint4* groups = nullptr;  ///< in quads of kGatherQuadBytes (tca_gather_format.hpp)
   const std::uint16_t* B = nullptr;
   Out* C = nullptr;
   float* partials = nullptr;  ///< GatherSum::global only
