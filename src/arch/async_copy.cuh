@@ -36,6 +36,19 @@
 //
 //      if constexpr (arch::kHasBulkCopy) { ...bulk copy... } else { ...cp.async... }
 //
+// 3. Tensor copy (sm_90 and later, the TMA unit, two-dimensional): one thread copies a box of a
+//    row-major array described by a tensor map (arch/tensor_map.hpp, encoded on the host and
+//    passed as a __grid_constant__ kernel parameter), completion counted on an mbarrier as above.
+//    The map's swizzle places the box's 16-byte units in shared memory; rows or columns outside
+//    the array arrive as zeros (and count as bytes). The TMA fetches a box row by row: rows of
+//    128 bytes keep it fast, rows of 16 or 32 bytes make it slower than the threads' cp.async.
+//
+//      if (threadIdx.x == 0) {
+//        barrier_arrive_expect_bytes(&barrier, box_bytes);
+//        tensor_copy_to_shared(tile, &map, column, row, &barrier);
+//      }
+//      barrier_wait(&barrier, 0);
+//
 // Alignment and sizes. cp.async of N bytes needs both addresses N-byte aligned. The bulk copy
 // needs both addresses 16-byte aligned and a size that is a multiple of 16 (copy the rest with
 // cp.async or plain loads). async_copy_bytes takes any size: see its comment.
@@ -246,6 +259,30 @@ __device__ __forceinline__ void bulk_copy_to_shared(void* destination, const voi
   (void)destination;
   (void)source;
   (void)bytes;
+  (void)barrier;
+  __trap();
+#endif
+}
+
+/// Starts a tensor copy (TMA) of the box of the two-dimensional tensor map at `tensor_map` (a
+/// __grid_constant__ parameter or global memory) whose first element is (column, row), to
+/// shared `destination` of this block (128-byte aligned; aligned to the swizzle's period of 8
+/// rows for a swizzled map), completing the box's bytes on `barrier`. Issued by one thread.
+__device__ __forceinline__ void tensor_copy_to_shared(void* destination, const void* tensor_map,
+                                                      int column, int row,
+                                                      std::uint64_t* barrier) {
+#if TCSPARSE_ARCH_HAS_BULK_COPY
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];" ::"r"(shared_address(destination)),
+      "l"(reinterpret_cast<std::uint64_t>(tensor_map)), "r"(column), "r"(row),
+      "r"(shared_address(barrier))
+      : "memory");
+#else
+  (void)destination;
+  (void)tensor_map;
+  (void)column;
+  (void)row;
   (void)barrier;
   __trap();
 #endif

@@ -42,6 +42,7 @@
 #include "arch/cluster.cuh"
 #include "arch/launch.cuh"
 #include "arch/mma.cuh"
+#include "arch/tensor_map.hpp"
 #include "arch/types.cuh"
 #include "common/align.hpp"
 #include "runtime/cuda_check.hpp"
@@ -673,6 +674,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
                                                                             : "global";
     stats_.details["blocks_at_once"] = gather_.blocks_at_once;
     stats_.details["dependent_launch"] = gather_.dependent_launch;
+    stats_.details["stage_b"] = gather_.stage_by_tensor ? "tensor" : "copies";
     stats_.details["kernel"] = kernel_name(parameters_.kernel);
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
@@ -680,6 +682,21 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
 
   template <typename Out>
   using GatherKernel = void (*)(device::GatherArguments<Out>);
+
+  /// Whether tensor copies can stage B's rows for `shape` (row-major B of a multiple of 8
+  /// columns; its address is checked at each apply): in 128-byte lines, which must be B's rows
+  /// (slices of 64 columns) or whole lines of B itself (B's rows are the slice's and its rows
+  /// fill whole lines), and boxes starting at whole swizzle periods of 8 lines (a chunk of at
+  /// most one box, or of a multiple of 8 lines). The TMA fetches a box row by row: boxes of B's
+  /// rows narrower than 128 bytes ran slower than the threads' copies (H200, run 326).
+  bool gather_tensor_copies_fit(const GatherShape& shape) const {
+    const std::int64_t chunk_lines = shape.stage_bytes() / kGatherLineBytes;
+    const bool whole_lines =
+        shape.row_bytes() == kGatherLineBytes ||
+        (n_ == shape.slice_columns && shape.cols * shape.row_bytes() % kGatherLineBytes == 0);
+    return layout_.dense == DenseLayout::row_major && n_ % 8 == 0 && shape.cols > 0 &&
+           whole_lines && (chunk_lines <= kGatherTensorBoxLines || chunk_lines % 8 == 0);
+  }
 
   /// f.template operator()<kSliceColumns, kRowMajor>() for the slice width (8, 16, 32, 64) and
   /// B's layout: the one place that maps them to the gather kernels' instantiations.
@@ -752,6 +769,13 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
         units_at_once = clusters;
       }
     }
+    // B's tensor copies
+    const std::int64_t chunk_lines = shape.stage_bytes() / kGatherLineBytes;
+    gather_.box_lines = static_cast<int>(std::min(kGatherTensorBoxLines, chunk_lines));
+    gather_.boxes = static_cast<int>((chunk_lines + gather_.box_lines - 1) / gather_.box_lines);
+    gather_.stage_by_tensor = parameters_.stage_b != TcaParameters::StageB::copies &&
+                              gather_tensor_copies_fit(shape) && gpu_has_sm90_features() &&
+                              arch::tensor_map_encoder() != nullptr;
     // (wider ranges where fewer clusters run at once, unless their output rows would then
     // keep a block an SM from running)
     const GatherShape wave =
@@ -788,6 +812,25 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     args.sum = gather_.sum;
     args.alpha = alpha;
     args.beta = beta;
+    args.stage_by_tensor = gather_.stage_by_tensor && args.vector_b;
+    if (args.stage_by_tensor) {
+      args.box_lines = gather_.box_lines;
+      args.boxes = gather_.boxes;
+      // lines of 64 elements: B's rows where they are that wide or wider (slices of 64), else
+      // B cut into lines (its rows are the slice's: gather_tensor_copies_fit)
+      constexpr std::int64_t kLineElements = kGatherLineBytes / 2;
+      const bool rows_are_lines = shape.slice_columns * 2 == kGatherLineBytes;
+      const std::int64_t line_count = rows_are_lines ? shape.cols : shape.cols * n_ / kLineElements;
+      const std::int64_t line_stride = rows_are_lines ? n_ : kLineElements;
+      const CUresult encoded = arch::encode_row_major_16bit(
+          args.b_map, B, static_cast<std::uint64_t>(rows_are_lines ? n_ : kLineElements),
+          static_cast<std::uint64_t>(line_count), static_cast<std::uint64_t>(line_stride),
+          static_cast<std::uint32_t>(kLineElements), static_cast<std::uint32_t>(gather_.box_lines),
+          arch::TensorSwizzle::bytes128);
+      if (encoded != CUDA_SUCCESS)
+        throw Error("tca: kernel=gather: the driver did not encode B's tensor map (CUresult " +
+                    std::to_string(static_cast<int>(encoded)) + "); stage_b=copies avoids it");
+    }
     arch::LaunchOptions options;
     options.cluster_blocks = gather_.sum == device::GatherSum::cluster
                                  ? static_cast<unsigned>(shape.range_blocks())
@@ -904,6 +947,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     device::GatherSum sum = device::GatherSum::own;
     std::int64_t blocks_at_once = 0;  ///< of the kernel on this GPU
     bool dependent_launch = false;
+    bool stage_by_tensor = false;  ///< B by tensor copies (at applies whose B allows them)
+    int box_lines = 0, boxes = 0;  ///< of those copies, a block's stage
     // Written by every apply with GatherSum::global: such a plan must not run on two streams at
     // once.
     mutable detail::DeviceBuffer<float> partials;

@@ -18,8 +18,8 @@ namespace {
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
 
-/// The column residue (mod 8) that decides a staged row's bank group.
-constexpr int kResidues = 8;
+/// The bank groups of a staged row's unit 0 (gather_bank_group).
+constexpr int kBankGroups = 8;
 constexpr int kOctetSlots = 8;
 
 /// Where a tile's rows and columns start.
@@ -98,32 +98,36 @@ BlockWindows block_windows(const GatherShape& s, std::int64_t block, const std::
 }
 
 /// Writes window j of tile t at `out` (t.window_groups(j) groups, from a quad's start) and
-/// returns the octets where two slots share a column residue.
+/// returns the octets where two slots share a bank group.
 std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j,
                          const std::int32_t* col_idx, const std::uint16_t* values,
                          std::uint16_t* out) {
   const std::int64_t groups = t.window_groups(j);
   const TileCut& cut = t.cut;
   const std::int32_t valid_columns = cut.end_column - cut.first_column;
-  // each row's nonzeros by column residue: order[row] holds CSR indices, bucket r at
+  // each row's nonzeros by bank group: order[row] holds CSR indices, bucket r at
   // [bucket[row][r], bucket[row][r + 1]), taken from cursor[row][r] on
   std::array<std::vector<std::int64_t>, kGatherWindowRows> order;
-  std::array<std::array<std::int64_t, kResidues + 1>, kGatherWindowRows> bucket{};
-  std::array<std::array<std::int64_t, kResidues>, kGatherWindowRows> cursor{};
+  std::array<std::array<std::int64_t, kBankGroups + 1>, kGatherWindowRows> bucket{};
+  std::array<std::array<std::int64_t, kBankGroups>, kGatherWindowRows> cursor{};
   for (int row = 0; row < kGatherWindowRows; ++row) {
     const std::int32_t local = t.by_length[j * kGatherWindowRows + row];
     if (local < 0) continue;
-    std::array<std::int64_t, kResidues> count{};
+    std::array<std::int64_t, kBankGroups> count{};
     for (std::int64_t nz = t.begin[local]; nz < t.end[local]; ++nz)
-      ++count[(col_idx[nz] - cut.first_column) % kResidues];
-    for (int r = 0; r < kResidues; ++r) bucket[row][r + 1] = bucket[row][r] + count[r];
-    order[row].resize(static_cast<std::size_t>(bucket[row][kResidues]));
-    for (int r = 0; r < kResidues; ++r) cursor[row][r] = bucket[row][r];
+      ++count[gather_bank_group(col_idx[nz] - cut.first_column, s.row_bytes())];
+    for (int r = 0; r < kBankGroups; ++r) bucket[row][r + 1] = bucket[row][r] + count[r];
+    order[row].resize(static_cast<std::size_t>(bucket[row][kBankGroups]));
+    for (int r = 0; r < kBankGroups; ++r) cursor[row][r] = bucket[row][r];
     for (std::int64_t nz = t.begin[local]; nz < t.end[local]; ++nz)
-      order[row][cursor[row][(col_idx[nz] - cut.first_column) % kResidues]++] = nz;
-    for (int r = 0; r < kResidues; ++r) cursor[row][r] = bucket[row][r];
+      order[row][cursor[row][gather_bank_group(col_idx[nz] - cut.first_column, s.row_bytes())]++] =
+          nz;
+    for (int r = 0; r < kBankGroups; ++r) cursor[row][r] = bucket[row][r];
   }
   const auto remaining = [&](int row, int r) { return bucket[row][r + 1] - cursor[row][r]; };
+  std::array<std::int64_t, kBankGroups> row_of_bank_group{};  // among the stage's rows 0-7
+  for (std::int64_t r = 0; r < kBankGroups; ++r)
+    row_of_bank_group[gather_bank_group(r, s.row_bytes())] = r;
   std::int64_t conflicts = 0;
   for (std::int64_t g = 0; g < groups; ++g) {
     for (int octet = 0; octet < kGatherGroupNonzeros / kOctetSlots; ++octet) {
@@ -131,10 +135,10 @@ std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j
       bool conflict = false;
       for (int slot = octet * kOctetSlots; slot < (octet + 1) * kOctetSlots; ++slot) {
         const int row = gather_slot_row(slot);
-        // the residue with the most nonzeros left among those unused in this octet; else any
+        // the bank group with the most nonzeros left among those unused in this octet; else any
         int best = -1;
         for (int pass = 0; pass < 2 && best < 0; ++pass)
-          for (int r = 0; r < kResidues; ++r)
+          for (int r = 0; r < kBankGroups; ++r)
             if ((pass == 1 || (used & (1u << r)) == 0) && remaining(row, r) > 0 &&
                 (best < 0 || remaining(row, r) > remaining(row, best)))
               best = r;
@@ -144,10 +148,10 @@ std::int64_t fill_window(const GatherShape& s, const TileRows& t, std::int64_t j
           const std::int64_t nz = order[row][cursor[row][best]++];
           column = col_idx[nz] - cut.first_column;
           value = values[nz];
-        } else {  // past the row's end: a zero times a row of B whose bank group is free
+        } else {  // past the row's end: a zero times a row of B (0-7) whose bank group is free
           const int free = used == 0xffu ? 0 : std::countr_one(used);
-          best = free < valid_columns ? free : 0;
-          column = best;
+          column = row_of_bank_group[free] < valid_columns ? row_of_bank_group[free] : 0;
+          best = gather_bank_group(column, s.row_bytes());
         }
         conflict = conflict || (used & (1u << best)) != 0;
         used |= 1u << best;
@@ -174,10 +178,11 @@ GatherShape choose_gather_shape(std::int64_t rows, std::int64_t cols, std::int64
   const std::int64_t columns = round_up(std::max<std::int64_t>(cols, 1), 8);
   if (chunk_columns > 0) {
     s.chunk_columns = std::min(columns, round_up(chunk_columns, 8));
-  } else {  // the fewest blocks whose stages fit, a power of two where a cluster sums them
+  } else {  // the fewest blocks whose stages fit, a power of two up to 4
     auto blocks = static_cast<std::uint64_t>(
         ceil_div(columns * s.row_bytes(), kGatherAutoStageBytes));
-    if (blocks <= static_cast<std::uint64_t>(kGatherMaxClusterBlocks)) blocks = std::bit_ceil(blocks);
+    if (blocks <= static_cast<std::uint64_t>(kGatherAutoPowerOfTwoBlocks))
+      blocks = std::bit_ceil(blocks);
     s.chunk_columns = round_up(ceil_div(columns, static_cast<std::int64_t>(blocks)), 8);
   }
   if (s.stage_bytes() > kGatherMaxStageBytes)
@@ -332,9 +337,11 @@ void gather_host_apply(const GatherLayout& layout, const std::vector<Value>& B,
             if (out == kGatherNoRow) continue;  // (a zero past the range's rows)
             Value a;
             a.bits = layout.groups[gather_value_at(group, slot)];
-            const std::int64_t k = first_column + std::int64_t{layout.groups[gather_offset_at(
-                                                      group, slot)]} *
-                                                      kGatherOffsetUnit / s.row_bytes();
+            const std::int64_t k =
+                first_column +
+                gather_stage_row(
+                    std::int64_t{layout.groups[gather_offset_at(group, slot)]} * kGatherOffsetUnit,
+                    s.row_bytes());
             for (std::int64_t c = 0; c < n; ++c)
               sum[out * n + c] += static_cast<float>(a) * b_at(k, c);
           }

@@ -34,12 +34,12 @@
 //                                * V (16 x 8, V[k][r] = value of slot k where r = k / 2, else 0)
 //   so D[c][r] accumulates row r's products. G comes from shared memory by ldmatrix.trans (lane
 //   i gives the address of B's row for slot i % 8 + 8 (i / 16), unit (i / 8) % 2); V holds each
-//   row's pair of values in one lane's register (the diagonal of pairs). B's rows are stored 16
-//   bytes at a time with the 16-byte unit h of row r at unit h ^ swizzle(r) (r % 8 spread over the
-//   bank groups), that is at byte gather_row_offset(r) ^ 16 h, so that 8 rows whose columns differ
-//   modulo 8 are read in one wavefront; the builder orders each row's nonzeros so that the slots
-//   0-7 and 8-15 of a group (an ldmatrix phase each) have different columns modulo 8 where it can
-//   (`octet_conflicts` counts where it cannot).
+//   row's pair of values in one lane's register (the diagonal of pairs). B's rows are stored in
+//   swizzled 128-byte lines, the 16-byte unit h of row r at byte gather_row_offset(r) ^ 16 h, so
+//   that 8 rows of different bank groups (gather_bank_group) are read in one wavefront; the
+//   builder orders each row's nonzeros so that the slots 0-7 and 8-15 of a group (an ldmatrix
+//   phase each) have columns of different bank groups where it can (`octet_conflicts` counts
+//   where it cannot).
 //
 // Bytes: 4 a stored nonzero (a 16-bit offset and value), and the zeros that pad each window's
 // rows to its longest (the windows group rows of like length), rounded up to whole quads.
@@ -122,18 +122,27 @@ inline constexpr std::int64_t kGatherMaxOutputBytes = 32 << 10;
 /// offsets into it in units of kGatherOffsetUnit bytes (16 bits reach 1 MiB).
 inline constexpr std::int64_t kGatherMaxStageBytes = 128 << 10;
 inline constexpr std::uint32_t kGatherOffsetUnit = 16;
-/// chunk_columns=auto: a range takes the fewest blocks, a power of two, whose chunks' rows of B
-/// fit this stage (4096 columns of A at 16 columns of B: one block, all of B; 11008: 4 blocks
-/// of 2752), so that each block stages its B once for one long run of groups a warp. H200, run
+/// chunk_columns=auto: a range takes the fewest blocks whose chunks' rows of B fit this stage,
+/// rounded up to a power of two up to kGatherAutoPowerOfTwoBlocks (4096 columns of A at 16
+/// columns of B: one block, all of B; 11008: 4 blocks of 2752, not 3; at 32 columns 6 of 1840,
+/// not 8), so that each block stages its B once for one long run of groups a warp. H200, run
 /// 320, against chunks of 1024 columns (32 KiB of B a block, two blocks an SM, two waves of
 /// ranges), speedup over dense cuBLAS at n = 8 / 16: 1.83x / 1.33x -> 2.13x / 1.61x at 90 %,
-/// 2.48x / 1.84x -> 2.91x / 2.27x at 95 %.
+/// 2.48x / 1.84x -> 2.91x / 2.27x at 95 %. Runs 329-330 (4096 x 11008, the fewest against the
+/// power of two): at n = 16 3 blocks 1.87x / 2.51x against 4 blocks' 1.98x / 2.67x at 90 / 95 %
+/// (each stages less B), at n = 32 6 blocks 1.08x / 1.60x against 8 blocks' 0.68x / 0.97x (16
+/// clusters of 8 run on 128 of the 132 SMs, and sum 8 partials).
 inline constexpr std::int64_t kGatherAutoStageBytes = 128 << 10;
+inline constexpr std::int64_t kGatherAutoPowerOfTwoBlocks = 4;
 /// The blocks of a range summed in one thread-block cluster (sm_90) at most; more go through
 /// global memory.
 inline constexpr std::int64_t kGatherMaxClusterBlocks = 8;
 /// Split-K partial sums the plan may hold (fp32, one a chunk a C element).
 inline constexpr std::int64_t kGatherMaxPartialBytes = std::int64_t{256} << 20;
+/// The mbarrier on which B's tensor copies complete, after the output rows.
+inline constexpr std::int64_t kGatherBarrierBytes = 16;
+/// 128-byte lines of B's stage a tensor copy brings at most (the TMA's box limit).
+inline constexpr std::int64_t kGatherTensorBoxLines = 256;
 /// The "no row" entry of a window's row list.
 inline constexpr std::uint16_t kGatherNoRow = 0xffff;
 
@@ -160,8 +169,11 @@ struct GatherShape {
   std::int64_t row_bytes() const { return std::int64_t{slice_columns} * 2; }
   std::int64_t stage_bytes() const { return chunk_columns * row_bytes(); }
   std::int64_t output_bytes() const { return range_rows * slice_columns * 4; }
-  /// Dynamic shared memory of a block: B's stage, the warps' rings, the output rows.
-  std::int64_t shared_bytes() const { return stage_bytes() + kGatherRingBytes + output_bytes(); }
+  /// Dynamic shared memory of a block: B's stage, the warps' rings, the output rows, the
+  /// mbarrier of B's tensor copies.
+  std::int64_t shared_bytes() const {
+    return stage_bytes() + kGatherRingBytes + output_bytes() + kGatherBarrierBytes;
+  }
   /// Thread blocks of a slice: ranges x range_blocks.
   std::int64_t layout_blocks() const { return ranges * range_blocks(); }
   std::int64_t blocks() const { return layout_blocks() * slices; }
@@ -171,8 +183,8 @@ struct GatherShape {
 
 /// The slices and chunks for a rows x cols matrix at width n: slices of the narrowest of 8, 16,
 /// 32, 64 columns that holds n (64 above), or `slice_columns`; chunks of `chunk_columns` (rounded
-/// up to 8), or the fewest chunks, a power of two up to kGatherMaxClusterBlocks, whose rows of B
-/// fit kGatherAutoStageBytes. The ranges are the widest the output bytes allow: the caller
+/// up to 8), or the fewest chunks whose rows of B fit kGatherAutoStageBytes, a power of two up to
+/// kGatherAutoPowerOfTwoBlocks. The ranges are the widest the output bytes allow: the caller
 /// narrows them with gather_with_ranges once it knows how many blocks run at once.
 /// ParameterError where a chunk's stage exceeds kGatherMaxStageBytes.
 GatherShape choose_gather_shape(std::int64_t rows, std::int64_t cols, std::int64_t n,
@@ -199,7 +211,7 @@ struct GatherLayout {
   /// The groups, kGatherGroupHalfwords each, in quads (gather_offset_at, gather_value_at), then
   /// a stage of zero groups.
   std::vector<std::uint16_t> groups;
-  std::int64_t octet_conflicts = 0;  ///< 8-slot halves of groups with a column repeated mod 8
+  std::int64_t octet_conflicts = 0;  ///< 8-slot halves of groups with a bank group repeated
   std::int64_t windows() const {
     return static_cast<std::int64_t>(window_group_begin.size()) - 1;
   }
@@ -230,14 +242,36 @@ GatherLayout build_gather_layout(const CsrMatrix<Value, std::int32_t>& matrix,
 ///  "gather_bytes"}.
 Json gather_details(const GatherLayout& layout);
 
+/// A block's stage of B is in lines of 128 bytes (1, 2, 4 or 8 rows of B), the 16-byte unit u
+/// of line L at u ^ (L % 8): the TMA's 128-byte swizzle, so that tensor copies of whole lines
+/// stage B's rows where the builder expects them (and 8 consecutive lines spread each unit over
+/// the 8 bank groups).
+inline constexpr std::int64_t kGatherLineBytes = 128;
+
 /// Where row r of a block's stage of B (rows of `row_bytes` = 16, 32, 64 or 128) starts, in
-/// bytes: r x row_bytes + 16 ((r % 8) >> (3 - log2(row_bytes / 16))); its 16-byte unit h is at
-/// that ^ 16 h. The builder stores it (divided by kGatherOffsetUnit); the kernel stages B's rows
-/// there.
+/// bytes: its line L = r / (128 / row_bytes), its first unit u = (r % (128 / row_bytes)) x
+/// row_bytes / 16, at 128 L + 16 (u ^ (L % 8)); its 16-byte unit h is at that ^ 16 h. The
+/// builder stores it (divided by kGatherOffsetUnit); the kernel stages B's rows there.
 TCSPARSE_TCA_GATHER_HD constexpr std::uint32_t gather_row_offset(std::int64_t r,
                                                                  std::int64_t row_bytes) {
-  const int shift = row_bytes >= 128 ? 0 : row_bytes == 64 ? 1 : row_bytes == 32 ? 2 : 3;
-  return static_cast<std::uint32_t>(r * row_bytes + 16 * ((r % 8) >> shift));
+  const std::int64_t rows_a_line = kGatherLineBytes / row_bytes;
+  const std::int64_t line = r / rows_a_line, first_unit = r % rows_a_line * (row_bytes / 16);
+  return static_cast<std::uint32_t>(kGatherLineBytes * line + 16 * (first_unit ^ (line % 8)));
+}
+
+/// The row of the stage that starts at byte `offset` (a gather_row_offset).
+TCSPARSE_TCA_GATHER_HD constexpr std::int64_t gather_stage_row(std::int64_t offset,
+                                                               std::int64_t row_bytes) {
+  const std::int64_t line = offset / kGatherLineBytes;
+  const std::int64_t unit = (offset % kGatherLineBytes / 16) ^ (line % 8);
+  return line * (kGatherLineBytes / row_bytes) + unit / (row_bytes / 16);
+}
+
+/// The bank group (0-7: which 16 bytes of shared memory's 128-byte rows) of row r's unit 0 in
+/// the stage (unit h: that ^ h). An ldmatrix phase reads 8 rows' units in one wavefront where
+/// their bank groups differ; rows 0-7 have all 8.
+TCSPARSE_TCA_GATHER_HD constexpr int gather_bank_group(std::int64_t r, std::int64_t row_bytes) {
+  return static_cast<int>(gather_row_offset(r, row_bytes) / 16 % 8);
 }
 
 /// The host model of the kernel: C = alpha A B + beta C walking the layout as the kernel does

@@ -7,15 +7,16 @@
 // when they are summed in clusters), y = range of rows, z = slice of kSliceColumns columns of B
 // and C. Shared memory:
 //
-//   [ B stage: chunk_columns rows x kSliceColumns (16-byte units swizzled) |
+//   [ B stage: chunk_columns rows x kSliceColumns (128-byte lines swizzled; 1024-byte aligned) |
 //     ring: 16 warps x kGatherStages x kGatherStageGroups groups |
-//     output: range_rows x kSliceColumns fp32 ]
+//     output: range_rows x kSliceColumns fp32 | mbarrier of B's tensor copies ]
 //
 //   1. each warp starts copying the first kGatherStages - 1 stages of its run of groups (an even
 //      share of the block's, contiguous; whole stages, the groups array ends with one of zeros)
 //      by cp.async and loads its first two windows' ends and rows; the block zeroes the output
-//      rows and stages B[its rows][slice] (after griddepcontrol.wait: B belongs to the caller)
-//      and waits for both;
+//      rows and stages B[its rows][slice] (after griddepcontrol.wait: B belongs to the caller),
+//      by tensor copies of up to 256 lines of 128 bytes (thread 0) or by every thread's
+//      cp.async, and waits for both;
 //   2. each warp, quad after quad (the next quad's offsets and values loaded while one
 //      multiplies, a quad's ldmatrix issued before its MMAs, the next stages' copies in
 //      flight), group after group:
@@ -40,6 +41,8 @@
 
 #include <cstdint>
 #include <type_traits>
+
+#include <cuda.h>
 
 #include "arch/async_copy.cuh"
 #include "arch/cluster.cuh"
@@ -78,6 +81,13 @@ struct GatherArguments {
   bool vector_b = false;  ///< row-major B whose rows may be read as aligned 16-byte pieces
   GatherSum sum = GatherSum::own;
   float alpha = 1.0f, beta = 0.0f;
+  /// B staged by tensor copies of b_map (B's slice as lines of 128 bytes: its rows where they are
+  /// 128 bytes, else B itself, whose rows are then the slice's, cut into lines; boxes of 64
+  /// elements x box_lines, 128-byte swizzle: gather_row_offset): `boxes` boxes a stage, the last
+  /// one ending at the chunk's end; else by cp.async.
+  bool stage_by_tensor = false;
+  int box_lines = 0, boxes = 0;
+  CUtensorMap b_map{};
 };
 
 /// Stages B[chunk rows][slice columns] as rows of kSliceColumns 16-bit elements (zeros past B's
@@ -111,18 +121,49 @@ __device__ __forceinline__ void gather_stage_b(std::uint16_t* stage, const Gathe
   }
 }
 
+/// Starts staging B[chunk rows][slice columns] by tensor copies (GatherArguments::
+/// stage_by_tensor), in lines of 128 bytes: `boxes` boxes of box_lines lines, box k from line
+/// k x box_lines, the last from the chunk's end (so that no box passes it), all completing on
+/// `barrier`. Thread 0 only.
+template <int kSliceColumns, typename Out>
+__device__ __forceinline__ void gather_issue_b_copies(std::uint16_t* stage, std::uint64_t* barrier,
+                                                      const GatherArguments<Out>& a,
+                                                      std::int64_t first_row,
+                                                      std::int64_t first_column) {
+  constexpr int kRowBytes = kSliceColumns * 2;
+  arch::barrier_arrive_expect_bytes(
+      barrier, static_cast<unsigned>(a.boxes * a.box_lines * kGatherLineBytes));
+  const std::int64_t chunk_lines = a.chunk_columns * kRowBytes / kGatherLineBytes;
+  const std::int64_t first_line = first_row * kRowBytes / kGatherLineBytes;
+  for (int box = 0; box < a.boxes; ++box) {
+    const std::int64_t line =
+        box == a.boxes - 1 ? chunk_lines - a.box_lines : std::int64_t{box} * a.box_lines;
+    arch::tensor_copy_to_shared(stage + line * kGatherLineBytes / 2, &a.b_map,
+                                static_cast<int>(first_column), static_cast<int>(first_line + line),
+                                barrier);
+  }
+}
+
 template <typename V, typename Out, int kSliceColumns, bool kRowMajor>
 __global__ void __launch_bounds__(kGatherThreadsPerBlock, 1)
-    tca_gather_kernel(const GatherArguments<Out> a) {
+    tca_gather_kernel(const __grid_constant__ GatherArguments<Out> a) {
   constexpr int kStageUnits = kGatherStageGroups * kGatherGroupBytes / 16;
-  extern __shared__ uint4 shared_words[];
+  extern __shared__ __align__(1024) uint4 shared_words[];
   auto* b_stage = reinterpret_cast<std::uint16_t*>(shared_words);
   const int block_of_range = static_cast<int>(blockIdx.x), range_blocks = static_cast<int>(gridDim.x);
   const std::int64_t range = blockIdx.y, slice = blockIdx.z;
   uint4* ring = shared_words + a.chunk_columns * kSliceColumns / 8;
   auto* output = reinterpret_cast<float*>(ring + kGatherWarpsPerBlock * kGatherStages * kStageUnits);
+  auto* b_barrier = reinterpret_cast<std::uint64_t*>(output + a.range_rows * kSliceColumns);
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   uint4* warp_ring = ring + warp * kGatherStages * kStageUnits;
+  if (a.stage_by_tensor) {
+    if (threadIdx.x == 0) {
+      if (arch::shared_address(b_stage) % 1024 != 0) __trap();  // the swizzle's period
+      arch::barrier_init(b_barrier, 1);
+    }
+    __syncthreads();  // before anyone waits on it
+  }
 
   // 1. the first stages of this warp's run of groups, then B
   const std::int64_t block_warp =
@@ -166,12 +207,19 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock, 1)
     output[i] = 0.0f;  // (rows without nonzeros in the chunk have no window)
   arch::wait_for_prior_grids();  // B, C and the partials belong to the grids before
   const std::int64_t first_row = block_of_range * a.chunk_columns;
-  const int valid_rows = static_cast<int>(
-      a.cols - first_row < a.chunk_columns ? a.cols - first_row : a.chunk_columns);
-  gather_stage_b<kSliceColumns, kRowMajor>(b_stage, a, first_row, valid_rows,
+  if (a.stage_by_tensor) {
+    if (threadIdx.x == 0)
+      gather_issue_b_copies<kSliceColumns>(b_stage, b_barrier, a, first_row,
                                            slice * kSliceColumns);
+  } else {
+    const int valid_rows = static_cast<int>(
+        a.cols - first_row < a.chunk_columns ? a.cols - first_row : a.chunk_columns);
+    gather_stage_b<kSliceColumns, kRowMajor>(b_stage, a, first_row, valid_rows,
+                                             slice * kSliceColumns);
+  }
   arch::async_copy_commit();
   arch::async_copy_wait<0>();
+  if (a.stage_by_tensor) arch::barrier_wait(b_barrier, 0);
   __syncthreads();
 
   // 2. the run, group by group

@@ -19,7 +19,7 @@ std::span<const ParameterSpec> parameter_specs() {
        "their groups evenly, 8-row windows two nonzeros a row an m16n8k16 in the "
        "transposed product, B's rows gathered by ldmatrix; auto: gather up to 32 columns of "
        "row-major B on weights of <= 11 % density with >= 2^20 nonzeros (>= 2^19 at <= 6 %) "
-       "whose ranges take at most 4 blocks (sm_90), else "
+       "whose ranges take at most 6 blocks (sm_90), else "
        "tiles above 16 columns of B or when the non-empty tiles hold >= 40 (row-major B) / 8 "
        "(column-major) nonzeros on average, else rows; rows also below one nonzero in 4096 "
        "weights"},
@@ -34,8 +34,8 @@ std::span<const ParameterSpec> parameter_specs() {
        "tiles, gather: columns of A (and rows of B) one thread block multiplies, the split-K unit "
        "(tiles: rounded up to a segment of 256; gather: to 8); auto: tiles at n <= 64 the "
        "narrowest of 512 .. 2048 whose blocks all run at once, wider n split-K until the GPU has "
-       "12 warps an SM; gather: the fewest chunks, a power of two up to 8, whose rows of B fit "
-       "128 KiB (all of B's rows at 16 columns and 4096 columns of A)"},
+       "12 warps an SM; gather: the fewest chunks whose rows of B fit 128 KiB, a power of two up "
+       "to 4 (all of B's rows at 16 columns and 4096 columns of A)"},
       {"slice_columns", Type::choice, "auto", 0, 0, {"auto", "8", "16", "32", "64"},
        "tiles, gather: columns of B and C one thread block computes (n runs as slices of this "
        "width); auto: the narrowest that holds n; above 64 columns 64 (tiles: narrowed to 32 or 16 "
@@ -48,6 +48,12 @@ std::span<const ParameterSpec> parameter_specs() {
        "chunks where the clusters keep as many blocks running at once as single blocks, else "
        "global; gather: cluster for 2-8 chunks where clusters run. With kernel=auto it applies "
        "where auto takes tiles"},
+      {"stage_b", Type::choice, "auto", 0, 0, {"auto", "copies", "tensor"},
+       "gather: how a block stages its rows of B in shared memory: tensor (one thread's TMA "
+       "copies of up to 256 lines of 128 bytes, sm_90, row-major B at a 16-byte aligned address "
+       "whose slices fill whole lines: n = 8, 16 or 32 where cols x n x 2 is a multiple of 128, "
+       "or n > 32 a multiple of 8; elsewhere, and for a B not so aligned at that apply, copies) "
+       "or copies (cp.async by every thread); auto: tensor"},
       {"dependent_launch", Type::choice, "auto", 0, 0, {"auto", "on", "off"},
        "tiles, gather: on: a programmatic dependent launch (sm_90; elsewhere off): the blocks copy "
        "their first runs of A before the kernel ahead on the stream has finished, and touch B and C "
@@ -91,6 +97,14 @@ TcaParameters tca_parameters(const detail::ParameterValues& values, std::int64_t
     p.dependent_launch = values.is("dependent_launch", "on");
   if (given_for_tiles("slice_columns", "only the tiles and gather kernels compute C in slices"))
     p.slice_columns = std::stoi(values.text("slice_columns"));
+  if (!values.is_auto("stage_b")) {  // gather's own: with kernel=auto, where auto takes gather
+    if (!p.kernel_is_auto && p.kernel != TcaKernel::gather)
+      throw ParameterError(std::string("method 'tca': parameter stage_b is not accepted with "
+                                       "kernel=") +
+                           kernel_name(p.kernel) + " (only the gather kernel stages B's rows whole)");
+    p.stage_b = values.is("stage_b", "tensor") ? TcaParameters::StageB::tensor
+                                               : TcaParameters::StageB::copies;
+  }
 
   const bool fits_16_bits = cols <= kMaxColumnsOf16BitIndices;
   if (values.is("column_index_bits", "16")) {

@@ -76,6 +76,10 @@ struct TcaParameters {
   /// its blocks copy their first runs while the kernel ahead on the stream finishes; auto: on
   /// where the GPU has it.
   bool dependent_launch = true;
+  /// gather: how a block stages B's rows: by tensor copies of whole 128-byte lines (the TMA;
+  /// sm_90, row-major B whose slices fill whole lines, at a 16-byte aligned address; elsewhere by
+  /// cp.async) or by every thread's cp.async; auto: tensor.
+  enum class StageB { automatic, copies, tensor } stage_b = StageB::automatic;
 };
 
 /// kernel=auto's choice for a matrix of `nnz` nonzeros in `stored_tiles` non-empty 16 x 16 tiles
@@ -94,11 +98,13 @@ TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
 /// speedup over dense cuBLAS, gather against tiles): at 90 % and 95 % gather 1.5-3.5x against
 /// 1.4-1.8x at n = 8, 1.2-2.8x against 1.2-1.4x at n = 16, at n = 32 0.84-1.66x against 0.76-0.91x
 /// where a range takes one or two blocks (4096 columns), 0.64-0.91x against 0.93-0.94x where it
-/// takes 8 (4096 x 11008); at 70 % 0.7-0.9x of tiles.
+/// took 8 (4096 x 11008); at 70 % 0.7-0.9x of tiles. With 6 blocks there (chunk_columns=auto
+/// since runs 329-330, bench/results/2026-11-30-1330-h200-tca-gather-tensor-copies): 1.08x / 1.60x
+/// dense at 90 / 95 % against tiles' 0.98x / 1.00x (5 blocks not measured; 7 and 8 stay on tiles).
 inline constexpr std::int64_t kGatherAutoMaxColumns = 32;
 inline constexpr std::int64_t kGatherAutoMinNonzeros = std::int64_t{1} << 20;
 inline constexpr std::int64_t kGatherAutoSparseMinNonzeros = std::int64_t{1} << 19;
-inline constexpr std::int64_t kGatherAutoMaxRangeBlocks = 4;
+inline constexpr std::int64_t kGatherAutoMaxRangeBlocks = 6;
 /// (11 %: the generated 90 %-sparse weights hold 10.00-10.01 % nonzeros, so that run 309's
 /// auto, at 10 %, took rows on the uniform ones.)
 inline constexpr double kGatherAutoMaxDensity = 0.11;

@@ -128,7 +128,9 @@ test::NamedMatrix scattered_matrix() {
 /// tca's kernels with their parameter sets (gather: automatic chunks, chunks of 64 and 512
 /// columns (a range's blocks summed in a cluster on sm_90 where they are at most 8, as on the
 /// 4000-column matrix, else through global memory, as on the 60000-column one) and 512 through
-/// global memory, without the dependent launch, slices of 8 and 64 columns whatever n; rows: both index widths; tiles: split-K chunks of
+/// global memory, without the dependent launch, slices of 8 and 64 columns whatever n, B staged
+/// by the threads' copies (the default: tensor copies where they fit), chunks of 600 columns
+/// (a last box overlapping the one before at n = 64, copies at n = 32: 300 lines); rows: both index widths; tiles: split-K chunks of
 /// one segment, automatic, 3 segments (an odd count, the last chunk shorter), 8 segments, and
 /// one chunk of all segments: 235 on the scattered matrix, past a warp's window of 32 segment
 /// offsets; chunks of one segment summed in clusters (sm_90, up to 8 chunks; more go through
@@ -161,7 +163,9 @@ void check_every_tca_kernel() {
       {"kernel=gather", "chunk_columns=512", "split_k=global"},
       {"kernel=gather", "dependent_launch=off"},
       {"kernel=gather", "slice_columns=8"},
-      {"kernel=gather", "slice_columns=64"}};
+      {"kernel=gather", "slice_columns=64"},
+      {"kernel=gather", "stage_b=copies"},
+      {"kernel=gather", "chunk_columns=600"}};
   std::vector<test::NamedMatrix> matrices = layout_matrices();
   for (test::NamedMatrix& named : tile_matrices()) matrices.push_back(std::move(named));
   matrices.push_back(scattered_matrix());
@@ -371,6 +375,69 @@ TEST_F(SpmmLayouts, TcaGatherRepeatsBitwiseAndReplaysFromACudaGraphHoweverItsChu
     }
     expect_repeats_bitwise_and_replays_from_a_graph(plan, B, C, first);
   }
+}
+
+/// kernel=gather stages B by tensor copies (sm_90) to the same bits in C as by its threads'
+/// cp.async: B's rows of 16, 32, 64 and 128 bytes, a range's blocks summed in a cluster beside it
+/// (chunks of 600 columns), boxes of 256 lines the last of which overlaps the one before (n = 64
+/// with 600 or 752 columns a chunk). A B whose address is not 16-byte aligned is staged by copies
+/// at that apply; a width that is not a multiple of 8, or whose rows are not the slice's (n = 24
+/// in slices of 32), and boxes that would not start at a whole swizzle period (n = 32: 500 or
+/// 300 lines a chunk) always.
+TEST_F(SpmmLayouts, TcaGatherStagesBByTensorCopiesToTheSameBitsAsByCopies) {
+  int major = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  const std::vector<test::NamedMatrix> matrices = {
+      {"llm_13x1000_s0.70", test::scaled_for_16_bit(generate_llm_weights(
+                                13, 1000, 0.7, LlmRowProfile::uniform, 21))},
+      {"llm_300x3000_s0.95_skewed", test::scaled_for_16_bit(generate_llm_weights(
+                                        300, 3000, 0.95, LlmRowProfile::skewed, 22))}};
+  for (const test::NamedMatrix& named : matrices)
+    for (const std::int64_t n : {7, 8, 16, 24, 32, 64})
+      for (const char* chunk : {"auto", "600"}) {
+        SCOPED_TRACE(named.name + " n=" + std::to_string(n) + " chunk_columns=" + chunk);
+        const auto A = test::with_values<half>(named.matrix);
+        const std::vector<half> B_host = test::make_b<half>(named.matrix, n);
+        const detail::DeviceBuffer<half> B(B_host);
+        // the same B one element past a 16-byte boundary
+        detail::DeviceBuffer<half> shifted_buffer(B_host.size() + 8);
+        ASSERT_EQ(cudaMemcpy(shifted_buffer.data() + 1, B.data(), B_host.size() * sizeof(half),
+                             cudaMemcpyDeviceToDevice),
+                  cudaSuccess);
+        detail::DeviceBuffer<half> C(static_cast<std::size_t>(A.rows * n));
+        const auto plan_with = [&](const char* stage_b) {
+          PlanOptions options;
+          options.parameters = {"kernel=gather", std::string("chunk_columns=") + chunk,
+                                std::string("stage_b=") + stage_b};
+          return SpmmPlan<half>(A, n, Method("tca"), options);
+        };
+        const SpmmPlan<half> by_copies = plan_with("copies");
+        EXPECT_EQ(by_copies.stats().details["stage_b"], "copies");
+        by_copies.apply(B.data(), C.data(), 1.0f, 0.0f);
+        const std::vector<half> expected = C.download();
+        const SpmmPlan<half> plan = plan_with("tensor");
+        // tensor copies of 128-byte lines of B: its rows (slices of 64 columns), or B itself where
+        // its rows are the slice's; boxes of up to 256 lines starting at whole periods of the
+        // swizzle (8 lines)
+        const auto slice = plan.stats().details["slice_columns"].get<std::int64_t>();
+        const std::int64_t chunk_lines =
+            plan.stats().details["chunk_columns"].get<std::int64_t>() * slice * 2 / 128;
+        const bool tensor = major >= 9 && n % 8 == 0 &&
+                            (slice == 64 || (n == slice && A.cols * n * 2 % 128 == 0)) &&
+                            (chunk_lines <= 256 || chunk_lines % 8 == 0);
+        EXPECT_EQ(plan.stats().details["stage_b"], tensor ? "tensor" : "copies");
+        ASSERT_EQ(plan.stats().details["range_rows"], by_copies.stats().details["range_rows"])
+            << "the same layout";
+        for (const half* b : {B.data(), static_cast<const half*>(shifted_buffer.data() + 1)}) {
+          C.upload(test::make_poisoned<half>(expected.size()));
+          plan.apply(b, C.data(), 1.0f, 0.0f);
+          const std::vector<half> staged = C.download();
+          for (std::size_t i = 0; i < expected.size(); ++i)
+            ASSERT_EQ(expected[i].bits, staged[i].bits)
+                << "element " << i << (b == B.data() ? "" : ", B not 16-byte aligned");
+        }
+        expect_repeats_bitwise_and_replays_from_a_graph(plan, B, C, expected);
+      }
 }
 
 /// kernel=gather stores the values by windows in its own order: update_values is refused.

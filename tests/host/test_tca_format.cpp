@@ -188,8 +188,10 @@ TEST(TcaParameters, AutoTakesGatherUpTo32ColumnsOfRowMajorBOnWeightsOfAtMostElev
   EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 8, DenseLayout::column_major, true));
   EXPECT_FALSE(auto_takes_gather(11008, 4096, 3 * at_90, 8, row, true));  // 70 %
   const std::int64_t long_k = 4096LL * 11008 / 10;
-  EXPECT_TRUE(auto_takes_gather(4096, 11008, long_k, 16, row, true));   // 4 blocks a range
-  EXPECT_FALSE(auto_takes_gather(4096, 11008, long_k, 32, row, true));  // 8 blocks a range
+  EXPECT_TRUE(auto_takes_gather(4096, 11008, long_k, 16, row, true));  // 4 blocks a range
+  EXPECT_TRUE(auto_takes_gather(4096, 11008, long_k, 32, row, true));  // 6 blocks a range
+  const std::int64_t longer_k = 4096LL * 14336 / 10;
+  EXPECT_FALSE(auto_takes_gather(4096, 14336, longer_k, 32, row, true));  // 7 blocks a range
   EXPECT_TRUE(auto_takes_gather(4096, 4096, 4096 * 4096 / 10, 8, row, true));    // 90 %: 1.7 M
   EXPECT_TRUE(auto_takes_gather(4096, 4096, 4096 * 4096 / 20, 32, row, true));   // 95 %: 0.84 M
   EXPECT_FALSE(auto_takes_gather(2048, 4096, 2048 * 4096 / 10, 8, row, true));   // 90 %: 0.84 M
@@ -232,6 +234,22 @@ TEST(TcaParameters, DependentLaunchIsTheTilesKernelsAndOnUntilTurnedOff) {
   EXPECT_TRUE(tca_parameters(tca_values({"dependent_launch=on"}), 4096, 16).dependent_launch);
   EXPECT_THROW(tca_parameters(tca_values({"kernel=rows", "dependent_launch=on"}), 4096, 16),
                ParameterError);
+}
+
+TEST(TcaParameters, StageBIsTheGatherKernelsAndAutoUntilGiven) {
+  using StageB = TcaParameters::StageB;
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=gather"}), 4096, 16).stage_b, StageB::automatic);
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=gather", "stage_b=copies"}), 4096, 16).stage_b,
+            StageB::copies);
+  EXPECT_EQ(tca_parameters(tca_values({"kernel=gather", "stage_b=tensor"}), 4096, 16).stage_b,
+            StageB::tensor);
+  // with kernel=auto it applies where auto takes gather; only the gather kernel stages B's rows
+  EXPECT_EQ(tca_parameters(tca_values({"stage_b=copies"}), 4096, 16).stage_b, StageB::copies);
+  EXPECT_THROW(tca_parameters(tca_values({"kernel=tiles", "stage_b=tensor"}), 4096, 16),
+               ParameterError);
+  EXPECT_THROW(tca_parameters(tca_values({"kernel=rows", "stage_b=copies"}), 4096, 16),
+               ParameterError);
+  EXPECT_THROW(tca_values({"kernel=gather", "stage_b=bulk"}), ParameterError);
 }
 
 TEST(TcaParameters, SliceColumnsAreTheTilesKernelsAndAutoUntilGiven) {

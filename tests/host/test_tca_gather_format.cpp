@@ -28,7 +28,7 @@ TEST(GatherShape, SlicesAreTheNarrowestOf8To64ThatHoldN) {
   EXPECT_EQ(wide.slices, 2);
 }
 
-TEST(GatherShape, AutoChunksAreTheFewestAPowerOfTwoOfBlocksWhoseRowsOfBFit128KiB) {
+TEST(GatherShape, AutoChunksAreTheFewestBlocksWhoseRowsOfBFit128KiBAPowerOfTwoUpToFour) {
   // n = 16: a row of B is 32 bytes, so 4096 rows are 128 KiB: one block stages all of B
   const GatherShape square = choose_gather_shape(4096, 4096, 16);
   EXPECT_EQ(square.chunk_columns, 4096);
@@ -49,6 +49,10 @@ TEST(GatherShape, AutoChunksAreTheFewestAPowerOfTwoOfBlocksWhoseRowsOfBFit128KiB
   const GatherShape three = choose_gather_shape(4096, 6000, 32);
   EXPECT_EQ(three.chunk_columns, 1504);
   EXPECT_EQ(three.range_blocks(), 4);
+  // 11008 columns at n = 32: 688 KiB, 6 blocks of 1840 columns (a power of two up to 4 only)
+  const GatherShape six = choose_gather_shape(4096, 11008, 32);
+  EXPECT_EQ(six.chunk_columns, 1840);
+  EXPECT_EQ(six.range_blocks(), 6);
   // chunks given are kept: 3 blocks a range
   EXPECT_EQ(choose_gather_shape(4096, 3000, 16, 1024).range_blocks(), 3);
   // 60000 columns at n = 16: 15 blocks, past a cluster (not rounded to a power of two)
@@ -86,17 +90,39 @@ TEST(GatherShape, RangesAreAsManyAsWantedOfEqualRowsWithinTheOutputBytes) {
   EXPECT_EQ(gather_with_ranges(choose_gather_shape(5, 5, 16), 100).range_rows, 1);
 }
 
-TEST(GatherShape, StagedRowsAreSwizzledSoThatEightRowsOfDifferentResiduesFillEveryBankGroup) {
-  for (const std::int64_t row_bytes : {16, 32, 64, 128})
-    for (std::int64_t unit = 0; unit < row_bytes / 16; ++unit) {
-      std::set<std::uint32_t> bank_groups;
-      for (std::int64_t r = 40; r < 48; ++r) {
-        const std::uint32_t at = gather_row_offset(r, row_bytes) ^ static_cast<std::uint32_t>(16 * unit);
-        EXPECT_EQ(at / row_bytes, r) << "the unit stays in its row";
-        bank_groups.insert((at / 16) % 8);
+/// The stage is in 128-byte lines swizzled as the TMA's 128-byte mode places a box of whole lines
+/// (unit u of line L at u ^ (L % 8)): every row's units stay in its own 16-byte units of its line,
+/// the rows fill the stage without gaps, each unit lies where that swizzle puts it, 8 consecutive
+/// lines spread each unit over the 8 bank groups, and so do rows 0-7.
+TEST(GatherShape, StagedRowsLieInLinesSwizzledAsTheTensorCopiesPlaceThem) {
+  for (const std::int64_t row_bytes : {16, 32, 64, 128}) {
+    SCOPED_TRACE(row_bytes);
+    const std::int64_t rows_a_line = 128 / row_bytes, rows = 8 * 8 * rows_a_line;
+    std::set<std::uint32_t> units;
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t h = 0; h < row_bytes / 16; ++h) {
+        const std::uint32_t at = gather_row_offset(r, row_bytes) ^ static_cast<std::uint32_t>(16 * h);
+        const std::int64_t line = r / rows_a_line, unit = r % rows_a_line * (row_bytes / 16) + h;
+        EXPECT_EQ(at, 128 * line + 16 * (unit ^ (line % 8))) << "row " << r << ", unit " << h;
+        if (h == 0) {
+          EXPECT_EQ(gather_stage_row(at, row_bytes), r) << "the inverse";
+        }
+        units.insert(at);
       }
-      EXPECT_EQ(bank_groups.size(), 8u) << row_bytes << " bytes a row, unit " << unit;
+    EXPECT_EQ(units.size(), static_cast<std::size_t>(rows * row_bytes / 16)) << "no gaps";
+    EXPECT_EQ(*units.rbegin(), static_cast<std::uint32_t>(rows * row_bytes - 16));
+    std::set<int> first_rows;
+    for (std::int64_t r = 0; r < 8; ++r) first_rows.insert(gather_bank_group(r, row_bytes));
+    EXPECT_EQ(first_rows.size(), 8u);
+    for (std::int64_t h = 0; h < row_bytes / 16; ++h) {  // rows rows_a_line apart: one a line
+      std::set<std::uint32_t> bank_groups;
+      for (std::int64_t line = 40; line < 48; ++line)
+        bank_groups.insert(
+            (gather_row_offset(line * rows_a_line, row_bytes) ^ static_cast<std::uint32_t>(16 * h)) /
+            16 % 8);
+      EXPECT_EQ(bank_groups.size(), 8u) << "unit " << h;
     }
+  }
 }
 
 TEST(GatherShape, NoColumnsStillMakesOneChunkThatWritesBetaC) {
@@ -175,7 +201,7 @@ void expect_layout_holds_the_matrix(const CsrMatrix<Value, std::int32_t>& matrix
           const std::uint16_t bits = layout.groups[gather_value_at(group, slot)];
           const std::int64_t offset =
               std::int64_t{layout.groups[gather_offset_at(group, slot)]} * kGatherOffsetUnit;
-          const std::int64_t stage_row = offset / s.row_bytes();
+          const std::int64_t stage_row = gather_stage_row(offset, s.row_bytes());
           ASSERT_EQ(offset, gather_row_offset(stage_row, s.row_bytes())) << "a swizzled row start";
           ASSERT_LT(stage_row, s.chunk_columns) << "in the block's stage";
           const std::int64_t column = kb * s.chunk_columns + stage_row;
