@@ -690,12 +690,13 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// most one box, or of a multiple of 8 lines). The TMA fetches a box row by row: boxes of B's
   /// rows narrower than 128 bytes ran slower than the threads' copies (H200, run 326).
   bool gather_tensor_copies_fit(const GatherShape& shape) const {
-    const std::int64_t chunk_lines = shape.stage_bytes() / kGatherLineBytes;
+    const std::int64_t chunk_lines = shape.stage_lines();
     const bool whole_lines =
         shape.row_bytes() == kGatherLineBytes ||
         (n_ == shape.slice_columns && shape.cols * shape.row_bytes() % kGatherLineBytes == 0);
     return layout_.dense == DenseLayout::row_major && n_ % 8 == 0 && shape.cols > 0 &&
-           whole_lines && (chunk_lines <= kGatherTensorBoxLines || chunk_lines % 8 == 0);
+           whole_lines &&
+           (chunk_lines <= kGatherTensorBoxLines || chunk_lines % kGatherSwizzleLines == 0);
   }
 
   /// f.template operator()<kSliceColumns, kRowMajor>() for the slice width (8, 16, 32, 64) and
@@ -770,9 +771,9 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
       }
     }
     // B's tensor copies
-    const std::int64_t chunk_lines = shape.stage_bytes() / kGatherLineBytes;
-    gather_.box_lines = static_cast<int>(std::min(kGatherTensorBoxLines, chunk_lines));
-    gather_.boxes = static_cast<int>((chunk_lines + gather_.box_lines - 1) / gather_.box_lines);
+    gather_.box_lines = static_cast<int>(std::min(kGatherTensorBoxLines, shape.stage_lines()));
+    gather_.boxes =
+        static_cast<int>((shape.stage_lines() + gather_.box_lines - 1) / gather_.box_lines);
     gather_.stage_by_tensor = parameters_.stage_b != TcaParameters::StageB::copies &&
                               gather_tensor_copies_fit(shape) && gpu_has_sm90_features() &&
                               arch::tensor_map_encoder() != nullptr;

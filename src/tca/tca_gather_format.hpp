@@ -134,6 +134,12 @@ inline constexpr std::uint32_t kGatherOffsetUnit = 16;
 /// clusters of 8 run on 128 of the 132 SMs, and sum 8 partials).
 inline constexpr std::int64_t kGatherAutoStageBytes = 128 << 10;
 inline constexpr std::int64_t kGatherAutoPowerOfTwoBlocks = 4;
+/// A block's stage of B is in lines of 128 bytes (1, 2, 4 or 8 rows of B), the 16-byte unit u
+/// of line L at u ^ (L % 8): the TMA's 128-byte swizzle, so that tensor copies of whole lines
+/// stage B's rows where the builder expects them (and a period of 8 consecutive lines spreads
+/// each unit over the 8 bank groups; a tensor copy starts at a whole period).
+inline constexpr std::int64_t kGatherLineBytes = 128;
+inline constexpr std::int64_t kGatherSwizzleLines = 8;
 /// The blocks of a range summed in one thread-block cluster (sm_90) at most; more go through
 /// global memory.
 inline constexpr std::int64_t kGatherMaxClusterBlocks = 8;
@@ -168,6 +174,8 @@ struct GatherShape {
   std::int64_t range_blocks() const { return chunks; }
   std::int64_t row_bytes() const { return std::int64_t{slice_columns} * 2; }
   std::int64_t stage_bytes() const { return chunk_columns * row_bytes(); }
+  /// The stage's 128-byte lines (chunk_columns is a multiple of 8: whole lines).
+  std::int64_t stage_lines() const { return stage_bytes() / kGatherLineBytes; }
   std::int64_t output_bytes() const { return range_rows * slice_columns * 4; }
   /// Dynamic shared memory of a block: B's stage, the warps' rings, the output rows, the
   /// mbarrier of B's tensor copies.
@@ -242,11 +250,6 @@ GatherLayout build_gather_layout(const CsrMatrix<Value, std::int32_t>& matrix,
 ///  "gather_bytes"}.
 Json gather_details(const GatherLayout& layout);
 
-/// A block's stage of B is in lines of 128 bytes (1, 2, 4 or 8 rows of B), the 16-byte unit u
-/// of line L at u ^ (L % 8): the TMA's 128-byte swizzle, so that tensor copies of whole lines
-/// stage B's rows where the builder expects them (and 8 consecutive lines spread each unit over
-/// the 8 bank groups).
-inline constexpr std::int64_t kGatherLineBytes = 128;
 
 /// Where row r of a block's stage of B (rows of `row_bytes` = 16, 32, 64 or 128) starts, in
 /// bytes: its line L = r / (128 / row_bytes), its first unit u = (r % (128 / row_bytes)) x
@@ -256,14 +259,15 @@ TCSPARSE_TCA_GATHER_HD constexpr std::uint32_t gather_row_offset(std::int64_t r,
                                                                  std::int64_t row_bytes) {
   const std::int64_t rows_a_line = kGatherLineBytes / row_bytes;
   const std::int64_t line = r / rows_a_line, first_unit = r % rows_a_line * (row_bytes / 16);
-  return static_cast<std::uint32_t>(kGatherLineBytes * line + 16 * (first_unit ^ (line % 8)));
+  return static_cast<std::uint32_t>(kGatherLineBytes * line +
+                                    16 * (first_unit ^ (line % kGatherSwizzleLines)));
 }
 
 /// The row of the stage that starts at byte `offset` (a gather_row_offset).
 TCSPARSE_TCA_GATHER_HD constexpr std::int64_t gather_stage_row(std::int64_t offset,
                                                                std::int64_t row_bytes) {
   const std::int64_t line = offset / kGatherLineBytes;
-  const std::int64_t unit = (offset % kGatherLineBytes / 16) ^ (line % 8);
+  const std::int64_t unit = (offset % kGatherLineBytes / 16) ^ (line % kGatherSwizzleLines);
   return line * (kGatherLineBytes / row_bytes) + unit / (row_bytes / 16);
 }
 
