@@ -65,11 +65,13 @@ LayoutSizes sizes_of(const DeviceLayout<Value>& layout) {
   return sizes;
 }
 
-/// block_cols as a plan on the current GPU resolves it (auto: stripes of its L2).
+/// block_cols as a plan on the current GPU resolves it (auto: stripes of its L2; narrower where
+/// x is read hubs first).
 std::int32_t block_cols_on_this_gpu(const HbpParameters& p, std::size_t value_bytes,
-                                    std::int64_t cols) {
+                                    std::int64_t cols, bool hubs_first) {
   return p.resolved_block_cols(value_bytes, cols,
-                               detail::current_device_attribute(cudaDevAttrL2CacheSize));
+                               detail::current_device_attribute(cudaDevAttrL2CacheSize),
+                               hubs_first);
 }
 
 template <typename Value>
@@ -100,7 +102,6 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   /// the CSR (upload_ms) and builds the layout on the GPU (device_preprocess_ms).
   HbpSpmv(const CsrMatrix<Value, std::int32_t>& matrix, const HbpParameters& p, Json parameters)
       : parameters_(p) {
-    const std::int32_t block_cols = choose_kernel(matrix.cols);
     Json statistics;
     if (p.build == Build::host) {
       const detail::Stopwatch host_work;
@@ -108,6 +109,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
       if (parameters_.counts_columns(matrix.nnz()))
         column_concentration_ = estimated_column_count_concentration(
             matrix.cols, matrix.nnz(), sampled_column_counts(matrix));
+      const std::int32_t block_cols = choose_kernel(matrix.cols, matrix.nnz());
       std::vector<std::int32_t> plan_to_caller;
       if (hubs_first(matrix.nnz()))
         plan_to_caller = hubs_first_column_order(
@@ -124,7 +126,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
       statistics = layout_statistics(layout, sizeof(Acc));
     } else {
       detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
-      statistics = build_on_device(csr.view(), block_cols, csr.col_idx.data());
+      statistics = build_on_device(csr.view(), csr.col_idx.data());
     }
     finish(std::move(statistics), std::move(parameters));
   }
@@ -134,8 +136,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   /// after the build.
   HbpSpmv(const DeviceCsrView<Value>& matrix, const HbpParameters& p, Json parameters)
       : parameters_(p) {
-    const std::int32_t block_cols = choose_kernel(matrix.cols);
-    Json statistics = build_on_device(matrix, block_cols);
+    Json statistics = build_on_device(matrix);
     finish(std::move(statistics), std::move(parameters));
   }
 
@@ -173,9 +174,11 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   Schedule schedule() const { return schedule_; }
 
  private:
-  /// block_cols on this GPU for a matrix of `cols` columns, and the SpMV kernel for it.
-  std::int32_t choose_kernel(std::int64_t cols) {
-    const std::int32_t block_cols = block_cols_on_this_gpu(parameters_, sizeof(Value), cols);
+  /// block_cols on this GPU for a matrix of `cols` columns and `nnz` nonzeros (once
+  /// column_concentration_ is known: hubs_first), and the SpMV kernel for it.
+  std::int32_t choose_kernel(std::int64_t cols, std::int64_t nnz) {
+    const std::int32_t block_cols =
+        block_cols_on_this_gpu(parameters_, sizeof(Value), cols, hubs_first(nnz));
     kind_ = parameters_.resolved_kernel(block_cols, sizeof(Value));
     kernel_ = spmv_kernel_for(kind_, parameters_.walk_unroll);
     return block_cols;
@@ -189,9 +192,9 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   /// build=device: the layout built on the GPU from `csr` (device_preprocess_ms), with its columns
   /// in the hubs-first order where the plan takes it (column_order): renumbered in place when the
   /// plan owns them (`owned_col_idx`, csr's own columns: the uploaded CSR), else into a temporary
-  /// copy. Its size statistics and the build's steps.
-  Json build_on_device(const DeviceCsrView<Value>& csr, std::int32_t block_cols,
-                       std::int32_t* owned_col_idx = nullptr) {
+  /// copy; block_cols and the kernel chosen once the order is known (choose_kernel). Its size
+  /// statistics and the build's steps.
+  Json build_on_device(const DeviceCsrView<Value>& csr, std::int32_t* owned_col_idx = nullptr) {
     const cudaStream_t stream = nullptr;
     // the column order's temporaries (the renumbered columns live through the layout's build)
     // given back at the end, as the layout's own are
@@ -204,20 +207,21 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
       if (parameters_.column_order == ColumnOrder::automatic)
         column_concentration_ = estimated_column_count_concentration_on_device(csr, stream);
       counted.record(stream);
-      if (hubs_first(csr.nnz)) {
-        const DeviceColumnCounts counts =
-            count_columns_on_device(csr.col_idx, csr.nnz, csr.cols, stream);
-        plan_to_caller_ = hubs_first_column_order_on_device(
-            counts, block_cols, parameters_.resolved_hub_min_count(csr.nnz, csr.cols), stream);
-        std::int32_t* plan_col_idx = owned_col_idx;
-        if (plan_col_idx == nullptr) {
-          plan_columns =
-              DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(csr.nnz), stream);
-          plan_col_idx = plan_columns.data();
-        }
-        renumber_columns_on_device(csr.col_idx, csr.nnz, plan_to_caller_, plan_col_idx, stream);
-        plan_csr.col_idx = plan_col_idx;
+    }
+    const std::int32_t block_cols = choose_kernel(csr.cols, csr.nnz);
+    if (hubs_first(csr.nnz)) {
+      const DeviceColumnCounts counts =
+          count_columns_on_device(csr.col_idx, csr.nnz, csr.cols, stream);
+      plan_to_caller_ = hubs_first_column_order_on_device(
+          counts, block_cols, parameters_.resolved_hub_min_count(csr.nnz, csr.cols), stream);
+      std::int32_t* plan_col_idx = owned_col_idx;
+      if (plan_col_idx == nullptr) {
+        plan_columns =
+            DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(csr.nnz), stream);
+        plan_col_idx = plan_columns.data();
       }
+      renumber_columns_on_device(csr.col_idx, csr.nnz, plan_to_caller_, plan_col_idx, stream);
+      plan_csr.col_idx = plan_col_idx;
     }
     ordered.record(stream);
     layout_ = build_layout_on_device(plan_csr, parameters_, block_cols, stream);
@@ -441,7 +445,7 @@ HbpLayout<Value> build_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
   PlanStats stats;
   const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats);
   const DeviceLayout<Value> layout = build_layout_on_device(
-      csr.view(), p, block_cols_on_this_gpu(p, sizeof(Value), matrix.cols), nullptr);
+      csr.view(), p, block_cols_on_this_gpu(p, sizeof(Value), matrix.cols, false), nullptr);
   return download_layout(layout);
 }
 

@@ -141,10 +141,13 @@ bool HbpParameters::layout_from_pool(std::int64_t temporary_bytes,
 }
 
 std::int32_t HbpParameters::resolved_block_cols(std::size_t value_bytes, std::int64_t cols,
-                                                std::int64_t l2_bytes) const {
+                                                std::int64_t l2_bytes, bool hubs_first) const {
   if (block_cols > 0) return block_cols;
+  const double share = hubs_first && value_bytes >= kHubsFirstStripeMinValueBytes
+                           ? kAutoHubsFirstStripeL2Share
+                           : kAutoStripeL2Share;
   const double stripe_bytes =
-      std::max(1.0, kAutoStripeL2Share * static_cast<double>(std::max<std::int64_t>(l2_bytes, 1)));
+      std::max(1.0, share * static_cast<double>(std::max<std::int64_t>(l2_bytes, 1)));
   const double x_bytes = static_cast<double>(std::max<std::int64_t>(cols, 1)) *
                          static_cast<double>(value_bytes);
   const auto stripes = static_cast<std::int64_t>(std::ceil(x_bytes / stripe_bytes));

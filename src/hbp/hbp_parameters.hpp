@@ -47,6 +47,19 @@ constexpr bool segment_fits_shared_memory(std::int32_t block_cols, std::size_t v
 /// MB 1.28x / 1.39x / 1.25x (bench/results/2026-11-26-1830-h200-hbp-stripes).
 inline constexpr double kAutoStripeL2Share = 1.0 / 3.0;
 
+/// block_cols=auto's share where x is read hubs first (column_order) and its values take 8 bytes:
+/// a stripe of a fifth of the L2. Measured (H200, fp64, runs 335-336,
+/// bench/results/2026-11-30-1600-h200-hbp-stripe-sweep), against the third: R-MAT 23 (x of 67 MB)
+/// in 6 / 7 / 8 / 10 / 12 stripes 1.090x / 1.076x / 1.096x / 1.080x / 1.014x as fast as in 4 (a
+/// fifth: 6), R-MAT 24 (134 MB) in 10 / 12 / 14 / 16 / 20 1.047x / 1.038x / 1.025x / 0.947x /
+/// 0.900x as in 7 (a fifth: 11). A hub-first stripe's cold columns stay in the L2 while the
+/// matrix streams past them. Not in fp16, where the partial sums cost more against the matrix's
+/// bytes: R-MAT 23 in 6 stripes 0.894x as fast as in one block, R-MAT 24 in 10 0.889x as in 2.
+/// Rows of random columns (no hubs) keep the third: power-law and uniform rows at 16 M in 6-12
+/// stripes 0.92-1.00x as fast as in 7.
+inline constexpr double kAutoHubsFirstStripeL2Share = 1.0 / 5.0;
+inline constexpr std::size_t kHubsFirstStripeMinValueBytes = 8;
+
 /// The L2 the host model assumes where no GPU is asked (info --json without a GPU, host
 /// tests): an H100's 50 MiB.
 inline constexpr std::int64_t kHostModelL2Bytes = 50ll << 20;
@@ -240,10 +253,11 @@ struct HbpParameters {
   std::int64_t hub_min_count = 0;
 
   /// block_cols for `cols` columns of values of `value_bytes` bytes on a GPU of `l2_bytes` of
-  /// L2: auto cuts x into the fewest stripes of at most kAutoStripeL2Share of the L2, equal
+  /// L2, x read in the hubs-first order or not: auto cuts x into the fewest stripes of at most
+  /// kAutoStripeL2Share of the L2 (kAutoHubsFirstStripeL2Share hubs first, 8-byte values), equal
   /// widths rounded up to 8 (one column block when x fits; at most kLargestBlockCols).
   std::int32_t resolved_block_cols(std::size_t value_bytes, std::int64_t cols,
-                                   std::int64_t l2_bytes) const;
+                                   std::int64_t l2_bytes, bool hubs_first = false) const;
   /// fixed_share for blocks of `block_cols` columns of `value_bytes` bytes (kDefaultFixedShare).
   double resolved_fixed_share(std::int32_t block_cols, std::size_t value_bytes) const;
   /// kernel for blocks of `block_cols` columns of `value_bytes` bytes (Kernel).

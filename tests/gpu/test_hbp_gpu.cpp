@@ -10,7 +10,7 @@
 // 65536-nonzero slot against the reference; a plan from device CSR equal to the plan from host
 // CSR bit for bit, reading nothing of the caller's arrays after its build; x gathered into the
 // hubs-first column order (column_order) in the stress sets, the graph capture and from device
-// CSR, and column_order=auto's choice. Written before
+// CSR, and column_order=auto's choice, with narrower stripes in fp64. Written before
 // a GPU could run them (issue 10): run with --gtest_filter='*Hbp*'.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -412,6 +412,30 @@ TEST_F(HbpGpu, AutoColumnOrderTakesHubsFirstWhereFewColumnsHoldManyNonzeros) {
     expect_matches_reference<double>(c.matrix);
     expect_matches_reference<half>(c.matrix);
   }
+}
+
+TEST_F(HbpGpu, XReadHubsFirstIsCutIntoNarrowerStripesInFp64) {
+  // block_cols=auto: stripes of a fifth of the L2 where x is read hubs first in fp64, a third
+  // otherwise (fp16, or the caller's order); 2 M columns: 16 MB of fp64 x, more than a fifth of
+  // an H100's or an H200's L2 and less than a third: two stripes hubs first, one block else
+  const Matrix a = generate_random_rows(2000, 2000000, RowLengthDistribution::uniform, 1, 9, 45);
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  int l2 = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), cudaSuccess);
+  const hbp::HbpParameters p = hbp::parse_parameters({});
+  for (const char* order : {"column_order=hubs_first", "column_order=caller"}) {
+    const bool hubs = std::string(order) == "column_order=hubs_first";
+    const SpmvPlan<double> fp64(test::with_values<double>(a), Method("hbp"), options_of({order}));
+    EXPECT_EQ(fp64.stats().details["block_cols"].get<std::int64_t>(),
+              p.resolved_block_cols(8, a.cols, l2, hubs)) << order;
+    const SpmvPlan<half> fp16(test::with_values<half>(test::scaled_for_16_bit(a)), Method("hbp"),
+                              options_of({order}));
+    EXPECT_EQ(fp16.stats().details["block_cols"].get<std::int64_t>(),
+              p.resolved_block_cols(2, a.cols, l2, false)) << order;
+    expect_matches_reference<double>(a, {order});
+  }
+  EXPECT_LT(p.resolved_block_cols(8, a.cols, l2, true), p.resolved_block_cols(8, a.cols, l2, false));
 }
 
 TEST_F(HbpGpu, SpmvAndCombineAreTimedApart) {

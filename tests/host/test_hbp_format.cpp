@@ -735,6 +735,12 @@ TEST(HbpParameters, AutoBlockColsCutsXIntoStripesOfAThirdOfTheL2) {
   EXPECT_EQ(p.resolved_block_cols(8, 3, l2), 8);                // rounded up to 8
   EXPECT_EQ(p.resolved_block_cols(2, 100000000, 1ll << 30), kLargestBlockCols);  // the cap
   EXPECT_EQ(parse_parameters({"block_cols=4096"}).resolved_block_cols(8, 16000000, l2), 4096);
+  // x read hubs first: stripes of a fifth of the L2 in fp64 (10 MB here), a third otherwise
+  EXPECT_EQ(p.resolved_block_cols(8, 16000000, l2, true), 1230776);   // 13 stripes of 9.8 MB
+  EXPECT_EQ(p.resolved_block_cols(8, 1000000, l2, true), 1000000);    // 8 MB: one block still
+  EXPECT_EQ(p.resolved_block_cols(2, 16000000, l2, true), 8000000);   // fp16: the third
+  EXPECT_EQ(p.resolved_block_cols(4, 16000000, l2, true), 4000000);   // fp32: the third
+  EXPECT_EQ(parse_parameters({"block_cols=4096"}).resolved_block_cols(8, 16000000, l2, true), 4096);
   // the fixed part only where x segments sit in shared memory
   EXPECT_EQ(p.resolved_fixed_share(4096, 8), kDefaultFixedShare);
   EXPECT_EQ(p.resolved_fixed_share(16384, 8), kDefaultFixedShare);  // 128 KiB
