@@ -48,16 +48,19 @@ constexpr bool segment_fits_shared_memory(std::int32_t block_cols, std::size_t v
 inline constexpr double kAutoStripeL2Share = 1.0 / 3.0;
 
 /// block_cols=auto's share where x is read hubs first (column_order) and its values take 8 bytes:
-/// a stripe of a fifth of the L2. Measured (H200, fp64, runs 335-336,
-/// bench/results/2026-11-30-1600-h200-hbp-stripe-sweep), against the third: R-MAT 23 (x of 67 MB)
-/// in 6 / 7 / 8 / 10 / 12 stripes 1.090x / 1.076x / 1.096x / 1.080x / 1.014x as fast as in 4 (a
-/// fifth: 6), R-MAT 24 (134 MB) in 10 / 12 / 14 / 16 / 20 1.047x / 1.038x / 1.025x / 0.947x /
-/// 0.900x as in 7 (a fifth: 11). A hub-first stripe's cold columns stay in the L2 while the
-/// matrix streams past them. Not in fp16, where the partial sums cost more against the matrix's
+/// a stripe of a fifth of the L2. Measured (H200, fp64, runs 335-337,
+/// bench/results/2026-11-30-1520-h200-hbp-stripes-hubs-first), against the third: R-MAT 23 (x of
+/// 67 MB) in 6 / 7 / 8 / 10 / 12 stripes 1.090x / 1.076x / 1.096x / 1.080x / 1.014x as fast as in
+/// 4 (a fifth: 6), R-MAT 24 (134 MB) in 10 / 12 / 14 / 16 / 20 1.047x / 1.038x / 1.025x / 0.947x /
+/// 0.900x as in 7 (a fifth: 11), kron_like_21 (17 MB) 1.050x in 2 stripes against one block
+/// (presumably a narrower stripe's cold columns, read once or twice each, stay in the L2 while the
+/// matrix streams past them). Not in fp16, where the partial sums cost more against the matrix's
 /// bytes: R-MAT 23 in 6 stripes 0.894x as fast as in one block, R-MAT 24 in 10 0.889x as in 2.
 /// Rows of random columns (no hubs) keep the third: power-law and uniform rows at 16 M in 6-12
 /// stripes 0.92-1.00x as fast as in 7.
 inline constexpr double kAutoHubsFirstStripeL2Share = 1.0 / 5.0;
+/// The smallest value for kAutoHubsFirstStripeL2Share (fp64; fp32 not measured, so it keeps the
+/// third with fp16 and bf16).
 inline constexpr std::size_t kHubsFirstStripeMinValueBytes = 8;
 
 /// The L2 the host model assumes where no GPU is asked (info --json without a GPU, host
