@@ -106,6 +106,15 @@ __device__ __forceinline__ void load_matrix_x2(unsigned (&r)[2], const void* row
                  : "r"(address));
 }
 
+/// movmatrix (sm_75+): the transpose of an 8x8 matrix of 16-bit elements held as ldmatrix leaves
+/// it, lane 4g + t holding row g, elements 2t and 2t + 1 (the lower-indexed element low); lane
+/// 4g + t receives row g of the transpose (column g, rows 2t and 2t + 1).
+__device__ __forceinline__ unsigned transpose_matrix(unsigned fragment) {
+  unsigned transposed;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(transposed) : "r"(fragment));
+  return transposed;
+}
+
 /// mma_m16n8k8_f32_f16 or mma_m16n8k8_f32_bf16 by the element type V (__half or __nv_bfloat16).
 template <typename V>
 __device__ __forceinline__ void mma_m16n8k8(float (&c)[kM16n8k8AccumulatorsPerLane], unsigned a01,

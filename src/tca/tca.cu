@@ -689,7 +689,10 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// fill whole lines), and boxes starting at whole swizzle periods of 8 lines (a chunk of at
   /// most one box, or of a multiple of 8 lines). The TMA fetches a box row by row: boxes of B's
   /// rows narrower than 128 bytes ran slower than the threads' copies (H200, run 326).
+  /// Column-major B: boxes of B^T's rows, transposed in shared memory
+  /// (gather_transposed_copies_fit).
   bool gather_tensor_copies_fit(const GatherShape& shape) const {
+    if (layout_.dense == DenseLayout::column_major) return gather_transposed_copies_fit(shape);
     const std::int64_t chunk_lines = shape.stage_lines();
     const bool whole_lines =
         shape.row_bytes() == kGatherLineBytes ||
@@ -773,7 +776,9 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     // B's tensor copies
     gather_.box_lines = static_cast<int>(std::min(kGatherTensorBoxLines, shape.stage_lines()));
     gather_.boxes =
-        static_cast<int>((shape.stage_lines() + gather_.box_lines - 1) / gather_.box_lines);
+        layout_.dense == DenseLayout::column_major
+            ? static_cast<int>(shape.chunk_columns / kGatherTransposeRows)
+            : static_cast<int>((shape.stage_lines() + gather_.box_lines - 1) / gather_.box_lines);
     gather_.stage_by_tensor = parameters_.stage_b != TcaParameters::StageB::copies &&
                               gather_tensor_copies_fit(shape) && gpu_has_sm90_features() &&
                               arch::tensor_map_encoder() != nullptr;
@@ -808,13 +813,24 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     args.windows = gather_.windows;
     args.range_rows = static_cast<int>(shape.range_rows);
     args.ranges = shape.ranges;
-    args.vector_b = layout_.dense == DenseLayout::row_major && n_ % 8 == 0 &&
+    // 16-byte pieces of B's rows (row-major) or columns (column-major)
+    args.vector_b = (layout_.dense == DenseLayout::row_major ? n_ : shape.cols) % 8 == 0 &&
                     reinterpret_cast<std::uintptr_t>(B) % 16 == 0;
     args.sum = gather_.sum;
     args.alpha = alpha;
     args.beta = beta;
     args.stage_by_tensor = gather_.stage_by_tensor && args.vector_b;
-    if (args.stage_by_tensor) {
+    if (args.stage_by_tensor && layout_.dense == DenseLayout::column_major) {
+      // B^T: n rows of `cols` elements, in boxes of kGatherTransposeRows of them x the slice
+      args.boxes = gather_.boxes;
+      const CUresult encoded = arch::encode_row_major_16bit(
+          args.b_map, B, static_cast<std::uint64_t>(shape.cols), static_cast<std::uint64_t>(n_),
+          static_cast<std::uint64_t>(shape.cols), static_cast<std::uint32_t>(kGatherTransposeRows),
+          static_cast<std::uint32_t>(shape.slice_columns), arch::TensorSwizzle::bytes128);
+      if (encoded != CUDA_SUCCESS)
+        throw Error("tca: kernel=gather: the driver did not encode B's tensor map (CUresult " +
+                    std::to_string(static_cast<int>(encoded)) + "); stage_b=copies avoids it");
+    } else if (args.stage_by_tensor) {
       args.box_lines = gather_.box_lines;
       args.boxes = gather_.boxes;
       // lines of 64 elements: B's rows where they are that wide or wider (slices of 64), else

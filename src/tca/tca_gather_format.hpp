@@ -149,6 +149,17 @@ inline constexpr std::int64_t kGatherMaxPartialBytes = std::int64_t{256} << 20;
 inline constexpr std::int64_t kGatherBarrierBytes = 16;
 /// 128-byte lines of B's stage a tensor copy brings at most (the TMA's box limit).
 inline constexpr std::int64_t kGatherTensorBoxLines = 256;
+/// Column-major B (its transpose row-major) arrives by tensor copies of B^T, this many of its
+/// rows (128 bytes) a box: a box of the slice's columns lands in the bytes of as many staged rows
+/// of B, which a warp then rewrites in place as those rows (ldmatrix.trans, 8 x 8 at a time).
+/// Needs chunk_columns a multiple of it, so that no box passes the stage, and slices of at most
+/// kGatherMaxTransposedSlice columns (a warp holds a region's tiles in 32 registers a lane
+/// there); elsewhere the threads stage B (gather_transposed_copies_fit). H200, run 350
+/// (bench/results/2026-11-30-1730-h200-tca-gather-column-major), against the threads' 16-byte
+/// loads transposed in registers: n = 16 at 90 % 1.13x -> 1.40x dense cuBLAS (14336 x 4096
+/// 23.8 -> 19.7 us; row-major B 16.3 us), at 95 % 1.36x -> 1.79x.
+inline constexpr std::int64_t kGatherTransposeRows = kGatherLineBytes / 2;
+inline constexpr int kGatherMaxTransposedSlice = 32;
 /// The "no row" entry of a window's row list.
 inline constexpr std::uint16_t kGatherNoRow = 0xffff;
 
@@ -261,6 +272,14 @@ TCSPARSE_TCA_GATHER_HD constexpr std::uint32_t gather_row_offset(std::int64_t r,
   const std::int64_t line = r / rows_a_line, first_unit = r % rows_a_line * (row_bytes / 16);
   return static_cast<std::uint32_t>(kGatherLineBytes * line +
                                     16 * (first_unit ^ (line % kGatherSwizzleLines)));
+}
+
+/// Whether column-major B is staged by tensor copies of B^T for `shape` (kGatherTransposeRows; on
+/// sm_90, where the apply's B is 16-byte aligned).
+inline bool gather_transposed_copies_fit(const GatherShape& shape) {
+  return shape.cols > 0 && shape.cols % 8 == 0 &&
+         shape.slice_columns <= kGatherMaxTransposedSlice &&
+         shape.chunk_columns % kGatherTransposeRows == 0;
 }
 
 /// The row of the stage that starts at byte `offset` (a gather_row_offset).

@@ -16,7 +16,9 @@
 //      by cp.async and loads its first two windows' ends and rows; the block zeroes the output
 //      rows and stages B[its rows][slice] (after griddepcontrol.wait: B belongs to the caller),
 //      by tensor copies of up to 256 lines of 128 bytes (thread 0) or by every thread's
-//      cp.async, and waits for both;
+//      cp.async (column-major B: tensor copies of B^T, each box then rewritten in place as rows
+//      of B by ldmatrix.trans, or the threads' loads transposed in registers), and waits for
+//      both;
 //   2. each warp, quad after quad (the next quad's offsets and values loaded while one
 //      multiplies, a quad's ldmatrix issued before its MMAs, the next stages' copies in
 //      flight), group after group:
@@ -78,7 +80,8 @@ struct GatherArguments {
   std::int64_t windows = 0;        ///< of the layout
   int range_rows = 0;
   std::int64_t ranges = 0;
-  bool vector_b = false;  ///< row-major B whose rows may be read as aligned 16-byte pieces
+  /// B's rows (row-major) or columns (column-major) may be read as aligned 16-byte pieces
+  bool vector_b = false;
   GatherSum sum = GatherSum::own;
   float alpha = 1.0f, beta = 0.0f;
   /// B staged by tensor copies of b_map (B's slice as lines of 128 bytes: its rows where they are
@@ -106,6 +109,54 @@ __device__ __forceinline__ void gather_stage_b(std::uint16_t* stage, const Gathe
       arch::async_copy<16, arch::AsyncCopyCache::l2_only>(
           stage + (gather_row_offset(r, kRowBytes) ^ (16u * h)) / 2,
           a.B + (first_row + r) * a.n + first_column + h * 8);
+    }
+    return;
+  }
+  if (!kRowMajor && a.vector_b) {
+    // column-major B whose columns start 16-byte aligned (its rows a multiple of 8, as are
+    // first_row and valid_rows), transposed 8 x 8 at a time in registers: a warp takes 32 rows
+    // x 8 columns of the stage, lane 4c + q loading rows 8q .. 8q + 7 of column c (16 bytes:
+    // the warp reads two whole sectors of each column). Its register m then holds row c,
+    // elements 2q and 2q + 1 of the 8 x 8 matrix M_m[c][2q + e] = B[8q + 2m + e][c], so after
+    // arch::transpose_matrix lane 4j + p holds B[8(j / 2) + 2m + j % 2][2p, 2p + 1]: one 4-byte
+    // store into that staged row. kPieces pieces a lane are loaded before any is stored (one
+    // round trip to the L2 for them all). (A thread a column's 8 rows stored element by element
+    // took 12 us of a 19 us product at 16 columns and 4096 rows of B, H200, run 348; this, n = 16
+    // at 90 % 1.12x dense cuBLAS against 1.05x, run 349.)
+    constexpr int kPieces = 8, kPieceRows = 32, kPieceColumns = 8;
+    const int warp = thread / 32, lane = thread % 32;
+    const int column_pieces = kSliceColumns / kPieceColumns;
+    const int pieces = (valid_rows + kPieceRows - 1) / kPieceRows * column_pieces;
+    auto* stage_bytes = reinterpret_cast<unsigned char*>(stage);
+    for (int first_piece = warp; first_piece < pieces;
+         first_piece += kPieces * kGatherWarpsPerBlock) {
+      uint4 loaded[kPieces];
+#pragma unroll
+      for (int p = 0; p < kPieces; ++p) {
+        const int piece = first_piece + p * kGatherWarpsPerBlock;
+        const int c = piece % column_pieces * kPieceColumns + lane / 4;
+        const int row = piece / column_pieces * kPieceRows + 8 * (lane % 4);
+        loaded[p] = uint4{0u, 0u, 0u, 0u};  // (zeros past B's columns)
+        if (piece < pieces && c < valid_columns && row < valid_rows)
+          loaded[p] = *reinterpret_cast<const uint4*>(a.B + (first_column + c) * a.cols +
+                                                      first_row + row);
+      }
+#pragma unroll
+      for (int p = 0; p < kPieces; ++p) {
+        const int piece = first_piece + p * kGatherWarpsPerBlock;
+        if (piece >= pieces) break;
+        const unsigned unit = 16u * (piece % column_pieces);  // of the staged row's columns
+        const unsigned words[4] = {loaded[p].x, loaded[p].y, loaded[p].z, loaded[p].w};
+        const int j = lane / 4;
+#pragma unroll
+        for (int m = 0; m < 4; ++m) {
+          const unsigned transposed = arch::transpose_matrix(words[m]);
+          const int row = piece / column_pieces * kPieceRows + 8 * (j / 2) + 2 * m + j % 2;
+          if (row < valid_rows)
+            *reinterpret_cast<unsigned*>(stage_bytes + (gather_row_offset(row, kRowBytes) ^ unit) +
+                                         4 * (lane % 4)) = transposed;
+        }
+      }
     }
     return;
   }
@@ -141,6 +192,63 @@ __device__ __forceinline__ void gather_issue_b_copies(std::uint16_t* stage, std:
     arch::tensor_copy_to_shared(stage + line * kGatherLineBytes / 2, &a.b_map,
                                 static_cast<int>(first_column), static_cast<int>(first_line + line),
                                 barrier);
+  }
+}
+
+/// Starts staging column-major B by tensor copies of its transpose (GatherArguments::
+/// stage_by_tensor with column-major B): box r brings B^T[the slice's columns][first_row +
+/// kGatherTransposeRows r, + kGatherTransposeRows) (rows of 128 bytes in the 128-byte swizzle:
+/// unit u of row c at u ^ (c % 8); zeros past B) into the bytes of staged rows
+/// kGatherTransposeRows r, + kGatherTransposeRows, all `boxes` completing on `barrier`;
+/// gather_transpose_b then rewrites them as those rows of B. Thread 0 only.
+template <int kSliceColumns, typename Out>
+__device__ __forceinline__ void gather_issue_b_column_copies(std::uint16_t* stage,
+                                                             std::uint64_t* barrier,
+                                                             const GatherArguments<Out>& a,
+                                                             std::int64_t first_row,
+                                                             std::int64_t first_column) {
+  constexpr int kRegionBytes = static_cast<int>(kGatherTransposeRows) * kSliceColumns * 2;
+  arch::barrier_arrive_expect_bytes(barrier, static_cast<unsigned>(a.boxes * kRegionBytes));
+  for (int box = 0; box < a.boxes; ++box)
+    arch::tensor_copy_to_shared(stage + box * kRegionBytes / 2, &a.b_map,
+                                static_cast<int>(first_row + box * kGatherTransposeRows),
+                                static_cast<int>(first_column), barrier);
+}
+
+/// Rewrites the `regions` regions that gather_issue_b_column_copies filled as staged rows of B
+/// (gather_row_offset), a warp a region at a time, in place: every 8 x 8 tile of the region
+/// (8 columns of B x 8 of its rows) loaded by ldmatrix.trans, which gives lane 4g + t row g of
+/// the tile as B's rows, columns 2t and 2t + 1 (one 4-byte store), before any is stored.
+template <int kSliceColumns>
+__device__ __forceinline__ void gather_transpose_b(std::uint16_t* stage, int regions) {
+  constexpr int kRowBlocks = static_cast<int>(kGatherTransposeRows) / 8;
+  constexpr int kTiles = kSliceColumns / 8 * kRowBlocks;  // tile t: columns 8 (t / kRowBlocks)
+  constexpr int kRowBytes = kSliceColumns * 2;            // rows 8 (t % kRowBlocks)
+  static_assert(kTiles % 4 == 0, "ldmatrix.x4");
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  auto* bytes = reinterpret_cast<unsigned char*>(stage);
+  for (int region = warp; region < regions; region += kGatherWarpsPerBlock) {
+    unsigned char* base = bytes + region * kGatherTransposeRows * kRowBytes;
+    unsigned tiles[kTiles];
+#pragma unroll
+    for (int t = 0; t < kTiles; t += 4) {  // lanes 8j .. 8j + 7: tile t + j's 8 columns of B
+      const int tile = t + lane / 8, column = 8 * (tile / kRowBlocks) + lane % 8;
+      unsigned four[4];
+      arch::load_matrix_x4<true>(
+          four, base + column * kGatherLineBytes + 16 * ((tile % kRowBlocks) ^ (column % 8)));
+#pragma unroll
+      for (int j = 0; j < 4; ++j) tiles[t + j] = four[j];
+    }
+    __syncwarp();  // the region read whole before it is rewritten
+#pragma unroll
+    for (int t = 0; t < kTiles; ++t) {
+      const int row = region * static_cast<int>(kGatherTransposeRows) + 8 * (t % kRowBlocks) +
+                      lane / 4;
+      *reinterpret_cast<unsigned*>(bytes +
+                                   (gather_row_offset(row, kRowBytes) ^ (16u * (t / kRowBlocks))) +
+                                   4 * (lane % 4)) = tiles[t];
+    }
+    __syncwarp();
   }
 }
 
@@ -208,9 +316,14 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock, 1)
   arch::wait_for_prior_grids();  // B, C and the partials belong to the grids before
   const std::int64_t first_row = block_of_range * a.chunk_columns;
   if (a.stage_by_tensor) {
-    if (threadIdx.x == 0)
-      gather_issue_b_copies<kSliceColumns>(b_stage, b_barrier, a, first_row,
-                                           slice * kSliceColumns);
+    if (threadIdx.x == 0) {
+      if constexpr (kRowMajor)
+        gather_issue_b_copies<kSliceColumns>(b_stage, b_barrier, a, first_row,
+                                             slice * kSliceColumns);
+      else if constexpr (kSliceColumns <= kGatherMaxTransposedSlice)
+        gather_issue_b_column_copies<kSliceColumns>(b_stage, b_barrier, a, first_row,
+                                                    slice * kSliceColumns);
+    }
   } else {
     const int valid_rows = static_cast<int>(
         a.cols - first_row < a.chunk_columns ? a.cols - first_row : a.chunk_columns);
@@ -219,7 +332,11 @@ __global__ void __launch_bounds__(kGatherThreadsPerBlock, 1)
   }
   arch::async_copy_commit();
   arch::async_copy_wait<0>();
-  if (a.stage_by_tensor) arch::barrier_wait(b_barrier, 0);
+  if (a.stage_by_tensor) {
+    arch::barrier_wait(b_barrier, 0);
+    if constexpr (!kRowMajor && kSliceColumns <= kGatherMaxTransposedSlice)
+      gather_transpose_b<kSliceColumns>(b_stage, a.boxes);
+  }
   __syncthreads();
 
   // 2. the run, group by group

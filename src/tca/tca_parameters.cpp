@@ -146,9 +146,14 @@ bool auto_takes_gather(std::int64_t rows, std::int64_t cols, std::int64_t nnz, s
   const bool enough = nnz >= kGatherAutoMinNonzeros ||
                       (nnz >= kGatherAutoSparseMinNonzeros &&
                        nonzeros <= kGatherAutoSparseMaxDensity * weights);
-  return clusters && dense == DenseLayout::row_major && n >= 1 && n <= kGatherAutoMaxColumns &&
-         enough && nonzeros <= kGatherAutoMaxDensity * weights &&
-         choose_gather_shape(rows, cols, n).range_blocks() <= kGatherAutoMaxRangeBlocks;
+  if (!clusters || n < 1 || n > kGatherAutoMaxColumns || !enough ||
+      nonzeros > kGatherAutoMaxDensity * weights)
+    return false;
+  const GatherShape shape = choose_gather_shape(rows, cols, n);
+  if (dense == DenseLayout::column_major &&
+      (nnz < kGatherAutoColumnMajorMinNonzeros || !gather_transposed_copies_fit(shape)))
+    return false;
+  return shape.range_blocks() <= kGatherAutoMaxRangeBlocks;
 }
 
 const char* kernel_name(TcaKernel kernel) {

@@ -90,7 +90,7 @@ struct TcaParameters {
 TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
                               std::int64_t segment_slots, std::int64_t n, DenseLayout dense);
 /// kernel=auto takes gather (before counting tiles) for products of at most this many columns
-/// of row-major B on weights of at most kGatherAutoMaxDensity nonzero and at least
+/// of B on weights of at most kGatherAutoMaxDensity nonzero and at least
 /// kGatherAutoMinNonzeros nonzeros (kGatherAutoSparseMinNonzeros at most
 /// kGatherAutoSparseMaxDensity nonzero) whose ranges take at most kGatherAutoMaxRangeBlocks
 /// blocks, on sm_90 (where a range's blocks sum in clusters). Measured (H200, run 323,
@@ -101,7 +101,17 @@ TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
 /// took 8 (4096 x 11008); at 70 % 0.7-0.9x of tiles. With 6 blocks there (chunk_columns=auto
 /// since runs 329-330, bench/results/2026-11-30-1330-h200-tca-gather-tensor-copies): 1.08x / 1.60x
 /// dense at 90 / 95 % against tiles' 0.98x / 1.00x (5 blocks not measured; 7 and 8 stay on tiles).
+/// Column-major B (activations X^T of a framework's Y = X W^T) also needs
+/// kGatherAutoColumnMajorMinNonzeros nonzeros and B staged by tensor copies of B^T
+/// (gather_transposed_copies_fit): H200, run 350
+/// (bench/results/2026-11-30-1730-h200-tca-gather-column-major), speedup over dense cuBLAS,
+/// gather against tiles: 11008 x 4096, 14336 x 4096 and 4096 x 11008 at 90 / 95 % 1.72-2.79x
+/// against 1.52-1.81x at n = 8, 1.50-2.38x against 1.26-1.48x at n = 16, at n = 32 0.94-1.36x
+/// against 0.89-0.93x where the copies fit (4096 x 11008 there: chunks of 1840 rows, 0.66-0.82x
+/// against 0.99-1.01x); 4096 x 4096 at 90 % (1.7 M nonzeros) 0.88-0.96x against 1.06-1.07x at
+/// n = 16 and 0.96-1.05x against 1.25x at n = 8.
 inline constexpr std::int64_t kGatherAutoMaxColumns = 32;
+inline constexpr std::int64_t kGatherAutoColumnMajorMinNonzeros = std::int64_t{1} << 21;
 inline constexpr std::int64_t kGatherAutoMinNonzeros = std::int64_t{1} << 20;
 inline constexpr std::int64_t kGatherAutoSparseMinNonzeros = std::int64_t{1} << 19;
 inline constexpr std::int64_t kGatherAutoMaxRangeBlocks = 6;

@@ -440,6 +440,54 @@ TEST_F(SpmmLayouts, TcaGatherStagesBByTensorCopiesToTheSameBitsAsByCopies) {
       }
 }
 
+/// kernel=gather with column-major B and C stages B's rows as from row-major B, so C has the
+/// same bits in either layout, however B is staged: by tensor copies of B^T transposed in shared
+/// memory (sm_90, slices of up to 32 columns, chunks of whole 64-row boxes: 4096 rows of B at
+/// chunk_columns=auto); where those do not fit, by 16-byte loads of a column's rows transposed
+/// 8 x 8 in registers (slices of 64 columns; chunk_columns=520: 8 blocks a range summed in a
+/// cluster, whose chunks end in 8 rows of a 32-row piece), both where B's rows are a multiple of
+/// 8 and its address 16-byte aligned; element by element elsewhere (1003 rows of B, or B one
+/// element past a 16-byte boundary). Partial slices at n = 1, 7, 24 and 65.
+TEST_F(SpmmLayouts, TcaGatherGivesTheSameBitsWithColumnMajorBAndC) {
+  const std::vector<test::NamedMatrix> matrices = {
+      {"llm_300x4096_s0.90", test::scaled_for_16_bit(generate_llm_weights(
+                                 300, 4096, 0.9, LlmRowProfile::uniform, 24))},
+      {"llm_77x1003_s0.70", test::scaled_for_16_bit(generate_llm_weights(
+                                77, 1003, 0.7, LlmRowProfile::skewed, 25))}};
+  for (const test::NamedMatrix& named : matrices)
+    for (const std::int64_t n : {1, 7, 8, 16, 24, 32, 64, 65})
+      for (const char* chunk : {"auto", "520"}) {
+        SCOPED_TRACE(named.name + " n=" + std::to_string(n) + " chunk_columns=" + chunk);
+        const auto A = test::with_values<half>(named.matrix);
+        const std::vector<half> B_host = test::make_b<half>(named.matrix, n);
+        PlanOptions options;
+        options.parameters = {"kernel=gather", std::string("chunk_columns=") + chunk};
+        const SpmmPlan<half> by_rows(A, n, Method("tca"), options);
+        const detail::DeviceBuffer<half> B(B_host);
+        detail::DeviceBuffer<half> C(static_cast<std::size_t>(A.rows * n));
+        by_rows.apply(B.data(), C.data(), 1.0f, 0.0f);
+        const std::vector<half> expected = C.download();  // row-major
+        SpmmLayout column_major;
+        column_major.dense = DenseLayout::column_major;
+        const SpmmPlan<half> by_columns(A, n, Method("tca"), options, column_major);
+        ASSERT_EQ(by_columns.stats().details["kernel"], "gather");
+        const std::vector<half> B_columns = test::transposed(B_host, A.cols, n);
+        detail::DeviceBuffer<half> shifted(B_columns.size() + 8);  // one element past 16 bytes
+        ASSERT_EQ(cudaMemcpy(shifted.data() + 1, B_columns.data(), B_columns.size() * sizeof(half),
+                             cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        const detail::DeviceBuffer<half> B_aligned(B_columns);
+        for (const half* b : {B_aligned.data(), static_cast<const half*>(shifted.data() + 1)}) {
+          C.upload(test::make_poisoned<half>(expected.size()));
+          by_columns.apply(b, C.data(), 1.0f, 0.0f);
+          const std::vector<half> got = test::transposed(C.download(), n, A.rows);
+          for (std::size_t i = 0; i < expected.size(); ++i)
+            ASSERT_EQ(expected[i].bits, got[i].bits)
+                << "element " << i << (b == B_aligned.data() ? "" : ", B not 16-byte aligned");
+        }
+      }
+}
+
 /// kernel=gather stores the values by windows in its own order: update_values is refused.
 TEST_F(SpmmLayouts, TcaGatherRefusesUpdateValues) {
   const auto A = test::with_values<half>(tile_matrices().front().matrix);
@@ -649,6 +697,32 @@ TEST_F(SpmmLayouts, TcaAutoFromDeviceCsrTakesGatherWhereItDoesFromHostCsr) {
   const DeviceCsrView<half> view{A.rows, A.cols, A.nnz(), row_ptr.data(), col_idx.data(),
                                  values.data()};
   EXPECT_EQ(SpmmPlan<half>(view, 16, Method("tca")).stats().details["kernel"], "gather");
+}
+
+/// kernel=auto takes gather for column-major B (sm_90) on weights of at least 2^21 nonzeros whose
+/// B^T arrives in whole 64-row boxes (4096 x 8192 at 90 %, 3.4 M nonzeros: two blocks of 4096
+/// rows of B at 16 columns), and matches the reference there; a 4096 x 4096 weight at 90 % (1.7 M)
+/// stays on tiles.
+TEST_F(SpmmLayouts, TcaAutoTakesGatherForColumnMajorBOnLargeWeights) {
+  int major = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  if (major < 9) GTEST_SKIP() << "auto takes gather on sm_90 only (thread-block clusters)";
+  SpmmLayout column_major;
+  column_major.dense = DenseLayout::column_major;
+  const test::NamedMatrix large{"llm_4096x8192_s0.90",
+                                test::scaled_for_16_bit(generate_llm_weights(
+                                    4096, 8192, 0.9, LlmRowProfile::uniform, 26))};
+  const SpmmPlan<half> plan(test::with_values<half>(large.matrix), 16, Method("tca"), {},
+                            column_major);
+  EXPECT_EQ(plan.stats().details["kernel"], "gather");
+  EXPECT_EQ(plan.stats().details["stage_b"], "tensor");
+  EXPECT_EQ(plan.stats().details["range_blocks"], 2);
+  EXPECT_TRUE((check<half, half>(Method("tca"), large, 16, DenseLayout::column_major,
+                                 {1.5, -0.5})));
+  const auto smaller = test::with_values<half>(
+      generate_llm_weights(4096, 4096, 0.9, LlmRowProfile::uniform, 27));
+  EXPECT_EQ(SpmmPlan<half>(smaller, 16, Method("tca"), {}, column_major).stats().details["kernel"],
+            "tiles");
 }
 
 TEST_F(SpmmLayouts, TcaRefuses16BitIndicesBeyond65536Columns) {

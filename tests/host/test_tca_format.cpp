@@ -176,7 +176,7 @@ TEST(TcaParameters, AutoIsResolvedByTheNonzerosPerStoredTile) {
             TcaKernel::rows);
 }
 
-TEST(TcaParameters, AutoTakesGatherUpTo32ColumnsOfRowMajorBOnWeightsOfAtMostElevenPercentNonzeros) {
+TEST(TcaParameters, AutoTakesGatherUpTo32ColumnsOfBOnWeightsOfAtMostElevenPercentNonzeros) {
   constexpr auto row = DenseLayout::row_major;
   const std::int64_t at_90 = 11008LL * 4096 / 10;  // 4.5 M nonzeros
   EXPECT_TRUE(auto_takes_gather(11008, 4096, at_90, 8, row, true));
@@ -185,7 +185,15 @@ TEST(TcaParameters, AutoTakesGatherUpTo32ColumnsOfRowMajorBOnWeightsOfAtMostElev
   EXPECT_TRUE(auto_takes_gather(11008, 4096, at_90, 32, row, true));       // two blocks a range
   EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 33, row, true));      // n = 64: tiles
   EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 8, row, false));      // no clusters
-  EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 8, DenseLayout::column_major, true));
+  // column-major B: from 2^21 nonzeros, where B^T's rows come in whole 64-row boxes
+  constexpr auto column = DenseLayout::column_major;
+  for (const std::int64_t n : {1, 8, 16, 32})
+    EXPECT_TRUE(auto_takes_gather(11008, 4096, at_90, n, column, true)) << n;
+  EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 8, column, false));     // no clusters
+  EXPECT_FALSE(auto_takes_gather(4096, 4096, 4096 * 4096 / 10, 16, column, true));  // 1.7 M
+  EXPECT_TRUE(auto_takes_gather(4096, 11008, 4096LL * 11008 / 10, 16, column, true));
+  EXPECT_FALSE(auto_takes_gather(4096, 11008, 4096LL * 11008 / 10, 32, column, true))
+      << "6 blocks of 1840 rows of B: not whole boxes";
   EXPECT_FALSE(auto_takes_gather(11008, 4096, 3 * at_90, 8, row, true));  // 70 %
   const std::int64_t long_k = 4096LL * 11008 / 10;
   EXPECT_TRUE(auto_takes_gather(4096, 11008, long_k, 16, row, true));  // 4 blocks a range
