@@ -820,30 +820,28 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     args.alpha = alpha;
     args.beta = beta;
     args.stage_by_tensor = gather_.stage_by_tensor && args.vector_b;
-    if (args.stage_by_tensor && layout_.dense == DenseLayout::column_major) {
-      // B^T: n rows of `cols` elements, in boxes of kGatherTransposeRows of them x the slice
-      args.boxes = gather_.boxes;
-      const CUresult encoded = arch::encode_row_major_16bit(
-          args.b_map, B, static_cast<std::uint64_t>(shape.cols), static_cast<std::uint64_t>(n_),
-          static_cast<std::uint64_t>(shape.cols), static_cast<std::uint32_t>(kGatherTransposeRows),
-          static_cast<std::uint32_t>(shape.slice_columns), arch::TensorSwizzle::bytes128);
-      if (encoded != CUDA_SUCCESS)
-        throw Error("tca: kernel=gather: the driver did not encode B's tensor map (CUresult " +
-                    std::to_string(static_cast<int>(encoded)) + "); stage_b=copies avoids it");
-    } else if (args.stage_by_tensor) {
+    if (args.stage_by_tensor) {
       args.box_lines = gather_.box_lines;
       args.boxes = gather_.boxes;
-      // lines of 64 elements: B's rows where they are that wide or wider (slices of 64), else
-      // B cut into lines (its rows are the slice's: gather_tensor_copies_fit)
+      // the array the boxes come from, in 16-bit elements: column-major B as B^T (n rows of
+      // `cols`, boxes of kGatherTransposeRows of them x the slice); row-major B in lines of 64
+      // elements, B's rows where they are that wide or wider (slices of 64), else B cut into
+      // lines (its rows are the slice's: gather_tensor_copies_fit), boxes of box_lines lines
       constexpr std::int64_t kLineElements = kGatherLineBytes / 2;
-      const bool rows_are_lines = shape.slice_columns * 2 == kGatherLineBytes;
-      const std::int64_t line_count = rows_are_lines ? shape.cols : shape.cols * n_ / kLineElements;
-      const std::int64_t line_stride = rows_are_lines ? n_ : kLineElements;
+      std::int64_t columns = shape.cols, rows = n_, stride = shape.cols;
+      std::int64_t box_columns = kGatherTransposeRows, box_rows = shape.slice_columns;
+      if (layout_.dense == DenseLayout::row_major) {
+        const bool rows_are_lines = shape.slice_columns * 2 == kGatherLineBytes;
+        columns = rows_are_lines ? n_ : kLineElements;
+        rows = rows_are_lines ? shape.cols : shape.cols * n_ / kLineElements;
+        stride = rows_are_lines ? n_ : kLineElements;
+        box_columns = kLineElements;
+        box_rows = gather_.box_lines;
+      }
       const CUresult encoded = arch::encode_row_major_16bit(
-          args.b_map, B, static_cast<std::uint64_t>(rows_are_lines ? n_ : kLineElements),
-          static_cast<std::uint64_t>(line_count), static_cast<std::uint64_t>(line_stride),
-          static_cast<std::uint32_t>(kLineElements), static_cast<std::uint32_t>(gather_.box_lines),
-          arch::TensorSwizzle::bytes128);
+          args.b_map, B, static_cast<std::uint64_t>(columns), static_cast<std::uint64_t>(rows),
+          static_cast<std::uint64_t>(stride), static_cast<std::uint32_t>(box_columns),
+          static_cast<std::uint32_t>(box_rows), arch::TensorSwizzle::bytes128);
       if (encoded != CUDA_SUCCESS)
         throw Error("tca: kernel=gather: the driver did not encode B's tensor map (CUresult " +
                     std::to_string(static_cast<int>(encoded)) + "); stage_b=copies avoids it");

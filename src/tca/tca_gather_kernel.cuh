@@ -248,7 +248,6 @@ __device__ __forceinline__ void gather_transpose_b(std::uint16_t* stage, int reg
                                    (gather_row_offset(row, kRowBytes) ^ (16u * (t / kRowBlocks))) +
                                    4 * (lane % 4)) = tiles[t];
     }
-    __syncwarp();
   }
 }
 
