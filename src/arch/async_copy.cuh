@@ -288,4 +288,27 @@ __device__ __forceinline__ void tensor_copy_to_shared(void* destination, const v
 #endif
 }
 
+/// As tensor_copy_to_shared, for a three-dimensional tensor map: the box whose first element is
+/// (column, row, layer).
+__device__ __forceinline__ void tensor_copy_to_shared(void* destination, const void* tensor_map,
+                                                      int column, int row, int layer,
+                                                      std::uint64_t* barrier) {
+#if TCSPARSE_ARCH_HAS_BULK_COPY
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(shared_address(destination)),
+      "l"(reinterpret_cast<std::uint64_t>(tensor_map)), "r"(column), "r"(row), "r"(layer),
+      "r"(shared_address(barrier))
+      : "memory");
+#else
+  (void)destination;
+  (void)tensor_map;
+  (void)column;
+  (void)row;
+  (void)layer;
+  (void)barrier;
+  __trap();
+#endif
+}
+
 }  // namespace tcsparse::arch

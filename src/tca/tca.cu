@@ -838,10 +838,23 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
         box_columns = kLineElements;
         box_rows = gather_.box_lines;
       }
-      const CUresult encoded = arch::encode_row_major_16bit(
-          args.b_map, B, static_cast<std::uint64_t>(columns), static_cast<std::uint64_t>(rows),
-          static_cast<std::uint64_t>(stride), static_cast<std::uint32_t>(box_columns),
-          static_cast<std::uint32_t>(box_rows), arch::TensorSwizzle::bytes128);
+      // column-major B whose columns are whole boxes: B^T as groups of box_columns columns, the
+      // stage's boxes in one copy
+      args.boxes_in_one_copy = layout_.dense == DenseLayout::column_major &&
+                               shape.cols % kGatherTransposeRows == 0 &&
+                               gather_.boxes <= kGatherMaxBoxGroups;
+      const CUresult encoded =
+          args.boxes_in_one_copy
+              ? arch::encode_column_groups_16bit(
+                    args.b_map, B, static_cast<std::uint64_t>(columns),
+                    static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(stride),
+                    static_cast<std::uint32_t>(box_columns), static_cast<std::uint32_t>(box_rows),
+                    static_cast<std::uint32_t>(gather_.boxes), arch::TensorSwizzle::bytes128)
+              : arch::encode_row_major_16bit(
+                    args.b_map, B, static_cast<std::uint64_t>(columns),
+                    static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(stride),
+                    static_cast<std::uint32_t>(box_columns), static_cast<std::uint32_t>(box_rows),
+                    arch::TensorSwizzle::bytes128);
       if (encoded != CUDA_SUCCESS)
         throw Error("tca: kernel=gather: the driver did not encode B's tensor map (CUresult " +
                     std::to_string(static_cast<int>(encoded)) + "); stage_b=copies avoids it");

@@ -160,6 +160,8 @@ inline constexpr std::int64_t kGatherTensorBoxLines = 256;
 /// 23.8 -> 19.7 us; row-major B 16.3 us), at 95 % 1.36x -> 1.79x.
 inline constexpr std::int64_t kGatherTransposeRows = kGatherLineBytes / 2;
 inline constexpr int kGatherMaxTransposedSlice = 32;
+/// A tensor copy's box has at most 256 elements in each dimension (the TMA's limit).
+inline constexpr int kGatherMaxBoxGroups = 256;
 /// The "no row" entry of a window's row list.
 inline constexpr std::uint16_t kGatherNoRow = 0xffff;
 

@@ -442,21 +442,25 @@ TEST_F(SpmmLayouts, TcaGatherStagesBByTensorCopiesToTheSameBitsAsByCopies) {
 
 /// kernel=gather with column-major B and C stages B's rows as from row-major B, so C has the
 /// same bits in either layout, however B is staged: by tensor copies of B^T transposed in shared
-/// memory (sm_90, slices of up to 32 columns, chunks of whole 64-row boxes: 4096 rows of B at
-/// chunk_columns=auto); where those do not fit, by 16-byte loads of a column's rows transposed
-/// 8 x 8 in registers (slices of 64 columns; chunk_columns=520: 8 blocks a range summed in a
-/// cluster, whose chunks end in 8 rows of a 32-row piece), both where B's rows are a multiple of
-/// 8 and its address 16-byte aligned; element by element elsewhere (1003 rows of B, or B one
-/// element past a 16-byte boundary). Partial slices at n = 1, 7, 24 and 65.
+/// memory (sm_90, slices of up to 32 columns, chunks of whole 64-row boxes: chunk_columns=auto
+/// or 512), a chunk's boxes in one copy where B has whole boxes of rows (4096), a copy a box
+/// where it does not (1000, the last chunk passing B's end); where those do not fit, by 16-byte
+/// loads of a column's rows transposed 8 x 8 in registers (slices of 64 columns;
+/// chunk_columns=520: 8 blocks a range summed in a cluster, whose chunks end in 8 rows of a
+/// 32-row piece), both where B's rows are a multiple of 8 and its address 16-byte aligned;
+/// element by element elsewhere (1003 rows of B, or B one element past a 16-byte boundary).
+/// Partial slices at n = 1, 7, 24 and 65.
 TEST_F(SpmmLayouts, TcaGatherGivesTheSameBitsWithColumnMajorBAndC) {
   const std::vector<test::NamedMatrix> matrices = {
       {"llm_300x4096_s0.90", test::scaled_for_16_bit(generate_llm_weights(
                                  300, 4096, 0.9, LlmRowProfile::uniform, 24))},
+      {"llm_120x1000_s0.80", test::scaled_for_16_bit(generate_llm_weights(
+                                 120, 1000, 0.8, LlmRowProfile::uniform, 26))},
       {"llm_77x1003_s0.70", test::scaled_for_16_bit(generate_llm_weights(
                                 77, 1003, 0.7, LlmRowProfile::skewed, 25))}};
   for (const test::NamedMatrix& named : matrices)
     for (const std::int64_t n : {1, 7, 8, 16, 24, 32, 64, 65})
-      for (const char* chunk : {"auto", "520"}) {
+      for (const char* chunk : {"auto", "512", "520"}) {
         SCOPED_TRACE(named.name + " n=" + std::to_string(n) + " chunk_columns=" + chunk);
         const auto A = test::with_values<half>(named.matrix);
         const std::vector<half> B_host = test::make_b<half>(named.matrix, n);
