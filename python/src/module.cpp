@@ -181,25 +181,36 @@ class GpuPlan final : public AnyPlan {
   Plan plan_;
 };
 
-/// The CPU reference (double accumulation) on host arrays, as a plan. n == 0: SpMV.
+/// The CPU reference (double accumulation) on host arrays, as a plan. n == 0: SpMV. An SpMM
+/// plan's B and C are stored as `dense` says (the reference itself works row-major).
 template <typename Value>
 class ReferencePlan final : public AnyPlan {
  public:
-  ReferencePlan(Csr<Value>&& matrix, std::int64_t n) : matrix_(std::move(matrix)), n_(n) {}
+  ReferencePlan(Csr<Value>&& matrix, std::int64_t n, tcsparse::DenseLayout dense)
+      : matrix_(std::move(matrix)), n_(n), dense_(dense) {}
 
   void apply(Address x, Address y, double alpha, double beta, Address) const override {
     const std::size_t columns = n_ == 0 ? 1 : static_cast<std::size_t>(n_);
     const std::size_t x_size = static_cast<std::size_t>(matrix_.cols) * columns;
     const std::size_t y_size = static_cast<std::size_t>(matrix_.rows) * columns;
-    const std::span<const Value> in(pointer<const Value>(x), x_size);
+    const Value* in = pointer<const Value>(x);
     Value* out = pointer<Value>(y);
     nb::gil_scoped_release unlocked;
+    // element (i, j) of a (rows x columns) operand: at i * columns + j row-major, else j * rows + i
+    const bool column_major = dense_ == tcsparse::DenseLayout::column_major;
+    auto at = [&](std::size_t index, std::size_t rows) {
+      return column_major ? index % columns * rows + index / columns : index;
+    };
+    std::vector<Value> in_rows(x_size);
+    for (std::size_t i = 0; i < x_size; ++i) in_rows[i] = in[at(i, matrix_.cols)];
     std::vector<double> accumulated(y_size, 0.0);
     if (beta != 0.0)
-      for (std::size_t i = 0; i < y_size; ++i) accumulated[i] = tcsparse::to_double(out[i]);
-    if (n_ == 0) tcsparse::spmv_reference<Value, Index>(matrix_, in, accumulated, alpha, beta);
-    else tcsparse::spmm_reference<Value, Index>(matrix_, in, n_, accumulated, alpha, beta);
-    for (std::size_t i = 0; i < y_size; ++i) out[i] = tcsparse::from_double<Value>(accumulated[i]);
+      for (std::size_t i = 0; i < y_size; ++i)
+        accumulated[i] = tcsparse::to_double(out[at(i, matrix_.rows)]);
+    if (n_ == 0) tcsparse::spmv_reference<Value, Index>(matrix_, in_rows, accumulated, alpha, beta);
+    else tcsparse::spmm_reference<Value, Index>(matrix_, in_rows, n_, accumulated, alpha, beta);
+    for (std::size_t i = 0; i < y_size; ++i)
+      out[at(i, matrix_.rows)] = tcsparse::from_double<Value>(accumulated[i]);
   }
   void permute(Address in, Address out, Address) const override { copy_rows(in, out); }
   void unpermute(Address in, Address out, Address) const override { copy_rows(in, out); }
@@ -226,27 +237,31 @@ class ReferencePlan final : public AnyPlan {
 
   Csr<Value> matrix_;
   std::int64_t n_;
+  tcsparse::DenseLayout dense_;
 };
 
-/// Builds a plan. operation "spmv" (n ignored) or "spmm"; device "cpu" (the reference: method
-/// must be "reference") or "cuda" (on_device: the arrays are the caller's device CSR, else host
-/// arrays copied into a CsrMatrix and uploaded). Runs without the GIL.
+/// Builds a plan. operation "spmv" (n and layout ignored) or "spmm" (layout: B's and C's,
+/// "row_major" or "column_major"); device "cpu" (the reference: method must be "reference") or
+/// "cuda" (on_device: the arrays are the caller's device CSR, else host arrays copied into a
+/// CsrMatrix and uploaded). Runs without the GIL.
 std::unique_ptr<AnyPlan> build_plan(const std::string& operation, const std::string& precision,
                                     std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                                     std::int64_t n, Address row_ptr, Address col_idx,
                                     Address values, const std::string& device, bool on_device,
                                     int ordinal, const std::string& method,
                                     const std::vector<std::string>& parameters,
-                                    bool auto_measure) {
+                                    bool auto_measure, const std::string& layout) {
   const bool spmm = operation == "spmm";
   if (!spmm && operation != "spmv") throw tcsparse::Error("operation must be spmv or spmm");
   if (spmm && n < 1) throw tcsparse::ValidationError("SpmmPlan: n must be at least 1");
+  const tcsparse::SpmmLayout spmm_layout{tcsparse::parse_dense_layout(layout)};
   nb::gil_scoped_release unlocked;
   return tcsparse::dispatch_precision(
       tcsparse::parse_precision(precision), [&]<typename Value>(Value) -> std::unique_ptr<AnyPlan> {
         if (device == "cpu") {
           return std::make_unique<ReferencePlan<Value>>(
-              host_csr<Value>(rows, cols, nnz, row_ptr, col_idx, values), spmm ? n : 0);
+              host_csr<Value>(rows, cols, nnz, row_ptr, col_idx, values), spmm ? n : 0,
+              spmm_layout.dense);
         }
         tcsparse::PlanOptions options;
         options.device = ordinal;
@@ -256,7 +271,7 @@ std::unique_ptr<AnyPlan> build_plan(const std::string& operation, const std::str
         auto make = [&](const auto& matrix) -> std::unique_ptr<AnyPlan> {
           if (spmm)
             return std::make_unique<GpuPlan<tcsparse::SpmmPlan<Value>, Value>>(
-                tcsparse::SpmmPlan<Value>(matrix, n, chosen, options));
+                tcsparse::SpmmPlan<Value>(matrix, n, chosen, options, spmm_layout));
           return std::make_unique<GpuPlan<tcsparse::SpmvPlan<Value>, Value>>(
               tcsparse::SpmvPlan<Value>(matrix, chosen, options));
         };
@@ -308,8 +323,8 @@ void learn_array_type(nb::handle type, const std::string& library) {
 /// The attribute names read, made once (a name made at each lookup costs about what it does).
 struct AttributeNames {
   nb::str data_ptr{"data_ptr"}, layout{"layout"}, dtype{"dtype"}, device{"device"}, shape{"shape"},
-      is_contiguous{"is_contiguous"}, data{"data"}, ptr{"ptr"}, strides{"strides"},
-      device_id{"device_id"};
+      is_contiguous{"is_contiguous"}, stride{"stride"}, data{"data"}, ptr{"ptr"},
+      strides{"strides"}, device_id{"device_id"};
 };
 
 const AttributeNames& names() {
@@ -355,8 +370,9 @@ bool to_address(nb::handle value, Address& address) {
 
 struct ArraySignature {
   Address address = 0;
-  /// A tuple: (type, layout, dtype, device, shape, is_contiguous()) of a tensor (torch's
-  /// contiguity is the checks' C order; is_contiguous() costs less than stride()), and
+  /// A tuple: (type, layout, dtype, device, shape, True) of a contiguous tensor (torch's
+  /// contiguity is the checks' C order; is_contiguous() costs less than stride()) and (type,
+  /// layout, dtype, device, shape, stride()) of any other (column-major B and C), and
   /// (type, dtype, shape, strides, data.device_id) of a CuPy array.
   nb::object signature;
 };
@@ -379,10 +395,12 @@ std::optional<ArraySignature> read_signature(nb::handle array) {
     nb::object dtype = read.attribute(array, name.dtype);
     nb::object device = read.attribute(array, name.device);
     nb::object shape = read.attribute(array, name.shape);
-    nb::object contiguous = read.call(array, name.is_contiguous);
+    // True, or (as _arrays._TorchFastPath.view) the strides of a tensor that is not contiguous
+    nb::object order = read.call(array, name.is_contiguous);
+    if (!read.failed() && order.ptr() != Py_True) order = read.call(array, name.stride);
     if (!read.failed())
       result.signature = nb::make_tuple(nb::handle(reinterpret_cast<PyObject*>(type)), layout,
-                                        dtype, device, shape, contiguous);
+                                        dtype, device, shape, order);
   } else {
     nb::object memory = read.attribute(array, name.data);
     address = read.attribute(memory, name.ptr);
@@ -610,6 +628,6 @@ NB_MODULE(_tcsparse, m) {
 
   m.def("build_plan", &build_plan, "operation"_a, "precision"_a, "rows"_a, "cols"_a, "nnz"_a,
         "n"_a, "row_ptr"_a, "col_idx"_a, "values"_a, "device"_a, "on_device"_a, "ordinal"_a,
-        "method"_a, "parameters"_a, "auto_measure"_a,
+        "method"_a, "parameters"_a, "auto_measure"_a, "layout"_a = "row_major",
         "Builds a plan from CSR arrays given by address (the GIL is released while it builds).");
 }

@@ -356,6 +356,9 @@ class _Plan:
     """What SpmvPlan and SpmmPlan share: building, checking arrays, stats, update_values."""
 
     _operation = "spmv"
+    # how the operands of a call are stored: "row_major" (C order), or "column_major" (F order)
+    # for an SpmmPlan built so
+    _layout = "row_major"
 
     def __init__(self, A: Any, n: int, method: str, precision: Any, device: Any,
                  parameters: Optional[Mapping[str, Any]], auto_measure: bool) -> None:
@@ -396,7 +399,7 @@ class _Plan:
             self._operation, csr.precision, csr.rows, csr.cols, csr.nnz, n,
             csr.views[0].address, csr.views[1].address, csr.views[2].address,
             self._device, csr.on_device, ordinal, registry_method, parameter_list,
-            bool(auto_measure))
+            bool(auto_measure), self._layout)
         # A plan from device CSR may read the arrays at every call (csr_overlap borrows them,
         # device_csr=auto): they live as long as the plan, the int32/dtype copies made above too.
         self._device_matrix = csr if csr.on_device else None
@@ -441,13 +444,17 @@ class _Plan:
     # -- checks shared by every call --
 
     def _check(self, view: _arrays.ArrayView, name: str, shape: Tuple[int, ...],
-               allow_host: bool = False) -> None:
+               allow_host: bool = False, column_major: bool = False) -> None:
         if view.dtype != self.dtype:
             raise TypeError(f"{name} must be {self.dtype} (the plan's precision {self.precision}); "
                             f"got {view.dtype}")
         if view.shape != shape:
             raise ValueError(f"{name} must have shape {shape}; got {view.shape}")
-        if not view.is_c_contiguous():
+        if column_major and not view.is_f_contiguous():
+            strides = "C order" if view.strides is None else f"strides {view.strides}"
+            raise ValueError(f"{name} must be column-major (F order, {name}.T contiguous: the "
+                             f"plan's layout='column_major'); got {strides} (in elements)")
+        if not column_major and not view.is_c_contiguous():
             raise ValueError(f"{name} must be contiguous (C order); got strides {view.strides} "
                              "(in elements): pass a contiguous copy")
         if self._device == "cpu":
@@ -483,15 +490,19 @@ class _Plan:
     def _checked_apply(self, x: Any, y: Any, alpha: float, beta: float, stream: Any) -> Any:
         """_apply with every check; remembers the signatures of the arrays it accepted."""
         (x_name, y_name), (x_shape, y_shape) = self._names, self._shapes
+        column_major = self._layout == "column_major"
         x_view = _arrays.describe(x, x_name)
-        self._check(x_view, x_name, x_shape)
+        self._check(x_view, x_name, x_shape, column_major=column_major)
         y_given = y is not None
         if not y_given:
             if beta != 0:
                 raise ValueError(f"beta={beta} reads {y_name}: pass {y_name}=")
-            y = _arrays.empty_like_library(x_view, y_shape, y_name)
+            if column_major:  # the transpose of a C-ordered (n, rows) array
+                y = _arrays.empty_like_library(x_view, y_shape[::-1], y_name).T
+            else:
+                y = _arrays.empty_like_library(x_view, y_shape, y_name)
         y_view = _arrays.describe(y, y_name)
-        self._check(y_view, y_name, y_shape)
+        self._check(y_view, y_name, y_shape, column_major=column_major)
         if _overlap(x_view, y_view):
             raise ValueError(f"{x_name} and {y_name} must not overlap")
         self._plan.apply(x_view.address, y_view.address, float(alpha), float(beta),
@@ -596,22 +607,36 @@ class SpmvPlan(_Plan):
 
 
 class SpmmPlan(_Plan):
-    """C = alpha * A @ B + beta * C with B (cols x n) and C (rows x n) row-major (C order).
+    """C = alpha * A @ B + beta * C with B (cols x n) and C (rows x n).
 
-    As SpmvPlan otherwise (A, method, precision, device, parameters, auto_measure)."""
+    layout: how B and C are stored, both the same way: "row_major" (default; C order) or
+    "column_major" (F order: B.T and C.T contiguous). Column-major is what a model's
+    Y = X @ W.T gives with X and Y row-major: plan = SpmmPlan(W, n=X.shape[0],
+    layout="column_major"); plan(X.T, Y.T) writes Y, no copies (the README says how each
+    method's speed depends on the layout). As SpmvPlan otherwise (A, method, precision, device,
+    parameters, auto_measure)."""
 
     _operation = "spmm"
 
     def __init__(self, A: Any, n: int, method: str = "auto", precision: Any = None,
                  device: Any = "cuda", parameters: Optional[Mapping[str, Any]] = None,
-                 auto_measure: bool = True) -> None:
+                 auto_measure: bool = True, layout: str = "row_major") -> None:
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
             raise ValueError(f"n (the columns of B) must be a positive int; got {n!r}")
+        if layout not in ("row_major", "column_major"):
+            raise ValueError(f"layout must be 'row_major' or 'column_major'; got {layout!r}")
         self.n: int = int(n)
+        self._layout = layout
         super().__init__(A, self.n, method, precision, device, parameters, auto_measure)
+
+    @property
+    def layout(self) -> str:
+        """How B and C are stored: "row_major" or "column_major"."""
+        return self._layout
 
     def __call__(self, B: Any, C: Any = None, alpha: float = 1.0, beta: float = 0.0,
                  stream: Any = None) -> Any:
-        """C = alpha * A @ B + beta * C; B of shape (cols, n), C of shape (rows, n), C-contiguous.
-        As SpmvPlan.__call__ otherwise. Returns C."""
+        """C = alpha * A @ B + beta * C; B of shape (cols, n), C of shape (rows, n), both stored
+        as the plan's layout says (C-contiguous, or F-contiguous for layout="column_major"; C=None
+        allocates one so). As SpmvPlan.__call__ otherwise. Returns C."""
         return self._apply(B, C, alpha, beta, stream)

@@ -62,17 +62,30 @@ class ArrayView:
     def is_c_contiguous(self) -> bool:
         if self.strides is None or 0 in self.shape:
             return True
-        expected = 1
-        for extent, stride in zip(reversed(self.shape), reversed(self.strides)):
-            if extent != 1 and stride != expected:
-                return False
-            expected *= extent
-        return True
+        return _dense(reversed(self.shape), reversed(self.strides))
+
+    def is_f_contiguous(self) -> bool:
+        """Column-major (Fortran order): the first index varies fastest, as in a.T of a C-ordered
+        array."""
+        if 0 in self.shape or sum(extent != 1 for extent in self.shape) <= 1:
+            return True
+        return self.strides is not None and _dense(self.shape, self.strides)
 
     def where(self) -> str:
         if not self.on_device:
             return "host"
         return "cuda" if self.device_id is None else f"cuda:{self.device_id}"
+
+
+def _dense(extents: Any, strides: Any) -> bool:
+    """Whether elements lie one after the other with the first of `extents` varying fastest
+    (strides in elements; those of extents of 1 do not matter)."""
+    expected = 1
+    for extent, stride in zip(extents, strides):
+        if extent != 1 and stride != expected:
+            return False
+        expected *= extent
+    return True
 
 
 # ---- fast paths: NumPy, torch and CuPy arrays read through their own attributes ------------------

@@ -139,6 +139,40 @@ def test_cpu_spmm_equals_scipy_on_edge_shapes(name, A):
     assert relative_error(C, A @ B) < 1e-14
 
 
+@pytest.mark.parametrize("name, A", edge_matrices(), ids=[n for n, _ in edge_matrices()])
+def test_cpu_spmm_takes_column_major_b_and_c(name, A):
+    n = 5
+    plan = tcsparse.SpmmPlan(A, n, device="cpu", layout="column_major")
+    assert plan.layout == "column_major"
+    B = np.asfortranarray(random_values((A.shape[1], n), 13))
+    C0 = np.asfortranarray(random_values((A.shape[0], n), 14))
+    C = C0.copy(order="F")
+    assert plan(B, C, alpha=2.0, beta=-1.0) is C
+    assert relative_error(C, 2.0 * (A @ B) - C0) < 1e-14
+    allocated = plan(B)  # C=None: a new column-major C
+    assert allocated.flags.f_contiguous and allocated.shape == (A.shape[0], n)
+    assert relative_error(allocated, A @ B) < 1e-14
+
+
+def test_a_plans_layout_is_the_one_its_operands_must_have():
+    A = tcsparse.generate("random", rows=40, cols=30, min=0, max=12, seed=2)
+    rows_first = tcsparse.SpmmPlan(A, 3, device="cpu")
+    columns_first = tcsparse.SpmmPlan(A, 3, device="cpu", layout="column_major")
+    assert rows_first.layout == "row_major"
+    B = random_values((30, 3), 15)
+    with pytest.raises(ValueError, match=r"B must be column-major \(F order.*got C order"):
+        columns_first(B)
+    with pytest.raises(ValueError, match="C must be column-major"):
+        columns_first(np.asfortranarray(B), np.empty((40, 3)))
+    with pytest.raises(ValueError, match=r"B must be contiguous \(C order\)"):
+        rows_first(np.asfortranarray(B))
+    with pytest.raises(ValueError, match="layout must be 'row_major' or 'column_major'"):
+        tcsparse.SpmmPlan(A, 3, device="cpu", layout="F")
+    # one column: each order is the other
+    np.testing.assert_allclose(tcsparse.SpmmPlan(A, 1, device="cpu", layout="column_major")(
+        B[:, :1].copy()), A @ B[:, :1], rtol=1e-14)
+
+
 def test_alpha_beta_and_the_given_output_is_written_in_place():
     A = tcsparse.generate("random", rows=40, cols=30, min=0, max=12, seed=1)
     plan = tcsparse.SpmvPlan(A, device="cpu")

@@ -70,6 +70,51 @@ def test_spmm_of_every_method_equals_scipy(cp, method):
     assert relative_error(cp.asnumpy(C), reference) < TOLERANCE[precision]
 
 
+@pytest.mark.parametrize("method", SPMM_METHODS)
+def test_spmm_of_every_method_takes_column_major_b_and_c(cp, method):
+    precision = "fp32" if supports(method, "spmm", "fp32") else "fp16"
+    A = matrix()
+    n = 24
+    plan = tcsparse.SpmmPlan(A, n, method=method, precision=precision, layout="column_major")
+    dtype = np.dtype(plan.dtype)
+    B = random_values((A.shape[1], n), 3, dtype)
+    C0 = random_values((A.shape[0], n), 4, dtype)
+    reference = rounded_to(A, dtype) @ B.astype(np.float64)
+    B_columns = cp.asfortranarray(cp.asarray(B))
+    C = cp.asfortranarray(cp.full((A.shape[0], n), cp.nan, dtype=dtype))
+    assert plan(B_columns, C) is C  # beta = 0 never reads the NaNs
+    assert relative_error(cp.asnumpy(C), reference) < TOLERANCE[precision]
+    C[...] = cp.asarray(C0)
+    plan(B_columns, C, alpha=2.0, beta=-1.0)
+    expected = 2.0 * reference - C0.astype(np.float64)
+    assert relative_error(cp.asnumpy(C), expected) < TOLERANCE[precision]
+    allocated = plan(B_columns)
+    assert allocated.flags.f_contiguous and allocated.shape == (A.shape[0], n)
+    with pytest.raises(ValueError, match="B must be column-major"):
+        plan(cp.asarray(B), C)
+
+
+def test_a_pruned_layer_y_equals_x_times_w_transposed_without_copies_torch(torch):
+    # a model's Y = X W^T with X and Y row-major (n tokens x features): B = X^T, C = Y^T
+    W = scipy.sparse.random_array((512, 1024), density=0.1, format="csr", random_state=5,
+                                  data_sampler=lambda size: random_values(size, 6))
+    tokens = 16
+    plan = tcsparse.SpmmPlan(W, tokens, method="tca", precision="fp16", layout="column_major")
+    X = torch.from_numpy(random_values((tokens, 1024), 7, np.float16)).cuda()
+    Y = torch.empty(tokens, 512, dtype=torch.float16, device="cuda")
+    reference = X.cpu().numpy().astype(np.float64) @ rounded_to(W, np.float16).T
+    for _ in range(2):  # the second call takes the fast path
+        Y.fill_(float("nan"))
+        plan(X.T, Y.T)
+        assert relative_error(Y.cpu().numpy(), reference) < TOLERANCE["fp16"]
+    # the same shape as Y.T, other strides: refused, never written where Y.T would be
+    every_other = torch.empty(2 * tokens, 512, dtype=torch.float16, device="cuda")[::2]
+    with pytest.raises(ValueError, match="C must be column-major"):
+        plan(X.T, every_other.T)
+    with pytest.raises(ValueError, match="B must be column-major"):
+        plan(X.T.contiguous(), Y.T)
+
+
 @pytest.mark.parametrize("name, A", edge_matrices(), ids=[n for n, _ in edge_matrices()])
 def test_edge_shapes_on_the_gpu(cp, name, A):
     plan = tcsparse.SpmvPlan(A, method="cusparse")
