@@ -150,8 +150,10 @@ bool auto_takes_gather(std::int64_t rows, std::int64_t cols, std::int64_t nnz, s
       nonzeros > kGatherAutoMaxDensity * weights)
     return false;
   const GatherShape shape = choose_gather_shape(rows, cols, n);
+  const bool sparse = nonzeros <= kGatherAutoSparseMaxDensity * weights;
   if (dense == DenseLayout::column_major &&
-      (nnz < kGatherAutoColumnMajorMinNonzeros || !gather_transposed_copies_fit(shape)))
+      ((nnz < kGatherAutoColumnMajorMinNonzeros && !sparse) ||
+       !gather_transposed_copies_fit(shape)))
     return false;
   return shape.range_blocks() <= kGatherAutoMaxRangeBlocks;
 }

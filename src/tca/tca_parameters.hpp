@@ -102,14 +102,17 @@ TcaKernel resolve_auto_kernel(std::int64_t nnz, std::int64_t stored_tiles,
 /// since runs 329-330, bench/results/2026-11-30-1330-h200-tca-gather-tensor-copies): 1.08x / 1.60x
 /// dense at 90 / 95 % against tiles' 0.98x / 1.00x (5 blocks not measured; 7 and 8 stay on tiles).
 /// Column-major B (activations X^T of a framework's Y = X W^T) also needs
-/// kGatherAutoColumnMajorMinNonzeros nonzeros and B staged by tensor copies of B^T
-/// (gather_transposed_copies_fit): H200, run 350
+/// kGatherAutoColumnMajorMinNonzeros nonzeros, or at most kGatherAutoSparseMaxDensity nonzero,
+/// and B staged by tensor copies of B^T (gather_transposed_copies_fit): H200, run 350
 /// (bench/results/2026-11-30-1730-h200-tca-gather-column-major), speedup over dense cuBLAS,
 /// gather against tiles: 11008 x 4096, 14336 x 4096 and 4096 x 11008 at 90 / 95 % 1.72-2.79x
 /// against 1.52-1.81x at n = 8, 1.50-2.38x against 1.26-1.48x at n = 16, at n = 32 0.94-1.36x
 /// against 0.89-0.93x where the copies fit (4096 x 11008 there: chunks of 1840 rows, 0.66-0.82x
 /// against 0.99-1.01x); 4096 x 4096 at 90 % (1.7 M nonzeros) 0.88-0.96x against 1.06-1.07x at
-/// n = 16 and 0.96-1.05x against 1.25x at n = 8.
+/// n = 16 and 0.96-1.05x against 1.25x at n = 8. With a chunk's copies in one (run 354,
+/// bench/results/2026-11-30-1830-h200-tca-column-groups): 4096 x 4096 at 95 % (0.84 M, 5 %)
+/// 1.42x / 1.25x / 0.88x against 1.32x / 1.13x / 0.82x at n = 8 / 16 / 32, at 90 % still
+/// 1.14-1.25x / 0.99-1.09x / 0.72-0.75x against 1.27x / 1.08-1.11x / 0.82-0.84x.
 inline constexpr std::int64_t kGatherAutoMaxColumns = 32;
 inline constexpr std::int64_t kGatherAutoColumnMajorMinNonzeros = std::int64_t{1} << 21;
 inline constexpr std::int64_t kGatherAutoMinNonzeros = std::int64_t{1} << 20;

@@ -703,10 +703,10 @@ TEST_F(SpmmLayouts, TcaAutoFromDeviceCsrTakesGatherWhereItDoesFromHostCsr) {
   EXPECT_EQ(SpmmPlan<half>(view, 16, Method("tca")).stats().details["kernel"], "gather");
 }
 
-/// kernel=auto takes gather for column-major B (sm_90) on weights of at least 2^21 nonzeros whose
-/// B^T arrives in whole 64-row boxes (4096 x 8192 at 90 %, 3.4 M nonzeros: two blocks of 4096
-/// rows of B at 16 columns), and matches the reference there; a 4096 x 4096 weight at 90 % (1.7 M)
-/// stays on tiles.
+/// kernel=auto takes gather for column-major B (sm_90) on weights of at least 2^21 nonzeros (or
+/// at most 6 % nonzero) whose B^T arrives in whole 64-row boxes (4096 x 8192 at 90 %, 3.4 M
+/// nonzeros: two blocks of 4096 rows of B at 16 columns), and matches the reference there; a
+/// 4096 x 4096 weight at 90 % (1.7 M) stays on tiles, at 95 % (0.84 M) takes gather.
 TEST_F(SpmmLayouts, TcaAutoTakesGatherForColumnMajorBOnLargeWeights) {
   int major = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
@@ -727,6 +727,10 @@ TEST_F(SpmmLayouts, TcaAutoTakesGatherForColumnMajorBOnLargeWeights) {
       generate_llm_weights(4096, 4096, 0.9, LlmRowProfile::uniform, 27));
   EXPECT_EQ(SpmmPlan<half>(smaller, 16, Method("tca"), {}, column_major).stats().details["kernel"],
             "tiles");
+  const auto sparser = test::with_values<half>(
+      generate_llm_weights(4096, 4096, 0.95, LlmRowProfile::uniform, 28));
+  EXPECT_EQ(SpmmPlan<half>(sparser, 16, Method("tca"), {}, column_major).stats().details["kernel"],
+            "gather");
 }
 
 TEST_F(SpmmLayouts, TcaRefuses16BitIndicesBeyond65536Columns) {

@@ -185,12 +185,16 @@ TEST(TcaParameters, AutoTakesGatherUpTo32ColumnsOfBOnWeightsOfAtMostElevenPercen
   EXPECT_TRUE(auto_takes_gather(11008, 4096, at_90, 32, row, true));       // two blocks a range
   EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 33, row, true));      // n = 64: tiles
   EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 8, row, false));      // no clusters
-  // column-major B: from 2^21 nonzeros, where B^T's rows come in whole 64-row boxes
+  // column-major B: from 2^21 nonzeros (or at <= 6 % nonzero), where B^T's rows come in whole
+  // 64-row boxes
   constexpr auto column = DenseLayout::column_major;
   for (const std::int64_t n : {1, 8, 16, 32})
     EXPECT_TRUE(auto_takes_gather(11008, 4096, at_90, n, column, true)) << n;
   EXPECT_FALSE(auto_takes_gather(11008, 4096, at_90, 8, column, false));     // no clusters
   EXPECT_FALSE(auto_takes_gather(4096, 4096, 4096 * 4096 / 10, 16, column, true));  // 1.7 M
+  for (const std::int64_t n : {8, 16, 32})  // 95 %: 0.84 M at 5 %
+    EXPECT_TRUE(auto_takes_gather(4096, 4096, 4096 * 4096 / 20, n, column, true)) << n;
+  EXPECT_FALSE(auto_takes_gather(2048, 4096, 2048 * 4096 / 20, 16, column, true));  // 0.42 M
   EXPECT_TRUE(auto_takes_gather(4096, 11008, 4096LL * 11008 / 10, 16, column, true));
   EXPECT_FALSE(auto_takes_gather(4096, 11008, 4096LL * 11008 / 10, 32, column, true))
       << "6 blocks of 1840 rows of B: not whole boxes";
