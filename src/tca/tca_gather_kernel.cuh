@@ -251,9 +251,9 @@ __device__ __forceinline__ void gather_transpose_b(std::uint16_t* stage, int reg
     }
     __syncwarp();  // the region read whole before it is rewritten
 #pragma unroll
-    for (int t = 0; t < kTiles; ++t) {
-      const int row = region * static_cast<int>(kGatherTransposeRows) + 8 * (t % kRowBlocks) +
-                      lane / 4;
+    for (int t = 0; t < kTiles; ++t) {  // (unsigned: gather_row_offset narrows to 32 bits)
+      const unsigned row = region * static_cast<unsigned>(kGatherTransposeRows) +
+                           8u * (t % kRowBlocks) + lane / 4u;
       *reinterpret_cast<unsigned*>(bytes +
                                    (gather_row_offset(row, kRowBytes) ^ (16u * (t / kRowBlocks))) +
                                    4 * (lane % 4)) = tiles[t];
