@@ -838,8 +838,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
         box_columns = kLineElements;
         box_rows = gather_.box_lines;
       }
-      // column-major B whose columns are whole boxes: B^T as groups of box_columns columns, the
-      // stage's boxes in one copy
+      // column-major B whose rows (B^T's columns) come in whole boxes: B^T as groups of
+      // box_columns columns, a stage's boxes in one copy
       args.boxes_in_one_copy = layout_.dense == DenseLayout::column_major &&
                                shape.cols % kGatherTransposeRows == 0 &&
                                gather_.boxes <= kGatherMaxBoxGroups;

@@ -143,14 +143,13 @@ bool auto_takes_gather(std::int64_t rows, std::int64_t cols, std::int64_t nnz, s
                        DenseLayout dense, bool clusters) {
   const double weights = static_cast<double>(rows) * static_cast<double>(cols);
   const auto nonzeros = static_cast<double>(nnz);
-  const bool enough = nnz >= kGatherAutoMinNonzeros ||
-                      (nnz >= kGatherAutoSparseMinNonzeros &&
-                       nonzeros <= kGatherAutoSparseMaxDensity * weights);
+  const bool sparse = nonzeros <= kGatherAutoSparseMaxDensity * weights;
+  const bool enough =
+      nnz >= kGatherAutoMinNonzeros || (nnz >= kGatherAutoSparseMinNonzeros && sparse);
   if (!clusters || n < 1 || n > kGatherAutoMaxColumns || !enough ||
       nonzeros > kGatherAutoMaxDensity * weights)
     return false;
   const GatherShape shape = choose_gather_shape(rows, cols, n);
-  const bool sparse = nonzeros <= kGatherAutoSparseMaxDensity * weights;
   if (dense == DenseLayout::column_major &&
       ((nnz < kGatherAutoColumnMajorMinNonzeros && !sparse) ||
        !gather_transposed_copies_fit(shape)))
