@@ -148,6 +148,14 @@ class GpuPlan final : public AnyPlan {
   explicit GpuPlan(Plan&& plan) : plan_(std::move(plan)) {}
 
   void apply(Address x, Address y, double alpha, double beta, Address stream) const override {
+    if constexpr (!is_spmv) {
+      if (plan_.layout().output == tcsparse::SpmmOutput::fp32) {  // C in fp32 (fp16 / bf16 A)
+        plan_.apply_fp32_output(pointer<const Value>(x), pointer<float>(y),
+                                static_cast<float>(alpha), static_cast<float>(beta),
+                                stream_of(stream));
+        return;
+      }
+    }
     plan_.apply(pointer<const Value>(x), pointer<Value>(y), static_cast<Scalar>(alpha),
                 static_cast<Scalar>(beta), stream_of(stream));
   }
@@ -182,12 +190,14 @@ class GpuPlan final : public AnyPlan {
 };
 
 /// The CPU reference (double accumulation) on host arrays, as a plan. n == 0: SpMV. An SpMM
-/// plan's B and C are stored as `dense` says (the reference itself works row-major).
+/// plan's B and C are stored as `layout` says (the reference itself works row-major), C in fp32
+/// where layout.output is fp32.
 template <typename Value>
 class ReferencePlan final : public AnyPlan {
  public:
-  ReferencePlan(Csr<Value>&& matrix, std::int64_t n, tcsparse::DenseLayout dense)
-      : matrix_(std::move(matrix)), n_(n), dense_(dense) {}
+  ReferencePlan(Csr<Value>&& matrix, std::int64_t n, const tcsparse::SpmmLayout& layout)
+      : matrix_(std::move(matrix)), n_(n), dense_(layout.dense),
+        fp32_output_(layout.output == tcsparse::SpmmOutput::fp32) {}
 
   void apply(Address x, Address y, double alpha, double beta, Address) const override {
     const std::size_t columns = n_ == 0 ? 1 : static_cast<std::size_t>(n_);
@@ -205,12 +215,17 @@ class ReferencePlan final : public AnyPlan {
     for (std::size_t i = 0; i < x_size; ++i) in_rows[i] = in[at(i, matrix_.cols)];
     std::vector<double> accumulated(y_size, 0.0);
     if (beta != 0.0)
-      for (std::size_t i = 0; i < y_size; ++i)
-        accumulated[i] = tcsparse::to_double(out[at(i, matrix_.rows)]);
+      for (std::size_t i = 0; i < y_size; ++i) {
+        const std::size_t j = at(i, matrix_.rows);
+        accumulated[i] = fp32_output_ ? pointer<const float>(y)[j] : tcsparse::to_double(out[j]);
+      }
     if (n_ == 0) tcsparse::spmv_reference<Value, Index>(matrix_, in_rows, accumulated, alpha, beta);
     else tcsparse::spmm_reference<Value, Index>(matrix_, in_rows, n_, accumulated, alpha, beta);
-    for (std::size_t i = 0; i < y_size; ++i)
-      out[at(i, matrix_.rows)] = tcsparse::from_double<Value>(accumulated[i]);
+    for (std::size_t i = 0; i < y_size; ++i) {
+      const std::size_t j = at(i, matrix_.rows);
+      if (fp32_output_) pointer<float>(y)[j] = static_cast<float>(accumulated[i]);
+      else out[j] = tcsparse::from_double<Value>(accumulated[i]);
+    }
   }
   void permute(Address in, Address out, Address) const override { copy_rows(in, out); }
   void unpermute(Address in, Address out, Address) const override { copy_rows(in, out); }
@@ -238,10 +253,11 @@ class ReferencePlan final : public AnyPlan {
   Csr<Value> matrix_;
   std::int64_t n_;
   tcsparse::DenseLayout dense_;
+  bool fp32_output_;  ///< C in fp32 (fp16 / bf16 inputs)
 };
 
-/// Builds a plan. operation "spmv" (n and layout ignored) or "spmm" (layout: B's and C's,
-/// "row_major" or "column_major"); device "cpu" (the reference: method must be "reference") or
+/// Builds a plan. operation "spmv" (n, layout and output ignored) or "spmm" (layout: B's and C's,
+/// "row_major" or "column_major"; output: C's type, "input" or "fp32"); device "cpu" (the reference: method must be "reference") or
 /// "cuda" (on_device: the arrays are the caller's device CSR, else host arrays copied into a
 /// CsrMatrix and uploaded). Runs without the GIL.
 std::unique_ptr<AnyPlan> build_plan(const std::string& operation, const std::string& precision,
@@ -250,18 +266,28 @@ std::unique_ptr<AnyPlan> build_plan(const std::string& operation, const std::str
                                     Address values, const std::string& device, bool on_device,
                                     int ordinal, const std::string& method,
                                     const std::vector<std::string>& parameters,
-                                    bool auto_measure, const std::string& layout) {
+                                    bool auto_measure, const std::string& layout,
+                                    const std::string& output) {
   const bool spmm = operation == "spmm";
   if (!spmm && operation != "spmv") throw tcsparse::Error("operation must be spmv or spmm");
   if (spmm && n < 1) throw tcsparse::ValidationError("SpmmPlan: n must be at least 1");
-  const tcsparse::SpmmLayout spmm_layout{tcsparse::parse_dense_layout(layout)};
+  const tcsparse::SpmmLayout spmm_layout{tcsparse::parse_dense_layout(layout),
+                                         tcsparse::parse_spmm_output(output)};
   nb::gil_scoped_release unlocked;
   return tcsparse::dispatch_precision(
       tcsparse::parse_precision(precision), [&]<typename Value>(Value) -> std::unique_ptr<AnyPlan> {
         if (device == "cpu") {
+          tcsparse::SpmmLayout reference_layout = spmm_layout;  // as SpmmPlan normalises it
+          if (spmm && spmm_layout.output == tcsparse::SpmmOutput::fp32) {
+            if constexpr (std::is_same_v<Value, double>)
+              throw tcsparse::UnsupportedError(
+                  "SpmmPlan: C in fp32 is for fp16 / bf16 inputs, not fp64");
+            if constexpr (std::is_same_v<Value, float>)
+              reference_layout.output = tcsparse::SpmmOutput::input_type;
+          }
           return std::make_unique<ReferencePlan<Value>>(
               host_csr<Value>(rows, cols, nnz, row_ptr, col_idx, values), spmm ? n : 0,
-              spmm_layout.dense);
+              reference_layout);
         }
         tcsparse::PlanOptions options;
         options.device = ordinal;
@@ -629,5 +655,6 @@ NB_MODULE(_tcsparse, m) {
   m.def("build_plan", &build_plan, "operation"_a, "precision"_a, "rows"_a, "cols"_a, "nnz"_a,
         "n"_a, "row_ptr"_a, "col_idx"_a, "values"_a, "device"_a, "on_device"_a, "ordinal"_a,
         "method"_a, "parameters"_a, "auto_measure"_a, "layout"_a = "row_major",
+        "output"_a = "input",
         "Builds a plan from CSR arrays given by address (the GIL is released while it builds).");
 }

@@ -357,8 +357,10 @@ class _Plan:
 
     _operation = "spmv"
     # how the operands of a call are stored: "row_major" (C order), or "column_major" (F order)
-    # for an SpmmPlan built so
+    # for an SpmmPlan built so; C's type: "input" (the plan's dtype), or "fp32" for an SpmmPlan
+    # of fp16 / bf16 built so
     _layout = "row_major"
+    _output = "input"
 
     def __init__(self, A: Any, n: int, method: str, precision: Any, device: Any,
                  parameters: Optional[Mapping[str, Any]], auto_measure: bool) -> None:
@@ -399,7 +401,7 @@ class _Plan:
             self._operation, csr.precision, csr.rows, csr.cols, csr.nnz, n,
             csr.views[0].address, csr.views[1].address, csr.views[2].address,
             self._device, csr.on_device, ordinal, registry_method, parameter_list,
-            bool(auto_measure), self._layout)
+            bool(auto_measure), self._layout, self._output)
         # A plan from device CSR may read the arrays at every call (csr_overlap borrows them,
         # device_csr=auto): they live as long as the plan, the int32/dtype copies made above too.
         self._device_matrix = csr if csr.on_device else None
@@ -408,7 +410,11 @@ class _Plan:
         self._names = ("x", "y") if self._operation == "spmv" else ("B", "C")
         self._shapes = ((self.shape[1],), (self.shape[0],)) if self._operation == "spmv" else \
             ((self.shape[1], n), (self.shape[0], n))
-        self._bytes = tuple(math.prod(shape) * _ITEM_BYTES[self.dtype] for shape in self._shapes)
+        # The dtypes of x and y (B and C): C in fp32 for an fp16 / bf16 plan built so.
+        y_dtype = "float32" if self._output == "fp32" else self.dtype
+        self._dtypes = (self.dtype, y_dtype)
+        self._bytes = tuple(math.prod(shape) * _ITEM_BYTES[dtype]
+                            for shape, dtype in zip(self._shapes, self._dtypes))
 
     @property
     def device(self) -> str:
@@ -444,10 +450,13 @@ class _Plan:
     # -- checks shared by every call --
 
     def _check(self, view: _arrays.ArrayView, name: str, shape: Tuple[int, ...],
-               allow_host: bool = False, column_major: bool = False) -> None:
-        if view.dtype != self.dtype:
-            raise TypeError(f"{name} must be {self.dtype} (the plan's precision {self.precision}); "
-                            f"got {view.dtype}")
+               allow_host: bool = False, column_major: bool = False,
+               dtype: Optional[str] = None) -> None:
+        expected = self.dtype if dtype is None else dtype
+        if view.dtype != expected:
+            why = f"the plan's precision {self.precision}" if expected == self.dtype else \
+                "the plan's output='fp32'"
+            raise TypeError(f"{name} must be {expected} ({why}); got {view.dtype}")
         if view.shape != shape:
             raise ValueError(f"{name} must have shape {shape}; got {view.shape}")
         if column_major and not view.is_f_contiguous():
@@ -497,12 +506,13 @@ class _Plan:
         if not y_given:
             if beta != 0:
                 raise ValueError(f"beta={beta} reads {y_name}: pass {y_name}=")
+            y_dtype = None if self._dtypes[1] == self.dtype else self._dtypes[1]
             if column_major:  # the transpose of a C-ordered (n, rows) array
-                y = _arrays.empty_like_library(x_view, y_shape[::-1], y_name).T
+                y = _arrays.empty_like_library(x_view, y_shape[::-1], y_name, y_dtype).T
             else:
-                y = _arrays.empty_like_library(x_view, y_shape, y_name)
+                y = _arrays.empty_like_library(x_view, y_shape, y_name, y_dtype)
         y_view = _arrays.describe(y, y_name)
-        self._check(y_view, y_name, y_shape, column_major=column_major)
+        self._check(y_view, y_name, y_shape, column_major=column_major, dtype=self._dtypes[1])
         if _overlap(x_view, y_view):
             raise ValueError(f"{x_name} and {y_name} must not overlap")
         self._plan.apply(x_view.address, y_view.address, float(alpha), float(beta),
@@ -529,9 +539,9 @@ _ITEM_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}
 def _overlap(a: _arrays.ArrayView, b: _arrays.ArrayView) -> bool:
     if a.on_device != b.on_device:
         return False
-    item = 8 if a.dtype == "float64" else 4 if a.dtype == "float32" else 2
     # math.prod, not np.prod: a few hundred ns against microseconds, on every checked call
-    size_a, size_b = math.prod(a.shape) * item, math.prod(b.shape) * item
+    size_a = math.prod(a.shape) * _ITEM_BYTES.get(a.dtype, 2)
+    size_b = math.prod(b.shape) * _ITEM_BYTES.get(b.dtype, 2)
     return size_a > 0 and size_b > 0 and a.address < b.address + size_b and b.address < a.address + size_a
 
 
@@ -613,21 +623,29 @@ class SpmmPlan(_Plan):
     "column_major" (F order: B.T and C.T contiguous). Column-major is what a model's
     Y = X @ W.T gives with X and Y row-major: plan = SpmmPlan(W, n=X.shape[0],
     layout="column_major"); plan(X.T, Y.T) writes Y, no copies (the README says how each
-    method's speed depends on the layout). As SpmvPlan otherwise (A, method, precision, device,
-    parameters, auto_measure)."""
+    method's speed depends on the layout). output: C's type, "input" (default: the plan's
+    dtype) or "fp32" (fp16 / bf16 plans: C in float32, the fp32 accumulators written as they
+    are; fp32 plans: the same as "input"; fp64 plans: UnsupportedError). As SpmvPlan otherwise
+    (A, method, precision, device, parameters, auto_measure)."""
 
     _operation = "spmm"
 
     def __init__(self, A: Any, n: int, method: str = "auto", precision: Any = None,
                  device: Any = "cuda", parameters: Optional[Mapping[str, Any]] = None,
-                 auto_measure: bool = True, layout: str = "row_major") -> None:
+                 auto_measure: bool = True, layout: str = "row_major",
+                 output: str = "input") -> None:
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
             raise ValueError(f"n (the columns of B) must be a positive int; got {n!r}")
         if layout not in ("row_major", "column_major"):
             raise ValueError(f"layout must be 'row_major' or 'column_major'; got {layout!r}")
+        if output not in ("input", "fp32"):
+            raise ValueError(f"output must be 'input' or 'fp32'; got {output!r}")
         self.n: int = int(n)
         self._layout = layout
+        self._output = output
         super().__init__(A, self.n, method, precision, device, parameters, auto_measure)
+        # C's dtype: float32 for an fp16 / bf16 plan with output="fp32", else the plan's dtype
+        self.output_dtype: str = self._dtypes[1]
 
     @property
     def layout(self) -> str:
@@ -636,7 +654,8 @@ class SpmmPlan(_Plan):
 
     def __call__(self, B: Any, C: Any = None, alpha: float = 1.0, beta: float = 0.0,
                  stream: Any = None) -> Any:
-        """C = alpha * A @ B + beta * C; B of shape (cols, n), C of shape (rows, n), both stored
-        as the plan's layout says (C-contiguous, or F-contiguous for layout="column_major"; C=None
-        allocates one so). As SpmvPlan.__call__ otherwise. Returns C."""
+        """C = alpha * A @ B + beta * C; B of shape (cols, n) and the plan's dtype, C of shape
+        (rows, n) and output_dtype, both stored as the plan's layout says (C-contiguous, or
+        F-contiguous for layout="column_major"; C=None allocates one so). As SpmvPlan.__call__
+        otherwise. Returns C."""
         return self._apply(B, C, alpha, beta, stream)

@@ -278,17 +278,20 @@ def _describe_other(obj: Any, what: str) -> ArrayView:
                     f"__cuda_array_interface__ or __dlpack__); got {type(obj).__name__}")
 
 
-def empty_like_library(model: ArrayView, shape: Tuple[int, ...], what: str) -> Any:
-    """A new array of `model`'s library, dtype and device: the output when the caller gave none."""
+def empty_like_library(model: ArrayView, shape: Tuple[int, ...], what: str,
+                       dtype: Optional[str] = None) -> Any:
+    """A new array of `model`'s library and device, of `model`'s dtype or of `dtype` (a name:
+    "float32"): the output when the caller gave none."""
     if model.library == "numpy":
-        return np.empty(shape, dtype=model.obj.dtype)
+        return np.empty(shape, dtype=model.obj.dtype if dtype is None else np.dtype(dtype))
     if model.library == "torch":
         torch = sys.modules["torch"]
-        return torch.empty(shape, dtype=model.obj.dtype, device=model.obj.device)
+        return torch.empty(shape, dtype=model.obj.dtype if dtype is None else getattr(torch, dtype),
+                           device=model.obj.device)
     if model.library == "cupy":
         cupy = sys.modules["cupy"]
         with model.obj.device:
-            return cupy.empty(shape, dtype=model.obj.dtype)
+            return cupy.empty(shape, dtype=model.obj.dtype if dtype is None else cupy.dtype(dtype))
     raise TypeError(f"{what}: tcsparse cannot allocate an array of {type(model.obj).__name__}; "
                     f"pass {what}= (an output array of shape {shape})")
 

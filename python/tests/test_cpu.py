@@ -4,7 +4,8 @@ import pytest
 import scipy.sparse
 
 import tcsparse
-from conftest import DATA, HAS_GPU, TOLERANCE, edge_matrices, random_values, relative_error
+from conftest import (DATA, HAS_GPU, TOLERANCE, edge_matrices, random_values, relative_error,
+                      rounded_to)
 
 
 # ---- reading and generating matrices ----
@@ -171,6 +172,28 @@ def test_a_plans_layout_is_the_one_its_operands_must_have():
     # one column: each order is the other
     np.testing.assert_allclose(tcsparse.SpmmPlan(A, 1, device="cpu", layout="column_major")(
         B[:, :1].copy()), A @ B[:, :1], rtol=1e-14)
+
+
+def test_an_fp16_plan_with_output_fp32_writes_c_in_float32():
+    A = tcsparse.generate("random", rows=40, cols=30, min=0, max=12, seed=3)
+    plan = tcsparse.SpmmPlan(A, 4, precision="fp16", device="cpu", output="fp32")
+    assert plan.dtype == "float16" and plan.output_dtype == "float32"
+    B = random_values((30, 4), 16, np.float16)
+    C0 = random_values((40, 4), 17, np.float32)
+    C = C0.copy()
+    assert plan(B, C, alpha=2.0, beta=-1.0) is C
+    reference = 2.0 * (rounded_to(A, np.float16) @ B.astype(np.float64)) - C0
+    assert relative_error(C, reference) < 1e-6  # fp32's rounding only (fp16 C: about 1e-3)
+    allocated = plan(B)
+    assert allocated.dtype == np.float32 and allocated.shape == (40, 4)
+    with pytest.raises(TypeError, match=r"C must be float32 \(the plan's output='fp32'\)"):
+        plan(B, np.zeros((40, 4), np.float16))
+    with pytest.raises(tcsparse.UnsupportedError, match="not fp64"):
+        tcsparse.SpmmPlan(A, 4, device="cpu", output="fp32")
+    same = tcsparse.SpmmPlan(A, 4, precision="fp32", device="cpu", output="fp32")
+    assert same.output_dtype == "float32"
+    with pytest.raises(ValueError, match="output must be 'input' or 'fp32'"):
+        tcsparse.SpmmPlan(A, 4, device="cpu", output="float32")
 
 
 def test_alpha_beta_and_the_given_output_is_written_in_place():

@@ -94,6 +94,35 @@ def test_spmm_of_every_method_takes_column_major_b_and_c(cp, method):
         plan(cp.asarray(B), C)
 
 
+@pytest.mark.parametrize("layout", ["row_major", "column_major"])
+@pytest.mark.parametrize("method", SPMM_METHODS)
+def test_spmm_of_every_method_writes_c_in_fp32_for_fp16_plans(cp, method, layout):
+    if not supports(method, "spmm", "fp16"):
+        pytest.skip(f"{method} has no fp16 SpMM")
+    A = matrix()
+    n = 16
+    try:
+        plan = tcsparse.SpmmPlan(A, n, method=method, precision="fp16", layout=layout,
+                                 output="fp32")
+    except tcsparse.UnsupportedError as refused:  # cuSPARSE's own algorithms may refuse
+        if not method.startswith("cusparse_alg"):
+            raise
+        pytest.skip(str(refused))
+    assert plan.output_dtype == "float32"
+    order = "F" if layout == "column_major" else "C"
+    B = random_values((A.shape[1], n), 5, np.float16)
+    C0 = random_values((A.shape[0], n), 6, np.float32)
+    C = cp.asarray(C0, order=order)
+    plan(cp.asarray(B, order=order), C, alpha=1.5, beta=-0.5)
+    expected = 1.5 * (rounded_to(A, np.float16) @ B.astype(np.float64)) - 0.5 * C0
+    # fp32 accumulation written as it is: far below fp16's rounding of C (about 1e-3)
+    assert relative_error(cp.asnumpy(C), expected) < 1e-5
+    allocated = plan(cp.asarray(B, order=order))
+    assert allocated.dtype == cp.float32
+    with pytest.raises(TypeError, match="C must be float32"):
+        plan(cp.asarray(B, order=order), cp.zeros((A.shape[0], n), cp.float16, order=order))
+
+
 def test_a_pruned_layer_y_equals_x_times_w_transposed_without_copies_torch(torch):
     # a model's Y = X W^T with X and Y row-major (n tokens x features): B = X^T, C = Y^T
     W = scipy.sparse.random_array((512, 1024), density=0.1, format="csr", random_state=5,
