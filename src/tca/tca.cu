@@ -45,6 +45,7 @@
 #include "arch/tensor_map.hpp"
 #include "arch/types.cuh"
 #include "common/align.hpp"
+#include "common/stopwatch.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
@@ -202,6 +203,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
                           gpu_has_sm90_features()))
       parameters_.kernel = TcaKernel::gather;
     if (parameters_.kernel == TcaKernel::gather) {
+      phases_.lap("choose");
       plan_gather(matrix, start);
       return;
     }
@@ -211,11 +213,17 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
       // either kernel needs the CSR on the GPU: upload it, count there, keep what is chosen
       stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - start).count();
+      phases_.lap("choose");
       detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
+      phases_.lap("upload");
       if (std::optional<DeviceTileLayout> tiles = choose_by_tiles_counted_on_device(csr.view())) {
+        phases_.lap("device_build");
+        csr = detail::DeviceCsr<Value>{};
+        phases_.lap("csr_free");
         finish_tiles(std::move(*tiles), matrix.nnz());
         return;
       }
+      phases_.lap("device_build");
       matrix_ = std::move(csr);
       finish_csr_kernels();
       return;
@@ -238,6 +246,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
                 ? static_cast<double>(matrix.nnz()) / static_cast<double>(stored_tiles)
                 : 0.0;
     }
+    phases_.lap("choose");
     if (parameters_.kernel == TcaKernel::tiles) {
       plan_tiles(matrix, start);
       return;
@@ -246,7 +255,9 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     if (parameters_.kernel == TcaKernel::paper) work = build_tca_layout(matrix, n);
     stats_.host_preprocess_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    phases_.lap("host_build");
     matrix_ = detail::upload_csr(matrix, stats_);
+    phases_.lap("upload");
     if (parameters_.kernel == TcaKernel::paper) {
       block_count_ = static_cast<std::int64_t>(work.blocks.size());
       if (block_count_ > 0) {
@@ -271,6 +282,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     if (parameters_.kernel_is_auto) {
       if (counts_tiles_on_device(matrix.rows, matrix.cols, matrix.nnz)) {
         if (std::optional<DeviceTileLayout> tiles = choose_by_tiles_counted_on_device(matrix)) {
+          phases_.lap("device_build");
           finish_tiles(std::move(*tiles), matrix.nnz);
           return;
         }
@@ -280,13 +292,17 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
             tiles_segment_slots(matrix.rows, matrix.cols), n_, layout_.dense);
       }
     }
+    phases_.lap("choose");
     if (parameters_.kernel == TcaKernel::tiles) {
-      finish_tiles(build_tiles_on_device(matrix), matrix.nnz);
+      DeviceTileLayout layout = build_tiles_on_device(matrix);
+      phases_.lap("device_build");
+      finish_tiles(std::move(layout), matrix.nnz);
       return;
     }
     if (parameters_.kernel != TcaKernel::rows)
       throw Error("tca: a plan from device CSR builds kernel=rows or kernel=tiles only");
     matrix_ = detail::copy_device_csr(matrix, stats_);
+    phases_.lap("copy");
     finish_csr_kernels();
   }
 
@@ -355,6 +371,18 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     stats_.details["column_index_bits"] = parameters_.column_index_bits;
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
+    record_phases();
+  }
+
+  /// details.plan_phases_ms: this build's phases (choose: kernel=auto's choice; host_build,
+  /// upload, device_build, csr_free: the layout's; kernel_setup: the kernel's attribute and
+  /// occupancy queries; synchronize: the wait for the build's last work), each the milliseconds
+  /// from the end of the one before on the host clock.
+  void record_phases() {
+    phases_.lap("finish");
+    Json phases = Json::object();
+    for (const auto& [phase, ms] : phases_.laps()) phases[phase] = ms;
+    stats_.details["plan_phases_ms"] = std::move(phases);
   }
 
   /// The rows kernel's 16-bit column indices, made on the GPU from the uploaded 32-bit ones,
@@ -379,8 +407,13 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     if (parameters_.builds_tiles_on_device(matrix.nnz())) {
       stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - start).count();
-      const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
-      finish_tiles(build_tiles_on_device(csr.view()), matrix.nnz());
+      std::optional<detail::DeviceCsr<Value>> csr = detail::upload_csr(matrix, stats_);
+      phases_.lap("upload");
+      DeviceTileLayout layout = build_tiles_on_device(csr->view());
+      phases_.lap("device_build");
+      csr.reset();
+      phases_.lap("csr_free");
+      finish_tiles(std::move(layout), matrix.nnz());
       return;
     }
     choose_tiles_shape_for(matrix.rows, matrix.cols, false);
@@ -388,6 +421,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     const TileLayout tiles = build_tile_layout(matrix, shape);
     const auto built = std::chrono::steady_clock::now();
     stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
+    phases_.lap("host_build");
     // From the plan's pool, copied in the legacy stream's order: finish_tiles waits once for
     // everything (on a matrix of a few thousand nonzeros a cudaMalloc or a synchronous copy costs
     // about what its kernel does).
@@ -404,6 +438,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     layout.stored_tiles = tiles.stored_tiles;
     layout.pairs = tiles.pairs;
     layout.longest_run_words = tiles_longest_run_words(tiles);
+    phases_.lap("upload");
     finish_tiles(std::move(layout), matrix.nnz());
     stats_.upload_ms = std::chrono::duration<double, std::milli>(
                            std::chrono::steady_clock::now() - built).count();
@@ -444,6 +479,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     tiles_.layout = std::move(layout);
     if (layout_.output == SpmmOutput::fp32) set_up_tiles_kernel<float>();
     else set_up_tiles_kernel<V>();
+    phases_.lap("kernel_setup");
     // sm_90 code waits in griddepcontrol.wait; sm_80 code would not (arch/dependent_launch.cuh)
     tiles_.dependent_launch =
         parameters_.dependent_launch && gpu_has_sm90_features();
@@ -461,6 +497,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
           cudaMemsetAsync(tiles_.arrivals, 0, arrivals * sizeof(unsigned), cudaStreamLegacy));
     }
     TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
+    phases_.lap("synchronize");
     const DeviceTileLayout& built = tiles_.layout;
     stats_.stored_values = nnz;
     stats_.padding_ratio = 0.0;
@@ -478,6 +515,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     stats_.details["kernel"] = kernel_name(parameters_.kernel);
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
+    record_phases();
   }
 
   template <typename Out>
@@ -637,9 +675,11 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
         parameters_.dependent_launch && gpu_has_sm90_features();
     if (layout_.output == SpmmOutput::fp32) shape = set_up_gather_kernel<float>(shape);
     else shape = set_up_gather_kernel<V>(shape);
+    phases_.lap("kernel_setup");
     const GatherLayout layout = build_gather_layout(matrix, shape);
     const auto built = std::chrono::steady_clock::now();
     stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
+    phases_.lap("host_build");
     const auto upload = [](const auto& host, auto& device) {
       using T = typename std::decay_t<decltype(host)>::value_type;
       device = detail::DeviceBuffer<T>(std::span<const T>(host));
@@ -652,7 +692,9 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     if (gather_.sum == device::GatherSum::global)
       gather_.partials = detail::DeviceBuffer<float>::from_pool(
           static_cast<std::size_t>(shape.partial_bytes() / 4));
+    phases_.lap("upload");
     TCSPARSE_CUDA_CHECK(cudaDeviceSynchronize());
+    phases_.lap("synchronize");
     stats_.upload_ms = std::chrono::duration<double, std::milli>(
                            std::chrono::steady_clock::now() - built).count();
     gather_.layout.rows = matrix.rows;
@@ -678,6 +720,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     stats_.details["kernel"] = kernel_name(parameters_.kernel);
     stats_.details["layout"] = std::string(to_string(layout_.dense));
     stats_.details["output"] = std::string(to_string(layout_.output));
+    record_phases();
   }
 
   template <typename Out>
@@ -947,6 +990,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   SpmmLayout layout_;
   TcaParameters parameters_;
   PlanStats stats_;
+  detail::PhaseTimes phases_;  ///< of the plan's build (record_phases)
   detail::DeviceCsr<Value> matrix_;
   detail::DeviceBuffer<std::uint16_t> narrow_columns_;  ///< rows kernel, 16-bit indices
   detail::DeviceBuffer<TcaBlock> blocks_;               ///< paper kernel
