@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <utility>
 
@@ -90,7 +91,8 @@ DeviceCsr<Value> BackgroundCsrUpload<Value>::get(double& upload_ms, double& wait
 }
 
 template <typename Value>
-PackedDeviceCsr<Value>::PackedDeviceCsr(std::int64_t rows, std::int64_t cols, std::int64_t nnz)
+PackedDeviceCsr<Value>::PackedDeviceCsr(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                                        std::optional<cudaStream_t> temporary_on)
     : rows_(rows), cols_(cols), nnz_(nnz) {
   auto aligned = [](std::size_t bytes) {
     return (bytes + kPackedCsrAlignment - 1) / kPackedCsrAlignment * kPackedCsrAlignment;
@@ -98,7 +100,36 @@ PackedDeviceCsr<Value>::PackedDeviceCsr(std::int64_t rows, std::int64_t cols, st
   const auto count = static_cast<std::size_t>(nnz);
   col_idx_at_ = aligned((static_cast<std::size_t>(rows) + 1) * sizeof(std::int32_t));
   values_at_ = col_idx_at_ + aligned(count * sizeof(std::int32_t));
-  storage_ = DeviceBuffer<std::byte>(values_at_ + count * sizeof(Value));
+  const std::size_t bytes = values_at_ + count * sizeof(Value);
+  storage_ = temporary_on ? DeviceBuffer<std::byte>::on_stream(bytes, *temporary_on)
+                          : DeviceBuffer<std::byte>(bytes);
+}
+
+template <typename Value>
+PackedDeviceCsr<Value>::PackedDeviceCsr(std::int64_t rows, std::int64_t cols, std::int64_t nnz)
+    : PackedDeviceCsr(rows, cols, nnz, std::nullopt) {}
+
+template <typename Value>
+PackedDeviceCsr<Value> PackedDeviceCsr<Value>::on_stream(std::int64_t rows, std::int64_t cols,
+                                                         std::int64_t nnz, cudaStream_t stream) {
+  return PackedDeviceCsr(rows, cols, nnz, stream);
+}
+
+template <typename Value>
+PackedDeviceCsr<Value> upload_csr_temporary(const CsrMatrix<Value, std::int32_t>& matrix,
+                                            PlanStats& stats, cudaStream_t stream,
+                                            HostUpload policy) {
+  auto csr = PackedDeviceCsr<Value>::on_stream(matrix.rows, matrix.cols, matrix.nnz(), stream);
+  const Stopwatch copies;
+  HostUploader uploader(policy, stream);
+  uploader.copy(csr.row_ptr(), matrix.row_ptr.data(),
+                matrix.row_ptr.size() * sizeof(std::int32_t));
+  uploader.copy(csr.col_idx(), matrix.col_idx.data(),
+                matrix.col_idx.size() * sizeof(std::int32_t));
+  uploader.copy(csr.values(), matrix.values.data(), matrix.values.size() * sizeof(Value));
+  uploader.finish();
+  stats.upload_ms += copies.elapsed_ms();
+  return csr;
 }
 
 template <typename Value>
@@ -167,6 +198,8 @@ void replace_values_async(DeviceCsr<Value>& csr, const Value* values, Stream str
 
 #define TCSPARSE_INSTANTIATE_UPLOAD_BESIDE(Value)                                              \
   template class PackedDeviceCsr<Value>;                                                       \
+  template PackedDeviceCsr<Value> upload_csr_temporary(const CsrMatrix<Value, std::int32_t>&,   \
+                                                       PlanStats&, cudaStream_t, HostUpload);  \
   template PackedDeviceCsr<Value> upload_csr_beside(                                           \
       const CsrMatrix<Value, std::int32_t>&, HostUpload,                                       \
       const std::function<void(const DeviceCsrView<Value>&, UploadLanded)>&,                   \

@@ -50,6 +50,7 @@
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
 #include "runtime/device_csr_view.hpp"
+#include "runtime/host_upload.hpp"
 #include "tca/tca_format.hpp"
 #include "tca/tca_gather_format.hpp"
 #include "tca/tca_gather_kernel.cuh"
@@ -68,6 +69,20 @@ namespace {
 constexpr int kThreadsPerBlock = kWarpsPerBlock * 32;
 constexpr int kMmasPerWarp = kTileWidth / kMmaRows;  ///< per tile and chunk, in every class
 constexpr int kAccumulatorElements = kMmaRows * 8;   ///< one 16 x 8 fp32 D fragment
+
+/// A layout array built on the host into an array of the plan's pool (DeviceBuffer::from_pool),
+/// copied by the library's upload path (host_upload.hpp: staged through pinned memory from
+/// 4 MiB) on the legacy stream, landed once `uploader` finishes: no cudaMalloc (on a matrix of a
+/// few thousand nonzeros a cudaMalloc or a synchronous copy costs about what its kernel does).
+/// H200, run 363: the gather layouts of 11008 x 4096 .. 14336 x 4096 at 90 % (15-24 MB) took
+/// 3.2-5.0 ms as synchronous copies from pageable memory, 1.0-1.1 ms so.
+template <typename Host, typename T>
+void upload_to_pool(detail::HostUploader& uploader, const Host& host,
+                    detail::DeviceBuffer<T>& device) {
+  static_assert(std::is_same_v<typename Host::value_type, T>);
+  device = detail::DeviceBuffer<T>::from_pool(host.size());
+  if (!host.empty()) uploader.copy(device.data(), host.data(), host.size() * sizeof(T));
+}
 
 /// Whether the GPU has sm_90's thread-block clusters and programmatic dependent launch (the
 /// split-K sums in clusters, the dependent launch and kernel=auto's gather need them).
@@ -407,7 +422,11 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     if (parameters_.builds_tiles_on_device(matrix.nnz())) {
       stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - start).count();
-      std::optional<detail::DeviceCsr<Value>> csr = detail::upload_csr(matrix, stats_);
+      // the CSR is read only here: a temporary of the pool, given back on the legacy stream
+      // (no cudaMalloc or cudaFree; the scope gives the pool's excess back at the end)
+      const detail::TemporaryMemoryScope temporaries(cudaStreamLegacy);
+      std::optional<detail::PackedDeviceCsr<Value>> csr =
+          detail::upload_csr_temporary(matrix, stats_, cudaStreamLegacy);
       phases_.lap("upload");
       DeviceTileLayout layout = build_tiles_on_device(csr->view());
       phases_.lap("device_build");
@@ -422,19 +441,11 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     const auto built = std::chrono::steady_clock::now();
     stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
     phases_.lap("host_build");
-    // From the plan's pool, copied in the legacy stream's order: finish_tiles waits once for
-    // everything (on a matrix of a few thousand nonzeros a cudaMalloc or a synchronous copy costs
-    // about what its kernel does).
     DeviceTileLayout layout;
-    const auto upload = [](const auto& host, auto& device) {
-      using T = typename std::decay_t<decltype(host)>::value_type;
-      device = detail::DeviceBuffer<T>::from_pool(host.size());
-      if (!host.empty())
-        TCSPARSE_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), host.size() * sizeof(T),
-                                            cudaMemcpyHostToDevice, cudaStreamLegacy));
-    };
-    upload(tiles.segment_word_begin, layout.segment_word_begin);
-    upload(tiles.words, layout.words);
+    detail::HostUploader uploader(detail::current_host_upload(), cudaStreamLegacy);
+    upload_to_pool(uploader, tiles.segment_word_begin, layout.segment_word_begin);
+    upload_to_pool(uploader, tiles.words, layout.words);
+    uploader.finish();
     layout.stored_tiles = tiles.stored_tiles;
     layout.pairs = tiles.pairs;
     layout.longest_run_words = tiles_longest_run_words(tiles);
@@ -680,15 +691,13 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     const auto built = std::chrono::steady_clock::now();
     stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(built - start).count();
     phases_.lap("host_build");
-    const auto upload = [](const auto& host, auto& device) {
-      using T = typename std::decay_t<decltype(host)>::value_type;
-      device = detail::DeviceBuffer<T>(std::span<const T>(host));
-    };
-    upload(layout.warp_group_begin, gather_.warp_group_begin);
-    upload(layout.warp_first_window, gather_.warp_first_window);
-    upload(layout.window_group_begin, gather_.window_group_begin);
-    upload(layout.window_rows, gather_.window_rows);
-    upload(layout.groups, gather_.groups);
+    detail::HostUploader uploader(detail::current_host_upload(), cudaStreamLegacy);
+    upload_to_pool(uploader, layout.warp_group_begin, gather_.warp_group_begin);
+    upload_to_pool(uploader, layout.warp_first_window, gather_.warp_first_window);
+    upload_to_pool(uploader, layout.window_group_begin, gather_.window_group_begin);
+    upload_to_pool(uploader, layout.window_rows, gather_.window_rows);
+    upload_to_pool(uploader, layout.groups, gather_.groups);
+    uploader.finish();
     if (gather_.sum == device::GatherSum::global)
       gather_.partials = detail::DeviceBuffer<float>::from_pool(
           static_cast<std::size_t>(shape.partial_bytes() / 4));
