@@ -24,7 +24,8 @@ const MethodDescriptor tca_method = {
     .name = "tca",
     .description = "TCA-SpMM (Electronics 2024, doi:10.3390/electronics13203981): CSR SpMM on "
                    "mma.m16n8k8, rows matricised, 1/2/4/8 warps per row class; a warp-per-row "
-                   "kernel; and 16x16 tiles multiplied as dense m16n8k16 (auto chooses)",
+                   "kernel; 16x16 tiles multiplied as dense m16n8k16; and 8-row windows gathering "
+                   "B's rows from shared memory (auto chooses)",
     .is_baseline = false,
     .parameters = &tca::parameter_specs,
     .spmv = {},

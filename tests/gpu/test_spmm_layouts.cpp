@@ -493,6 +493,47 @@ TEST_F(SpmmLayouts, TcaGatherGivesTheSameBitsWithColumnMajorBAndC) {
 }
 
 /// kernel=gather stores the values by windows in its own order: update_values is refused.
+/// A tca plan whose build runs out of device memory throws DeviceMemoryError and leaks nothing,
+/// whichever of its allocations the memory runs out at (DeviceAllocationBudget: as cudaMalloc's or
+/// the pool's out of memory, without taking the GPU from other processes; the budget grows by
+/// half from nothing until the plan builds): the tiles layout built on the GPU from the uploaded
+/// CSR (a temporary of the pool), the tiles layout built on the host and uploaded, and gather's.
+TEST_F(SpmmLayouts, TcaBuildThatRunsOutOfDeviceMemoryThrowsAndLeaksNothing) {
+  const auto A = test::with_values<half>(test::scaled_for_16_bit(
+      generate_llm_weights(1024, 2048, 0.8, LlmRowProfile::uniform, 5)));
+  const std::vector<std::vector<std::string>> builds = {
+      {"kernel=tiles", "build=device"}, {"kernel=tiles", "build=host"}, {"kernel=gather"}};
+  for (const auto& build : builds) {
+    PlanOptions options;
+    options.parameters = build;
+    const std::string label = build.front() + (build.size() > 1 ? ", " + build.back() : "");
+    { const SpmmPlan<half> warm(A, 16, Method("tca"), options); }  // kernels loaded
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::int64_t live_before = detail::live_device_allocations();
+    int refused = 0;
+    for (std::size_t budget = 0;; budget = budget < 4096 ? 4096 : budget * 3 / 2) {
+      ASSERT_LT(budget, std::size_t{256} << 20) << label << ": built within no budget";
+      bool built = false;
+      {
+        const detail::DeviceAllocationBudget limit(budget);
+        try {
+          const SpmmPlan<half> plan(A, 16, Method("tca"), options);
+          built = true;
+        } catch (const DeviceMemoryError& error) {
+          ++refused;
+          EXPECT_NE(std::string(error.what()).find("cannot allocate"), std::string::npos)
+              << error.what();
+        }
+      }
+      EXPECT_EQ(detail::live_device_allocations(), live_before)
+          << label << ", a budget of " << budget << " bytes: device allocations left behind";
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+      if (built) break;
+    }
+    EXPECT_GE(refused, 3) << label;  // the budget ran out at several of its allocations
+  }
+}
+
 TEST_F(SpmmLayouts, TcaGatherRefusesUpdateValues) {
   const auto A = test::with_values<half>(tile_matrices().front().matrix);
   PlanOptions options;
