@@ -273,8 +273,12 @@ GatherLayout build_gather_layout(std::int64_t rows, std::int64_t cols,
   layout.warp_first_window.resize(static_cast<std::size_t>(blocks * kGatherWarpsPerBlock));
   layout.window_group_begin.resize(static_cast<std::size_t>(total_windows + 1));
   layout.window_rows.resize(static_cast<std::size_t>(total_windows * kGatherWindowRows));
-  layout.groups.assign(
-      static_cast<std::size_t>((total_groups + kGatherStageGroups) * kGatherGroupHalfwords), 0);
+  // every window writes all of its groups (fill_window) in the parallel loop below, which also
+  // touches their pages first; only the stage of zeros past the last group is written here
+  layout.groups.resize(
+      static_cast<std::size_t>((total_groups + kGatherStageGroups) * kGatherGroupHalfwords));
+  std::fill(layout.groups.begin() + total_groups * kGatherGroupHalfwords, layout.groups.end(),
+            std::uint16_t{0});
   const StageRowOffsets stage(shape);
   std::int64_t conflicts = 0;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+ : conflicts) \

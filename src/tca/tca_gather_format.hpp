@@ -48,6 +48,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/uninitialized_vector.hpp"
 #include "tcsparse/csr.hpp"
 #include "tcsparse/json.hpp"
 #include "tcsparse/plan.hpp"
@@ -231,7 +232,7 @@ struct GatherLayout {
   std::vector<std::uint16_t> window_rows;
   /// The groups, kGatherGroupHalfwords each, in quads (gather_offset_at, gather_value_at), then
   /// a stage of zero groups.
-  std::vector<std::uint16_t> groups;
+  detail::UninitializedVector<std::uint16_t> groups;
   std::int64_t octet_conflicts = 0;  ///< 8-slot halves of groups with a bank group repeated
   std::int64_t windows() const {
     return static_cast<std::int64_t>(window_group_begin.size()) - 1;
