@@ -390,9 +390,10 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   }
 
   /// details.plan_phases_ms: this build's phases (choose: kernel=auto's choice; host_build,
-  /// upload, device_build, csr_free: the layout's; kernel_setup: the kernel's attribute and
-  /// occupancy queries; synchronize: the wait for the build's last work), each the milliseconds
-  /// from the end of the one before on the host clock.
+  /// upload, device_build, csr_free, copy: the layout's or the CSR's; kernel_setup: the
+  /// kernel's attribute and occupancy queries; synchronize: the wait for the build's last work;
+  /// finish: the statistics), each the milliseconds from the end of the one before on the host
+  /// clock.
   void record_phases() {
     phases_.lap("finish");
     Json phases = Json::object();

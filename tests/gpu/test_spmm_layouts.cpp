@@ -492,7 +492,6 @@ TEST_F(SpmmLayouts, TcaGatherGivesTheSameBitsWithColumnMajorBAndC) {
       }
 }
 
-/// kernel=gather stores the values by windows in its own order: update_values is refused.
 /// A tca plan whose build runs out of device memory throws DeviceMemoryError and leaks nothing,
 /// whichever of its allocations the memory runs out at (DeviceAllocationBudget: as cudaMalloc's or
 /// the pool's out of memory, without taking the GPU from other processes; the budget grows by
@@ -534,6 +533,7 @@ TEST_F(SpmmLayouts, TcaBuildThatRunsOutOfDeviceMemoryThrowsAndLeaksNothing) {
   }
 }
 
+/// kernel=gather stores the values by windows in its own order: update_values is refused.
 TEST_F(SpmmLayouts, TcaGatherRefusesUpdateValues) {
   const auto A = test::with_values<half>(tile_matrices().front().matrix);
   PlanOptions options;
