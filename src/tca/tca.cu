@@ -225,22 +225,25 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     if (parameters_.kernel_is_auto &&
         counts_tiles_on_device(matrix.rows, matrix.cols, matrix.nnz()) &&
         parameters_.builds_tiles_on_device(matrix.nnz())) {
-      // either kernel needs the CSR on the GPU: upload it, count there, keep what is chosen
+      // either kernel needs the CSR on the GPU: upload it (a temporary of the pool, as in
+      // plan_tiles), count the tiles there; tiles keep their layout, rows a copy of the CSR
       stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - start).count();
       phases_.lap("choose");
-      detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
+      const detail::TemporaryMemoryScope temporaries(cudaStreamLegacy);
+      std::optional<detail::PackedDeviceCsr<Value>> csr =
+          detail::upload_csr_temporary(matrix, stats_, cudaStreamLegacy);
       phases_.lap("upload");
-      if (std::optional<DeviceTileLayout> tiles = choose_by_tiles_counted_on_device(csr.view())) {
-        phases_.lap("device_build");
-        csr = detail::DeviceCsr<Value>{};
-        phases_.lap("csr_free");
-        finish_tiles(std::move(*tiles), matrix.nnz());
-        return;
-      }
+      std::optional<DeviceTileLayout> tiles = choose_by_tiles_counted_on_device(csr->view());
       phases_.lap("device_build");
-      matrix_ = std::move(csr);
-      finish_csr_kernels();
+      if (!tiles) {
+        matrix_ = detail::copy_device_csr(csr->view(), stats_);
+        phases_.lap("copy");
+      }
+      csr.reset();
+      phases_.lap("csr_free");
+      if (tiles) finish_tiles(std::move(*tiles), matrix.nnz());
+      else finish_csr_kernels();
       return;
     }
     if (parameters_.kernel_is_auto) {

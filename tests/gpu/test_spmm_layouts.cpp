@@ -496,17 +496,38 @@ TEST_F(SpmmLayouts, TcaGatherGivesTheSameBitsWithColumnMajorBAndC) {
 /// whichever of its allocations the memory runs out at (DeviceAllocationBudget: as cudaMalloc's or
 /// the pool's out of memory, without taking the GPU from other processes; the budget grows by
 /// half from nothing until the plan builds): the tiles layout built on the GPU from the uploaded
-/// CSR (a temporary of the pool), the tiles layout built on the host and uploaded, and gather's.
+/// CSR (a temporary of the pool), the tiles layout built on the host and uploaded, gather's, and
+/// kernel=auto's count of the tiles on the GPU (which keeps either the layout or, for rows, a
+/// copy of the CSR).
 TEST_F(SpmmLayouts, TcaBuildThatRunsOutOfDeviceMemoryThrowsAndLeaksNothing) {
   const auto A = test::with_values<half>(test::scaled_for_16_bit(
       generate_llm_weights(1024, 2048, 0.8, LlmRowProfile::uniform, 5)));
-  const std::vector<std::vector<std::string>> builds = {
-      {"kernel=tiles", "build=device"}, {"kernel=tiles", "build=host"}, {"kernel=gather"}};
-  for (const auto& build : builds) {
+  const auto sparse = test::with_values<half>(test::scaled_for_16_bit(
+      generate_llm_weights(4096, 2048, 0.97, LlmRowProfile::uniform, 6)));  // ~8 a tile: rows
+  struct Build {
+    std::string label;
+    const CsrMatrix<half, std::int32_t>* matrix;
+    std::vector<std::string> parameters;
+  };
+  const std::vector<Build> builds = {
+      {"tiles built on the GPU", &A, {"kernel=tiles", "build=device"}},
+      {"tiles built on the host", &A, {"kernel=tiles", "build=host"}},
+      {"gather", &A, {"kernel=gather"}},
+      {"auto (tiles counted on the GPU)", &A, {}},
+      {"auto (tiles counted on the GPU, rows kept)", &sparse, {}}};
+  for (const Build& build : builds) {
     PlanOptions options;
-    options.parameters = build;
-    const std::string label = build.front() + (build.size() > 1 ? ", " + build.back() : "");
-    { const SpmmPlan<half> warm(A, 16, Method("tca"), options); }  // kernels loaded
+    options.parameters = build.parameters;
+    const std::string& label = build.label;
+    const CsrMatrix<half, std::int32_t>& matrix = *build.matrix;
+    {
+      const SpmmPlan<half> warm(matrix, 16, Method("tca"), options);  // kernels loaded
+      if (build.parameters.empty()) {  // the rule's choice this case is for
+        EXPECT_EQ(warm.stats().details.value("kernel", ""),
+                  build.matrix == &sparse ? "rows" : "tiles")
+            << label;
+      }
+    }
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const std::int64_t live_before = detail::live_device_allocations();
     int refused = 0;
@@ -516,7 +537,7 @@ TEST_F(SpmmLayouts, TcaBuildThatRunsOutOfDeviceMemoryThrowsAndLeaksNothing) {
       {
         const detail::DeviceAllocationBudget limit(budget);
         try {
-          const SpmmPlan<half> plan(A, 16, Method("tca"), options);
+          const SpmmPlan<half> plan(matrix, 16, Method("tca"), options);
           built = true;
         } catch (const DeviceMemoryError& error) {
           ++refused;
