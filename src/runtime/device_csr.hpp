@@ -87,9 +87,13 @@ DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanSt
                             HostUpload policy = current_host_upload(),
                             StagingConfig staging = {});
 
-/// upload_csr into a PackedDeviceCsr::on_stream(..., stream) (a build's temporary; stream must
-/// outlive it), the copies on `stream` by `policy` and landed on return; adds their time to
-/// stats.upload_ms.
+/// upload_csr into one allocation for a build's temporary: PackedDeviceCsr::on_stream(...,
+/// stream) (stream must outlive it) where the CSR fits what the pool keeps between builds
+/// (kTemporaryMemoryKeptBetweenBuilds), else one cudaMalloc. A larger temporary from the pool
+/// would share its memory with the arrays the plan takes from the pool during the build, which
+/// would then keep it from being given back (as hbp's layout_memory rule found, run 371 of
+/// bench/results/2026-11-30-2010-h200-tca-plan-build). The copies run on `stream` by `policy`
+/// and have landed on return; adds their time to stats.upload_ms.
 template <typename Value>
 PackedDeviceCsr<Value> upload_csr_temporary(const CsrMatrix<Value, std::int32_t>& matrix,
                                             PlanStats& stats, cudaStream_t stream,
