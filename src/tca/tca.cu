@@ -225,7 +225,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     if (parameters_.kernel_is_auto &&
         counts_tiles_on_device(matrix.rows, matrix.cols, matrix.nnz()) &&
         parameters_.builds_tiles_on_device(matrix.nnz())) {
-      // either kernel needs the CSR on the GPU: upload it (a temporary of the pool, as in
+      // either kernel needs the CSR on the GPU: upload it (one temporary allocation, as in
       // plan_tiles), count the tiles there; tiles keep their layout, rows a copy of the CSR
       stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - start).count();
@@ -426,8 +426,9 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     if (parameters_.builds_tiles_on_device(matrix.nnz())) {
       stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - start).count();
-      // the CSR is read only here: a temporary of the pool, given back on the legacy stream
-      // (no cudaMalloc or cudaFree; the scope gives the pool's excess back at the end)
+      // the CSR is read only here: one temporary allocation (from the pool where it fits what
+      // the pool keeps between builds: upload_csr_temporary), given back on the legacy stream;
+      // the scope gives the pool's excess back at the end
       const detail::TemporaryMemoryScope temporaries(cudaStreamLegacy);
       std::optional<detail::PackedDeviceCsr<Value>> csr =
           detail::upload_csr_temporary(matrix, stats_, cudaStreamLegacy);
