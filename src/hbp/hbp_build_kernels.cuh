@@ -307,6 +307,34 @@ __global__ void chunked_row_segments_kernel(const std::int32_t* row_ptr,
   }
 }
 
+/// The segments of a row of `length` nonzeros when the matrix has one column block: the row is one
+/// run, cut every max_slot_length nonzeros (starts_segment's rule without a column to read).
+__host__ __device__ __forceinline__ std::int64_t one_block_row_segments(
+    std::int64_t length, std::int32_t max_slot_length) {
+  return (length + max_slot_length - 1) / max_slot_length;
+}
+
+/// Step 1 where x is one column block (block_cols >= cols), a thread a row r in [0, rows]: what
+/// count_row_segments_kernel and the chunk kernels write together, from row_ptr alone (no column
+/// is read, no row is chunked). Row `rows` writes zeros (the scans' totals).
+__global__ void count_one_block_row_segments_kernel(const std::int32_t* row_ptr,
+                                                    std::int64_t rows,
+                                                    std::int32_t max_slot_length,
+                                                    std::int32_t* row_segments,
+                                                    std::int32_t* combine_flag,
+                                                    std::int32_t* row_partials) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r > rows) return;
+  const std::int32_t count =
+      r < rows ? static_cast<std::int32_t>(
+                     one_block_row_segments(row_ptr[r + 1] - row_ptr[r], max_slot_length))
+               : 0;
+  row_segments[r] = count;
+  const bool combine = r < rows && count != 1;
+  combine_flag[r] = combine ? 1 : 0;
+  row_partials[r] = combine ? count : 0;
+}
+
 /// Step 1, a thread a row r in [0, rows]: combine_rows[k] = r and combine_begin[k] = its first
 /// partial sum for the k-th combine row; row `rows` writes combine_begin[combine rows] = all.
 __global__ void scatter_combine_rows_kernel(const std::int32_t* combine_index,
@@ -410,6 +438,27 @@ __global__ void write_segments_kernel(const std::int32_t* row_ptr, const std::in
                                   row_end, seg_length);
     __syncwarp();  // before the next long row's segments are written
   });
+}
+
+/// Step 2 where x is one column block, a thread a row: its segments, the pieces of
+/// max_slot_length nonzeros of the row in order (what write_segments_kernel and the chunk kernels
+/// write together for such a matrix).
+__global__ void write_one_block_row_segments_kernel(const std::int32_t* row_ptr,
+                                                    std::int64_t rows,
+                                                    std::int32_t max_slot_length,
+                                                    const std::int32_t* segment_begin,
+                                                    SegmentWriter writer,
+                                                    std::int32_t* seg_length) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
+  const std::int64_t first_segment = segment_begin[r];
+  std::int32_t rank = 0;
+  for (std::int64_t first = begin; first < end; first += max_slot_length, ++rank) {
+    writer.write(r, first_segment + rank, rank, first, 0);
+    seg_length[first_segment + rank] =
+        static_cast<std::int32_t>(end - first < max_slot_length ? end - first : max_slot_length);
+  }
 }
 
 /// Step 2, a warp a chunk of a row longer than kRowChunkLength (grid-stride over the chunk count,

@@ -58,16 +58,15 @@ unsigned grid_for_row_tiles(std::int64_t rows) {
 /// Largest grid of the warp-a-chunk kernels (grid-stride: they read the chunk count on the GPU).
 constexpr std::int64_t kChunkMaxBlocks = 2048;
 
-/// Allocates the arrays the layout keeps: from tcsparse's pool in order on the build's stream
-/// (DeviceBuffer::from_pool), or one cudaMalloc each (HbpParameters::layout_memory).
+/// Allocates the arrays the layout keeps: from tcsparse's pool in order on the build's stream,
+/// or one cudaMalloc each (DeviceBuffer::for_plan; HbpParameters::layout_memory).
 struct LayoutArrays {
   bool from_pool = false;
   cudaStream_t stream = nullptr;
 
   template <typename T>
   DeviceBuffer<T> allocate(std::int64_t count) const {
-    const auto entries = static_cast<std::size_t>(count);
-    return from_pool ? DeviceBuffer<T>::from_pool(entries, stream) : DeviceBuffer<T>(entries);
+    return DeviceBuffer<T>::for_plan(static_cast<std::size_t>(count), from_pool, stream);
   }
 };
 
@@ -200,7 +199,7 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   const std::int64_t row_blocks = (rows + d.block_rows - 1) / d.block_rows;
   d.arrays_from_pool = p.layout_from_pool(
       estimated_build_temporary_bytes(rows, csr.nnz, column_blocks, p.max_slot_length),
-      static_cast<std::int64_t>(detail::kTemporaryMemoryKeptBetweenBuilds));
+      static_cast<std::int64_t>(detail::kSmallBuildTemporaryBytes));
   const LayoutArrays arrays{d.arrays_from_pool, stream};
   const std::int32_t* row_ptr = csr.row_ptr;
   const std::int32_t* col_idx = csr.col_idx;
@@ -211,23 +210,36 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   // 1. A lane a short row, a warp a long one, a warp a chunk of a longer one: its segments; the
   //    combine rows and their partial sums (scans over rows + 1). The chunks are counted on the
   //    GPU only: their kernels read the count, and their arrays are sized by a bound on it.
+  //    Where x is one column block a row's segments are its pieces of max_slot_length: a thread a
+  //    row counts and writes them from row_ptr alone, and no row is chunked.
+  const bool one_column_block = column_blocks <= 1;
   const auto row_entries = static_cast<std::size_t>(rows + 1);
   auto row_segments = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto combine_flag = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto row_partials = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  auto row_chunks = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  build::count_row_segments_kernel<<<grid_for_row_tiles(rows + 1), kBuildThreads, 0, stream>>>(
-      row_ptr, col_idx, rows, block_cols, p.max_slot_length, row_segments.data(),
-      combine_flag.data(), row_partials.data(), row_chunks.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-  auto chunk_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  exclusive_sum(scratch, row_chunks.data(), chunk_begin.data(), rows + 1, "rows");
-  row_chunks = {};
   // a chunked row of L > kRowChunkLength nonzeros has ceil(L / kRowChunkLength) < 2 L /
   // kRowChunkLength chunks
-  const std::int64_t most_chunks = 2 * (csr.nnz / build::kRowChunkLength);
-  auto chunk_segment_begin = DeviceBuffer<std::int32_t>::on_stream(
-      static_cast<std::size_t>(most_chunks + 1), stream);
+  const std::int64_t most_chunks = one_column_block ? 0 : 2 * (csr.nnz / build::kRowChunkLength);
+  DeviceBuffer<std::int32_t> chunk_begin, chunk_segment_begin;
+  if (one_column_block) {
+    build::count_one_block_row_segments_kernel<<<grid_for(rows + 1), kBuildThreads, 0, stream>>>(
+        row_ptr, rows, p.max_slot_length, row_segments.data(), combine_flag.data(),
+        row_partials.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+  } else {
+    auto row_chunks = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+    build::count_row_segments_kernel<<<grid_for_row_tiles(rows + 1), kBuildThreads, 0,
+                                       stream>>>(row_ptr, col_idx, rows, block_cols,
+                                                 p.max_slot_length, row_segments.data(),
+                                                 combine_flag.data(), row_partials.data(),
+                                                 row_chunks.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    chunk_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+    exclusive_sum(scratch, row_chunks.data(), chunk_begin.data(), rows + 1, "rows");
+    row_chunks = {};
+    chunk_segment_begin = DeviceBuffer<std::int32_t>::on_stream(
+        static_cast<std::size_t>(most_chunks + 1), stream);
+  }
   if (most_chunks > 0) {
     auto chunk_segments = DeviceBuffer<std::int32_t>::on_stream(
         static_cast<std::size_t>(most_chunks + 1), stream);
@@ -247,9 +259,9 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   auto segment_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto combine_index = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   auto partial_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  exclusive_sum(scratch, row_segments.data(), segment_begin.data(), rows + 1, "rows");
-  exclusive_sum(scratch, combine_flag.data(), combine_index.data(), rows + 1, "rows");
-  exclusive_sum(scratch, row_partials.data(), partial_begin.data(), rows + 1, "rows");
+  detail::exclusive_sums(scratch, row_segments.data(), combine_flag.data(), row_partials.data(),
+                         segment_begin.data(), combine_index.data(), partial_begin.data(),
+                         rows + 1, "rows");
   row_segments = {};
   row_partials = {};
   phases.lap("row_segments");
@@ -279,9 +291,13 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
                                       combine_flag.data(),    partial_begin.data(),
                                       seg_key.data(),         seg_first.data(),
                                       seg_destination.data(), seg_index.data()};
-    build::write_segments_kernel<<<grid_for_row_tiles(rows), kBuildThreads, 0, stream>>>(
-        row_ptr, col_idx, rows, block_cols, p.max_slot_length, segment_begin.data(), writer,
-        seg_length.data());
+    if (one_column_block)
+      build::write_one_block_row_segments_kernel<<<grid_for(rows), kBuildThreads, 0, stream>>>(
+          row_ptr, rows, p.max_slot_length, segment_begin.data(), writer, seg_length.data());
+    else
+      build::write_segments_kernel<<<grid_for_row_tiles(rows), kBuildThreads, 0, stream>>>(
+          row_ptr, col_idx, rows, block_cols, p.max_slot_length, segment_begin.data(), writer,
+          seg_length.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
     if (most_chunks > 0) {
       build::write_chunk_segments_kernel<<<grid_for_chunks(most_chunks), kBuildThreads, 0,

@@ -55,7 +55,8 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"layout_memory", Type::choice, "auto", 0, 0, {"auto", "pool", "allocate"},
        "where the GPU build takes the layout's arrays: tcsparse's stream-ordered pool (no wait "
        "for the GPU, pages of freed temporaries reused) or one cudaMalloc each; auto: the pool "
-       "when the build's temporaries take at most the 32 MiB the pool keeps between builds"},
+       "when the build's temporaries take at most 32 MiB (a small build: with its layout it "
+       "fits the 64 MiB the pool keeps between builds)"},
       {"column_order", Type::choice, "auto", 0, 0, {"auto", "caller", "hubs_first"},
        "the order x is read in: the caller's columns, or inside each column block the columns "
        "with most nonzeros first (x gathered into that order by each apply); auto: hubs_first "
@@ -135,9 +136,9 @@ std::int64_t estimated_build_temporary_bytes(std::int64_t rows, std::int64_t nnz
 }
 
 bool HbpParameters::layout_from_pool(std::int64_t temporary_bytes,
-                                     std::int64_t pool_keeps_bytes) const {
+                                     std::int64_t small_build_bytes) const {
   if (layout_memory != LayoutMemory::automatic) return layout_memory == LayoutMemory::pool;
-  return temporary_bytes <= pool_keeps_bytes;
+  return temporary_bytes <= small_build_bytes;
 }
 
 std::int32_t HbpParameters::resolved_block_cols(std::size_t value_bytes, std::int64_t cols,

@@ -178,8 +178,9 @@ std::string_view to_string(Build build);
 /// of the temporaries freed before them. But an array that outlives the build, placed among freed
 /// temporaries, keeps the pool from giving their pages back while the plan lives (after a 4 M-row
 /// build 152 MiB stayed mapped, bench/results/2026-11-29-1900-h200-hbp-hash-chains). auto: pool
-/// when the build's temporaries (estimated_build_temporary_bytes) fit in what the pool keeps
-/// between builds anyway (detail::kTemporaryMemoryKeptBetweenBuilds), else allocate.
+/// when the build is small: its temporaries (estimated_build_temporary_bytes) within
+/// detail::kSmallBuildTemporaryBytes, which with the layout fit what the pool keeps between builds
+/// anyway; else allocate.
 enum class LayoutMemory { automatic, pool, allocate };
 std::string_view to_string(LayoutMemory memory);
 
@@ -269,9 +270,9 @@ struct HbpParameters {
   /// blocks, empty ones included, are counted for the auto rule).
   std::int32_t resolved_block_rows(std::int64_t rows, std::int64_t column_blocks) const;
   /// Whether the GPU build takes the layout's arrays from the pool (LayoutMemory) for a build of
-  /// about `temporary_bytes` temporaries at its peak, where the pool keeps `pool_keeps_bytes`
-  /// between builds.
-  bool layout_from_pool(std::int64_t temporary_bytes, std::int64_t pool_keeps_bytes) const;
+  /// about `temporary_bytes` temporaries at its peak, where builds of at most
+  /// `small_build_bytes` are small (detail::kSmallBuildTemporaryBytes).
+  bool layout_from_pool(std::int64_t temporary_bytes, std::int64_t small_build_bytes) const;
   /// Whether a plan of a matrix of `nnz` nonzeros counts its columns (ColumnOrder): hubs_first
   /// asked for, or auto from kHubsFirstMinNonzeros; never without nonzeros.
   bool counts_columns(std::int64_t nnz) const;

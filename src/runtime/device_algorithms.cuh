@@ -16,6 +16,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/tuple.h>
 
 #include <algorithm>
 #include <bit>
@@ -81,6 +83,31 @@ void exclusive_sum(DeviceScratch& scratch, const T* in, T* out, std::int64_t n, 
   const int items = cub_items(n, what);
   scratch.run([&](void* storage, std::size_t& bytes) {
     return cub::DeviceScan::ExclusiveSum(storage, bytes, in, out, items, scratch.stream());
+  });
+}
+
+/// The element-wise sum of two tuples of three (exclusive_sums' scan operator).
+struct SumOfTriples {
+  template <typename Triple>
+  __host__ __device__ Triple operator()(const Triple& a, const Triple& b) const {
+    return Triple(thrust::get<0>(a) + thrust::get<0>(b), thrust::get<1>(a) + thrust::get<1>(b),
+                  thrust::get<2>(a) + thrust::get<2>(b));
+  }
+};
+
+/// exclusive_sum of three arrays of n items in one scan (one pass over the three, one launch):
+/// out_k[i] = in_k[0] + ... + in_k[i - 1] for k = a, b, c.
+template <typename T>
+void exclusive_sums(DeviceScratch& scratch, const T* in_a, const T* in_b, const T* in_c,
+                    T* out_a, T* out_b, T* out_c, std::int64_t n, const char* what) {
+  if (n == 0) return;
+  const int items = cub_items(n, what);
+  const auto in = thrust::make_zip_iterator(in_a, in_b, in_c);
+  const auto out = thrust::make_zip_iterator(out_a, out_b, out_c);
+  scratch.run([&](void* storage, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveScan(storage, bytes, in, out, SumOfTriples{},
+                                          thrust::make_tuple(T{}, T{}, T{}), items,
+                                          scratch.stream());
   });
 }
 

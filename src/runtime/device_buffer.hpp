@@ -63,10 +63,17 @@ std::size_t temporary_memory_used_bytes();
 std::size_t temporary_memory_high_water_bytes();
 void reset_temporary_memory_high_water();
 
-/// What the pool keeps between plan builds: a small build's temporaries, so that it neither gives
-/// them back nor maps them anew (giving back everything lengthened the end of a 1 ms build by
-/// ~0.1 ms on an H200), but no large one's.
-inline constexpr std::size_t kTemporaryMemoryKeptBetweenBuilds = std::size_t{32} << 20;
+/// A plan build is small when its temporaries take at most this much: it may take the arrays its
+/// plan keeps from the pool too (hbp's layout_memory=auto, detail::is_small_build), and all of it
+/// fits what the pool keeps between builds.
+inline constexpr std::size_t kSmallBuildTemporaryBytes = std::size_t{32} << 20;
+
+/// What the pool keeps between plan builds: a small build's temporaries and the arrays its plan
+/// takes from the pool, so that the next build neither gives them back nor maps them anew (giving
+/// back everything lengthened the end of a 1 ms build by ~0.1 ms on an H200; with 32 MiB kept,
+/// an fp64 hbp build of about 47 MB at its peak spent ~0.08 ms of 0.5 ms mapping the rest again,
+/// runs 375-376 of bench/results/2026-11-30-2215-h200-hbp-one-block-build), but no large one's.
+inline constexpr std::size_t kTemporaryMemoryKeptBetweenBuilds = 2 * kSmallBuildTemporaryBytes;
 
 /// Declared before a plan build's temporaries (so destroyed after them): at the end of the scope,
 /// waits for `stream` (the temporaries' frees included) and releases the pool's unused memory
@@ -140,6 +147,14 @@ class DeviceBuffer {
     buffer.stream_ = nullptr;
     buffer.synchronize_device_on_release_ = true;
     return buffer;
+  }
+
+  /// `count` elements of a plan's own: from_pool for a small build (kSmallBuildTemporaryBytes),
+  /// else a cudaMalloc, so that a large build's arrays never sit among its freed temporaries and
+  /// keep them mapped while the plan lives.
+  static DeviceBuffer for_plan(std::size_t count, bool small_build,
+                               cudaStream_t allocate_on = nullptr) {
+    return small_build ? from_pool(count, allocate_on) : DeviceBuffer(count);
   }
 
   DeviceBuffer(DeviceBuffer&& other) noexcept

@@ -119,10 +119,7 @@ template <typename Value>
 PackedDeviceCsr<Value> upload_csr_temporary(const CsrMatrix<Value, std::int32_t>& matrix,
                                             PlanStats& stats, cudaStream_t stream,
                                             HostUpload policy) {
-  const std::size_t bytes =
-      (matrix.row_ptr.size() + matrix.col_idx.size()) * sizeof(std::int32_t) +
-      matrix.values.size() * sizeof(Value);
-  auto csr = bytes <= kTemporaryMemoryKeptBetweenBuilds
+  auto csr = is_small_build<Value>(matrix.rows, matrix.nnz())
                  ? PackedDeviceCsr<Value>::on_stream(matrix.rows, matrix.cols, matrix.nnz(), stream)
                  : PackedDeviceCsr<Value>(matrix.rows, matrix.cols, matrix.nnz());
   const Stopwatch copies;

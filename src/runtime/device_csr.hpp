@@ -87,13 +87,25 @@ DeviceCsr<Value> upload_csr(const CsrMatrix<Value, std::int32_t>& matrix, PlanSt
                             HostUpload policy = current_host_upload(),
                             StagingConfig staging = {});
 
+/// Whether a plan build from a CSR of `rows` rows and `nnz` nonzeros is small: its packed CSR
+/// (row_ptr, col_idx, values) fits kSmallBuildTemporaryBytes. A small build's temporaries
+/// and the arrays its plan keeps may share the pool; a larger build allocates what its plan keeps
+/// with cudaMalloc, or those arrays, placed among its freed temporaries, would keep the pool's
+/// memory around them from being given back while the plan lives (GPU test
+/// PlanBuild.TcaBuildsKeepNoMoreOfThePool...).
+template <typename Value>
+constexpr bool is_small_build(std::int64_t rows, std::int64_t nnz) {
+  const auto bytes = static_cast<std::size_t>(rows + 1 + nnz) * sizeof(std::int32_t) +
+                     static_cast<std::size_t>(nnz) * sizeof(Value);
+  return bytes <= kSmallBuildTemporaryBytes;
+}
+
 /// upload_csr into one allocation for a build's temporary: PackedDeviceCsr::on_stream(...,
-/// stream) (stream must outlive it) where the CSR fits what the pool keeps between builds
-/// (kTemporaryMemoryKeptBetweenBuilds), else one cudaMalloc. A larger temporary from the pool
-/// would share its memory with the arrays the plan takes from the pool during the build, which
-/// would then keep it from being given back (as hbp's layout_memory rule found, run 371 of
-/// bench/results/2026-11-30-2010-h200-tca-plan-build). The copies run on `stream` by `policy`
-/// and have landed on return; adds their time to stats.upload_ms.
+/// stream) (stream must outlive it) for a small build (is_small_build), else one cudaMalloc. A
+/// larger temporary from the pool would share its memory with the arrays the plan takes from the
+/// pool during the build, which would then keep it from being given back (as hbp's layout_memory
+/// rule found, run 371 of bench/results/2026-11-30-2010-h200-tca-plan-build). The copies run on
+/// `stream` by `policy` and have landed on return; adds their time to stats.upload_ms.
 template <typename Value>
 PackedDeviceCsr<Value> upload_csr_temporary(const CsrMatrix<Value, std::int32_t>& matrix,
                                             PlanStats& stats, cudaStream_t stream,

@@ -475,6 +475,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
   /// caller's arrays), its GPU time in device_preprocess_ms.
   DeviceTileLayout build_tiles_on_device(const DeviceCsrView<Value>& csr) {
     choose_tiles_shape_for(csr.rows, csr.cols, true);
+    tiles_.small_build = detail::is_small_build<Value>(csr.rows, csr.nnz);
     detail::CudaEvent built_start, built_stop;
     built_start.record(nullptr);
     DeviceTileLayout layout = build_tile_layout_on_device(csr, tiles_.shape, nullptr);
@@ -505,8 +506,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
           static_cast<std::size_t>(shape.row_blocks * std::max<std::int64_t>(shape.slices, 1));
       const std::size_t arrivals_at =
           detail::align_up(static_cast<std::size_t>(shape.partial_bytes), kArrayAlignBytes);
-      tiles_.split_k = detail::DeviceBuffer<std::byte>::from_pool(
-          arrivals_at + arrivals * sizeof(unsigned));
+      tiles_.split_k = detail::DeviceBuffer<std::byte>::for_plan(
+          arrivals_at + arrivals * sizeof(unsigned), tiles_.small_build);
       tiles_.partials = reinterpret_cast<float*>(tiles_.split_k.data());
       tiles_.arrivals = reinterpret_cast<unsigned*>(tiles_.split_k.data() + arrivals_at);
       TCSPARSE_CUDA_CHECK(
@@ -1015,6 +1016,7 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     std::int64_t rows = 0, cols = 0;
     int run_stage_words = 0;  ///< words of a run a warp stages in shared memory
     bool built_on_device = false;
+    bool small_build = true;  ///< detail::is_small_build: split_k from the pool
     DeviceTileLayout layout;
     std::int64_t blocks_at_once = 0;  ///< of the kernel on this GPU
     bool cluster_reduce = false;      ///< split-K summed in thread-block clusters (no scratch)

@@ -202,9 +202,10 @@ DeviceTileLayout build_tile_layout_on_device(const DeviceCsrView<Value>& csr,
   if (slots + 1 > std::numeric_limits<std::int32_t>::max())
     throw IndexOverflowError("tca kernel=tiles: " + std::to_string(slots + 1) +
                              " (row block, segment) slots exceed 32-bit offsets");
+  const bool small_build = detail::is_small_build<Value>(csr.rows, csr.nnz);
   DeviceTileLayout layout;
   layout.segment_word_begin =
-      DeviceBuffer<std::int32_t>::from_pool(static_cast<std::size_t>(slots + 1));
+      DeviceBuffer<std::int32_t>::for_plan(static_cast<std::size_t>(slots + 1), small_build);
   detail::DeviceScratch scratch(stream);
   auto counts = DeviceBuffer<TileCounts>::on_stream(1, stream);
   TCSPARSE_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, sizeof(TileCounts), stream));
@@ -238,7 +239,8 @@ DeviceTileLayout build_tile_layout_on_device(const DeviceCsrView<Value>& csr,
     throw IndexOverflowError("tca kernel=tiles: " + std::to_string(sizes.total_words) +
                              " tile words exceed 32-bit offsets");
   layout.longest_run_words = sizes.longest_run;
-  layout.words = DeviceBuffer<std::uint32_t>::from_pool(static_cast<std::size_t>(sizes.total_words));
+  layout.words = DeviceBuffer<std::uint32_t>::for_plan(
+      static_cast<std::size_t>(sizes.total_words), small_build);
   if (sizes.total_words > 0) {
     // 3-5. masks, where each mask word's pairs begin, the values
     TCSPARSE_CUDA_CHECK(cudaMemsetAsync(layout.words.data(), 0,

@@ -33,9 +33,9 @@ struct DeviceTileLayout {
 };
 
 /// The layout of a valid device CSR (sorted, unique columns; 16-bit values) for `shape`, its
-/// arrays from the plan's pool (DeviceBuffer::from_pool). Synchronises the stream twice (the
-/// total to allocate, the counts at the end). IndexOverflowError when the runs exceed 32-bit
-/// word offsets.
+/// arrays from the plan's pool for a small build, else from cudaMalloc (DeviceBuffer::for_plan,
+/// detail::is_small_build). Synchronises the stream twice (the total to allocate, the counts at
+/// the end). IndexOverflowError when the runs exceed 32-bit word offsets.
 template <typename Value>
 DeviceTileLayout build_tile_layout_on_device(const DeviceCsrView<Value>& csr,
                                              const TilesShape& shape, cudaStream_t stream);

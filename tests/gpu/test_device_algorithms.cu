@@ -1,7 +1,8 @@
 // runtime/device_algorithms.cuh on the GPU: the two stable radix sorts that the GPU builds use
 // (DASP's rows by category, HBP's slots by column block and hash) give std::stable_sort's order of
 // the same pairs, by the key's low `bits` bits, for keys of 32 and 64 bits and any bit count; the
-// double-buffered one says truly which buffers hold the result.
+// double-buffered one says truly which buffers hold the result; the scan of three arrays at once
+// (HBP's step 1) gives each array's exclusive prefix sums.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -117,6 +118,37 @@ TEST_F(DeviceAlgorithmsTest, DoubleBufferedSortOfNoPairsLeavesTheFirstBuffersAnd
   const bool in_second = detail::stable_sort_pairs_double_buffered<std::uint32_t, std::int32_t>(
       scratch, nullptr, nullptr, nullptr, nullptr, 0, 32, "pairs");
   EXPECT_FALSE(in_second);
+}
+
+TEST_F(DeviceAlgorithmsTest, ExclusiveSumsOfThreeArraysAreEachArraysPrefixSums) {
+  // one item, one CUB tile, and many tiles with a partial last one; counts of 0 .. 40, and a
+  // third array of 0 / 1 flags as HBP's combine rows
+  for (const std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{(1 << 20) + 7}}) {
+    SCOPED_TRACE(::testing::Message() << n << " items");
+    std::mt19937 rng(static_cast<unsigned>(n));
+    std::uniform_int_distribution<std::int32_t> count(0, 40);
+    std::vector<std::int32_t> a(n), b(n), c(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      a[i] = count(rng);
+      b[i] = count(rng) % 2;
+      c[i] = count(rng) * 3;
+    }
+    const auto prefix_sums = [](const std::vector<std::int32_t>& in) {
+      std::vector<std::int32_t> out(in.size());
+      std::exclusive_scan(in.begin(), in.end(), out.begin(), 0);
+      return out;
+    };
+    detail::CudaStream stream;
+    DeviceScratch scratch(stream.get());
+    const DeviceBuffer<std::int32_t> in_a(a), in_b(b), in_c(c);
+    DeviceBuffer<std::int32_t> out_a(n), out_b(n), out_c(n);
+    detail::exclusive_sums(scratch, in_a.data(), in_b.data(), in_c.data(), out_a.data(),
+                           out_b.data(), out_c.data(), static_cast<std::int64_t>(n), "items");
+    scratch.synchronize();
+    EXPECT_EQ(out_a.download(), prefix_sums(a));
+    EXPECT_EQ(out_b.download(), prefix_sums(b));
+    EXPECT_EQ(out_c.download(), prefix_sums(c));
+  }
 }
 
 TEST_F(DeviceAlgorithmsTest, MoreThanTwoToThe31PairsAreRefusedNamingWhatIsCounted) {

@@ -170,6 +170,50 @@ TEST_F(PlanBuild, SmallHbpBuildsTakeTheirLayoutFromThePoolAndGiveItBackWithThePl
   }
 }
 
+TEST_F(PlanBuild, TcaBuildsKeepNoMoreOfThePoolThanABuildMayAndGiveItBackWithThePlan) {
+  // A small tca build on the GPU (detail::is_small_build) takes its uploaded CSR, its
+  // temporaries, its tile layout and its split-K buffer from the pool; a larger one allocates the
+  // CSR, the layout and the buffer, so that no array of the plan sits among the build's freed
+  // temporaries and keeps them mapped. Either way the pool keeps no more than
+  // kTemporaryMemoryKeptBetweenBuilds unused after the build, and nothing of the plan once it is
+  // destroyed: tiles built on the GPU (n = 256), kernel=auto counting the tiles on the GPU
+  // (n = 16), gather (host-built layout, n = 16).
+  struct Case {
+    const char* name;
+    CsrMatrix<half, std::int32_t> matrix;  // CSR of ~2.5 MB and of ~40 MB
+    std::int64_t n;
+    std::vector<std::string> parameters;
+  };
+  const auto weights = [](std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+    return convert_values<half>(
+        generate_llm_weights(rows, cols, 0.8, LlmRowProfile::uniform, seed));
+  };
+  const auto small = weights(1024, 2048, 5), large = weights(4096, 8192, 7);
+  const Case cases[] = {
+      {"small, tiles, n = 256", small, 256, {}},
+      {"large, tiles, n = 256", large, 256, {}},
+      {"small, auto, n = 16", small, 16, {}},
+      {"large, auto, n = 16", large, 16, {}},
+      {"large, gather, n = 16", large, 16, {"kernel=gather"}},
+  };
+  for (const Case& c : cases) {
+    PlanOptions options;
+    options.parameters = c.parameters;
+    detail::release_unused_temporary_memory();
+    {
+      const SpmmPlan<half> plan(c.matrix, c.n, Method("tca"), options);
+      const std::size_t reserved = detail::temporary_memory_reserved_bytes();
+      const std::size_t used = detail::temporary_memory_used_bytes();
+      EXPECT_LE(reserved - std::min(reserved, used), detail::kTemporaryMemoryKeptBetweenBuilds)
+          << c.name << " (" << plan.stats().details.value("kernel", "") << "): " << reserved
+          << " bytes reserved, " << used << " in use";
+    }
+    EXPECT_LE(detail::temporary_memory_reserved_bytes(),
+              detail::kTemporaryMemoryKeptBetweenBuilds) << c.name << ", the plan destroyed";
+    EXPECT_EQ(detail::temporary_memory_used_bytes(), 0u) << c.name << ", the plan destroyed";
+  }
+}
+
 TEST_F(CusparsePlan, ReportsShapeMethodAndStatistics) {
   const Matrix matrix = small_matrix();
   const SpmvPlan<double> plan(matrix, Method("cusparse_alg2"));

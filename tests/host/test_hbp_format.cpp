@@ -920,8 +920,8 @@ TEST(HbpParameters, ColumnOrderAutoTakesHubsFirstFromTheConcentration) {
   EXPECT_EQ(to_string(ColumnOrder::automatic), "auto");
 }
 
-TEST(HbpParameters, LayoutArraysComeFromThePoolWhenTheBuildsTemporariesFitWhatThePoolKeeps) {
-  constexpr std::int64_t kept = 32ll << 20;
+TEST(HbpParameters, LayoutArraysComeFromThePoolWhenTheBuildIsSmall) {
+  constexpr std::int64_t small = 32ll << 20;  // detail::kSmallBuildTemporaryBytes
   // about 36 bytes a slot and 20 a row; a slot a row and column block plus max_slot_length's cuts
   EXPECT_EQ(estimated_build_temporary_bytes(1000, 50000, 1, 1024),
             kBuildTemporaryBytesPerSlot * (1000 + 48) + kBuildTemporaryBytesPerRow * 1000);
@@ -931,17 +931,17 @@ TEST(HbpParameters, LayoutArraysComeFromThePoolWhenTheBuildsTemporariesFitWhatTh
   const HbpParameters p = parse_parameters({});
   EXPECT_EQ(p.layout_memory, LayoutMemory::automatic);
   // the rajat01 replica of the hbp suite (341 k rows, 2.16 M nonzeros, one column block): pool
-  EXPECT_TRUE(p.layout_from_pool(estimated_build_temporary_bytes(341650, 2161600, 1, 1024), kept));
-  // 4 M rows: their temporaries take more than the pool keeps, so cudaMalloc
-  EXPECT_FALSE(p.layout_from_pool(estimated_build_temporary_bytes(4000000, 18000000, 1, 1024), kept));
-  EXPECT_TRUE(p.layout_from_pool(kept, kept));
-  EXPECT_FALSE(p.layout_from_pool(kept + 1, kept));
+  EXPECT_TRUE(p.layout_from_pool(estimated_build_temporary_bytes(341650, 2161600, 1, 1024), small));
+  // 4 M rows: their temporaries are not a small build's, so cudaMalloc
+  EXPECT_FALSE(p.layout_from_pool(estimated_build_temporary_bytes(4000000, 18000000, 1, 1024), small));
+  EXPECT_TRUE(p.layout_from_pool(small, small));
+  EXPECT_FALSE(p.layout_from_pool(small + 1, small));
   const HbpParameters pool = parse_parameters({"layout_memory=pool"});
   EXPECT_EQ(pool.layout_memory, LayoutMemory::pool);
-  EXPECT_TRUE(pool.layout_from_pool(kept * 100, kept));
+  EXPECT_TRUE(pool.layout_from_pool(small * 100, small));
   const HbpParameters allocate = parse_parameters({"layout_memory=allocate"});
   EXPECT_EQ(allocate.layout_memory, LayoutMemory::allocate);
-  EXPECT_FALSE(allocate.layout_from_pool(0, kept));
+  EXPECT_FALSE(allocate.layout_from_pool(0, small));
   EXPECT_THROW(parse_parameters({"layout_memory=malloc"}), ParameterError);
   EXPECT_EQ(to_string(LayoutMemory::automatic), "auto");
   EXPECT_EQ(to_string(LayoutMemory::pool), "pool");
