@@ -121,8 +121,8 @@ TEST_F(DeviceAlgorithmsTest, DoubleBufferedSortOfNoPairsLeavesTheFirstBuffersAnd
 }
 
 TEST_F(DeviceAlgorithmsTest, ExclusiveSumsOfThreeArraysAreEachArraysPrefixSums) {
-  // one item, one CUB tile, and many tiles with a partial last one; counts of 0 .. 40, and a
-  // third array of 0 / 1 flags as HBP's combine rows
+  // one item, one CUB tile, and many tiles with a partial last one; counts of 0 .. 40 and 0 .. 120,
+  // and between them an array of 0 / 1 flags as HBP's combine rows
   for (const std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{(1 << 20) + 7}}) {
     SCOPED_TRACE(::testing::Message() << n << " items");
     std::mt19937 rng(static_cast<unsigned>(n));
