@@ -426,8 +426,8 @@ class TcaSpmm final : public detail::SpmmMethod<Value> {
     if (parameters_.builds_tiles_on_device(matrix.nnz())) {
       stats_.host_preprocess_ms = std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - start).count();
-      // the CSR is read only here: one temporary allocation (from the pool where it fits what
-      // the pool keeps between builds: upload_csr_temporary), given back on the legacy stream;
+      // the CSR is read only here: one temporary allocation (from the pool for a small build:
+      // upload_csr_temporary, is_small_build), given back on the legacy stream;
       // the scope gives the pool's excess back at the end
       const detail::TemporaryMemoryScope temporaries(cudaStreamLegacy);
       std::optional<detail::PackedDeviceCsr<Value>> csr =
