@@ -1,9 +1,11 @@
 // HBP behind the SpmvMethod interface: the layout built on the GPU from the uploaded CSR or the
 // caller's device CSR (build=device, hbp_device_build.cu) or on the host (build=host,
 // hbp_format.cpp) and uploaded,
-// then per apply, in the hubs-first column order (column_order, hbp_column_order.hpp) a gather of
-// x into the plan's order, a cudaMemsetAsync of the ticket, the SpMV kernel and, when some row has
-// 0 or several slots, the combine kernel, all on the caller's stream (hbp_kernels.cuh).
+// then, where every slot writes its own partial sum (slot_output=, hbp_slot_partials.hpp), its
+// combine lists rewritten on the GPU; then per apply, in the hubs-first column order
+// (column_order, hbp_column_order.hpp) a gather of x into the plan's order, a cudaMemsetAsync of
+// the ticket, the SpMV kernel and, when some row has 0 or several slots (every row with
+// slot_output=partial), the combine kernel, all on the caller's stream (hbp_kernels.cuh).
 //
 // Apply is asynchronous, allocates nothing and synchronises nothing; the gather, the memset and
 // the two kernels are graph-capturable. The gathered x, the ticket and the partial sums belong to
@@ -26,6 +28,7 @@
 #include "hbp/hbp_format.hpp"
 #include "hbp/hbp_kernels.cuh"
 #include "hbp/hbp_parameters.hpp"
+#include "hbp/hbp_slot_partials.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/device_csr.hpp"
@@ -123,6 +126,8 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
       layout_ = upload_layout(layout);
       if (!plan_to_caller.empty()) plan_to_caller_ = DeviceBuffer<std::int32_t>(plan_to_caller);
       stats_.upload_ms = upload.elapsed_ms();
+      const detail::Stopwatch rewrite;  // device_preprocess_ms stays 0 if nothing is rewritten
+      if (give_every_slot_a_partial(nullptr)) stats_.device_preprocess_ms = rewrite.elapsed_ms();
       statistics = layout_statistics(layout, sizeof(Acc));
     } else {
       detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
@@ -199,7 +204,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     // the column order's temporaries (the renumbered columns live through the layout's build)
     // given back at the end, as the layout's own are
     const detail::TemporaryMemoryScope temporaries(stream);
-    CudaEvent start, counted, ordered, stop;
+    CudaEvent start, counted, ordered, built, stop;
     start.record(stream);
     DeviceCsrView<Value> plan_csr = csr;
     DeviceBuffer<std::int32_t> plan_columns;
@@ -226,6 +231,8 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     ordered.record(stream);
     layout_ = build_layout_on_device(plan_csr, parameters_, block_cols, stream);
     plan_columns = {};
+    built.record(stream);
+    const bool rewritten = give_every_slot_a_partial(stream);
     stop.record(stream);
     stop.synchronize();
     stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
@@ -237,8 +244,20 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
       phases["column_order"] = ordered.elapsed_ms_since(counted);
     }
     for (const auto& [step, ms] : layout_.build_phases_ms) phases[step] = ms;
+    if (rewritten) phases["slot_partials"] = stop.elapsed_ms_since(built);
     statistics["plan_phases_ms"] = std::move(phases);
     return statistics;
+  }
+
+  /// slot_output=partial (or auto's choice, HbpParameters::partial_per_slot): the layout rewritten
+  /// so that slot s writes partials[s] and the combine takes every row. Whether it was.
+  bool give_every_slot_a_partial(cudaStream_t stream) {
+    const std::int64_t column_blocks = (layout_.cols + layout_.block_cols - 1) / layout_.block_cols;
+    if (layout_.nnz == 0 ||
+        !parameters_.partial_per_slot(column_blocks, layout_.slots, layout_.partials))
+      return false;
+    give_every_slot_a_partial_on_device(layout_, stream);
+    return true;
   }
 
   /// x as the kernels read it: the caller's, or gathered into the plan's column order.
@@ -305,6 +324,8 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     if (kind_ == Kernel::tasks)
       stats_.details["fixed_share"] = p.resolved_fixed_share(layout_.block_cols, sizeof(V));
     stats_.details["max_slot_length"] = p.max_slot_length;
+    stats_.details["slot_output"] =
+        layout_.output_hash.empty() && layout_.slots > 0 ? "partial" : "hash";
     stats_.details["column_order"] = plan_to_caller_.empty() ? "caller" : "hubs_first";
     if (!plan_to_caller_.empty())
       stats_.details["hub_min_count"] = p.resolved_hub_min_count(layout_.nnz, layout_.cols);

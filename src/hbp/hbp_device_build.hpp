@@ -19,7 +19,9 @@ namespace tcsparse::hbp {
 
 /// The arrays of HbpLayout (hbp_format.hpp, same meaning and order) in device memory, with the
 /// scalars the launch needs. block_col and block_row are not read by the kernels: the plan may
-/// release them (release_block_indices) once the layout is built.
+/// release them (release_block_indices) once the layout is built. With slot_output=partial the
+/// plan rewrites the combine's arrays and releases output_hash and combine_rows
+/// (hbp_slot_partials.hpp).
 template <typename Value>
 struct DeviceLayout {
   std::int64_t rows = 0, cols = 0, nnz = 0;

@@ -39,6 +39,8 @@
 //   L2 stripes, read through L1/L2; tickets in task order keep the grid on one stripe at a time)
 //   a slot's sum goes to output_hash[s] >= 0: partials[output_hash[s]]
 //                                       < 0: y[~output_hash[s]] = alpha*sum + beta*y (only slot)
+//   or, with slot_output=partial (output_hash == nullptr; hbp_slot_partials.hpp), to partials[s]:
+//   every slot has its partial sum at its own index, and the combine writes every row
 //   partial sums are numbered in slot order: a group's lanes write one coalesced run
 //   combine: thread per k: y[combine_rows[k]] = alpha * sum(partials[combine_partials[i]] for i
 //            in [combine_begin[k], combine_begin[k+1]) in order) + beta * y
@@ -74,7 +76,7 @@ struct SpmvArguments {
   const std::int64_t* begin_nnz = nullptr;
   const std::uint32_t* col_add_sign = nullptr;
   const V* data = nullptr;
-  const std::int32_t* output_hash = nullptr;
+  const std::int32_t* output_hash = nullptr;  ///< nullptr: slot s writes partials[s]
   const std::uint16_t* slot_last_round = nullptr;
   Acc<V>* partials = nullptr;
   unsigned* ticket = nullptr;
@@ -85,7 +87,7 @@ struct SpmvArguments {
 
 template <typename V>
 struct CombineArguments {
-  const std::int32_t* combine_rows = nullptr;
+  const std::int32_t* combine_rows = nullptr;  ///< nullptr: every row, combine row k is row k
   const std::int32_t* combine_begin = nullptr;
   const std::int32_t* combine_partials = nullptr;
   const Acc<V>* partials = nullptr;
@@ -168,7 +170,9 @@ __device__ __forceinline__ GroupHead load_group_head(const SpmvArguments<V>& arg
   if (lane < slots) {
     if (!head.whole_warp)
       head.last = static_cast<int>(arch::load_read_only(args.slot_last_round + slot0 + lane));
-    head.destination = arch::load_read_only(args.output_hash + slot0 + lane);
+    head.destination = args.output_hash != nullptr
+                           ? arch::load_read_only(args.output_hash + slot0 + lane)
+                           : slot0 + lane;
   }
   return head;
 }
@@ -363,17 +367,22 @@ __global__ void __maxnreg__(kGroupsMaxRegisters<kUnroll>)
   }
 }
 
-/// The combine part: one thread a row with 0 or >= 2 slots (grid-stride).
+/// The combine part: one thread a row with 0 or >= 2 slots, or every row (slot_output=partial;
+/// grid-stride).
 template <typename V>
 __global__ void combine_kernel(CombineArguments<V> args, V* __restrict__ y, Acc<V> alpha,
                                Acc<V> beta) {
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        k < args.count; k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    Acc<V> sum = 0;
-    const std::int32_t end = args.combine_begin[k + 1];
-    for (std::int32_t i = args.combine_begin[k]; i < end; ++i)
+    // from the first partial, not 0 + it: a row of one slot (slot_output=partial) gets the sum
+    // the SpMV kernel would have written itself, to the sign of a zero
+    const std::int32_t begin = args.combine_begin[k], end = args.combine_begin[k + 1];
+    Acc<V> sum = begin < end ? args.partials[arch::load_streaming(args.combine_partials + begin)]
+                             : Acc<V>(0);
+    for (std::int32_t i = begin + 1; i < end; ++i)
       sum += args.partials[arch::load_streaming(args.combine_partials + i)];
-    write_row(y, static_cast<std::int64_t>(args.combine_rows[k]), sum, alpha, beta);
+    write_row(y, args.combine_rows != nullptr ? static_cast<std::int64_t>(args.combine_rows[k]) : k,
+              sum, alpha, beta);
   }
 }
 

@@ -64,6 +64,11 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"hub_min_count", Type::integer, "auto", 1, std::int64_t{1} << 31, {"auto"},
        "column_order=hubs_first: the fewest nonzeros of a column moved to the front of its block "
        "(the others keep their order, so the gather of x sweeps them)"},
+      {"slot_output", Type::choice, "auto", 0, 0, {"auto", "hash", "partial"},
+       "where a slot's sum goes: the paper's output_hash (a partial sum, or y for a row's only "
+       "slot), or every slot to its own partial sum, the combine writing every row (no "
+       "output_hash read); auto: partial where x is cut into stripes and at most a third of the "
+       "slots are their row's only one"},
   };
 }
 
@@ -107,6 +112,23 @@ std::string_view to_string(ColumnOrder order) {
     case ColumnOrder::automatic: return "auto";
   }
   return "auto";
+}
+
+std::string_view to_string(SlotOutput output) {
+  switch (output) {
+    case SlotOutput::hash: return "hash";
+    case SlotOutput::partial: return "partial";
+    case SlotOutput::automatic: return "auto";
+  }
+  return "auto";
+}
+
+bool HbpParameters::partial_per_slot(std::int64_t column_blocks, std::int64_t slots,
+                                     std::int64_t partials) const {
+  if (slot_output != SlotOutput::automatic) return slot_output == SlotOutput::partial;
+  const auto single_slots = static_cast<double>(slots - partials);
+  return column_blocks >= 2 &&
+         single_slots <= kAutoSlotPartialMaxSingleSlotShare * static_cast<double>(slots);
 }
 
 bool HbpParameters::counts_columns(std::int64_t nnz) const {
@@ -220,6 +242,9 @@ HbpParameters hbp_parameters(const detail::ParameterValues& values) {
   p.layout_memory = values.is("layout_memory", "pool")       ? LayoutMemory::pool
                     : values.is("layout_memory", "allocate") ? LayoutMemory::allocate
                                                              : LayoutMemory::automatic;
+  p.slot_output = values.is("slot_output", "hash")      ? SlotOutput::hash
+                  : values.is("slot_output", "partial") ? SlotOutput::partial
+                                                        : SlotOutput::automatic;
   p.column_order = values.is("column_order", "hubs_first") ? ColumnOrder::hubs_first
                    : values.is("column_order", "caller")   ? ColumnOrder::caller
                                                            : ColumnOrder::automatic;

@@ -223,6 +223,21 @@ inline constexpr std::int64_t kHubsFirstMinNonzeros = std::int64_t{1} << 22;
 /// almost a copy). 2 x mean: 31 for the R-MAT graphs of 16 edges a vertex, 85-90 for 48.
 inline constexpr double kAutoHubMinCountOverMean = 2.0;
 
+/// Where a slot's sum goes (slot_output=; hbp_slot_partials.hpp; not in the paper): `hash`, the
+/// paper's output_hash (a partial sum, or y itself for a row's only slot); `partial`, every slot
+/// to its own partial sum (no output_hash read; the combine writes every row); auto: partial where
+/// x is cut into stripes (at least two column blocks) and at most
+/// kAutoSlotPartialMaxSingleSlotShare of the slots are a row's only one.
+enum class SlotOutput { automatic, hash, partial };
+std::string_view to_string(SlotOutput output);
+
+/// slot_output=auto's bound on the share of slots that are their row's only one (each costs a
+/// partial sum written and read that `hash` does not). Measured (H200, run 382, partial over hash,
+/// share in brackets): fp64 power law 16 M 1.100x (0.23), uniform 4-12 16 M 1.053x (0.00), R-MAT
+/// 23 / 24 1.077x / 1.081x (0.10 / 0.07), R-MAT 21 x 48 1.029x (0.16); fp16 R-MAT 24 1.046x
+/// (0.24), uniform 1.046x (0.01), power law 1.002x (0.44); the 24 M-row band 0.71x / 0.75x (1.00).
+inline constexpr double kAutoSlotPartialMaxSingleSlotShare = 1.0 / 3.0;
+
 struct HbpParameters {
   /// 0: auto (resolved_block_rows).
   std::int32_t block_rows = 0;
@@ -255,6 +270,7 @@ struct HbpParameters {
   ColumnOrder column_order = ColumnOrder::automatic;
   /// The fewest nonzeros of a hub column (ColumnOrder); 0: auto (resolved_hub_min_count).
   std::int64_t hub_min_count = 0;
+  SlotOutput slot_output = SlotOutput::automatic;
 
   /// block_cols for `cols` columns of values of `value_bytes` bytes on a GPU of `l2_bytes` of
   /// L2, x read in the hubs-first order or not: auto cuts x into the fewest stripes of at most
@@ -282,6 +298,10 @@ struct HbpParameters {
   bool hubs_first(double concentration) const;
   /// hub_min_count for a matrix of `nnz` nonzeros and `cols` columns (kAutoHubMinCountOverMean).
   std::int64_t resolved_hub_min_count(std::int64_t nnz, std::int64_t cols) const;
+  /// Whether every slot writes its own partial sum (SlotOutput) in a layout of `column_blocks`
+  /// column blocks and `slots` slots, `partials` of which write a partial sum with output_hash.
+  bool partial_per_slot(std::int64_t column_blocks, std::int64_t slots,
+                        std::int64_t partials) const;
   /// blocks_per_task for a layout of `blocks` blocks: auto gives about kAutoTargetTasks tasks,
   /// 1 to 4 blocks a warp.
   std::int32_t resolved_blocks_per_task(std::int64_t blocks) const;

@@ -10,7 +10,9 @@
 // 65536-nonzero slot against the reference; a plan from device CSR equal to the plan from host
 // CSR bit for bit, reading nothing of the caller's arrays after its build; x gathered into the
 // hubs-first column order (column_order) in the stress sets, the graph capture and from device
-// CSR, and column_order=auto's choice, with narrower stripes in fp64. Written before
+// CSR, and column_order=auto's choice, with narrower stripes in fp64; every slot writing its own
+// partial sum (slot_output=partial) giving the output_hash layout's y bit for bit, and auto's
+// choice between them. Written before
 // a GPU could run them (issue 10): run with --gtest_filter='*Hbp*'.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -21,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/test_matrices.hpp"
@@ -478,6 +481,93 @@ TEST_F(HbpGpu, StripesAndRowsCutIntoSlotsMatchReference) {
         std::vector<std::string>{"max_slot_length=65536"}, std::vector<std::string>{}}) {
     expect_every_precision(a, parameters);
   }
+}
+
+/// y = alpha A x + beta y (the scalars of `s`) by an hbp plan of `a64` (as Value) with
+/// `parameters`, and the plan's details.
+template <typename Value>
+std::pair<std::vector<Value>, Json> hbp_y(const Matrix& a64,
+                                          const std::vector<std::string>& parameters, Scalars s) {
+  const Matrix scaled = std::is_same_v<Value, double> ? a64 : test::scaled_for_16_bit(a64);
+  const auto a = test::with_values<Value>(scaled);
+  const SpmvPlan<Value> plan(a, Method("hbp"), options_of(parameters));
+  return {run_spmv(plan, test::make_x<Value>(scaled), test::make_y<Value>(scaled), s),
+          plan.stats().details};
+}
+
+std::string text_in(const Json& details, const char* key) {
+  return details[key].get<std::string>();
+}
+
+/// slot_output=partial gives slot_output=hash's y bit for bit.
+template <typename Value>
+void expect_slot_partials_give_the_hash_layouts_y(const Matrix& a64,
+                                                  std::vector<std::string> parameters) {
+  for (const Scalars s : kScalarCases) {
+    parameters.push_back("slot_output=hash");
+    const auto [hashed, hash_details] = hbp_y<Value>(a64, parameters, s);
+    parameters.back() = "slot_output=partial";
+    const auto [partial, partial_details] = hbp_y<Value>(a64, parameters, s);
+    parameters.pop_back();
+    EXPECT_EQ(text_in(hash_details, "slot_output"), "hash");
+    EXPECT_EQ(text_in(partial_details, "slot_output"), a64.nnz() > 0 ? "partial" : "hash");
+    ASSERT_EQ(partial.size(), hashed.size());
+    EXPECT_EQ(std::memcmp(partial.data(), hashed.data(), partial.size() * sizeof(Value)), 0)
+        << describe(parameters) << "alpha " << s.alpha << " beta " << s.beta;
+  }
+}
+
+TEST_F(HbpGpu, EverySlotWritingItsOwnPartialGivesTheHashLayoutsYBitForBit) {
+  // rows with slots in several stripes, rows cut into several slots of one stripe
+  // (max_slot_length), empty rows (beta * y alone) and rows of one slot (written by the combine)
+  std::vector<std::int64_t> lengths = {3000, 0, 1, 900, 0};
+  for (int i = 0; i < 5000; ++i) lengths.push_back(i % 37);
+  const Matrix cases[] = {
+      test::with_row_lengths(4096, lengths, 21),
+      generate_rmat(15, 16, 22),
+      generate_random_rows(50000, 50000, RowLengthDistribution::uniform, 0, 12, 23),
+  };
+  const std::vector<std::vector<std::string>> shapes = {
+      {"block_cols=256", "max_slot_length=100"},
+      {"block_cols=1024", "block_rows=64", "kernel=tasks"},
+      {"block_cols=8", "max_slot_length=2", "warp_row_length=off"},
+      {"column_order=hubs_first", "block_cols=512", "reorder=sort"},
+      {"build=host", "block_cols=512"},
+      {},  // one column block
+  };
+  for (const Matrix& a : cases)
+    for (const auto& shape : shapes) {
+      expect_slot_partials_give_the_hash_layouts_y<double>(a, shape);
+      expect_slot_partials_give_the_hash_layouts_y<half>(a, shape);
+    }
+}
+
+TEST_F(HbpGpu, EverySlotWritingItsOwnPartialMatchesTheReferenceInEveryPrecision) {
+  std::vector<std::int64_t> lengths = {150000, 0, 1, 40000};
+  for (int i = 0; i < 3000; ++i) lengths.push_back(i % 13);
+  expect_every_precision(test::with_row_lengths(3000000, lengths, 24),
+                         {"slot_output=partial", "block_cols=1000000", "max_slot_length=700"});
+  expect_every_precision(generate_rmat(14, 8, 25), {"slot_output=partial", "block_cols=1024"});
+  std::vector<std::int64_t> mostly_empty(2000, 0);  // rows of 0-3 nonzeros, most of them empty
+  for (std::size_t r = 0; r < mostly_empty.size(); r += 7) mostly_empty[r] = 1 + r % 3;
+  expect_every_precision(test::with_row_lengths(64, mostly_empty, 27),
+                         {"slot_output=partial", "block_cols=16"});
+}
+
+TEST_F(HbpGpu, AutoGivesEverySlotItsOwnPartialWhereXIsCutIntoStripes) {
+  const Matrix a64 = generate_random_rows(20000, 20000, RowLengthDistribution::uniform, 1, 12, 26);
+  const auto a = test::with_values<double>(a64);
+  const SpmvPlan<double> stripes(a, Method("hbp"), options_of({"block_cols=4096"}));
+  EXPECT_EQ(text_in(stripes.stats().details, "slot_output"), "partial");
+  EXPECT_EQ(stripes.stats().details["combine_rows"].get<std::int64_t>(), a64.rows);
+  EXPECT_EQ(stripes.stats().details["partial_sums"], stripes.stats().details["slots"]);
+  const SpmvPlan<double> one_block(a, Method("hbp"), {});
+  EXPECT_EQ(one_block.stats().details["column_blocks"].get<std::int64_t>(), 1);
+  EXPECT_EQ(text_in(one_block.stats().details, "slot_output"), "hash");
+  // a band in stripes: nearly every row lies in one stripe, its only slot writing y itself
+  const auto band = test::with_values<double>(generate_banded(20000, 1, 28));
+  const SpmvPlan<double> band_stripes(band, Method("hbp"), options_of({"block_cols=4096"}));
+  EXPECT_EQ(text_in(band_stripes.stats().details, "slot_output"), "hash");
 }
 
 }  // namespace
