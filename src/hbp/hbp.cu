@@ -117,17 +117,17 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
       if (hubs_first(matrix.nnz()))
         plan_to_caller = hubs_first_column_order(
             columns, matrix.cols, block_cols, p.resolved_hub_min_count(matrix.nnz(), matrix.cols));
-      const HbpLayout<Value> layout =
+      HbpLayout<Value> layout =
           plan_to_caller.empty() ? build_layout(matrix, p, block_cols)
                                  : build_layout(with_plan_columns(matrix, plan_to_caller), p,
                                                 block_cols);
+      if (partial_per_slot(layout.cols, layout.block_cols, layout.slots(), layout.partials()))
+        give_every_slot_a_partial(layout);  // the host model of the GPU's rewrite
       stats_.host_preprocess_ms = host_work.elapsed_ms();
       const detail::Stopwatch upload;
       layout_ = upload_layout(layout);
       if (!plan_to_caller.empty()) plan_to_caller_ = DeviceBuffer<std::int32_t>(plan_to_caller);
       stats_.upload_ms = upload.elapsed_ms();
-      const detail::Stopwatch rewrite;  // device_preprocess_ms stays 0 if nothing is rewritten
-      if (give_every_slot_a_partial(nullptr)) stats_.device_preprocess_ms = rewrite.elapsed_ms();
       statistics = layout_statistics(layout, sizeof(Acc));
     } else {
       detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats_);
@@ -232,7 +232,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     layout_ = build_layout_on_device(plan_csr, parameters_, block_cols, stream);
     plan_columns = {};
     built.record(stream);
-    const bool rewritten = give_every_slot_a_partial(stream);
+    const bool rewritten = rewrite_slot_outputs(stream);
     stop.record(stream);
     stop.synchronize();
     stats_.device_preprocess_ms = stop.elapsed_ms_since(start);
@@ -249,12 +249,19 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     return statistics;
   }
 
-  /// slot_output=partial (or auto's choice, HbpParameters::partial_per_slot): the layout rewritten
-  /// so that slot s writes partials[s] and the combine takes every row. Whether it was.
-  bool give_every_slot_a_partial(cudaStream_t stream) {
-    const std::int64_t column_blocks = (layout_.cols + layout_.block_cols - 1) / layout_.block_cols;
-    if (layout_.nnz == 0 ||
-        !parameters_.partial_per_slot(column_blocks, layout_.slots, layout_.partials))
+  /// Whether a layout of `cols` columns in blocks of `block_cols`, `slots` slots and `partials`
+  /// partial sums (before any rewrite) writes a partial sum a slot (slot_output=partial, or auto's
+  /// choice, HbpParameters::partial_per_slot).
+  bool partial_per_slot(std::int64_t cols, std::int32_t block_cols, std::int64_t slots,
+                        std::int64_t partials) const {
+    const std::int64_t column_blocks = (cols + block_cols - 1) / block_cols;
+    return slots > 0 && parameters_.partial_per_slot(column_blocks, slots, partials);
+  }
+
+  /// build=device: the layout rewritten on the GPU where every slot writes its own partial sum
+  /// (partial_per_slot). Whether it was.
+  bool rewrite_slot_outputs(cudaStream_t stream) {
+    if (!partial_per_slot(layout_.cols, layout_.block_cols, layout_.slots, layout_.partials))
       return false;
     give_every_slot_a_partial_on_device(layout_, stream);
     return true;
@@ -465,8 +472,10 @@ HbpLayout<Value> build_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
                                  const HbpParameters& p) {
   PlanStats stats;
   const detail::DeviceCsr<Value> csr = detail::upload_csr(matrix, stats);
-  const DeviceLayout<Value> layout = build_layout_on_device(
+  DeviceLayout<Value> layout = build_layout_on_device(
       csr.view(), p, block_cols_on_this_gpu(p, sizeof(Value), matrix.cols, false), nullptr);
+  if (p.slot_output == SlotOutput::partial && layout.slots > 0)
+    give_every_slot_a_partial_on_device(layout, nullptr);
   return download_layout(layout);
 }
 

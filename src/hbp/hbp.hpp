@@ -44,8 +44,9 @@ template <typename Value>
 Schedule launch_schedule(const detail::SpmvMethod<Value>& method);
 
 /// The layout build=device gives for `matrix` (the CSR uploaded, the layout built on the GPU,
-/// every array downloaded; reorder_statistics left empty): what the GPU test compares with
-/// build_layout, array by array, bit for bit.
+/// rewritten there where p asks for slot_output=partial, every array downloaded;
+/// reorder_statistics left empty): what the GPU test compares with build_layout (and
+/// give_every_slot_a_partial), array by array, bit for bit.
 template <typename Value>
 HbpLayout<Value> build_on_device(const CsrMatrix<Value, std::int32_t>& matrix,
                                  const HbpParameters& p);

@@ -122,7 +122,7 @@ DeviceLayout<Value> upload_layout(const HbpLayout<Value>& layout) {
   d.slots = layout.slots();
   d.tasks = layout.tasks();
   d.partials = layout.partials();
-  d.combine_row_count = static_cast<std::int64_t>(layout.combine_rows.size());
+  d.combine_row_count = layout.combine_row_count();
   d.block_col = DeviceBuffer<std::int32_t>(layout.block_col);
   d.block_row = DeviceBuffer<std::int32_t>(layout.block_row);
   d.block_group_begin = DeviceBuffer<std::int32_t>(layout.block_group_begin);

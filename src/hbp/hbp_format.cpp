@@ -489,8 +489,14 @@ template <typename Value>
 void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::span<const Value> x,
                 std::span<double> y, double alpha, double beta) {
   const std::int64_t tasks = layout.tasks();
-  if (layout.slot_last_round.size() != layout.output_hash.size())
-    throw Error("hbp host model: slot_last_round is not one a slot");
+  // slot_output=partial: no output_hash, and the combine over every row
+  const bool slot_partials = layout.output_hash.empty() && layout.combine_rows.empty();
+  if (!slot_partials && layout.slot_last_round.size() != layout.output_hash.size())
+    throw Error("hbp host model: output_hash is not one a slot");
+  // where slot s's sum goes: output_hash, or partials[s]
+  auto destination_of = [&](std::int32_t slot) {
+    return slot_partials ? slot : layout.output_hash[static_cast<std::size_t>(slot)];
+  };
   std::vector<char> block_taken(static_cast<std::size_t>(layout.blocks()), 0);
   std::vector<char> row_written(static_cast<std::size_t>(layout.rows), 0);
   std::vector<char> partial_written(static_cast<std::size_t>(layout.partials()), 0);
@@ -535,7 +541,7 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
                 lane[static_cast<std::size_t>(l)] + lane[static_cast<std::size_t>(l ^ offset)];
           lane = next;
         }
-        write(layout.output_hash[static_cast<std::size_t>(slot0)], lane[0]);
+        write(destination_of(slot0), lane[0]);
         continue;
       }
       // a lane a slot, in rounds: positions from the slot lengths (the kernel's walk), each
@@ -553,8 +559,7 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
       if (visited != end - begin)
         throw Error("hbp host model: the slot lengths do not cover their group's nonzeros");
       for (std::int32_t l = 0; l < group_rows; ++l)
-        write(layout.output_hash[static_cast<std::size_t>(slot0 + l)],
-              sum[static_cast<std::size_t>(l)]);
+        write(destination_of(slot0 + l), sum[static_cast<std::size_t>(l)]);
     }
   };
   auto run_task = [&](std::int64_t t) {
@@ -578,8 +583,14 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
   for (const char taken : block_taken)
     if (!taken) throw Error("hbp host model: a block was never taken");
 
-  // the combine: rows with 0 or >= 2 slots, partial sums in column-block order
-  for (std::size_t k = 0; k < layout.combine_rows.size(); ++k) {
+  // the combine: rows with 0 or >= 2 slots (every row with slot partials), partial sums in
+  // column-block order
+  const auto combine_rows = static_cast<std::size_t>(layout.combine_row_count());
+  const std::size_t expected_combine_rows =
+      slot_partials ? static_cast<std::size_t>(layout.rows) : layout.combine_rows.size();
+  if (combine_rows != expected_combine_rows)
+    throw Error("hbp host model: combine_begin is not one a combine row and one more");
+  for (std::size_t k = 0; k < combine_rows; ++k) {
     double sum = 0.0;
     for (std::int32_t i = layout.combine_begin[k]; i < layout.combine_begin[k + 1]; ++i) {
       const auto partial = static_cast<std::size_t>(layout.combine_partials.at(static_cast<std::size_t>(i)));
@@ -587,13 +598,54 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
         throw Error("hbp host model: a partial sum was never written");
       sum += partials[partial];
     }
-    const auto row = static_cast<std::size_t>(layout.combine_rows[k]);
+    const auto row = slot_partials ? k : static_cast<std::size_t>(layout.combine_rows[k]);
     if (row_written.at(row)) throw Error("hbp host model: row written twice");
     row_written[row] = 1;
     y[row] = alpha * sum + (beta == 0.0 ? 0.0 : beta * y[row]);
   }
   for (const char written : row_written)
     if (!written) throw Error("hbp host model: a row was never written");
+}
+
+template <typename Value>
+void give_every_slot_a_partial(HbpLayout<Value>& layout) {
+  const auto rows = static_cast<std::size_t>(layout.rows);
+  const auto slots = static_cast<std::size_t>(layout.slots());
+  if (layout.output_hash.size() != slots)
+    throw Error("hbp: slot_output=partial needs the layout's output_hash (once, one a slot)");
+  // each row's slot count and each partial's slot
+  std::vector<std::int32_t> row_begin(rows + 1, 0);
+  std::vector<std::int32_t> partial_slot(static_cast<std::size_t>(layout.partials()));
+  for (std::size_t k = 0; k < layout.combine_rows.size(); ++k)
+    row_begin[static_cast<std::size_t>(layout.combine_rows[k])] =
+        layout.combine_begin[k + 1] - layout.combine_begin[k];
+  for (std::size_t s = 0; s < slots; ++s) {
+    const std::int32_t destination = layout.output_hash[s];
+    if (destination < 0)
+      row_begin[static_cast<std::size_t>(~destination)] = 1;
+    else
+      partial_slot[static_cast<std::size_t>(destination)] = static_cast<std::int32_t>(s);
+  }
+  std::exclusive_scan(row_begin.begin(), row_begin.end(), row_begin.begin(), std::int32_t{0});
+  // each row's slots, in its list's column-block order; a row's only slot at its place
+  std::vector<std::int32_t> row_slots(slots);
+  for (std::size_t k = 0; k < layout.combine_rows.size(); ++k) {
+    auto place =
+        static_cast<std::size_t>(row_begin[static_cast<std::size_t>(layout.combine_rows[k])]);
+    for (std::int32_t i = layout.combine_begin[k]; i < layout.combine_begin[k + 1]; ++i) {
+      const auto partial =
+          static_cast<std::size_t>(layout.combine_partials[static_cast<std::size_t>(i)]);
+      row_slots[place++] = partial_slot[partial];
+    }
+  }
+  for (std::size_t s = 0; s < slots; ++s)
+    if (const std::int32_t destination = layout.output_hash[s]; destination < 0)
+      row_slots[static_cast<std::size_t>(row_begin[static_cast<std::size_t>(~destination)])] =
+          static_cast<std::int32_t>(s);
+  layout.output_hash = {};
+  layout.combine_rows = {};
+  layout.combine_begin = std::move(row_begin);
+  layout.combine_partials = std::move(row_slots);
 }
 
 // ---- statistics ----------------------------------------------------------------------------
@@ -650,7 +702,7 @@ Json layout_statistics(const HbpLayout<Value>& layout, std::size_t partial_bytes
   sizes.slots = layout.slots();
   sizes.tasks = layout.tasks();
   sizes.partials = layout.partials();
-  sizes.combine_rows = static_cast<std::int64_t>(layout.combine_rows.size());
+  sizes.combine_rows = layout.combine_row_count();
   sizes.value_bytes = sizeof(Value);
   sizes.device_bytes = device_bytes(layout, partial_bytes);
   Json j = size_statistics(sizes);
@@ -686,6 +738,7 @@ Json host_layout_statistics(const CsrMatrix<double, std::int32_t>& matrix, const
 #define TCSPARSE_HBP_INSTANTIATE(Value)                                                          \
   template HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>&,                \
                                          const HbpParameters&, std::int32_t);                  \
+  template void give_every_slot_a_partial(HbpLayout<Value>&);                                  \
   template void host_apply(const HbpLayout<Value>&, const Schedule&, std::span<const Value>,   \
                            std::span<double>, double, double);                                 \
   template std::size_t device_bytes(const HbpLayout<Value>&, std::size_t);                     \

@@ -37,6 +37,9 @@
 //                 SpMV kernel's writes to a different sector each: on x striped over the L2, a
 //                 stripe's tasks wrote one 8-byte partial into each 32-byte sector, which the
 //                 next stripe's tasks found evicted: a read-modify-write of DRAM a slot.)
+//   slot_output=partial (give_every_slot_a_partial, after the build): no output_hash, slot s writes
+//                 partial s; the combine takes every row (no combine_rows, combine_begin over
+//                 rows + 1), combine_partials naming each row's slots in column-block order.
 //   tasks         task t: blocks [task_block_begin[t], task_block_begin[t + 1]), all of column
 //                 block task_col[t] (at most blocks_per_task blocks); task_shared_x[t]: whether
 //                 it loads the x segment into shared memory (enough nonzeros to pay for it).
@@ -188,12 +191,15 @@ struct HbpLayout {
   std::vector<std::int64_t> begin_nnz;          ///< groups + 1
   std::vector<std::uint32_t> col_add_sign;      ///< nnz
   std::vector<Value> data;                      ///< nnz
-  std::vector<std::int32_t> output_hash;        ///< slots
+  /// slots; empty with slot_output=partial (give_every_slot_a_partial): slot s writes partial s
+  std::vector<std::int32_t> output_hash;
   /// slots: length - 1 (header comment; the walk of walk_rounds)
   std::vector<std::uint16_t> slot_last_round;
-  std::vector<std::int32_t> combine_rows;       ///< rows with 0 or >= 2 slots
-  std::vector<std::int32_t> combine_begin;      ///< combine_rows + 1
-  std::vector<std::int32_t> combine_partials;   ///< partials: row by row, column-block order
+  /// rows with 0 or >= 2 slots; empty with slot_output=partial: every row, combine row k is row k
+  std::vector<std::int32_t> combine_rows;
+  std::vector<std::int32_t> combine_begin;      ///< combine rows + 1
+  /// partials (slot_output=partial: slots): row by row, column-block order
+  std::vector<std::int32_t> combine_partials;
   std::vector<std::int32_t> task_block_begin;   ///< tasks + 1
   std::vector<std::int32_t> task_col;           ///< tasks
   /// tasks: 1 when the task reads x through the shared-memory segment (kSectorBytes), 0 when
@@ -203,9 +209,13 @@ struct HbpLayout {
 
   std::int64_t blocks() const { return static_cast<std::int64_t>(block_col.size()); }
   std::int64_t groups() const { return static_cast<std::int64_t>(group_slot_begin.size()) - 1; }
-  std::int64_t slots() const { return static_cast<std::int64_t>(output_hash.size()); }
+  std::int64_t slots() const { return static_cast<std::int64_t>(slot_last_round.size()); }
   std::int64_t tasks() const { return static_cast<std::int64_t>(task_col.size()); }
   std::int64_t partials() const { return combine_begin.empty() ? 0 : combine_begin.back(); }
+  /// Rows the combine writes: combine_rows, or every row with slot_output=partial.
+  std::int64_t combine_row_count() const {
+    return combine_begin.empty() ? 0 : static_cast<std::int64_t>(combine_begin.size()) - 1;
+  }
   /// Whether the whole warp takes group g (one slot of at least warp_row_length nonzeros): the
   /// same test as the kernel's, decided by the slot alone, so that y does not depend on the
   /// reordering.
@@ -226,6 +236,13 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
 /// is at most this).
 inline constexpr std::int64_t kLongestSlot =
     std::int64_t{std::numeric_limits<std::uint16_t>::max()} + 1;
+
+/// slot_output=partial (hbp_slot_partials.hpp), on the host: the model of the GPU's rewrite, the
+/// same arrays. Slot s writes partials[s] (output_hash emptied), and the combine takes every row
+/// (combine_rows emptied), combine_begin (rows + 1) over each row's slots in column-block order
+/// (combine_partials: slot numbers; a row's only slot there too), so partials() = slots().
+template <typename Value>
+void give_every_slot_a_partial(HbpLayout<Value>& layout);
 
 /// The slots of a run of `length` nonzeros of one row in one block: pieces of max_slot_length.
 TCSPARSE_HBP_HD inline std::int64_t slots_of_run(std::int64_t length,

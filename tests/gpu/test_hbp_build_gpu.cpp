@@ -3,9 +3,10 @@
 // reorder modes, on the synthetic catalogue with the defaults and with small / odd blocks, on the
 // real matrices, in fp64 and fp16 (block_cols auto differs by value size); the plans of both
 // builds giving bitwise the same y; the hubs-first column order (column_order) the host's order,
-// bit for bit; the build times reported apart (device_preprocess_ms for the
-// GPU build, host_preprocess_ms for the host one, upload_ms for the copies); a hash table beyond
-// shared memory refused naming build=host. Written before a GPU could run them (issue 10): run
+// bit for bit; with slot_output=partial the GPU's rewrite of the combine's arrays its host
+// model's (give_every_slot_a_partial), bit for bit; the build times reported apart
+// (device_preprocess_ms for the GPU build, host_preprocess_ms for the host one, upload_ms for the
+// copies); a hash table beyond shared memory refused naming build=host. Written before a GPU could run them (issue 10): run
 // with --gtest_filter='*HbpGpuBuild*'.
 #include <gtest/gtest.h>
 
@@ -51,6 +52,9 @@ const std::vector<std::vector<std::string>> kBlockShapes = {
     {"block_rows=16", "block_cols=72", "max_slot_length=5", "warp_row_length=4"},
     {"layout_memory=allocate"},  // (the catalogue's builds take the pool under auto)
     {"block_rows=7", "block_cols=16", "layout_memory=pool"},
+    // slot_output=partial: the GPU's rewrite against give_every_slot_a_partial
+    {"slot_output=partial"},
+    {"slot_output=partial", "block_rows=33", "block_cols=40", "max_slot_length=5"},
 };
 
 std::string describe(const std::vector<std::string>& parameters) {
@@ -77,10 +81,13 @@ void expect_same_layout(const Matrix& matrix64, std::vector<std::string> paramet
                         const std::string& name) {
   const auto matrix = test::with_values<Value>(matrix64);
   const HbpParameters p = hbp::parse_parameters(parameters);
-  const HbpLayout<Value> host = hbp::build_layout(
+  HbpLayout<Value> host = hbp::build_layout(
       matrix, p,
       p.resolved_block_cols(sizeof(Value), matrix.cols,
                             detail::current_device_attribute(cudaDevAttrL2CacheSize)));
+  // slot_output=partial: the GPU's rewrite against its host model
+  if (p.slot_output == hbp::SlotOutput::partial && host.slots() > 0)
+    hbp::give_every_slot_a_partial(host);
   const HbpLayout<Value> device = hbp::testing::build_on_device(matrix, p);
   const std::string context = name + ": " + describe(parameters);
   EXPECT_EQ(device.block_rows, host.block_rows) << context;

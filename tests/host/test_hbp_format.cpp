@@ -8,7 +8,9 @@
 // (positions from slot_last_round, walk_rounds) against the paper's add_sign chains, on the
 // catalogue and on groups with holes. The hubs-first column order (column_order): each block's
 // columns by count, a permutation keeping every column in its block, and the concentration that
-// column_order=auto reads.
+// column_order=auto reads. Every slot writing its own partial sum (slot_output=partial,
+// give_every_slot_a_partial): each slot in its row's list once, in column-block order, and the
+// host apply of that layout against the reference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -150,6 +152,48 @@ void expect_valid_layout(const CsrMatrix<Value, std::int32_t>& matrix, const Hbp
   }
 }
 
+/// slot_output=partial's promises (give_every_slot_a_partial of `before` is `after`): no
+/// output_hash, no combine_rows; every row's list (combine_begin has rows + 1 entries) names each
+/// of its slots once, in column-block order, its partial sums' slots in their list's order.
+template <typename Value>
+void expect_every_slot_in_its_rows_list(const HbpLayout<Value>& before,
+                                        const HbpLayout<Value>& after) {
+  EXPECT_TRUE(after.output_hash.empty());
+  EXPECT_TRUE(after.combine_rows.empty());
+  ASSERT_EQ(after.combine_row_count(), after.rows);
+  ASSERT_EQ(after.partials(), after.slots());
+  std::vector<std::int32_t> group_of_slot(static_cast<std::size_t>(after.slots()));
+  for (std::int64_t g = 0; g < after.groups(); ++g)
+    for (std::int32_t s = after.group_slot_begin[static_cast<std::size_t>(g)];
+         s < after.group_slot_begin[static_cast<std::size_t>(g) + 1]; ++s)
+      group_of_slot[static_cast<std::size_t>(s)] = static_cast<std::int32_t>(g);
+  // each slot's row, from the layout before: output_hash ~row, or its partial's combine row
+  std::vector<std::int64_t> partial_row(static_cast<std::size_t>(before.partials()), -1);
+  for (std::size_t k = 0; k < before.combine_rows.size(); ++k)
+    for (std::int32_t i = before.combine_begin[k]; i < before.combine_begin[k + 1]; ++i)
+      partial_row[static_cast<std::size_t>(before.combine_partials[static_cast<std::size_t>(i)])] =
+          before.combine_rows[k];
+  std::vector<int> listed(static_cast<std::size_t>(after.slots()), 0);
+  for (std::int64_t r = 0; r < after.rows; ++r) {
+    std::int32_t previous_column_block = -1;
+    for (std::int32_t i = after.combine_begin[static_cast<std::size_t>(r)];
+         i < after.combine_begin[static_cast<std::size_t>(r) + 1]; ++i) {
+      const auto slot =
+          static_cast<std::size_t>(after.combine_partials[static_cast<std::size_t>(i)]);
+      ++listed.at(slot);
+      const std::int32_t destination = before.output_hash[slot];
+      const std::int64_t row =
+          destination < 0 ? ~destination : partial_row[static_cast<std::size_t>(destination)];
+      EXPECT_EQ(row, r) << "slot " << slot;
+      const std::int32_t column_block =
+          after.group_col[static_cast<std::size_t>(group_of_slot[slot])];
+      EXPECT_GE(column_block, previous_column_block) << "row " << r;
+      previous_column_block = column_block;
+    }
+  }
+  EXPECT_EQ(std::count(listed.begin(), listed.end(), 1), after.slots());
+}
+
 /// ||host_apply - reference|| / ||reference|| for Value, every scalar case; also checks the
 /// layout's promises.
 template <typename Value>
@@ -169,8 +213,13 @@ double worst_error(const Matrix& matrix64, const std::vector<std::string>& param
         caller_a.col_idx, caller_a.cols, block_cols,
         p.resolved_hub_min_count(caller_a.nnz(), caller_a.cols));
   const auto a = plan_to_caller.empty() ? caller_a : with_plan_columns(caller_a, plan_to_caller);
-  const HbpLayout<Value> layout = build_layout(a, p, block_cols);
+  HbpLayout<Value> layout = build_layout(a, p, block_cols);
   expect_valid_layout(a, layout, p.resolved_blocks_per_task(layout.blocks()));
+  if (p.slot_output == SlotOutput::partial) {
+    const HbpLayout<Value> before = layout;
+    give_every_slot_a_partial(layout);
+    expect_every_slot_in_its_rows_list(before, layout);
+  }
   const Schedule schedule =
       make_schedule(layout.tasks(), grid, p.resolved_fixed_share(layout.block_cols, sizeof(Value)));
   const auto caller_x = test::make_x<Value>(scaled);
@@ -207,6 +256,12 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"column_order=hubs_first"},                                 // x gathered: one block
     {"column_order=hubs_first", "block_rows=64", "block_cols=24", "reorder=sort"},  // stripes
     {"column_order=hubs_first", "block_cols=40", "hub_min_count=3"},  // hubs, then the rest
+    // every slot its own partial sum: one block (every row combined), stripes, rows cut
+    {"slot_output=partial"},
+    {"slot_output=partial", "block_rows=64", "block_cols=24", "reorder=sort"},
+    {"slot_output=partial", "block_rows=16", "block_cols=72", "max_slot_length=5",
+     "warp_row_length=4"},
+    {"slot_output=partial", "column_order=hubs_first", "block_cols=40"},
 };
 
 class HbpHostApplyOnCatalogue : public ::testing::TestWithParam<NamedMatrix> {};
@@ -217,6 +272,16 @@ TEST_P(HbpHostApplyOnCatalogue, MatchesReferenceInEveryPrecision) {
   EXPECT_LT(worst_error<float>(matrix, {}), 1e-5);
   EXPECT_LT(worst_error<half>(matrix, {}), 1e-2);
   EXPECT_LT(worst_error<bfloat16>(matrix, {}), 1e-2);
+}
+
+TEST_P(HbpHostApplyOnCatalogue, EverySlotWritingItsOwnPartialMatchesReferenceInEveryPrecision) {
+  const Matrix& matrix = GetParam().matrix;
+  if (matrix.nnz() > 400000) GTEST_SKIP() << "large: the smaller ones cover the rewrite";
+  const std::vector<std::string> stripes = {"slot_output=partial", "block_cols=64"};
+  EXPECT_LT(worst_error<double>(matrix, stripes), 1e-12);
+  EXPECT_LT(worst_error<float>(matrix, stripes), 1e-5);
+  EXPECT_LT(worst_error<half>(matrix, stripes), 1e-2);
+  EXPECT_LT(worst_error<bfloat16>(matrix, stripes), 1e-2);
 }
 
 TEST_P(HbpHostApplyOnCatalogue, MatchesReferenceWithStressParameters) {
