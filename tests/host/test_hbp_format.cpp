@@ -957,6 +957,22 @@ TEST(HbpColumnOrder, ConcentrationEstimatedFromEveryStepthNonzeroIsCloseToTheExa
             0.0);
 }
 
+TEST(HbpParameters, SlotOutputAutoGivesEverySlotAPartialInStripesWithFewSingleSlots) {
+  const HbpParameters p = parse_parameters({});
+  EXPECT_EQ(p.slot_output, SlotOutput::automatic);
+  // stripes (>= 2 column blocks) and at most a third of the 300 slots a row's only one
+  EXPECT_TRUE(p.partial_per_slot(2, 300, 200));
+  EXPECT_TRUE(p.partial_per_slot(7, 300, 300));
+  EXPECT_FALSE(p.partial_per_slot(2, 300, 199));  // 101 single slots
+  EXPECT_FALSE(p.partial_per_slot(1, 300, 300));  // one column block: no stripes
+  EXPECT_TRUE(parse_parameters({"slot_output=partial"}).partial_per_slot(1, 300, 0));
+  EXPECT_FALSE(parse_parameters({"slot_output=hash"}).partial_per_slot(7, 300, 300));
+  EXPECT_THROW(parse_parameters({"slot_output=row"}), ParameterError);
+  EXPECT_EQ(to_string(SlotOutput::partial), "partial");
+  EXPECT_EQ(to_string(SlotOutput::hash), "hash");
+  EXPECT_EQ(to_string(SlotOutput::automatic), "auto");
+}
+
 TEST(HbpParameters, ColumnOrderAutoTakesHubsFirstFromTheConcentration) {
   const HbpParameters p = parse_parameters({});
   EXPECT_EQ(p.column_order, ColumnOrder::automatic);
