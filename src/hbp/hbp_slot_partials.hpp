@@ -14,7 +14,9 @@
 // The arrays are rewritten on the GPU from the layout's (output_hash and combine_rows released,
 // combine_begin and combine_partials replaced): a row's slots in the same order as its partial
 // sums before, and a row of one slot adding that one, so y is bitwise the output_hash layout's
-// (GPU test). It costs a partial sum's write and read for each row of one slot.
+// (GPU test). It costs a partial sum's write and read for each row of one slot. The host build
+// does the same on the host (give_every_slot_a_partial, hbp_format.hpp: the model, the same
+// arrays bit for bit, GPU test HbpGpuBuild).
 #pragma once
 
 #include <cuda_runtime_api.h>
