@@ -236,6 +236,8 @@ std::string_view to_string(SlotOutput output);
 /// share in brackets): fp64 power law 16 M 1.100x (0.23), uniform 4-12 16 M 1.053x (0.00), R-MAT
 /// 23 / 24 1.077x / 1.081x (0.10 / 0.07), R-MAT 21 x 48 1.029x (0.16); fp16 R-MAT 24 1.046x
 /// (0.24), uniform 1.046x (0.01), power law 1.002x (0.44); the 24 M-row band 0.71x / 0.75x (1.00).
+/// Under the rule (run 386): fp32 1.049-1.084x on the four matrices it takes (shares 0.00-0.30),
+/// bf16 1.036x / 1.045x on uniform rows and R-MAT 24 (fp16's).
 inline constexpr double kAutoSlotPartialMaxSingleSlotShare = 1.0 / 3.0;
 
 struct HbpParameters {
