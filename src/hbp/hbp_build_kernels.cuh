@@ -307,16 +307,10 @@ __global__ void chunked_row_segments_kernel(const std::int32_t* row_ptr,
   }
 }
 
-/// The segments of a row of `length` nonzeros when the matrix has one column block: the row is one
-/// run, cut every max_slot_length nonzeros (starts_segment's rule without a column to read).
-__host__ __device__ __forceinline__ std::int64_t one_block_row_segments(
-    std::int64_t length, std::int32_t max_slot_length) {
-  return (length + max_slot_length - 1) / max_slot_length;
-}
-
 /// Step 1 where x is one column block (block_cols >= cols), a thread a row r in [0, rows]: what
 /// count_row_segments_kernel and the chunk kernels write together, from row_ptr alone (no column
-/// is read, no row is chunked). Row `rows` writes zeros (the scans' totals).
+/// is read, no row is chunked: the row is one run, its slots slots_of_run). Row `rows` writes
+/// zeros (the scans' totals).
 __global__ void count_one_block_row_segments_kernel(const std::int32_t* row_ptr,
                                                     std::int64_t rows,
                                                     std::int32_t max_slot_length,
@@ -327,7 +321,7 @@ __global__ void count_one_block_row_segments_kernel(const std::int32_t* row_ptr,
   if (r > rows) return;
   const std::int32_t count =
       r < rows ? static_cast<std::int32_t>(
-                     one_block_row_segments(row_ptr[r + 1] - row_ptr[r], max_slot_length))
+                     slots_of_run(row_ptr[r + 1] - row_ptr[r], max_slot_length))
                : 0;
   row_segments[r] = count;
   const bool combine = r < rows && count != 1;
