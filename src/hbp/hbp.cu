@@ -311,6 +311,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     combine_.combine_partials = layout_.combine_partials.data();
     combine_.partials = partials_.data();
     combine_.count = static_cast<std::int32_t>(layout_.combine_row_count);
+    combine_.warp_partials = p.combine_warp_partials;
 
     if (!plan_to_caller_.empty())
       plan_x_ = DeviceBuffer<Value>(plan_to_caller_.size());
@@ -328,6 +329,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["shared_memory_bytes"] = shared_bytes_;
     stats_.details["blocks_per_sm"] = blocks_per_sm_;
     stats_.details["walk_unroll"] = p.walk_unroll;
+    stats_.details["combine_warp_partials"] = p.combine_warp_partials;
     if (kind_ == Kernel::tasks)
       stats_.details["fixed_share"] = p.resolved_fixed_share(layout_.block_cols, sizeof(V));
     stats_.details["max_slot_length"] = p.max_slot_length;
@@ -406,6 +408,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     }
     schedule_ = make_schedule(layout.tasks, sm_count * blocks_per_sm_,
                               parameters_.resolved_fixed_share(layout.block_cols, sizeof(V)));
+    schedule_.combine_warp_partials = parameters_.combine_warp_partials;
   }
 
   HbpParameters parameters_;

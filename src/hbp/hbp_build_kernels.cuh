@@ -307,26 +307,48 @@ __global__ void chunked_row_segments_kernel(const std::int32_t* row_ptr,
   }
 }
 
+/// Where count_one_block_row_segments_kernel counts what x in one column block lets step 1 know:
+/// the hash's histogram, then the blocks.
+constexpr int kOneBlockCountsBlocks = kLargestAggregationShift + 1;
+constexpr int kOneBlockCounts = kOneBlockCountsBlocks + 1;
+
 /// Step 1 where x is one column block (block_cols >= cols), a thread a row r in [0, rows]: what
 /// count_row_segments_kernel and the chunk kernels write together, from row_ptr alone (no column
 /// is read, no row is chunked: the row is one run, its slots slots_of_run). Row `rows` writes
-/// zeros (the scans' totals).
+/// zeros (the scans' totals). From row_ptr alone too, into `counts` (kOneBlockCounts, zeroed by
+/// the caller), what steps 2 and 3 would otherwise count before a wait of their own: the hash's
+/// histogram over the sampled rows' segments (shift_histogram_kernel's: a row's segments are
+/// pieces of max_slot_length and its remainder) and the blocks, which are the row blocks that
+/// hold a nonzero (the keys are the row blocks).
 __global__ void count_one_block_row_segments_kernel(const std::int32_t* row_ptr,
                                                     std::int64_t rows,
                                                     std::int32_t max_slot_length,
+                                                    std::int32_t block_rows,
+                                                    std::int64_t sample_step,
                                                     std::int32_t* row_segments,
                                                     std::int32_t* combine_flag,
-                                                    std::int32_t* row_partials) {
+                                                    std::int32_t* row_partials,
+                                                    unsigned long long* counts) {
   const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r > rows) return;
-  const std::int32_t count =
-      r < rows ? static_cast<std::int32_t>(
-                     slots_of_run(row_ptr[r + 1] - row_ptr[r], max_slot_length))
-               : 0;
+  const std::int64_t length = r < rows ? row_ptr[r + 1] - row_ptr[r] : 0;
+  const auto count = static_cast<std::int32_t>(slots_of_run(length, max_slot_length));
   row_segments[r] = count;
   const bool combine = r < rows && count != 1;
   combine_flag[r] = combine ? 1 : 0;
   row_partials[r] = combine ? count : 0;
+  if (r == rows) return;
+  if (r % sample_step == 0) {
+    const std::int64_t full_pieces = length / max_slot_length, rest = length % max_slot_length;
+    if (full_pieces > 0)
+      atomicAdd(&counts[aggregation_shift(max_slot_length)],
+                static_cast<unsigned long long>(full_pieces));
+    if (rest > 0) atomicAdd(&counts[aggregation_shift(rest)], 1ull);
+  }
+  if (r % block_rows == 0) {
+    const std::int64_t block_end = r + block_rows < rows ? r + block_rows : rows;
+    if (row_ptr[block_end] > row_ptr[r]) atomicAdd(&counts[kOneBlockCountsBlocks], 1ull);
+  }
 }
 
 /// Step 1, a thread a row r in [0, rows]: combine_rows[k] = r and combine_begin[k] = its first
@@ -688,48 +710,49 @@ __global__ void mark_groups_kernel(const std::int32_t* ordered, const std::int32
       starts_group(i, run_start[i], is_long_slot(seg_length[ordered[i]], warp_row_length)) ? 1 : 0;
 }
 
+/// What step 3 writes at once, per slot and at the first slot of each group and block.
+struct GroupArrays {
+  std::int32_t* output_hash;        // a slot
+  std::uint16_t* slot_last_round;   // a slot
+  std::int32_t* group_slot_begin;   // a group + 1
+  std::int64_t* begin_nnz;          // a group + 1
+  std::int32_t* group_col;          // a group
+  std::int32_t* block_group_begin;  // a block + 1
+};
+
 /// Step 3, a thread an ordered slot i in [0, slots]: output_hash and slot_last_round (length - 1;
-/// a slot has 1..max_slot_length <= 65536 nonzeros: starts_segment cuts longer runs), and at a
-/// group's first slot its group_slot_begin and begin_nnz (slot `slots` closes both arrays).
+/// a slot has 1..max_slot_length <= 65536 nonzeros: starts_segment cuts longer runs); at a
+/// group's first slot its group_slot_begin, begin_nnz and column block, and where that slot is
+/// also its block's first (a block's first slot starts a run, so a group: starts_group) the
+/// block's first group. Slot `slots` closes group_slot_begin, begin_nnz and block_group_begin.
 __global__ void scatter_groups_kernel(const std::int32_t* ordered,
                                       const std::int32_t* seg_destination,
                                       const std::int32_t* seg_length,
                                       const std::int32_t* group_index,
-                                      const std::int32_t* slot_nnz_begin, std::int64_t slots,
-                                      std::int32_t* output_hash, std::uint16_t* slot_last_round,
-                                      std::int32_t* group_slot_begin, std::int64_t* begin_nnz) {
+                                      const std::int32_t* slot_nnz_begin,
+                                      const std::int32_t* block_of_slot,
+                                      const std::int32_t* block_slot_begin,
+                                      const std::int32_t* block_col, std::int64_t slots,
+                                      std::int64_t blocks, GroupArrays out) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i > slots) return;
   const std::int32_t g = group_index[i];
-  if (i == slots || group_index[i + 1] != g) {
-    group_slot_begin[g] = static_cast<std::int32_t>(i);
-    begin_nnz[g] = slot_nnz_begin[i];
+  if (i == slots) {
+    out.group_slot_begin[g] = static_cast<std::int32_t>(slots);
+    out.begin_nnz[g] = slot_nnz_begin[slots];
+    out.block_group_begin[blocks] = g;
+    return;
   }
-  if (i < slots) {
-    const std::int32_t segment = ordered[i];
-    output_hash[i] = seg_destination[segment];
-    slot_last_round[i] = static_cast<std::uint16_t>(seg_length[segment] - 1);
+  if (group_index[i + 1] != g) {  // group_index is the exclusive sum of the group starts
+    const std::int32_t b = block_of_slot[i];
+    out.group_slot_begin[g] = static_cast<std::int32_t>(i);
+    out.begin_nnz[g] = slot_nnz_begin[i];
+    out.group_col[g] = block_col[b];
+    if (block_slot_begin[b] == i) out.block_group_begin[b] = g;
   }
-}
-
-/// Step 3, a thread a block b in [0, blocks]: its first group (block `blocks`: the groups).
-__global__ void block_groups_kernel(const std::int32_t* block_slot_begin,
-                                    const std::int32_t* group_index, std::int64_t blocks,
-                                    std::int32_t* block_group_begin) {
-  const std::int64_t b = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (b > blocks) return;
-  block_group_begin[b] = group_index[block_slot_begin[b]];
-}
-
-/// Step 3, a thread a slot: at a group's first slot, the group's column block.
-__global__ void group_columns_kernel(const std::int32_t* group_start,
-                                     const std::int32_t* group_index,
-                                     const std::int32_t* block_of_slot,
-                                     const std::int32_t* block_col, std::int64_t slots,
-                                     std::int32_t* group_col) {
-  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= slots || !group_start[i]) return;
-  group_col[group_index[i]] = block_col[block_of_slot[i]];
+  const std::int32_t segment = ordered[i];
+  out.output_hash[i] = seg_destination[segment];
+  out.slot_last_round[i] = static_cast<std::uint16_t>(seg_length[segment] - 1);
 }
 
 /// Step 3, a thread a slot: 1 where its sum is a partial sum (output_hash >= 0).
@@ -854,7 +877,20 @@ __global__ void scatter_tasks_kernel(const std::int32_t* task_index, const std::
   }
 }
 
-/// Step 5, a thread a task: whether it stages its x segment in shared memory (task_shares_x).
+/// Whether a task of blocks [first_block, end_block) of column block `column` stages its x
+/// segment in shared memory (task_shares_x).
+__device__ inline bool task_stages_x(std::int64_t first_block, std::int64_t end_block,
+                                     std::int32_t column, const std::int32_t* block_group_begin,
+                                     const std::int64_t* begin_nnz, std::int64_t cols,
+                                     std::int32_t block_cols, std::int64_t value_bytes) {
+  const std::int64_t nnz =
+      begin_nnz[block_group_begin[end_block]] - begin_nnz[block_group_begin[first_block]];
+  const std::int64_t origin = static_cast<std::int64_t>(column) * block_cols;
+  const std::int64_t width = cols - origin < block_cols ? cols - origin : block_cols;
+  return task_shares_x(nnz, width, block_cols, static_cast<std::size_t>(value_bytes));
+}
+
+/// Step 5, a thread a task: whether it stages its x segment in shared memory.
 __global__ void task_shared_x_kernel(const std::int32_t* task_block_begin,
                                      const std::int32_t* task_col,
                                      const std::int32_t* block_group_begin,
@@ -863,12 +899,35 @@ __global__ void task_shared_x_kernel(const std::int32_t* task_block_begin,
                                      std::int64_t value_bytes, std::int32_t* task_shared_x) {
   const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= tasks) return;
-  const std::int64_t nnz = begin_nnz[block_group_begin[task_block_begin[t + 1]]] -
-                           begin_nnz[block_group_begin[task_block_begin[t]]];
-  const std::int64_t origin = static_cast<std::int64_t>(task_col[t]) * block_cols;
-  const std::int64_t width = cols - origin < block_cols ? cols - origin : block_cols;
-  task_shared_x[t] =
-      task_shares_x(nnz, width, block_cols, static_cast<std::size_t>(value_bytes)) ? 1 : 0;
+  task_shared_x[t] = task_stages_x(task_block_begin[t], task_block_begin[t + 1], task_col[t],
+                                   block_group_begin, begin_nnz, cols, block_cols, value_bytes)
+                         ? 1
+                         : 0;
+}
+
+/// Step 5 where x is one column block, a thread a task t in [0, tasks]: every block is in the
+/// one column run that starts at block 0, so task t starts at block t * per_task (starts_task),
+/// and what mark_tasks_kernel, a scan, scatter_tasks_kernel and task_shared_x_kernel write in
+/// general follows without them: task_block_begin (task `tasks` closes it at `blocks`),
+/// task_col and task_shared_x.
+__global__ void one_column_run_tasks_kernel(std::int64_t blocks, std::int32_t per_task,
+                                            std::int64_t tasks, const std::int32_t* block_col,
+                                            const std::int32_t* block_group_begin,
+                                            const std::int64_t* begin_nnz, std::int64_t cols,
+                                            std::int32_t block_cols, std::int64_t value_bytes,
+                                            std::int32_t* task_block_begin,
+                                            std::int32_t* task_col, std::int32_t* task_shared_x) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t > tasks) return;
+  const std::int64_t first = t * per_task;
+  const std::int64_t end = first + per_task < blocks ? first + per_task : blocks;
+  task_block_begin[t] = static_cast<std::int32_t>(first < blocks ? first : blocks);
+  if (t == tasks) return;
+  task_col[t] = block_col[first];
+  task_shared_x[t] = task_stages_x(first, end, block_col[first], block_group_begin, begin_nnz,
+                                   cols, block_cols, value_bytes)
+                         ? 1
+                         : 0;
 }
 
 }  // namespace tcsparse::hbp::build

@@ -177,9 +177,10 @@ namespace {
 /// The steps of build_layout_on_device into `d` (its checks and its scope for the temporaries are
 /// the caller's); returns the steps' times. The host waits three times for counts, each time
 /// downloading every count the GPU has ready (SmallDownloads): the task count is started with the
-/// blocks so that it comes with the groups'. Temporaries are freed in stream order after their
-/// last use, so that later steps reuse their memory: the pool's peak is mapped during the build
-/// and given back at its end.
+/// blocks so that it comes with the groups'. Where x is one column block it waits twice: step 1
+/// also counts the hash's histogram and the blocks, from which the tasks follow. Temporaries are
+/// freed in stream order after their last use, so that later steps reuse their memory: the
+/// pool's peak is mapped during the build and given back at its end.
 template <typename Value>
 std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Value>& csr,
                                                         const HbpParameters& p,
@@ -221,10 +222,17 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   // kRowChunkLength chunks
   const std::int64_t most_chunks = one_column_block ? 0 : 2 * (csr.nnz / build::kRowChunkLength);
   DeviceBuffer<std::int32_t> chunk_begin, chunk_segment_begin;
+  //    The hash's a comes from a histogram of the sampled rows' segment shifts (make_hash's
+  //    sample: every hash_sample_step-th row); with one column block step 1 counts it, and the
+  //    blocks after it, from row_ptr (downloaded with step 1's totals), else step 2 (downloaded
+  //    with the block count).
+  std::array<unsigned long long, build::kOneBlockCounts> shift_counts{};
+  auto histogram = DeviceBuffer<unsigned long long>::on_stream(shift_counts.size(), stream);
+  TCSPARSE_CUDA_CHECK(cudaMemsetAsync(histogram.data(), 0, histogram.bytes(), stream));
   if (one_column_block) {
     build::count_one_block_row_segments_kernel<<<grid_for(rows + 1), kBuildThreads, 0, stream>>>(
-        row_ptr, rows, p.max_slot_length, row_segments.data(), combine_flag.data(),
-        row_partials.data());
+        row_ptr, rows, p.max_slot_length, d.block_rows, hash_sample_step(rows),
+        row_segments.data(), combine_flag.data(), row_partials.data(), histogram.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   } else {
     auto row_chunks = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
@@ -272,6 +280,7 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   counts.add(segment_begin.data() + rows, &slots32);
   counts.add(combine_index.data() + rows, &combine_rows32);
   counts.add(partial_begin.data() + rows, &partials32);
+  if (one_column_block) counts.add(histogram.data(), shift_counts.data(), shift_counts.size());
   counts.wait();
   const std::int64_t slots = slots32;
   d.slots = slots;
@@ -323,12 +332,7 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   TCSPARSE_CUDA_CHECK_LAUNCH();
   combine_index = {};
   partial_begin = {};
-  //    The hash's a from a histogram of the sampled rows' segment shifts (downloaded with the
-  //    block count below; make_hash's sample: every hash_sample_step-th row).
-  std::array<unsigned long long, kLargestAggregationShift + 1> shift_counts{};
-  auto histogram = DeviceBuffer<unsigned long long>::on_stream(shift_counts.size(), stream);
-  if (rows > 0) {
-    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(histogram.data(), 0, histogram.bytes(), stream));
+  if (!one_column_block) {
     const std::int64_t step = hash_sample_step(rows);
     const std::int64_t sampled = (rows + step - 1) / step;
     if (slots > 0) {
@@ -367,18 +371,21 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
         sorted_key.data(), slots, block_start.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
     inclusive_sum(scratch, block_start.data(), block_of_slot.data(), slots, "segments");
-    counts.add(block_of_slot.data() + (slots - 1), &blocks32);
+    if (!one_column_block) counts.add(block_of_slot.data() + (slots - 1), &blocks32);
   }
   //    The layout's per-slot arrays and its partial sums' numbers, sized by step 1's counts.
   d.output_hash = arrays.allocate<std::int32_t>(slots);
   d.slot_last_round = arrays.allocate<std::uint16_t>(slots);
   d.combine_partials = arrays.allocate<std::int32_t>(d.partials);
-  counts.wait();
+  if (one_column_block)
+    blocks32 = static_cast<std::int32_t>(shift_counts[build::kOneBlockCountsBlocks]);
+  else
+    counts.wait();
   histogram = {};
   d.blocks = blocks32;
   {
     std::array<std::int64_t, kLargestAggregationShift + 1> histogram_counts{};
-    for (std::size_t k = 0; k < shift_counts.size(); ++k)
+    for (std::size_t k = 0; k < histogram_counts.size(); ++k)
       histogram_counts[k] = static_cast<std::int64_t>(shift_counts[k]);
     d.hash = hash_from_shift_histogram(d.block_rows, histogram_counts);
   }
@@ -397,11 +404,13 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   sorted_key = {};
   block_start = {};
   //    5, begun: tasks start at every blocks_per_task-th block of a run of one column block
-  //    (their count is downloaded with step 3's).
+  //    (their count is downloaded with step 3's). With one column block the blocks are one run
+  //    from block 0: step 5 writes the tasks from that alone.
   const std::int32_t per_task = p.resolved_blocks_per_task(d.blocks);
-  auto task_index = DeviceBuffer<std::int32_t>::on_stream(
-      static_cast<std::size_t>(d.blocks + 1), stream);
-  {
+  DeviceBuffer<std::int32_t> task_index;
+  if (!one_column_block) {
+    task_index = DeviceBuffer<std::int32_t>::on_stream(static_cast<std::size_t>(d.blocks + 1),
+                                                       stream);
     auto column_run_start = DeviceBuffer<std::int32_t>::on_stream(
         static_cast<std::size_t>(d.blocks), stream);
     if (d.blocks > 0) {
@@ -466,13 +475,17 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   run_start = {};
   auto group_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
   auto slot_nnz_begin = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
-  exclusive_sum(scratch, group_start.data(), group_index.data(), slots + 1, "segments");
-  exclusive_sum(scratch, slot_nnz.data(), slot_nnz_begin.data(), slots + 1, "segments");
+  detail::exclusive_sums(scratch, group_start.data(), slot_nnz.data(), group_index.data(),
+                         slot_nnz_begin.data(), slots + 1, "segments");
+  group_start = {};
   slot_nnz = {};
-  std::int32_t groups32 = 0, tasks32 = 0, laid_out = 0;
+  std::int32_t groups32 = 0, laid_out = 0, tasks32 = 0;
   counts.add(group_index.data() + slots, &groups32);
   counts.add(slot_nnz_begin.data() + slots, &laid_out);
-  counts.add(task_index.data() + d.blocks, &tasks32);
+  if (one_column_block)
+    tasks32 = static_cast<std::int32_t>((d.blocks + per_task - 1) / per_task);  // starts_task
+  else
+    counts.add(task_index.data() + d.blocks, &tasks32);
   counts.wait();
   if (laid_out != d.nnz)
     throw Error("hbp device build: " + std::to_string(laid_out) + " nonzeros laid out of " +
@@ -481,26 +494,19 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   d.tasks = tasks32;
   d.group_slot_begin = arrays.allocate<std::int32_t>(d.groups + 1);
   d.begin_nnz = arrays.allocate<std::int64_t>(d.groups + 1);
+  d.group_col = arrays.allocate<std::int32_t>(d.groups);
+  d.block_group_begin = arrays.allocate<std::int32_t>(d.blocks + 1);
+  const build::GroupArrays group_arrays{d.output_hash.data(),      d.slot_last_round.data(),
+                                        d.group_slot_begin.data(), d.begin_nnz.data(),
+                                        d.group_col.data(),        d.block_group_begin.data()};
   build::scatter_groups_kernel<<<grid_for(slots + 1), kBuildThreads, 0, stream>>>(
       ordered.data(), seg_destination.data(), seg_length.data(), group_index.data(),
-      slot_nnz_begin.data(), slots, d.output_hash.data(), d.slot_last_round.data(),
-      d.group_slot_begin.data(), d.begin_nnz.data());
+      slot_nnz_begin.data(), block_of_slot.data(), block_slot_begin.data(), d.block_col.data(),
+      slots, d.blocks, group_arrays);
   TCSPARSE_CUDA_CHECK_LAUNCH();
   seg_destination = {};
   slot_nnz_begin = {};
-  d.block_group_begin = arrays.allocate<std::int32_t>(d.blocks + 1);
-  build::block_groups_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
-      block_slot_begin.data(), group_index.data(), d.blocks, d.block_group_begin.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
   block_slot_begin = {};
-  d.group_col = arrays.allocate<std::int32_t>(d.groups);
-  if (slots > 0) {
-    build::group_columns_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
-        group_start.data(), group_index.data(), block_of_slot.data(), d.block_col.data(), slots,
-        d.group_col.data());
-    TCSPARSE_CUDA_CHECK_LAUNCH();
-  }
-  group_start = {};
   group_index = {};
   //    The partial sums numbered in slot order: a scan of the slots that have one, then each
   //    such slot's row-major destination maps to its number (combine_partials).
@@ -536,16 +542,24 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   d.task_block_begin = arrays.allocate<std::int32_t>(d.tasks + 1);
   d.task_col = arrays.allocate<std::int32_t>(d.tasks);
   d.task_shared_x = arrays.allocate<std::int32_t>(d.tasks);
-  build::scatter_tasks_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
-      task_index.data(), d.block_col.data(), d.blocks, d.task_block_begin.data(),
-      d.task_col.data());
-  TCSPARSE_CUDA_CHECK_LAUNCH();
-  if (d.tasks > 0) {
-    build::task_shared_x_kernel<<<grid_for(d.tasks), kBuildThreads, 0, stream>>>(
-        d.task_block_begin.data(), d.task_col.data(), d.block_group_begin.data(),
-        d.begin_nnz.data(), d.tasks, d.cols, block_cols,
-        static_cast<std::int64_t>(sizeof(Value)), d.task_shared_x.data());
+  if (one_column_block) {
+    build::one_column_run_tasks_kernel<<<grid_for(d.tasks + 1), kBuildThreads, 0, stream>>>(
+        d.blocks, per_task, d.tasks, d.block_col.data(), d.block_group_begin.data(),
+        d.begin_nnz.data(), d.cols, block_cols, static_cast<std::int64_t>(sizeof(Value)),
+        d.task_block_begin.data(), d.task_col.data(), d.task_shared_x.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
+  } else {
+    build::scatter_tasks_kernel<<<grid_for(d.blocks + 1), kBuildThreads, 0, stream>>>(
+        task_index.data(), d.block_col.data(), d.blocks, d.task_block_begin.data(),
+        d.task_col.data());
+    TCSPARSE_CUDA_CHECK_LAUNCH();
+    if (d.tasks > 0) {
+      build::task_shared_x_kernel<<<grid_for(d.tasks), kBuildThreads, 0, stream>>>(
+          d.task_block_begin.data(), d.task_col.data(), d.block_group_begin.data(),
+          d.begin_nnz.data(), d.tasks, d.cols, block_cols,
+          static_cast<std::int64_t>(sizeof(Value)), d.task_shared_x.data());
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+    }
   }
   phases.lap("tasks");
   return phases.laps();  // waits for the last step

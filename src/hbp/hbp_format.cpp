@@ -485,6 +485,29 @@ Schedule make_schedule(std::int64_t tasks, std::int64_t max_grid, double fixed_s
   return schedule;
 }
 
+namespace {
+
+/// A warp's sum of term(j) for j in [begin, end) as the kernels add it (a warp group's nonzeros,
+/// a long combine list): lane l adds the terms l, l + 32, ... in order, then the butterfly sum
+/// (arch::warp_sum; every lane ends with lane 0's value).
+template <typename Term>
+double warp_strided_sum(std::int64_t begin, std::int64_t end, const Term& term) {
+  std::array<double, kGroupRows> lane{};
+  for (int l = 0; l < kGroupRows; ++l)
+    for (std::int64_t j = begin + l; j < end; j += kGroupRows)
+      lane[static_cast<std::size_t>(l)] += term(j);
+  for (int offset = kGroupRows / 2; offset > 0; offset /= 2) {
+    std::array<double, kGroupRows> next{};
+    for (int l = 0; l < kGroupRows; ++l)
+      next[static_cast<std::size_t>(l)] =
+          lane[static_cast<std::size_t>(l)] + lane[static_cast<std::size_t>(l ^ offset)];
+    lane = next;
+  }
+  return lane[0];
+}
+
+}  // namespace
+
 template <typename Value>
 void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::span<const Value> x,
                 std::span<double> y, double alpha, double beta) {
@@ -530,18 +553,8 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
         return to_double(layout.data[static_cast<std::size_t>(j)]) *
                to_double(x[static_cast<std::size_t>(column_origin + column_in_block(word))]);
       };
-      if (layout.is_warp_group(g)) {  // the whole warp: lane strides, then the butterfly sum
-        std::array<double, kGroupRows> lane{};
-        for (int l = 0; l < kGroupRows; ++l)
-          for (std::int64_t j = begin + l; j < end; j += kGroupRows) lane[static_cast<std::size_t>(l)] += product(j);
-        for (int offset = kGroupRows / 2; offset > 0; offset /= 2) {
-          std::array<double, kGroupRows> next{};
-          for (int l = 0; l < kGroupRows; ++l)
-            next[static_cast<std::size_t>(l)] =
-                lane[static_cast<std::size_t>(l)] + lane[static_cast<std::size_t>(l ^ offset)];
-          lane = next;
-        }
-        write(destination_of(slot0), lane[0]);
+      if (layout.is_warp_group(g)) {
+        write(destination_of(slot0), warp_strided_sum(begin, end, product));
         continue;
       }
       // a lane a slot, in rounds: positions from the slot lengths (the kernel's walk), each
@@ -591,12 +604,18 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
   if (combine_rows != expected_combine_rows)
     throw Error("hbp host model: combine_begin is not one a combine row and one more");
   for (std::size_t k = 0; k < combine_rows; ++k) {
-    double sum = 0.0;
-    for (std::int32_t i = layout.combine_begin[k]; i < layout.combine_begin[k + 1]; ++i) {
+    const std::int32_t begin = layout.combine_begin[k], end = layout.combine_begin[k + 1];
+    auto partial_sum = [&](std::int64_t i) {
       const auto partial = static_cast<std::size_t>(layout.combine_partials.at(static_cast<std::size_t>(i)));
       if (!partial_written.at(partial))
         throw Error("hbp host model: a partial sum was never written");
-      sum += partials[partial];
+      return partials[partial];
+    };
+    double sum = 0.0;
+    if (schedule.combine_warp_partials > 0 && end - begin > schedule.combine_warp_partials) {
+      sum = warp_strided_sum(begin, end, partial_sum);
+    } else {
+      for (std::int32_t i = begin; i < end; ++i) sum += partial_sum(i);
     }
     const auto row = slot_partials ? k : static_cast<std::size_t>(layout.combine_rows[k]);
     if (row_written.at(row)) throw Error("hbp host model: row written twice");

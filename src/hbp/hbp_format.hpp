@@ -293,14 +293,16 @@ TCSPARSE_HBP_HD inline std::int32_t add_sign(std::uint32_t word) {
 struct Schedule {
   std::int64_t grid = 0;
   std::int64_t fixed_tasks = 0;
+  /// the combine's: rows of more partial sums than this are added by the whole warp (0: none)
+  std::int32_t combine_warp_partials = 0;
 };
 Schedule make_schedule(std::int64_t tasks, std::int64_t max_grid, double fixed_share);
 
 /// y = alpha * A * x + beta * y by walking the layout as the kernels do (the grid's fixed tasks,
 /// then the tickets in turn; a warp a block; a lane a slot in rounds (walk_rounds), or the whole
-/// warp on a warp group with its butterfly sum; then the combine in column-block order),
-/// accumulating in double. beta == 0 ignores y. The schedule only changes who takes a block,
-/// not the result. Throws Error if a block is taken twice or never, or a row written twice or
+/// warp on a warp group with its butterfly sum; then the combine in column-block order, a long
+/// list as a warp group), accumulating in double. beta == 0 ignores y. The schedule's grid only
+/// changes who takes a block, not the result. Throws Error if a block is taken twice or never, or a row written twice or
 /// never (a layout bug).
 template <typename Value>
 void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::span<const Value> x,

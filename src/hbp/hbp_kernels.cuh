@@ -92,6 +92,8 @@ struct CombineArguments {
   const std::int32_t* combine_partials = nullptr;
   const Acc<V>* partials = nullptr;
   std::int32_t count = 0;
+  /// Rows of more partial sums than this are added by the whole warp; 0: none.
+  std::int32_t warp_partials = 0;
 };
 
 /// alpha * sum + beta * y[row] into y[row] (beta == 0: y not read).
@@ -368,21 +370,47 @@ __global__ void __maxnreg__(kGroupsMaxRegisters<kUnroll>)
 }
 
 /// The combine part: one thread a row with 0 or >= 2 slots, or every row (slot_output=partial;
-/// grid-stride).
+/// grid-stride, a warp at a time). A row's partial sums are added by its own thread, from the
+/// first (not 0 + it: a row of one slot, slot_output=partial, gets the sum the SpMV kernel would
+/// have written itself, to the sign of a zero), except where they are more than
+/// args.warp_partials (combine_warp_partials): then the whole warp adds them, lane l every 32nd
+/// from the l-th, and the butterfly sum (the rows of such lists one after another, in lane order).
+///
+///   combine_begin  [ k0 | k1 | k2 ...]   combine_partials  [ p p p | p ... (> warp_partials) | ...]
+///   lane 0: row k0's 3 alone;  row k1's list: lanes 0..31, then warp_sum, written by lane 1
 template <typename V>
 __global__ void combine_kernel(CombineArguments<V> args, V* __restrict__ y, Acc<V> alpha,
                                Acc<V> beta) {
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       k < args.count; k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    // from the first partial, not 0 + it: a row of one slot (slot_output=partial) gets the sum
-    // the SpMV kernel would have written itself, to the sign of a zero
-    const std::int32_t begin = args.combine_begin[k], end = args.combine_begin[k + 1];
-    Acc<V> sum = begin < end ? args.partials[arch::load_streaming(args.combine_partials + begin)]
-                             : Acc<V>(0);
-    for (std::int32_t i = begin + 1; i < end; ++i)
-      sum += args.partials[arch::load_streaming(args.combine_partials + i)];
-    write_row(y, args.combine_rows != nullptr ? static_cast<std::int64_t>(args.combine_rows[k]) : k,
-              sum, alpha, beta);
+  const int lane = arch::lane_id();
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t warp_first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x +
+                                 (threadIdx.x - lane);
+       warp_first < args.count; warp_first += stride) {  // warp-uniform
+    const std::int64_t k = warp_first + lane;
+    const bool active = k < args.count;
+    const std::int32_t begin = active ? args.combine_begin[k] : 0;
+    const std::int32_t end = active ? args.combine_begin[k + 1] : 0;
+    const bool by_warp = args.warp_partials > 0 && end - begin > args.warp_partials;
+    const auto partial = [&](std::int32_t i) {
+      return args.partials[arch::load_streaming(args.combine_partials + i)];
+    };
+    Acc<V> sum = begin < end && !by_warp ? partial(begin) : Acc<V>(0);
+    if (!by_warp)
+      for (std::int32_t i = begin + 1; i < end; ++i) sum += partial(i);
+    for (unsigned owners = __ballot_sync(arch::kFullMask, by_warp); owners != 0u;
+         owners &= owners - 1u) {
+      const int owner = __ffs(owners) - 1;
+      const std::int32_t owner_end = __shfl_sync(arch::kFullMask, end, owner);
+      Acc<V> lane_sum(0);
+      for (std::int32_t i = __shfl_sync(arch::kFullMask, begin, owner) + lane; i < owner_end;
+           i += arch::kWarpSize)
+        lane_sum += partial(i);
+      lane_sum = arch::warp_sum(lane_sum);
+      if (lane == owner) sum = lane_sum;
+    }
+    if (active)
+      write_row(y, args.combine_rows != nullptr ? static_cast<std::int64_t>(args.combine_rows[k]) : k,
+                sum, alpha, beta);
   }
 }
 

@@ -43,6 +43,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"walk_unroll", Type::choice, "4", 0, 0, {"1", "2", "4", "8"},
        "rounds of a lane group a lane loads at once (independent loads in flight; y does not "
        "depend on it)"},
+      {"combine_warp_partials", Type::integer, "64", 1, 1 << 30, {"off"},
+       "a row of more partial sums than this is combined by a whole warp, lane strides then a "
+       "butterfly sum (off: every row by its own thread, in order)"},
       {"blocks_per_sm", Type::integer, "auto", 1, 64, {"auto"},
        "resident thread blocks an SM (auto: as many as fit)"},
       {"kernel", Type::choice, "auto", 0, 0, {"auto", "tasks", "groups"},
@@ -234,6 +237,10 @@ HbpParameters hbp_parameters(const detail::ParameterValues& values) {
   p.fixed_share = values.is_auto("fixed_share") ? -1.0 : values.number("fixed_share");
   p.max_slot_length = static_cast<std::int32_t>(values.integer("max_slot_length"));
   p.walk_unroll = static_cast<int>(values.integer("walk_unroll"));
+  p.combine_warp_partials =
+      values.is("combine_warp_partials", "off")
+          ? 0
+          : static_cast<std::int32_t>(values.integer("combine_warp_partials"));
   p.blocks_per_sm =
       values.is_auto("blocks_per_sm") ? 0 : static_cast<int>(values.integer("blocks_per_sm"));
   p.groups_per_ticket = values.is_auto("groups_per_ticket")

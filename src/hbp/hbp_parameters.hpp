@@ -119,6 +119,13 @@ inline constexpr std::int64_t kAutoTargetTasks = 1024;
 /// move more x than matrix. Not in the paper. To be measured.
 inline constexpr std::int64_t kSectorBytes = 32;
 
+/// combine_warp_partials' default: a combine row whose list holds more partial sums than this is
+/// added by the whole warp (lane l every 32nd from the l-th, then the butterfly sum) instead of by
+/// the row's own thread, which loads them one after another: a few rows of hundreds of partial
+/// sums (circuit-like rows cut into slots of max_slot_length) held the combine for their whole
+/// length. The rows of one warp that take it take the warp in turn.
+inline constexpr std::int32_t kDefaultCombineWarpPartials = 64;
+
 /// Warps of a thread block; they share one x segment and take the warp groups of one task.
 /// Measured (H100, fp64, 8 matrices of the hbp suite, README): 4 / 8 / 16 warps gave 0.21x /
 /// 0.30x / 0.35x cuSPARSE: a lane's loads wait on each other, so more resident warps help (three
@@ -263,6 +270,9 @@ struct HbpParameters {
   /// Rounds a lane loads at once in a lane group (kDefaultWalkUnroll): 1, 2, 4 or 8, each a
   /// kernel instantiation.
   int walk_unroll = kDefaultWalkUnroll;
+  /// Combine rows of more partial sums than this are added by the whole warp; 0: off (each by
+  /// its own thread).
+  std::int32_t combine_warp_partials = kDefaultCombineWarpPartials;
   /// 0: auto (as many as fit the SMs).
   int blocks_per_sm = 0;
   Kernel kernel = Kernel::automatic;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "runtime/cuda_check.hpp"
 #include "runtime/device_buffer.hpp"
@@ -86,29 +87,50 @@ void exclusive_sum(DeviceScratch& scratch, const T* in, T* out, std::int64_t n, 
   });
 }
 
-/// The element-wise sum of two tuples of three (exclusive_sums' scan operator).
-struct SumOfTriples {
-  template <typename Triple>
-  __host__ __device__ Triple operator()(const Triple& a, const Triple& b) const {
-    return Triple(thrust::get<0>(a) + thrust::get<0>(b), thrust::get<1>(a) + thrust::get<1>(b),
-                  thrust::get<2>(a) + thrust::get<2>(b));
+/// The element-wise sum of two tuples (exclusive_sums' scan operator).
+struct ElementwiseSum {
+  template <typename Tuple>
+  __host__ __device__ Tuple operator()(const Tuple& a, const Tuple& b) const {
+    return sum(a, b, std::make_index_sequence<thrust::tuple_size<Tuple>::value>{});
+  }
+
+ private:
+  template <typename Tuple, std::size_t... k>
+  __host__ __device__ static Tuple sum(const Tuple& a, const Tuple& b, std::index_sequence<k...>) {
+    return Tuple((thrust::get<k>(a) + thrust::get<k>(b))...);
   }
 };
 
-/// exclusive_sum of three arrays of n items in one scan (one pass over the three, one launch):
-/// out_k[i] = in_k[0] + ... + in_k[i - 1] for k = a, b, c.
+/// The exclusive sums of the zipped arrays `in`, element-wise, into the zipped arrays `out`
+/// (one pass over all of them, one launch); `zero` is the tuple of zeros.
+template <typename ZippedIn, typename ZippedOut, typename Tuple>
+void zipped_exclusive_sums(DeviceScratch& scratch, ZippedIn in, ZippedOut out, Tuple zero,
+                           std::int64_t n, const char* what) {
+  if (n == 0) return;
+  const int items = cub_items(n, what);
+  scratch.run([&](void* storage, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveScan(storage, bytes, in, out, ElementwiseSum{}, zero, items,
+                                          scratch.stream());
+  });
+}
+
+/// exclusive_sum of two arrays of n items in one scan: out_k[i] = in_k[0] + ... + in_k[i - 1]
+/// for k = a, b.
+template <typename T>
+void exclusive_sums(DeviceScratch& scratch, const T* in_a, const T* in_b, T* out_a, T* out_b,
+                    std::int64_t n, const char* what) {
+  zipped_exclusive_sums(scratch, thrust::make_zip_iterator(in_a, in_b),
+                        thrust::make_zip_iterator(out_a, out_b), thrust::make_tuple(T{}, T{}), n,
+                        what);
+}
+
+/// The same for three arrays.
 template <typename T>
 void exclusive_sums(DeviceScratch& scratch, const T* in_a, const T* in_b, const T* in_c,
                     T* out_a, T* out_b, T* out_c, std::int64_t n, const char* what) {
-  if (n == 0) return;
-  const int items = cub_items(n, what);
-  const auto in = thrust::make_zip_iterator(in_a, in_b, in_c);
-  const auto out = thrust::make_zip_iterator(out_a, out_b, out_c);
-  scratch.run([&](void* storage, std::size_t& bytes) {
-    return cub::DeviceScan::ExclusiveScan(storage, bytes, in, out, SumOfTriples{},
-                                          thrust::make_tuple(T{}, T{}, T{}), items,
-                                          scratch.stream());
-  });
+  zipped_exclusive_sums(scratch, thrust::make_zip_iterator(in_a, in_b, in_c),
+                        thrust::make_zip_iterator(out_a, out_b, out_c),
+                        thrust::make_tuple(T{}, T{}, T{}), n, what);
 }
 
 /// out[i] = in[0] + ... + in[i].

@@ -120,7 +120,7 @@ TEST_F(DeviceAlgorithmsTest, DoubleBufferedSortOfNoPairsLeavesTheFirstBuffersAnd
   EXPECT_FALSE(in_second);
 }
 
-TEST_F(DeviceAlgorithmsTest, ExclusiveSumsOfThreeArraysAreEachArraysPrefixSums) {
+TEST_F(DeviceAlgorithmsTest, ExclusiveSumsOfTwoOrThreeArraysAreEachArraysPrefixSums) {
   // one item, one CUB tile, and many tiles with a partial last one; counts of 0 .. 40 and 0 .. 120,
   // and between them an array of 0 / 1 flags as HBP's combine rows
   for (const std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{(1 << 20) + 7}}) {
@@ -148,6 +148,13 @@ TEST_F(DeviceAlgorithmsTest, ExclusiveSumsOfThreeArraysAreEachArraysPrefixSums) 
     EXPECT_EQ(out_a.download(), prefix_sums(a));
     EXPECT_EQ(out_b.download(), prefix_sums(b));
     EXPECT_EQ(out_c.download(), prefix_sums(c));
+
+    DeviceBuffer<std::int32_t> pair_a(n), pair_b(n);
+    detail::exclusive_sums(scratch, in_c.data(), in_a.data(), pair_a.data(), pair_b.data(),
+                           static_cast<std::int64_t>(n), "items");
+    scratch.synchronize();
+    EXPECT_EQ(pair_a.download(), prefix_sums(c));
+    EXPECT_EQ(pair_b.download(), prefix_sums(a));
   }
 }
 

@@ -272,6 +272,42 @@ TEST_F(HbpGpu, LaunchScheduleIsTheHostModelsAndTheHostModelMatches) {
   EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(host)), 1e-14);
 }
 
+TEST_F(HbpGpu, CombineListsLongerThanCombineWarpPartialsAreAddedByTheWholeWarp) {
+  // Rows cut into slots of 1 and 3 nonzeros: combine lists of up to 3000 partial sums, at and
+  // around the thresholds, several long ones in one warp of combine rows, beside short and
+  // empty rows; with a row's slots in one and in several column blocks; every list by a warp
+  // (1), the default, 32, and none (off); against the reference and the host model.
+  const Matrix a64 =
+      test::with_row_lengths(4000, {0, 31, 32, 33, 2, 64, 65, 3000, 1, 33, 0, 100, 97, 5}, 21);
+  for (const char* output : {"slot_output=hash", "slot_output=partial"})
+    for (const char* warp : {"combine_warp_partials=1", "combine_warp_partials=32",
+                             "combine_warp_partials=off"}) {
+      expect_every_precision(a64, {"max_slot_length=1", output, warp});
+      expect_every_precision(a64, {"max_slot_length=3", "block_cols=512", output, warp});
+    }
+  expect_every_precision(a64, {"max_slot_length=1"});
+
+  const auto a = test::with_values<double>(a64);
+  const auto x = test::make_x<double>(a64);
+  for (const char* warp : {"combine_warp_partials=1", "combine_warp_partials=off"}) {
+    const std::vector<std::string> parameters = {"max_slot_length=1", "block_cols=4096", warp};
+    const auto method = make_method<double>(a, parameters);
+    const hbp::Schedule schedule = hbp::testing::launch_schedule(*method);
+    EXPECT_EQ(schedule.combine_warp_partials,
+              hbp::parse_parameters(parameters).combine_warp_partials);
+    const hbp::HbpLayout<double> layout =
+        hbp::build_layout(a, hbp::parse_parameters(parameters), 4096);
+    std::vector<double> host(static_cast<std::size_t>(a.rows),
+                             std::numeric_limits<double>::quiet_NaN());
+    hbp::host_apply(layout, schedule, std::span<const double>(x), std::span<double>(host), 1.0,
+                    0.0);
+    const auto y = run_spmv(SpmvPlan<double>(a, Method("hbp"), options_of(parameters)), x,
+                            test::make_y<double>(a64), {1.0, 0.0});
+    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(host)), 1e-14)
+        << warp;
+  }
+}
+
 TEST_F(HbpGpu, EmptyShapesStillScaleY) {
   for (const auto& [rows, cols] : {std::pair<int, int>{0, 0}, {0, 5}, {5, 0}, {1000, 7}}) {
     Matrix a;

@@ -220,8 +220,9 @@ double worst_error(const Matrix& matrix64, const std::vector<std::string>& param
     give_every_slot_a_partial(layout);
     expect_every_slot_in_its_rows_list(before, layout);
   }
-  const Schedule schedule =
+  Schedule schedule =
       make_schedule(layout.tasks(), grid, p.resolved_fixed_share(layout.block_cols, sizeof(Value)));
+  schedule.combine_warp_partials = p.combine_warp_partials;
   const auto caller_x = test::make_x<Value>(scaled);
   std::vector<Value> x = caller_x;
   for (std::size_t j = 0; j < plan_to_caller.size(); ++j)
@@ -262,6 +263,9 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"slot_output=partial", "block_rows=16", "block_cols=72", "max_slot_length=5",
      "warp_row_length=4"},
     {"slot_output=partial", "column_order=hubs_first", "block_cols=40"},
+    // combine lists by the whole warp: every list, and lists of slots of one nonzero
+    {"max_slot_length=3", "combine_warp_partials=1"},
+    {"slot_output=partial", "block_cols=24", "max_slot_length=1", "combine_warp_partials=2"},
 };
 
 class HbpHostApplyOnCatalogue : public ::testing::TestWithParam<NamedMatrix> {};
@@ -852,6 +856,10 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_EQ(parse_parameters({"walk_unroll=1"}).walk_unroll, 1);
   EXPECT_THROW(parse_parameters({"walk_unroll=3"}), ParameterError);
   EXPECT_THROW(parse_parameters({"walk_unroll=16"}), ParameterError);
+  EXPECT_EQ(p.combine_warp_partials, kDefaultCombineWarpPartials);
+  EXPECT_EQ(parse_parameters({"combine_warp_partials=1"}).combine_warp_partials, 1);
+  EXPECT_EQ(parse_parameters({"combine_warp_partials=off"}).combine_warp_partials, 0);
+  EXPECT_THROW(parse_parameters({"combine_warp_partials=0"}), ParameterError);
 }
 
 TEST(HbpColumnOrder, HubsFirstRanksEachBlocksColumnsByCountMostFirstTiesInColumnOrder) {
