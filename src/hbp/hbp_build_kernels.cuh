@@ -11,12 +11,16 @@
 //       chunk_segments[c]; chunk_segment_begin = exclusive scan (a chunk's first segment is
 //       segment_begin[r] + chunk_segment_begin[c] - chunk_segment_begin[chunk_begin[r]])
 //     a segment = a run of a row's nonzeros in one column block (cb = col / block_cols);
-//     row_segments[r] = its segments; segment_begin = exclusive scan (segments in row order)
-//   segments s (row order)            seg_key[s]   = cb * row_blocks + row / block_rows
+//     row_segments[r] = its segments, single_rows[r] = 1 where that is one; their exclusive
+//     scans (one scan, packed) segment_begin (segments in row order) and single_before, from
+//     which a combine row's index and first partial sum follow (RowSlotSums)
+//   segments s (row order)            seg_column_block[s] = cb (several column blocks only),
+//                                     seg_row_block[s] = row / block_rows
 //                                     seg_first[s] = CSR index of its first nonzero
 //                                     seg_length[s], seg_destination[s] (output_hash: partial
-//                                     index partial_begin[r] + rank in row, or ~r)
-//   slots i (block order: stable radix sort by seg_key; a block = a run of equal keys)
+//                                     index partial_begin(r) + rank in row, or ~r)
+//   slots i (block order: stable radix sort by seg_column_block, the segments being in row
+//     order; a block = a run of equal (column block, row block))
 //     slot_segment[i]  the segment of slot i, in row order inside its block
 //     block_of_slot[i], block_slot_begin[b] (blocks + 1)
 //   ordered slots i (the reorder inside each block): ordered[i] = segment; output_hash[i],
@@ -43,6 +47,34 @@ struct MaxOf {
     return a > b ? a : b;
   }
 };
+
+/// Step 1's two counts a row, scanned: `segment_begin` (the segments before row r) and
+/// `single_before` (the rows before r of exactly one segment). Every other row, empty rows
+/// included, is a combine row and has a partial sum a segment, so the combine rows and their
+/// partial sums before r follow without scans of their own.
+struct RowSlotSums {
+  const std::int32_t* segment_begin;
+  const std::int32_t* single_before;
+
+  /// Whether row r (< rows) is a combine row (0 or >= 2 segments).
+  __device__ bool is_combine(std::int64_t r) const {
+    return single_before[r + 1] == single_before[r];
+  }
+  /// The combine rows before row r.
+  __device__ std::int32_t combine_index(std::int64_t r) const {
+    return static_cast<std::int32_t>(r) - single_before[r];
+  }
+  /// The partial sums of the rows before row r.
+  __device__ std::int32_t partial_begin(std::int64_t r) const {
+    return segment_begin[r] - single_before[r];
+  }
+};
+
+/// Whether step 1 marks a row of `count` segments as single (row `rows` is not: the scans' totals).
+__device__ __forceinline__ std::int32_t single_slot_row(std::int64_t r, std::int64_t rows,
+                                                        std::int32_t count) {
+  return r < rows && count == 1 ? 1 : 0;
+}
 
 /// The column block of nonzero k.
 __device__ __forceinline__ std::int32_t column_block(const std::int32_t* col_idx, std::int64_t k,
@@ -80,7 +112,10 @@ __device__ __forceinline__ bool starts_segment(const std::int32_t* col_idx, std:
   const std::int64_t own_run_first =
       runs_up_to_lane ? window + (31 - __clz(runs_up_to_lane)) : run_first;
   if (runs) run_first = window + (31 - __clz(runs));
-  return k < end && (starts_run || (k - own_run_first) % max_slot_length == 0);
+  // (a run lies in one row, of fewer than 2^31 nonzeros: its positions fit 32 bits)
+  return k < end && (starts_run || static_cast<std::uint32_t>(k - own_run_first) %
+                                           static_cast<std::uint32_t>(max_slot_length) ==
+                                       0u);
 }
 
 /// Rows of at most this many nonzeros are walked by one lane in the row-tile kernels of steps 1
@@ -194,24 +229,37 @@ __device__ std::int32_t for_each_segment_start_by_warp(const std::int32_t* col_i
 
 /// A row's segments walked by one lane, in column order: starts_segment's rule sequentially (a
 /// segment starts where a run of one column block starts, and every max_slot_length-th nonzero
-/// of a run). Calls segment(first nonzero, length, column block) for each.
+/// of a run). Calls segment(first nonzero, length, column block) for each. No division a nonzero:
+/// a column in the run's column block [block_first, block_end) continues the run (the column
+/// block is divided out only where a run starts), and the nonzero's position in its run is
+/// counted modulo max_slot_length.
 template <typename Segment>
 __device__ void for_each_segment_by_lane(const std::int32_t* col_idx, std::int64_t begin,
                                          std::int64_t end, std::int32_t block_cols,
                                          std::int32_t max_slot_length, Segment&& segment) {
-  std::int64_t run_first = begin, segment_first = begin;
-  std::int32_t previous_cb = 0, segment_cb = 0;
-  for (std::int64_t k = begin; k < end; ++k) {
-    const std::int32_t cb = column_block(col_idx, k, block_cols);
-    if (k == begin || cb != previous_cb) run_first = k;
-    previous_cb = cb;
-    if ((k - run_first) % max_slot_length == 0) {
-      if (k != begin) segment(segment_first, k - segment_first, segment_cb);
+  if (begin >= end) return;
+  std::int32_t cb = column_block(col_idx, begin, block_cols);
+  std::int64_t block_first = std::int64_t{cb} * block_cols, block_end = block_first + block_cols;
+  std::int64_t segment_first = begin;
+  std::int32_t segment_cb = cb;
+  std::int32_t position = 0;  // of nonzero k in its run, modulo max_slot_length
+  for (std::int64_t k = begin + 1; k < end; ++k) {
+    const std::int32_t col = col_idx[k];
+    if (col < block_first || col >= block_end) {  // a run starts
+      cb = col / block_cols;
+      block_first = std::int64_t{cb} * block_cols;
+      block_end = block_first + block_cols;
+      position = 0;
+    } else if (++position == max_slot_length) {
+      position = 0;
+    }
+    if (position == 0) {
+      segment(segment_first, k - segment_first, segment_cb);
       segment_first = k;
       segment_cb = cb;
     }
   }
-  if (end > begin) segment(segment_first, end - segment_first, segment_cb);
+  segment(segment_first, end - segment_first, segment_cb);
 }
 
 /// Calls walk(row, begin, end, owner lane) for each row of the warp's tile longer than
@@ -230,14 +278,14 @@ __device__ void for_each_long_row_of_tile(std::int64_t row, std::int64_t begin, 
 
 /// Step 1, a warp 32 rows (Algorithm 2's thread a row: a lane a row of at most
 /// kLaneRowMaxLength nonzeros, the whole warp one of at most kRowChunkLength): a row's segments
-/// (starts_segment, counted by ballots in windows of 32), whether it is a combine row (0 or >= 2
-/// segments) and its partial sums; row_chunks[r], the chunks of a longer row, whose three counts
+/// (starts_segment, counted by ballots in windows of 32) and whether it has exactly one
+/// (single_slot_row; RowSlotSums); row_chunks[r], the chunks of a longer row, whose two counts
 /// chunked_row_segments_kernel writes later; row `rows` writes zeros (the scans' totals).
 __global__ void count_row_segments_kernel(const std::int32_t* row_ptr, const std::int32_t* col_idx,
                                           std::int64_t rows, std::int32_t block_cols,
                                           std::int32_t max_slot_length,
-                                          std::int32_t* row_segments, std::int32_t* combine_flag,
-                                          std::int32_t* row_partials, std::int32_t* row_chunks) {
+                                          std::int32_t* row_segments, std::int32_t* single_rows,
+                                          std::int32_t* row_chunks) {
   const std::int64_t tile = warp_row_tile();
   if (tile > rows) return;  // warp-uniform
   const std::int32_t lane = arch::lane_id();
@@ -258,9 +306,7 @@ __global__ void count_row_segments_kernel(const std::int32_t* row_ptr, const std
   row_chunks[r] = static_cast<std::int32_t>(row_chunk_count(end - begin));
   if (chunked) return;
   row_segments[r] = count;
-  const bool combine = r < rows && count != 1;
-  combine_flag[r] = combine ? 1 : 0;
-  row_partials[r] = combine ? count : 0;
+  single_rows[r] = single_slot_row(r, rows, count);
 }
 
 /// Step 1, a warp a chunk of a row longer than kRowChunkLength (grid-stride over the chunk count
@@ -284,15 +330,14 @@ __global__ void count_chunk_segments_kernel(const std::int32_t* row_ptr,
 }
 
 /// Step 1, a thread a chunk (grid-stride over the chunk count chunk_begin[rows]), acting on its
-/// row's first chunk only: a chunked row's segments (the sum of its chunks', from their scan),
-/// whether it is a combine row and its partial sums, as count_row_segments_kernel writes them
-/// for the other rows. (A thread a chunk, not a row: no pass over every row for a few long ones.)
+/// row's first chunk only: a chunked row's segments (the sum of its chunks', from their scan) and
+/// whether it has exactly one, as count_row_segments_kernel writes them for the other rows. (A
+/// thread a chunk, not a row: no pass over every row for a few long ones.)
 __global__ void chunked_row_segments_kernel(const std::int32_t* row_ptr,
                                             const std::int32_t* chunk_begin,
                                             const std::int32_t* chunk_segment_begin,
                                             std::int64_t rows, std::int32_t* row_segments,
-                                            std::int32_t* combine_flag,
-                                            std::int32_t* row_partials) {
+                                            std::int32_t* single_rows) {
   const std::int64_t chunks = chunk_begin[rows];
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -302,8 +347,7 @@ __global__ void chunked_row_segments_kernel(const std::int32_t* row_ptr,
     const std::int32_t count = chunk_segment_begin[chunk_begin[chunk.row + 1]] -
                                chunk_segment_begin[chunk.row_first_chunk];
     row_segments[chunk.row] = count;
-    combine_flag[chunk.row] = count != 1 ? 1 : 0;
-    row_partials[chunk.row] = count != 1 ? count : 0;
+    single_rows[chunk.row] = single_slot_row(chunk.row, rows, count);
   }
 }
 
@@ -326,45 +370,45 @@ __global__ void count_one_block_row_segments_kernel(const std::int32_t* row_ptr,
                                                     std::int32_t block_rows,
                                                     std::int64_t sample_step,
                                                     std::int32_t* row_segments,
-                                                    std::int32_t* combine_flag,
-                                                    std::int32_t* row_partials,
+                                                    std::int32_t* single_rows,
                                                     unsigned long long* counts) {
   const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r > rows) return;
   const std::int64_t length = r < rows ? row_ptr[r + 1] - row_ptr[r] : 0;
   const auto count = static_cast<std::int32_t>(slots_of_run(length, max_slot_length));
   row_segments[r] = count;
-  const bool combine = r < rows && count != 1;
-  combine_flag[r] = combine ? 1 : 0;
-  row_partials[r] = combine ? count : 0;
+  single_rows[r] = single_slot_row(r, rows, count);
   if (r == rows) return;
-  if (r % sample_step == 0) {
-    const std::int64_t full_pieces = length / max_slot_length, rest = length % max_slot_length;
+  // (32-bit divisions: r < rows < 2^31, a row's length < 2^31)
+  const auto row = static_cast<std::uint32_t>(r);
+  if (row % static_cast<std::uint32_t>(sample_step) == 0u) {
+    const auto run = static_cast<std::uint32_t>(length);
+    const auto longest = static_cast<std::uint32_t>(max_slot_length);
+    const std::uint32_t full_pieces = run / longest, rest = run % longest;
     if (full_pieces > 0)
       atomicAdd(&counts[aggregation_shift(max_slot_length)],
                 static_cast<unsigned long long>(full_pieces));
     if (rest > 0) atomicAdd(&counts[aggregation_shift(rest)], 1ull);
   }
-  if (r % block_rows == 0) {
+  if (row % static_cast<std::uint32_t>(block_rows) == 0u) {
     const std::int64_t block_end = r + block_rows < rows ? r + block_rows : rows;
     if (row_ptr[block_end] > row_ptr[r]) atomicAdd(&counts[kOneBlockCountsBlocks], 1ull);
   }
 }
 
-/// Step 1, a thread a row r in [0, rows]: combine_rows[k] = r and combine_begin[k] = its first
+/// Step 2, a thread a row r in [0, rows]: combine_rows[k] = r and combine_begin[k] = its first
 /// partial sum for the k-th combine row; row `rows` writes combine_begin[combine rows] = all.
-__global__ void scatter_combine_rows_kernel(const std::int32_t* combine_index,
-                                            const std::int32_t* partial_begin, std::int64_t rows,
+__global__ void scatter_combine_rows_kernel(RowSlotSums sums, std::int64_t rows,
                                             std::int32_t* combine_rows,
                                             std::int32_t* combine_begin) {
   const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r > rows) return;
-  const std::int32_t k = combine_index[r];
+  const std::int32_t k = sums.combine_index(r);
   if (r == rows) {
-    combine_begin[k] = partial_begin[r];
-  } else if (combine_index[r + 1] != k) {
+    combine_begin[k] = sums.partial_begin(r);
+  } else if (sums.is_combine(r)) {
     combine_rows[k] = static_cast<std::int32_t>(r);
-    combine_begin[k] = partial_begin[r];
+    combine_begin[k] = sums.partial_begin(r);
   }
 }
 
@@ -385,21 +429,22 @@ __global__ void shift_histogram_kernel(const std::int32_t* segment_begin,
 /// of column block cb.
 struct SegmentWriter {
   std::int32_t block_rows;
-  std::int64_t row_blocks;
-  const std::int32_t* combine_flag;
-  const std::int32_t* partial_begin;
-  unsigned long long* seg_key;
+  RowSlotSums sums;                ///< a combine row's segments write partial sums
+  std::uint32_t* seg_column_block;  ///< null where x is one column block
+  std::int32_t* seg_row_block;
   std::int32_t* seg_first;
   std::int32_t* seg_destination;
   std::int32_t* seg_index;
 
   __device__ void write(std::int64_t row, std::int64_t s, std::int32_t rank, std::int64_t k,
                         std::int32_t cb) const {
-    seg_key[s] = static_cast<unsigned long long>(cb) * static_cast<unsigned long long>(row_blocks) +
-                 static_cast<unsigned long long>(row / block_rows);
+    if (seg_column_block) seg_column_block[s] = static_cast<std::uint32_t>(cb);
+    // (rows < 2^31: the row block by a 32-bit division)
+    seg_row_block[s] = static_cast<std::int32_t>(static_cast<std::uint32_t>(row) /
+                                                 static_cast<std::uint32_t>(block_rows));
     seg_first[s] = static_cast<std::int32_t>(k);
     seg_destination[s] =
-        combine_flag[row] != 0 ? partial_begin[row] + rank : ~static_cast<std::int32_t>(row);
+        sums.is_combine(row) ? sums.partial_begin(row) + rank : ~static_cast<std::int32_t>(row);
     seg_index[s] = static_cast<std::int32_t>(s);
   }
 };
@@ -529,21 +574,39 @@ __global__ void chunk_segment_lengths_kernel(const std::int32_t* row_ptr, std::i
   }
 }
 
-/// Step 2, a thread a slot: 1 where a block starts (its key differs from the previous slot's).
-__global__ void mark_block_starts_kernel(const unsigned long long* sorted_key, std::int64_t slots,
+/// A slot's block, (column block, row block), in block order: the sorted column blocks and the
+/// row block of the slot's segment. With one column block (no sort) sorted_column_block and
+/// slot_segment are null: column block 0, slot i is segment i.
+struct SlotBlockKeys {
+  const std::uint32_t* sorted_column_block;
+  const std::int32_t* seg_row_block;
+  const std::int32_t* slot_segment;
+
+  __device__ std::uint32_t column_block(std::int64_t i) const {
+    return sorted_column_block ? sorted_column_block[i] : 0u;
+  }
+  __device__ std::int32_t row_block(std::int64_t i) const {
+    return seg_row_block[slot_segment ? slot_segment[i] : i];
+  }
+};
+
+/// Step 2, a thread a slot: 1 where a block starts (its block differs from the previous slot's).
+__global__ void mark_block_starts_kernel(SlotBlockKeys keys, std::int64_t slots,
                                          std::int32_t* block_start) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= slots) return;
-  block_start[i] = (i == 0 || sorted_key[i] != sorted_key[i - 1]) ? 1 : 0;
+  block_start[i] = (i == 0 || keys.column_block(i) != keys.column_block(i - 1) ||
+                    keys.row_block(i) != keys.row_block(i - 1))
+                       ? 1
+                       : 0;
 }
 
 /// Step 2, a thread a slot: block_of_slot = inclusive scan - 1; at a block's first slot, its
 /// block_slot_begin, block_col and block_row; the last slot closes block_slot_begin (= slots).
-__global__ void scatter_blocks_kernel(const unsigned long long* sorted_key,
-                                      const std::int32_t* block_start,
+__global__ void scatter_blocks_kernel(SlotBlockKeys keys, const std::int32_t* block_start,
                                       std::int32_t* block_of_slot, std::int64_t slots,
-                                      std::int64_t row_blocks, std::int32_t* block_slot_begin,
-                                      std::int32_t* block_col, std::int32_t* block_row) {
+                                      std::int32_t* block_slot_begin, std::int32_t* block_col,
+                                      std::int32_t* block_row) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= slots) return;
   const std::int32_t b = block_of_slot[i] - 1;
@@ -551,8 +614,8 @@ __global__ void scatter_blocks_kernel(const unsigned long long* sorted_key,
   if (i == slots - 1) block_slot_begin[b + 1] = static_cast<std::int32_t>(slots);
   if (!block_start[i]) return;
   block_slot_begin[b] = static_cast<std::int32_t>(i);
-  block_col[b] = static_cast<std::int32_t>(sorted_key[i] / static_cast<unsigned long long>(row_blocks));
-  block_row[b] = static_cast<std::int32_t>(sorted_key[i] % static_cast<unsigned long long>(row_blocks));
+  block_col[b] = static_cast<std::int32_t>(keys.column_block(i));
+  block_row[b] = keys.row_block(i);
 }
 
 /// Step 3 (reorder=sort), a thread a slot: key (block << 32) | length for a stable radix sort

@@ -197,7 +197,6 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   d.block_cols = block_cols;
   d.reorder = p.reorder;
   d.warp_row_length = p.warp_row_length;
-  const std::int64_t row_blocks = (rows + d.block_rows - 1) / d.block_rows;
   d.arrays_from_pool = p.layout_from_pool(
       estimated_build_temporary_bytes(rows, csr.nnz, column_blocks, p.max_slot_length),
       static_cast<std::int64_t>(detail::kSmallBuildTemporaryBytes));
@@ -208,16 +207,16 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   detail::StreamPhaseTimes phases(stream);
   detail::SmallDownloads counts(stream);
 
-  // 1. A lane a short row, a warp a long one, a warp a chunk of a longer one: its segments; the
-  //    combine rows and their partial sums (scans over rows + 1). The chunks are counted on the
-  //    GPU only: their kernels read the count, and their arrays are sized by a bound on it.
+  // 1. A lane a short row, a warp a long one, a warp a chunk of a longer one: its segments and
+  //    whether that is one, scanned over rows + 1 (the combine rows and their partial sums follow
+  //    from both: build::RowSlotSums). The chunks are counted on the GPU only: their kernels
+  //    read the count, and their arrays are sized by a bound on it.
   //    Where x is one column block a row's segments are its pieces of max_slot_length: a thread a
   //    row counts and writes them from row_ptr alone, and no row is chunked.
   const bool one_column_block = column_blocks <= 1;
   const auto row_entries = static_cast<std::size_t>(rows + 1);
   auto row_segments = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  auto combine_flag = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  auto row_partials = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
+  auto single_rows = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
   // a chunked row of L > kRowChunkLength nonzeros has ceil(L / kRowChunkLength) < 2 L /
   // kRowChunkLength chunks
   const std::int64_t most_chunks = one_column_block ? 0 : 2 * (csr.nnz / build::kRowChunkLength);
@@ -232,15 +231,14 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   if (one_column_block) {
     build::count_one_block_row_segments_kernel<<<grid_for(rows + 1), kBuildThreads, 0, stream>>>(
         row_ptr, rows, p.max_slot_length, d.block_rows, hash_sample_step(rows),
-        row_segments.data(), combine_flag.data(), row_partials.data(), histogram.data());
+        row_segments.data(), single_rows.data(), histogram.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   } else {
     auto row_chunks = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
     build::count_row_segments_kernel<<<grid_for_row_tiles(rows + 1), kBuildThreads, 0,
                                        stream>>>(row_ptr, col_idx, rows, block_cols,
                                                  p.max_slot_length, row_segments.data(),
-                                                 combine_flag.data(), row_partials.data(),
-                                                 row_chunks.data());
+                                                 single_rows.data(), row_chunks.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
     chunk_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
     exclusive_sum(scratch, row_chunks.data(), chunk_begin.data(), rows + 1, "rows");
@@ -261,45 +259,49 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
                   "chunks");
     build::chunked_row_segments_kernel<<<grid_for(most_chunks), kBuildThreads, 0, stream>>>(
         row_ptr, chunk_begin.data(), chunk_segment_begin.data(), rows, row_segments.data(),
-        combine_flag.data(), row_partials.data());
+        single_rows.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
-  auto segment_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  auto combine_index = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  auto partial_begin = DeviceBuffer<std::int32_t>::on_stream(row_entries, stream);
-  detail::exclusive_sums(scratch, row_segments.data(), combine_flag.data(), row_partials.data(),
-                         segment_begin.data(), combine_index.data(), partial_begin.data(),
-                         rows + 1, "rows");
-  row_segments = {};
-  row_partials = {};
+  //    One scan of both, in place (the pool's peak, mapped during the build and unmapped at its
+  //    end, is what the temporaries cost beyond the kernels).
+  detail::exclusive_sums(scratch, row_segments.data(), single_rows.data(), row_segments.data(),
+                         single_rows.data(), rows + 1, "rows");
+  auto segment_begin = std::move(row_segments);
+  auto single_before = std::move(single_rows);
+  const build::RowSlotSums row_sums{segment_begin.data(), single_before.data()};
   phases.lap("row_segments");
   //    The nonzeros' arrays of the layout, sized by nnz alone.
   d.col_add_sign = arrays.allocate<std::uint32_t>(d.nnz);
   d.data = arrays.allocate<Value>(d.nnz);
-  std::int32_t slots32 = 0, combine_rows32 = 0, partials32 = 0;
+  std::int32_t slots32 = 0, single_rows32 = 0;
   counts.add(segment_begin.data() + rows, &slots32);
-  counts.add(combine_index.data() + rows, &combine_rows32);
-  counts.add(partial_begin.data() + rows, &partials32);
+  counts.add(single_before.data() + rows, &single_rows32);
   if (one_column_block) counts.add(histogram.data(), shift_counts.data(), shift_counts.size());
   counts.wait();
   const std::int64_t slots = slots32;
   d.slots = slots;
-  d.combine_row_count = combine_rows32;
-  d.partials = partials32;
+  d.combine_row_count = rows - single_rows32;  // RowSlotSums::combine_index(rows)
+  d.partials = slots - single_rows32;          // RowSlotSums::partial_begin(rows)
 
   // 2. A lane a short row, a warp a long one, a warp a chunk of a longer one, writes its segments
-  //    (key, first nonzero, length, output_hash).
+  //    (column block where there are several, row block, first nonzero, length, output_hash).
   const auto slot_entries = static_cast<std::size_t>(slots);
-  auto seg_key = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
+  DeviceBuffer<std::uint32_t> seg_column_block;
+  if (!one_column_block)
+    seg_column_block = DeviceBuffer<std::uint32_t>::on_stream(slot_entries, stream);
+  auto seg_row_block = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto seg_first = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto seg_length = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto seg_destination = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto seg_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   if (rows > 0 && slots > 0) {
-    const build::SegmentWriter writer{d.block_rows,           row_blocks,
-                                      combine_flag.data(),    partial_begin.data(),
-                                      seg_key.data(),         seg_first.data(),
-                                      seg_destination.data(), seg_index.data()};
+    const build::SegmentWriter writer{d.block_rows,
+                                      row_sums,
+                                      seg_column_block.data(),
+                                      seg_row_block.data(),
+                                      seg_first.data(),
+                                      seg_destination.data(),
+                                      seg_index.data()};
     if (one_column_block)
       build::write_one_block_row_segments_kernel<<<grid_for(rows), kBuildThreads, 0, stream>>>(
           row_ptr, rows, p.max_slot_length, segment_begin.data(), writer, seg_length.data());
@@ -321,17 +323,13 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
       TCSPARSE_CUDA_CHECK_LAUNCH();
     }
   }
-  combine_flag = {};
   chunk_begin = {};
   chunk_segment_begin = {};
   d.combine_rows = arrays.allocate<std::int32_t>(d.combine_row_count);
   d.combine_begin = arrays.allocate<std::int32_t>(d.combine_row_count + 1);
   build::scatter_combine_rows_kernel<<<grid_for(rows + 1), kBuildThreads, 0, stream>>>(
-      combine_index.data(), partial_begin.data(), rows, d.combine_rows.data(),
-      d.combine_begin.data());
+      row_sums, rows, d.combine_rows.data(), d.combine_begin.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
-  combine_index = {};
-  partial_begin = {};
   if (!one_column_block) {
     const std::int64_t step = hash_sample_step(rows);
     const std::int64_t sampled = (rows + step - 1) / step;
@@ -343,32 +341,38 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
     counts.add(histogram.data(), shift_counts.data(), shift_counts.size());
   }
   segment_begin = {};
+  single_before = {};
   phases.lap("segments");
-  //    A stable radix sort by (column block, row block) puts the segments into the blocks in the
-  //    layout's order, rows in order inside each block. With one column block the keys are the
-  //    row blocks, written in row order: already sorted, the sort would move nothing.
+  //    A stable radix sort by column block puts the segments into the blocks in the layout's
+  //    order (by column block, then row block), rows in order inside each block: the segments are
+  //    written in row order, so within a column block their row blocks already ascend, and the
+  //    sort needs the column block's bits alone (one pass of CUB's onesweep for up to 256 column
+  //    blocks; sorting by column block x row blocks + row block took two over 64-bit keys). With
+  //    one column block there is nothing to sort.
   //    The sort works within two buffers of the keys and of the indices (no third copy in CUB's
   //    storage: that copy made the sort the build's peak of temporaries).
-  if (column_blocks > 1) {
-    auto key_second = DeviceBuffer<unsigned long long>::on_stream(slot_entries, stream);
+  if (!one_column_block) {
+    auto key_second = DeviceBuffer<std::uint32_t>::on_stream(slot_entries, stream);
     auto index_second = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
-    const auto largest_key = static_cast<unsigned long long>(
-        std::max<std::int64_t>(0, column_blocks * row_blocks - 1));
-    if (detail::stable_sort_pairs_double_buffered(scratch, seg_key.data(), key_second.data(),
-                                                  seg_index.data(), index_second.data(), slots,
-                                                  key_bits(largest_key), "segments")) {
-      seg_key = std::move(key_second);
+    if (detail::stable_sort_pairs_double_buffered(
+            scratch, seg_column_block.data(), key_second.data(), seg_index.data(),
+            index_second.data(), slots,
+            key_bits(static_cast<unsigned long long>(column_blocks - 1)), "segments")) {
+      seg_column_block = std::move(key_second);
       seg_index = std::move(index_second);
     }
   }
-  DeviceBuffer<unsigned long long> sorted_key = std::move(seg_key);
-  DeviceBuffer<std::int32_t> slot_segment = std::move(seg_index);  // slot -> its segment
+  // slot -> its column block (null: column block 0), its segment
+  DeviceBuffer<std::uint32_t> sorted_column_block = std::move(seg_column_block);
+  DeviceBuffer<std::int32_t> slot_segment = std::move(seg_index);
+  const build::SlotBlockKeys slot_keys{sorted_column_block.data(), seg_row_block.data(),
+                                       one_column_block ? nullptr : slot_segment.data()};
   auto block_start = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   auto block_of_slot = DeviceBuffer<std::int32_t>::on_stream(slot_entries, stream);
   std::int32_t blocks32 = 0;
   if (slots > 0) {
     build::mark_block_starts_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
-        sorted_key.data(), slots, block_start.data());
+        slot_keys, slots, block_start.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
     inclusive_sum(scratch, block_start.data(), block_of_slot.data(), slots, "segments");
     if (!one_column_block) counts.add(block_of_slot.data() + (slots - 1), &blocks32);
@@ -395,13 +399,14 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   d.block_row = arrays.allocate<std::int32_t>(d.blocks);
   if (slots > 0) {
     build::scatter_blocks_kernel<<<grid_for(slots), kBuildThreads, 0, stream>>>(
-        sorted_key.data(), block_start.data(), block_of_slot.data(), slots, row_blocks,
-        block_slot_begin.data(), d.block_col.data(), d.block_row.data());
+        slot_keys, block_start.data(), block_of_slot.data(), slots, block_slot_begin.data(),
+        d.block_col.data(), d.block_row.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   } else {  // (else scatter_blocks_kernel writes block_slot_begin[blocks] = slots)
     TCSPARSE_CUDA_CHECK(cudaMemsetAsync(block_slot_begin.data(), 0, sizeof(std::int32_t), stream));
   }
-  sorted_key = {};
+  sorted_column_block = {};
+  seg_row_block = {};
   block_start = {};
   //    5, begun: tasks start at every blocks_per_task-th block of a run of one column block
   //    (their count is downloaded with step 3's). With one column block the blocks are one run
@@ -473,12 +478,10 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
       group_start.data());
   TCSPARSE_CUDA_CHECK_LAUNCH();
   run_start = {};
-  auto group_index = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
-  auto slot_nnz_begin = DeviceBuffer<std::int32_t>::on_stream(slot_entries + 1, stream);
-  detail::exclusive_sums(scratch, group_start.data(), slot_nnz.data(), group_index.data(),
-                         slot_nnz_begin.data(), slots + 1, "segments");
-  group_start = {};
-  slot_nnz = {};
+  detail::exclusive_sums(scratch, group_start.data(), slot_nnz.data(), group_start.data(),
+                         slot_nnz.data(), slots + 1, "segments");  // in place
+  auto group_index = std::move(group_start);
+  auto slot_nnz_begin = std::move(slot_nnz);
   std::int32_t groups32 = 0, laid_out = 0, tasks32 = 0;
   counts.add(group_index.data() + slots, &groups32);
   counts.add(slot_nnz_begin.data() + slots, &laid_out);

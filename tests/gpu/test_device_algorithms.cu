@@ -1,8 +1,9 @@
 // runtime/device_algorithms.cuh on the GPU: the two stable radix sorts that the GPU builds use
 // (DASP's rows by category, HBP's slots by column block and hash) give std::stable_sort's order of
 // the same pairs, by the key's low `bits` bits, for keys of 32 and 64 bits and any bit count; the
-// double-buffered one says truly which buffers hold the result; the scan of three arrays at once
-// (HBP's step 1) gives each array's exclusive prefix sums.
+// double-buffered one says truly which buffers hold the result; the scan of two arrays of counts
+// (HBP's steps 1 and 3: two counts packed in a 64-bit word) gives each array's exclusive prefix
+// sums, in place too, up to sums just below 2^31.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -120,18 +121,17 @@ TEST_F(DeviceAlgorithmsTest, DoubleBufferedSortOfNoPairsLeavesTheFirstBuffersAnd
   EXPECT_FALSE(in_second);
 }
 
-TEST_F(DeviceAlgorithmsTest, ExclusiveSumsOfTwoOrThreeArraysAreEachArraysPrefixSums) {
-  // one item, one CUB tile, and many tiles with a partial last one; counts of 0 .. 40 and 0 .. 120,
-  // and between them an array of 0 / 1 flags as HBP's combine rows
+TEST_F(DeviceAlgorithmsTest, ExclusiveSumsOfTwoArraysAreEachArraysPrefixSums) {
+  // one item, one CUB tile, and many tiles with a partial last one; counts of 0 .. 120 beside
+  // 0 / 1 flags (HBP's segments and single-segment rows) and the pair the other way round
   for (const std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{(1 << 20) + 7}}) {
     SCOPED_TRACE(::testing::Message() << n << " items");
     std::mt19937 rng(static_cast<unsigned>(n));
     std::uniform_int_distribution<std::int32_t> count(0, 40);
-    std::vector<std::int32_t> a(n), b(n), c(n);
+    std::vector<std::int32_t> counts(n), flags(n);
     for (std::size_t i = 0; i < n; ++i) {
-      a[i] = count(rng);
-      b[i] = count(rng) % 2;
-      c[i] = count(rng) * 3;
+      counts[i] = count(rng) * 3;
+      flags[i] = count(rng) % 2;
     }
     const auto prefix_sums = [](const std::vector<std::int32_t>& in) {
       std::vector<std::int32_t> out(in.size());
@@ -140,22 +140,41 @@ TEST_F(DeviceAlgorithmsTest, ExclusiveSumsOfTwoOrThreeArraysAreEachArraysPrefixS
     };
     detail::CudaStream stream;
     DeviceScratch scratch(stream.get());
-    const DeviceBuffer<std::int32_t> in_a(a), in_b(b), in_c(c);
-    DeviceBuffer<std::int32_t> out_a(n), out_b(n), out_c(n);
-    detail::exclusive_sums(scratch, in_a.data(), in_b.data(), in_c.data(), out_a.data(),
-                           out_b.data(), out_c.data(), static_cast<std::int64_t>(n), "items");
+    const DeviceBuffer<std::int32_t> in_counts(counts), in_flags(flags);
+    DeviceBuffer<std::int32_t> out_a(n), out_b(n);
+    detail::exclusive_sums(scratch, in_counts.data(), in_flags.data(), out_a.data(),
+                           out_b.data(), static_cast<std::int64_t>(n), "items");
     scratch.synchronize();
-    EXPECT_EQ(out_a.download(), prefix_sums(a));
-    EXPECT_EQ(out_b.download(), prefix_sums(b));
-    EXPECT_EQ(out_c.download(), prefix_sums(c));
+    EXPECT_EQ(out_a.download(), prefix_sums(counts));
+    EXPECT_EQ(out_b.download(), prefix_sums(flags));
 
-    DeviceBuffer<std::int32_t> pair_a(n), pair_b(n);
-    detail::exclusive_sums(scratch, in_c.data(), in_a.data(), pair_a.data(), pair_b.data(),
-                           static_cast<std::int64_t>(n), "items");
+    detail::exclusive_sums(scratch, in_flags.data(), in_counts.data(), out_a.data(),
+                           out_b.data(), static_cast<std::int64_t>(n), "items");
     scratch.synchronize();
-    EXPECT_EQ(pair_a.download(), prefix_sums(c));
-    EXPECT_EQ(pair_b.download(), prefix_sums(a));
+    EXPECT_EQ(out_a.download(), prefix_sums(flags));
+    EXPECT_EQ(out_b.download(), prefix_sums(counts));
   }
+}
+
+TEST_F(DeviceAlgorithmsTest, ExclusiveSumsInPlaceKeepEachArrayApartUpToSumsJustBelowTwoToThe31) {
+  // 2^20 counts of 2047 each in both arrays: both sums reach 2^31 - 2^20 - 2047, so a carry from
+  // the low half of a packed word, or a high half cut short, would show; in place, as HBP's build
+  // scans them
+  constexpr std::size_t n = std::size_t{1} << 20;
+  constexpr std::int32_t kCount = 2047;
+  const std::vector<std::int32_t> counts(n, kCount);
+  detail::CudaStream stream;
+  DeviceScratch scratch(stream.get());
+  DeviceBuffer<std::int32_t> sums_a(counts), sums_b(counts);
+  detail::exclusive_sums(scratch, sums_a.data(), sums_b.data(), sums_a.data(), sums_b.data(),
+                         static_cast<std::int64_t>(n), "items");
+  scratch.synchronize();
+  const std::vector<std::int32_t> a = sums_a.download(), b = sums_b.download();
+  for (const std::size_t i : {std::size_t{0}, std::size_t{1}, n / 2 + 1, n - 1}) {
+    SCOPED_TRACE(::testing::Message() << "item " << i);
+    EXPECT_EQ(a[i], static_cast<std::int32_t>(i) * kCount);
+  }
+  EXPECT_EQ(a, b);
 }
 
 TEST_F(DeviceAlgorithmsTest, MoreThanTwoToThe31PairsAreRefusedNamingWhatIsCounted) {
