@@ -26,6 +26,14 @@ __device__ __forceinline__ void wait_for_prior_grids() {
 #endif
 }
 
+/// Whether `kernel` runs code compiled for sm_90 or later here: sm_90 binary, and not JIT-compiled
+/// from older PTX (which runs as an sm_90 binary but was compiled with __CUDA_ARCH__ = 800, where
+/// the bulk copy traps and griddepcontrol is left out). A kernel that waits in
+/// wait_for_prior_grids may be a dependent launch only then.
+inline bool runs_sm90_code(const cudaFuncAttributes& kernel) {
+  return kernel.binaryVersion >= 90 && kernel.ptxVersion >= 90;
+}
+
 /// kernel<<<grid, block, 0, stream>>>(args...), as a programmatic dependent launch when
 /// `dependent` (see above; arch/launch.cuh for other attributes).
 template <typename... Params, typename... Args>

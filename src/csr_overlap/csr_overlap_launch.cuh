@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "arch/dependent_launch.cuh"
 #include "csr_overlap/csr_overlap_format.hpp"
 #include "csr_overlap/csr_overlap_kernels.cuh"
 #include "csr_overlap/csr_overlap_parameters.hpp"
@@ -18,6 +19,7 @@
 
 namespace tcsparse::csr_overlap {
 
+using arch::runs_sm90_code;
 using detail::current_device_attribute;
 
 template <typename V>
@@ -87,13 +89,6 @@ BatchKernel<V> warp_batch_kernel_build(bool register_bound_build, CopyMechanism 
   return register_bound_build
              ? &device::warp_batch_kernel<V, kRegisterBoundThreads, kRegisterBoundBlocks>
              : &device::warp_batch_kernel<V, device::kLargestBatchBlock, 1>;
-}
-
-/// Whether `kernel` runs code compiled for sm_90 or later here: sm_90 binary, and not JIT-compiled
-/// from older PTX (which runs as an sm_90 binary but was compiled with __CUDA_ARCH__ = 800, where
-/// the bulk copy traps and griddepcontrol is left out).
-inline bool runs_sm90_code(const cudaFuncAttributes& kernel) {
-  return kernel.binaryVersion >= 90 && kernel.ptxVersion >= 90;
 }
 
 /// Throws UnsupportedError, naming `method` and the GPU's compute capability, when copy=bulk

@@ -3,12 +3,13 @@
 // hbp_format.cpp) and uploaded,
 // then, where every slot writes its own partial sum (slot_output=, hbp_slot_partials.hpp), its
 // combine lists rewritten on the GPU; then per apply, in the hubs-first column order
-// (column_order, hbp_column_order.hpp) a gather of x into the plan's order, a cudaMemsetAsync of
-// the ticket, the SpMV kernel and, when some row has 0 or several slots (every row with
-// slot_output=partial), the combine kernel, all on the caller's stream (hbp_kernels.cuh).
+// (column_order, hbp_column_order.hpp) a gather of x into the plan's order, the SpMV kernel
+// (its ticket resets itself at the end of each launch) and, when some row has 0 or several slots
+// (every row with slot_output=partial), the combine kernel, a programmatic dependent launch where
+// the GPU runs sm_90 code; all on the caller's stream (hbp_kernels.cuh).
 //
-// Apply is asynchronous, allocates nothing and synchronises nothing; the gather, the memset and
-// the two kernels are graph-capturable. The gathered x, the ticket and the partial sums belong to
+// Apply is asynchronous, allocates nothing and synchronises nothing; the gather and the two
+// kernels are graph-capturable. The gathered x, the ticket and the partial sums belong to
 // the plan: one plan must not be applied on two streams at the same time.
 #include <cuda_runtime_api.h>
 
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/dependent_launch.cuh"
 #include "arch/types.cuh"
 #include "common/for_each_value.hpp"
 #include "common/stopwatch.hpp"
@@ -45,6 +47,7 @@ using detail::DeviceBuffer;
 constexpr int kCombineThreads = 256;
 /// Largest grid of the combine kernel (grid-stride above it).
 constexpr std::int64_t kCombineMaxBlocks = 1 << 16;
+constexpr int kCombineWarpsPerBlock = kCombineThreads / arch::kWarpSize;
 
 template <typename Value>
 /// The sizes size_statistics reports, of a layout on the device.
@@ -281,7 +284,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     layout_.release_block_indices();  // the kernels do not read them
     partials_ = DeviceBuffer<Acc>(static_cast<std::size_t>(layout_.partials));
     ticket_ = DeviceBuffer<unsigned>(1);
-    ticket_.fill_bytes(0);
+    ticket_.fill_bytes(0);  // once: each launch leaves it at 0 for the next (release_ticket)
 
     prepare_launch();
 
@@ -302,6 +305,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     spmv_.slot_last_round = layout_.slot_last_round.data();
     spmv_.partials = partials_.data();
     spmv_.ticket = ticket_.data();
+    spmv_.last_ticket = last_ticket();
     spmv_.cols = layout_.cols;
     spmv_.block_cols = layout_.block_cols;
     spmv_.warp_row_length = layout_.warp_row_length;
@@ -312,6 +316,9 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     combine_.partials = partials_.data();
     combine_.count = static_cast<std::int32_t>(layout_.combine_row_count);
     combine_.warp_partials = p.combine_warp_partials;
+    cudaFuncAttributes combine_attributes{};
+    TCSPARSE_CUDA_CHECK(cudaFuncGetAttributes(&combine_attributes, &device::combine_kernel<V>));
+    combine_dependent_ = arch::runs_sm90_code(combine_attributes);
 
     if (!plan_to_caller_.empty())
       plan_x_ = DeviceBuffer<Value>(plan_to_caller_.size());
@@ -330,6 +337,8 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["blocks_per_sm"] = blocks_per_sm_;
     stats_.details["walk_unroll"] = p.walk_unroll;
     stats_.details["combine_warp_partials"] = p.combine_warp_partials;
+    stats_.details["combine_by_warps"] = schedule_.combine_by_warps;
+    stats_.details["combine_dependent_launch"] = combine_dependent_;
     if (kind_ == Kernel::tasks)
       stats_.details["fixed_share"] = p.resolved_fixed_share(layout_.block_cols, sizeof(V));
     stats_.details["max_slot_length"] = p.max_slot_length;
@@ -345,7 +354,6 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
 
   void launch_spmv(const V* x, V* y, Acc alpha, Acc beta, cudaStream_t stream) const {
     if (spmv_.task_count == 0) return;  // no nonzeros: no task and no group
-    TCSPARSE_CUDA_CHECK(cudaMemsetAsync(spmv_.ticket, 0, sizeof(unsigned), stream));
     kernel_<<<static_cast<unsigned>(schedule_.grid), static_cast<unsigned>(threads_), shared_bytes_,
               stream>>>(spmv_, x, y, alpha, beta);
     TCSPARSE_CUDA_CHECK_LAUNCH();
@@ -353,11 +361,28 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
 
   void launch_combine(V* y, Acc alpha, Acc beta, cudaStream_t stream) const {
     if (combine_.count == 0) return;
+    if (schedule_.combine_by_warps) {  // a warp a row (count <= combine_warp_rows)
+      const auto blocks = (combine_.count + kCombineWarpsPerBlock - 1) / kCombineWarpsPerBlock;
+      TCSPARSE_CUDA_CHECK(arch::launch_dependent(
+          combine_dependent_, &device::combine_by_warps_kernel<V>, static_cast<unsigned>(blocks),
+          kCombineThreads, stream, combine_, y, alpha, beta));
+      return;
+    }
     const auto blocks = std::min<std::int64_t>(
         (combine_.count + kCombineThreads - 1) / kCombineThreads, kCombineMaxBlocks);
-    device::combine_kernel<V><<<static_cast<unsigned>(blocks), kCombineThreads, 0, stream>>>(
-        combine_, y, alpha, beta);
-    TCSPARSE_CUDA_CHECK_LAUNCH();
+    TCSPARSE_CUDA_CHECK(arch::launch_dependent(combine_dependent_, &device::combine_kernel<V>,
+                                               static_cast<unsigned>(blocks), kCombineThreads,
+                                               stream, combine_, y, alpha, beta));
+  }
+
+  /// The SpMV kernel's last ticket (SpmvArguments::last_ticket): its tickets with work, then one
+  /// past the work for each taker (a warp of kernel=groups, a thread block of kernel=tasks).
+  unsigned last_ticket() const {
+    if (kind_ == Kernel::groups) {
+      const std::int64_t tickets = (layout_.groups + groups_per_ticket_ - 1) / groups_per_ticket_;
+      return static_cast<unsigned>(tickets + schedule_.grid * parameters_.warps_per_block - 1);
+    }
+    return static_cast<unsigned>(layout_.tasks - schedule_.fixed_tasks + schedule_.grid - 1);
   }
 
   /// The x segment's shared memory (let the kernel use the device's opt-in limit; none when
@@ -396,7 +421,8 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     blocks_per_sm_ = parameters_.blocks_per_sm > 0 ? parameters_.blocks_per_sm : resident;
     const std::int64_t sm_count = detail::current_device_attribute(cudaDevAttrMultiProcessorCount);
     if (kind_ == Kernel::groups) {  // a persistent grid of warps taking runs of groups
-      schedule_ = {std::max<std::int64_t>(1, sm_count * blocks_per_sm_), 0};
+      schedule_.grid = std::max<std::int64_t>(1, sm_count * blocks_per_sm_);
+      schedule_.fixed_tasks = 0;
       const std::int64_t warps = schedule_.grid * parameters_.warps_per_block;
       groups_per_ticket_ =
           parameters_.groups_per_ticket > 0
@@ -404,11 +430,12 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
               : static_cast<std::int32_t>(std::clamp<std::int64_t>(
                     (layout.groups + warps * kTicketsPerWarp - 1) / (warps * kTicketsPerWarp), 1,
                     kLargestGroupsPerTicket));
-      return;
+    } else {
+      schedule_ = make_schedule(layout.tasks, sm_count * blocks_per_sm_,
+                                parameters_.resolved_fixed_share(layout.block_cols, sizeof(V)));
     }
-    schedule_ = make_schedule(layout.tasks, sm_count * blocks_per_sm_,
-                              parameters_.resolved_fixed_share(layout.block_cols, sizeof(V)));
     schedule_.combine_warp_partials = parameters_.combine_warp_partials;
+    schedule_.combine_by_warps = parameters_.combines_by_warps(layout.combine_row_count);
   }
 
   HbpParameters parameters_;
@@ -417,6 +444,8 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   std::int32_t groups_per_ticket_ = 1;
   PlanStats stats_;
   Schedule schedule_;
+  /// The combine kernels are programmatic dependent launches (they run sm_90 code).
+  bool combine_dependent_ = false;
   int threads_ = 0;
   int blocks_per_sm_ = 0;
   std::size_t shared_bytes_ = 0;

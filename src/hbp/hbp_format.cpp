@@ -612,7 +612,11 @@ void host_apply(const HbpLayout<Value>& layout, const Schedule& schedule, std::s
       return partials[partial];
     };
     double sum = 0.0;
-    if (schedule.combine_warp_partials > 0 && end - begin > schedule.combine_warp_partials) {
+    const bool by_warp =
+        schedule.combine_by_warps
+            ? end - begin > 1
+            : schedule.combine_warp_partials > 0 && end - begin > schedule.combine_warp_partials;
+    if (by_warp) {
       sum = warp_strided_sum(begin, end, partial_sum);
     } else {
       for (std::int32_t i = begin; i < end; ++i) sum += partial_sum(i);

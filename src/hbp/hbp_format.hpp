@@ -299,6 +299,9 @@ struct Schedule {
   std::int64_t fixed_tasks = 0;
   /// the combine's: rows of more partial sums than this are added by the whole warp (0: none)
   std::int32_t combine_warp_partials = 0;
+  /// the combine's rows are few (combine_warp_rows): each row's list of two or more partial sums
+  /// is added by a warp of its own, whatever its length
+  bool combine_by_warps = false;
 };
 Schedule make_schedule(std::int64_t tasks, std::int64_t max_grid, double fixed_share);
 

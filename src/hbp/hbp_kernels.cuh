@@ -8,8 +8,12 @@
 //
 //   kernel=tasks (spmv_kernel), the paper's: thread block k (warps_per_block warps), persistent:
 //     tasks [k*F/G, (k+1)*F/G)  fixed part (F = fixed tasks, G = grid)
-//     then task F + atomicAdd(ticket, 1) until >= tasks   (competitive part; ticket zeroed by a
-//                                                           cudaMemsetAsync before the launch)
+//     then task F + atomicAdd(ticket, 1) until >= tasks   (competitive part)
+//
+//   the ticket resets itself (no memset an apply): every taker (a warp of kernel=groups, a thread
+//   block of kernel=tasks) stops at the first ticket past the work, so a launch hands out exactly
+//   T + takers tickets (T = tickets with work); the taker that draws the last one, T + takers - 1,
+//   is the launch's last to touch the counter and zeroes it for the next launch (release_ticket)
 //   a task: blocks [task_block_begin[t], task_block_begin[t+1]) of column block task_col[t]
 //     shared memory:  segment[0 .. block_cols)  = x[task_col * block_cols + i]  (as V; reloaded
 //                                                  only when the column block changes; a task with
@@ -44,13 +48,17 @@
 //   partial sums are numbered in slot order: a group's lanes write one coalesced run
 //   combine: thread per k: y[combine_rows[k]] = alpha * sum(partials[combine_partials[i]] for i
 //            in [combine_begin[k], combine_begin[k+1]) in order) + beta * y
-//            (no float atomics: bitwise repeatable)
+//            (no float atomics: bitwise repeatable); or, when the combine rows are few
+//            (combine_warp_rows), a warp per k (combine_by_warps_kernel). Either is a
+//            programmatic dependent launch where the GPU runs sm_90 code: its launch overlaps the
+//            SpMV kernel's last blocks, and it waits for that kernel before reading partials
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "arch/dependent_launch.cuh"
 #include "arch/load.cuh"
 #include "arch/types.cuh"
 #include "arch/warp.cuh"
@@ -79,7 +87,8 @@ struct SpmvArguments {
   const std::int32_t* output_hash = nullptr;  ///< nullptr: slot s writes partials[s]
   const std::uint16_t* slot_last_round = nullptr;
   Acc<V>* partials = nullptr;
-  unsigned* ticket = nullptr;
+  unsigned* ticket = nullptr;  ///< 0 at every launch's start (release_ticket)
+  unsigned last_ticket = 0;    ///< the launch's last ticket: tickets with work + takers - 1
   std::int64_t cols = 0;
   std::int32_t block_cols = 0;
   std::int32_t warp_row_length = 0;  ///< 0: off
@@ -113,6 +122,12 @@ __device__ __forceinline__ void write_slot(const SpmvArguments<V>& args, std::in
     args.partials[destination] = sum;
   else
     write_row(y, static_cast<std::int64_t>(~destination), sum, alpha, beta);
+}
+
+/// A taker's ticket past the work: the launch's last ticket (`last`) zeroes the counter, which no
+/// taker of this launch reads again, so the next launch on the stream starts at 0.
+__device__ __forceinline__ void release_ticket(unsigned* ticket, unsigned drawn, unsigned last) {
+  if (drawn == last) atomicExch(ticket, 0u);
 }
 
 /// Strides of a warp group loaded at once (warp_group_sum): at 4 the groups kernel kept 40-48
@@ -274,6 +289,7 @@ __global__ void __maxnreg__(kSpmvMaxRegisters<kUnroll>)
   V* segment = reinterpret_cast<V*>(shared_bytes);
   __shared__ std::int32_t task_shared;
   __shared__ std::int32_t next_group_shared;
+  arch::allow_dependent_grids();  // the combine may be scheduled as this grid's blocks retire
 
   const int lane = arch::lane_id();
   const auto grid = static_cast<std::int64_t>(gridDim.x);
@@ -284,10 +300,13 @@ __global__ void __maxnreg__(kSpmvMaxRegisters<kUnroll>)
   for (;;) {
     if (threadIdx.x == 0) {
       std::int64_t task = 0;
-      if (fixed_next < fixed_end)
+      if (fixed_next < fixed_end) {
         task = fixed_next++;
-      else
-        task = static_cast<std::int64_t>(args.fixed_tasks) + atomicAdd(args.ticket, 1u);
+      } else {
+        const unsigned ticket = atomicAdd(args.ticket, 1u);
+        task = static_cast<std::int64_t>(args.fixed_tasks) + ticket;
+        if (task >= args.task_count) release_ticket(args.ticket, ticket, args.last_ticket);
+      }
       task_shared = task < args.task_count ? static_cast<std::int32_t>(task) : args.task_count;
       next_group_shared = 0;
     }
@@ -333,13 +352,17 @@ template <typename V, int kUnroll>
 __global__ void __maxnreg__(kGroupsMaxRegisters<kUnroll>)
     spmv_groups_kernel(SpmvArguments<V> args, const V* __restrict__ x, V* __restrict__ y,
                        Acc<V> alpha, Acc<V> beta) {
+  arch::allow_dependent_grids();  // the combine may be scheduled as this grid's blocks retire
   const int lane = arch::lane_id();
   for (;;) {
     unsigned ticket = 0;
     if (lane == 0) ticket = atomicAdd(args.ticket, 1u);
     ticket = __shfl_sync(arch::kFullMask, ticket, 0);
     const std::int64_t first = static_cast<std::int64_t>(ticket) * args.groups_per_ticket;
-    if (first >= args.group_count) return;  // warp-uniform
+    if (first >= args.group_count) {  // warp-uniform
+      if (lane == 0) release_ticket(args.ticket, ticket, args.last_ticket);
+      return;
+    }
     const std::int64_t left = args.group_count - first;
     const int count = static_cast<int>(left < args.groups_per_ticket ? left : args.groups_per_ticket);
     // the run's bounds in one load (lane q <= count: group first + q's), its columns likewise
@@ -381,6 +404,7 @@ __global__ void __maxnreg__(kGroupsMaxRegisters<kUnroll>)
 template <typename V>
 __global__ void combine_kernel(CombineArguments<V> args, V* __restrict__ y, Acc<V> alpha,
                                Acc<V> beta) {
+  arch::wait_for_prior_grids();  // the SpMV kernel's partial sums (a dependent launch)
   const int lane = arch::lane_id();
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t warp_first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x +
@@ -412,6 +436,37 @@ __global__ void combine_kernel(CombineArguments<V> args, V* __restrict__ y, Acc<
       write_row(y, args.combine_rows != nullptr ? static_cast<std::int64_t>(args.combine_rows[k]) : k,
                 sum, alpha, beta);
   }
+}
+
+/// The combine part when its rows are few (combine_warp_rows): warp k adds combine row k's list,
+/// lane l every 32nd partial sum from the l-th, then the butterfly sum; a list of one partial sum
+/// is written as it is (as combine_kernel writes it). A grid of ceil(count / warps a block)
+/// blocks: the few rows of a circuit-like matrix (its long rows cut into hundreds of slots) run
+/// on as many SMs instead of in one thread block.
+///
+///   combine_begin  [ k0 | k1 | ... ]     warp 0: row k0's list, lanes 0..31 in strides of 32
+template <typename V>
+__global__ void combine_by_warps_kernel(CombineArguments<V> args, V* __restrict__ y, Acc<V> alpha,
+                                        Acc<V> beta) {
+  arch::wait_for_prior_grids();  // the SpMV kernel's partial sums (a dependent launch)
+  const int lane = arch::lane_id();
+  const std::int64_t k =
+      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / arch::kWarpSize;
+  if (k >= args.count) return;  // warp-uniform
+  const std::int32_t begin = args.combine_begin[k], end = args.combine_begin[k + 1];
+  const auto partial = [&](std::int32_t i) {
+    return args.partials[arch::load_streaming(args.combine_partials + i)];
+  };
+  Acc<V> sum(0);
+  if (end - begin == 1) {  // warp-uniform
+    sum = partial(begin);
+  } else {
+    for (std::int32_t i = begin + lane; i < end; i += arch::kWarpSize) sum += partial(i);
+    sum = arch::warp_sum(sum);
+  }
+  if (lane == 0)
+    write_row(y, args.combine_rows != nullptr ? static_cast<std::int64_t>(args.combine_rows[k]) : k,
+              sum, alpha, beta);
 }
 
 }  // namespace tcsparse::hbp::device

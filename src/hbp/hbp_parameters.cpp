@@ -46,6 +46,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"combine_warp_partials", Type::integer, "64", 1, 1 << 30, {"off"},
        "a row of more partial sums than this is combined by a whole warp, lane strides then a "
        "butterfly sum (off: every row by its own thread, in order)"},
+      {"combine_warp_rows", Type::integer, "8192", 1, 1 << 30, {"off"},
+       "a combine of at most this many rows gives every row a warp of its own (off: a thread a "
+       "row, combine_warp_partials above)"},
       {"blocks_per_sm", Type::integer, "auto", 1, 64, {"auto"},
        "resident thread blocks an SM (auto: as many as fit)"},
       {"kernel", Type::choice, "auto", 0, 0, {"auto", "tasks", "groups"},
@@ -241,6 +244,9 @@ HbpParameters hbp_parameters(const detail::ParameterValues& values) {
       values.is("combine_warp_partials", "off")
           ? 0
           : static_cast<std::int32_t>(values.integer("combine_warp_partials"));
+  p.combine_warp_rows = values.is("combine_warp_rows", "off")
+                            ? 0
+                            : static_cast<std::int32_t>(values.integer("combine_warp_rows"));
   p.blocks_per_sm =
       values.is_auto("blocks_per_sm") ? 0 : static_cast<int>(values.integer("blocks_per_sm"));
   p.groups_per_ticket = values.is_auto("groups_per_ticket")

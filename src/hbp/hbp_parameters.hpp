@@ -126,6 +126,13 @@ inline constexpr std::int64_t kSectorBytes = 32;
 /// length. The rows of one warp that take it take the warp in turn.
 inline constexpr std::int32_t kDefaultCombineWarpPartials = 64;
 
+/// combine_warp_rows' default: a combine of at most this many rows gives each row a warp of its
+/// own (combine_by_warps_kernel) instead of a thread (combine_kernel). A circuit-like matrix's
+/// combine is a few rows (its long rows cut into slots: 82 rows and 395 partial sums on
+/// circuit-like 680 k), which one thread block of the thread-a-row kernel took in 8.8 us (Nsight
+/// Compute, H200, run 400). 8192 warps are one wave of 132 SMs x 64 warps. To be measured.
+inline constexpr std::int32_t kDefaultCombineWarpRows = 8192;
+
 /// Warps of a thread block; they share one x segment and take the warp groups of one task.
 /// Measured (H100, fp64, 8 matrices of the hbp suite, README): 4 / 8 / 16 warps gave 0.21x /
 /// 0.30x / 0.35x cuSPARSE: a lane's loads wait on each other, so more resident warps help (three
@@ -276,6 +283,8 @@ struct HbpParameters {
   /// Combine rows of more partial sums than this are added by the whole warp; 0: off (each by
   /// its own thread).
   std::int32_t combine_warp_partials = kDefaultCombineWarpPartials;
+  /// A combine of at most this many rows gives each row a warp; 0: off.
+  std::int32_t combine_warp_rows = kDefaultCombineWarpRows;
   /// 0: auto (as many as fit the SMs).
   int blocks_per_sm = 0;
   Kernel kernel = Kernel::automatic;
@@ -293,6 +302,10 @@ struct HbpParameters {
   /// widths rounded up to 8 (one column block when x fits; at most kLargestBlockCols).
   std::int32_t resolved_block_cols(std::size_t value_bytes, std::int64_t cols,
                                    std::int64_t l2_bytes, bool hubs_first = false) const;
+  /// Whether a combine of `combine_rows` rows gives each row a warp (combine_warp_rows).
+  bool combines_by_warps(std::int64_t combine_rows) const {
+    return combine_warp_rows > 0 && combine_rows <= combine_warp_rows;
+  }
   /// fixed_share for blocks of `block_cols` columns of `value_bytes` bytes (kDefaultFixedShare).
   double resolved_fixed_share(std::int32_t block_cols, std::size_t value_bytes) const;
   /// kernel for blocks of `block_cols` columns of `value_bytes` bytes (Kernel).

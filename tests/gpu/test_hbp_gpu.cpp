@@ -4,8 +4,9 @@
 // issue's cases (zero rows, all-zero blocks, a row longer than a block, one block, a block row of
 // one row, columns not a multiple of the block width, hash collisions by equal row lengths, more
 // warps than blocks and the reverse, the three reorder modes giving the same y); the launch's
-// schedule equal to the host model's; bitwise repeats (the ticket reset inside apply, no float
-// atomics); graph capture of memset + SpMV + combine; SpMV and combine timed apart; walk_unroll
+// schedule equal to the host model's; repeats bitwise the same and right under both kernels and
+// several groups_per_ticket (the ticket resets itself at each launch's end, no float atomics);
+// graph capture of SpMV + combine; SpMV and combine timed apart; walk_unroll
 // 1 / 2 / 4 / 8 giving bitwise the same y; lane groups with holes (slots of 1 to 63 mixed) and a
 // 65536-nonzero slot against the reference; a plan from device CSR equal to the plan from host
 // CSR bit for bit, reading nothing of the caller's arrays after its build; x gathered into the
@@ -275,26 +276,35 @@ TEST_F(HbpGpu, LaunchScheduleIsTheHostModelsAndTheHostModelMatches) {
 TEST_F(HbpGpu, CombineListsLongerThanCombineWarpPartialsAreAddedByTheWholeWarp) {
   // Rows cut into slots of 1 and 3 nonzeros: combine lists of up to 3000 partial sums, at and
   // around the thresholds, several long ones in one warp of combine rows, beside short and
-  // empty rows; with a row's slots in one and in several column blocks; every list by a warp
-  // (1), the default, 32, and none (off); against the reference and the host model.
+  // empty rows; with a row's slots in one and in several column blocks; a thread a combine row
+  // (combine_warp_rows=off) with every list by a warp (1), 32, and none (off); then a warp a
+  // combine row (the default for so few rows); against the reference and the host model.
   const Matrix a64 =
       test::with_row_lengths(4000, {0, 31, 32, 33, 2, 64, 65, 3000, 1, 33, 0, 100, 97, 5}, 21);
-  for (const char* output : {"slot_output=hash", "slot_output=partial"})
+  for (const char* output : {"slot_output=hash", "slot_output=partial"}) {
     for (const char* warp : {"combine_warp_partials=1", "combine_warp_partials=32",
                              "combine_warp_partials=off"}) {
-      expect_every_precision(a64, {"max_slot_length=1", output, warp});
-      expect_every_precision(a64, {"max_slot_length=3", "block_cols=512", output, warp});
+      expect_every_precision(a64, {"max_slot_length=1", output, warp, "combine_warp_rows=off"});
+      expect_every_precision(
+          a64, {"max_slot_length=3", "block_cols=512", output, warp, "combine_warp_rows=off"});
     }
+    expect_every_precision(a64, {"max_slot_length=1", output});
+    expect_every_precision(a64, {"max_slot_length=3", "block_cols=512", output});
+  }
   expect_every_precision(a64, {"max_slot_length=1"});
 
   const auto a = test::with_values<double>(a64);
   const auto x = test::make_x<double>(a64);
-  for (const char* warp : {"combine_warp_partials=1", "combine_warp_partials=off"}) {
-    const std::vector<std::string> parameters = {"max_slot_length=1", "block_cols=4096", warp};
+  for (const char* warp : {"combine_warp_partials=1", "combine_warp_partials=off",
+                           "combine_warp_rows=1000000"}) {
+    std::vector<std::string> parameters = {"max_slot_length=1", "block_cols=4096", warp};
+    if (std::string(warp) != "combine_warp_rows=1000000")
+      parameters.emplace_back("combine_warp_rows=off");
     const auto method = make_method<double>(a, parameters);
     const hbp::Schedule schedule = hbp::testing::launch_schedule(*method);
     EXPECT_EQ(schedule.combine_warp_partials,
               hbp::parse_parameters(parameters).combine_warp_partials);
+    EXPECT_EQ(schedule.combine_by_warps, std::string(warp) == "combine_warp_rows=1000000");
     const hbp::HbpLayout<double> layout =
         hbp::build_layout(a, hbp::parse_parameters(parameters), 4096);
     std::vector<double> host(static_cast<std::size_t>(a.rows),
@@ -385,21 +395,40 @@ TEST_F(HbpGpu, APlanFromDeviceCsrEqualsThePlanFromHostCsrAndOwnsItsValues) {
     }
 }
 
-TEST_F(HbpGpu, RepeatedAppliesAreBitwiseIdentical) {
-  // the ticket is reset inside apply; the partial sums are combined in order: same bits each time
+TEST_F(HbpGpu, RepeatedAppliesAreRightAndBitwiseIdentical) {
+  // The ticket resets itself at the end of each launch (the taker of its last ticket zeroes it):
+  // every apply must take every task or group again, under the tasks kernel (thread blocks take
+  // tickets after a fixed part, and without one) and the groups kernel with runs of 1, 3 and 8
+  // groups a ticket (tickets with work not a multiple of the takers); the partial sums are
+  // combined in order: the same bits each time, and the reference's y.
   const Matrix a64 = generate_random_rows(60000, 60000, RowLengthDistribution::power_law, 1, 3000, 12);
   const auto a = test::with_values<float>(a64);
-  const SpmvPlan<float> plan(a, Method("hbp"), options_of({"block_rows=512", "block_cols=4096"}));
   const auto x = test::make_x<float>(a64);
   const auto y0 = test::make_y<float>(a64);
-  const std::vector<float> first = run_spmv(plan, x, y0, {1.0, 0.5});
-  for (int run = 0; run < 5; ++run) {
-    const std::vector<float> again = run_spmv(plan, x, y0, {1.0, 0.5});
-    EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(float)), 0) << run;
+  std::vector<double> reference = test::to_double_vector(y0);
+  spmv_reference(a, std::span<const float>(x), std::span<double>(reference), 1.0, 0.5);
+  const std::vector<std::vector<std::string>> launches = {
+      {"block_rows=512", "block_cols=4096"},
+      {"block_rows=512", "block_cols=4096", "fixed_share=0"},
+      {"kernel=groups", "groups_per_ticket=1"},
+      {"kernel=groups", "groups_per_ticket=3", "block_rows=64"},
+      {"kernel=groups", "groups_per_ticket=8", "block_cols=4096"},
+  };
+  for (const auto& parameters : launches) {
+    const SpmvPlan<float> plan(a, Method("hbp"), options_of(parameters));
+    const std::vector<float> first = run_spmv(plan, x, y0, {1.0, 0.5});
+    EXPECT_LT(relative_error(std::span<const float>(first), std::span<const double>(reference)),
+              test::tolerance<float>())
+        << describe(parameters);
+    for (int run = 0; run < 5; ++run) {
+      const std::vector<float> again = run_spmv(plan, x, y0, {1.0, 0.5});
+      EXPECT_EQ(std::memcmp(again.data(), first.data(), first.size() * sizeof(float)), 0)
+          << run << " " << describe(parameters);
+    }
   }
 }
 
-TEST_F(HbpGpu, MemsetSpmvAndCombineCaptureIntoAGraphAndReplay) {
+TEST_F(HbpGpu, SpmvAndCombineCaptureIntoAGraphAndReplay) {
   std::vector<std::int64_t> lengths = {20000, 1, 0, 300, 5000};
   for (int i = 0; i < 2000; ++i) lengths.push_back(i % 40);
   const Matrix a64 = test::with_row_lengths(30000, lengths, 13);
@@ -413,7 +442,7 @@ TEST_F(HbpGpu, MemsetSpmvAndCombineCaptureIntoAGraphAndReplay) {
     const SpmvPlan<double> plan(a, Method("hbp"),
                                 options_of({"block_rows=64", "block_cols=1024", order}));
     EXPECT_GT(plan.stats().details["partial_sums"].get<std::int64_t>(), 0);
-    // three launches of one graph: each needs the ticket reset that the graph holds again
+    // three launches of one graph: each starts from the ticket the one before left at 0
     const std::vector<double> y = testing::run_spmv_in_graph(plan, x, y0, {2.0, 0.0}, 3);
     EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)), 1e-12)
         << order;

@@ -223,6 +223,7 @@ double worst_error(const Matrix& matrix64, const std::vector<std::string>& param
   Schedule schedule =
       make_schedule(layout.tasks(), grid, p.resolved_fixed_share(layout.block_cols, sizeof(Value)));
   schedule.combine_warp_partials = p.combine_warp_partials;
+  schedule.combine_by_warps = p.combines_by_warps(layout.combine_row_count());
   const auto caller_x = test::make_x<Value>(scaled);
   std::vector<Value> x = caller_x;
   for (std::size_t j = 0; j < plan_to_caller.size(); ++j)
@@ -263,9 +264,13 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"slot_output=partial", "block_rows=16", "block_cols=72", "max_slot_length=5",
      "warp_row_length=4"},
     {"slot_output=partial", "column_order=hubs_first", "block_cols=40"},
-    // combine lists by the whole warp: every list, and lists of slots of one nonzero
-    {"max_slot_length=3", "combine_warp_partials=1"},
-    {"slot_output=partial", "block_cols=24", "max_slot_length=1", "combine_warp_partials=2"},
+    // combine lists by the whole warp: every list, and lists of slots of one nonzero, a thread a
+    // combine row; then a warp a combine row (few rows: the default) and every row by its thread
+    {"max_slot_length=3", "combine_warp_partials=1", "combine_warp_rows=off"},
+    {"slot_output=partial", "block_cols=24", "max_slot_length=1", "combine_warp_partials=2",
+     "combine_warp_rows=off"},
+    {"max_slot_length=3", "combine_warp_rows=1000000"},
+    {"max_slot_length=2", "combine_warp_partials=off", "combine_warp_rows=off"},
 };
 
 class HbpHostApplyOnCatalogue : public ::testing::TestWithParam<NamedMatrix> {};
@@ -860,6 +865,12 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_EQ(parse_parameters({"combine_warp_partials=1"}).combine_warp_partials, 1);
   EXPECT_EQ(parse_parameters({"combine_warp_partials=off"}).combine_warp_partials, 0);
   EXPECT_THROW(parse_parameters({"combine_warp_partials=0"}), ParameterError);
+  EXPECT_EQ(p.combine_warp_rows, kDefaultCombineWarpRows);
+  EXPECT_TRUE(p.combines_by_warps(kDefaultCombineWarpRows));  // at most that many rows
+  EXPECT_FALSE(p.combines_by_warps(kDefaultCombineWarpRows + 1));
+  EXPECT_FALSE(parse_parameters({"combine_warp_rows=off"}).combines_by_warps(1));
+  EXPECT_TRUE(parse_parameters({"combine_warp_rows=1"}).combines_by_warps(1));
+  EXPECT_THROW(parse_parameters({"combine_warp_rows=0"}), ParameterError);
 }
 
 TEST(HbpColumnOrder, HubsFirstRanksEachBlocksColumnsByCountMostFirstTiesInColumnOrder) {
