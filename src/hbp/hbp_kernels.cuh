@@ -105,14 +105,22 @@ struct CombineArguments {
   std::int32_t warp_partials = 0;
 };
 
+/// alpha * sum + beta * before into y[row], `before` being y[row] loaded earlier (not used when
+/// beta == 0).
+template <typename V>
+__device__ __forceinline__ void write_row_over(V* y, std::int64_t row, Acc<V> sum, Acc<V> alpha,
+                                               Acc<V> beta, Acc<V> before) {
+  Acc<V> value = alpha * sum;
+  if (beta != Acc<V>(0)) value += beta * before;
+  y[row] = arch::ValueTraits<V>::from_acc(value);
+}
+
 /// alpha * sum + beta * y[row] into y[row] (beta == 0: y not read).
 template <typename V>
 __device__ __forceinline__ void write_row(V* y, std::int64_t row, Acc<V> sum, Acc<V> alpha,
                                           Acc<V> beta) {
-  using Traits = arch::ValueTraits<V>;
-  Acc<V> value = alpha * sum;
-  if (beta != Acc<V>(0)) value += beta * Traits::to_acc(y[row]);
-  y[row] = Traits::from_acc(value);
+  const Acc<V> before = beta != Acc<V>(0) ? arch::ValueTraits<V>::to_acc(y[row]) : Acc<V>(0);
+  write_row_over(y, row, sum, alpha, beta, before);
 }
 
 template <typename V>
@@ -442,31 +450,41 @@ __global__ void combine_kernel(CombineArguments<V> args, V* __restrict__ y, Acc<
 /// lane l every 32nd partial sum from the l-th, then the butterfly sum; a list of one partial sum
 /// is written as it is (as combine_kernel writes it). A grid of ceil(count / warps a block)
 /// blocks: the few rows of a circuit-like matrix (its long rows cut into hundreds of slots) run
-/// on as many SMs instead of in one thread block.
+/// on as many SMs instead of in one thread block. What the SpMV kernel does not write is loaded
+/// before the wait for it (a dependent launch: while its last blocks run): the row's bounds, its
+/// number, the numbers of the lanes' first partial sums, and y (a combine row's y is not the SpMV
+/// kernel's to write), so that after the wait only the partial sums are read.
 ///
 ///   combine_begin  [ k0 | k1 | ... ]     warp 0: row k0's list, lanes 0..31 in strides of 32
 template <typename V>
 __global__ void combine_by_warps_kernel(CombineArguments<V> args, V* __restrict__ y, Acc<V> alpha,
                                         Acc<V> beta) {
-  arch::wait_for_prior_grids();  // the SpMV kernel's partial sums (a dependent launch)
   const int lane = arch::lane_id();
   const std::int64_t k =
       (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / arch::kWarpSize;
-  if (k >= args.count) return;  // warp-uniform
-  const std::int32_t begin = args.combine_begin[k], end = args.combine_begin[k + 1];
-  const auto partial = [&](std::int32_t i) {
-    return args.partials[arch::load_streaming(args.combine_partials + i)];
-  };
+  const bool active = k < args.count;  // warp-uniform
+  std::int32_t begin = 0, end = 0, first_partial = -1;
+  std::int64_t row = 0;
+  Acc<V> before(0);
+  if (active) {
+    begin = args.combine_begin[k];
+    end = args.combine_begin[k + 1];
+    if (begin + lane < end) first_partial = arch::load_streaming(args.combine_partials + begin + lane);
+    row = args.combine_rows != nullptr ? static_cast<std::int64_t>(args.combine_rows[k]) : k;
+    if (lane == 0 && beta != Acc<V>(0)) before = arch::ValueTraits<V>::to_acc(y[row]);
+  }
+  arch::wait_for_prior_grids();  // the SpMV kernel's partial sums (a dependent launch)
+  if (!active) return;
   Acc<V> sum(0);
   if (end - begin == 1) {  // warp-uniform
-    sum = partial(begin);
+    if (lane == 0) sum = args.partials[first_partial];
   } else {
-    for (std::int32_t i = begin + lane; i < end; i += arch::kWarpSize) sum += partial(i);
+    if (first_partial >= 0) sum += args.partials[first_partial];
+    for (std::int32_t i = begin + lane + arch::kWarpSize; i < end; i += arch::kWarpSize)
+      sum += args.partials[arch::load_streaming(args.combine_partials + i)];
     sum = arch::warp_sum(sum);
   }
-  if (lane == 0)
-    write_row(y, args.combine_rows != nullptr ? static_cast<std::int64_t>(args.combine_rows[k]) : k,
-              sum, alpha, beta);
+  if (lane == 0) write_row_over(y, row, sum, alpha, beta, before);
 }
 
 }  // namespace tcsparse::hbp::device
