@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <span>
@@ -67,7 +68,7 @@ LayoutSizes sizes_of(const DeviceLayout<Value>& layout) {
   sizes.partials = layout.partials;
   sizes.combine_rows = layout.combine_row_count;
   sizes.value_bytes = sizeof(Value);
-  sizes.device_bytes = layout.kernel_bytes(sizeof(scalar_t<Value>));
+  sizes.device_bytes = layout.plan_bytes(sizeof(scalar_t<Value>));
   return sizes;
 }
 
@@ -89,16 +90,34 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   using SpmvKernel = void (*)(device::SpmvArguments<V>, const V*, V*, Acc, Acc);
 
   /// The SpMV kernel of `kernel` (tasks or groups) and walk_unroll (its rounds loaded at once, a
-  /// template parameter).
-  static SpmvKernel spmv_kernel_for(Kernel kernel, int walk_unroll) {
-    const bool groups = kernel == Kernel::groups;
+  /// template parameter); kernel=groups with or without fixed rounds of tickets (a template
+  /// parameter too: without them the round counter is not held across the walk).
+  static SpmvKernel spmv_kernel_for(Kernel kernel, int walk_unroll, bool fixed_rounds = false) {
+    if (kernel == Kernel::groups) return groups_kernel_for(walk_unroll, fixed_rounds);
     switch (walk_unroll) {
-      case 1: return groups ? &device::spmv_groups_kernel<V, 1> : &device::spmv_kernel<V, 1>;
-      case 2: return groups ? &device::spmv_groups_kernel<V, 2> : &device::spmv_kernel<V, 2>;
-      case 4: return groups ? &device::spmv_groups_kernel<V, 4> : &device::spmv_kernel<V, 4>;
-      case 8: return groups ? &device::spmv_groups_kernel<V, 8> : &device::spmv_kernel<V, 8>;
+      case 1: return &device::spmv_kernel<V, 1>;
+      case 2: return &device::spmv_kernel<V, 2>;
+      case 4: return &device::spmv_kernel<V, 4>;
+      case 8: return &device::spmv_kernel<V, 8>;
       default: break;
     }
+    throw_walk_unroll(walk_unroll);
+  }
+  static SpmvKernel groups_kernel_for(int walk_unroll, bool fixed_rounds) {
+    switch (walk_unroll) {
+      case 1: return fixed_rounds ? &device::spmv_groups_kernel<V, 1, true>
+                                  : &device::spmv_groups_kernel<V, 1, false>;
+      case 2: return fixed_rounds ? &device::spmv_groups_kernel<V, 2, true>
+                                  : &device::spmv_groups_kernel<V, 2, false>;
+      case 4: return fixed_rounds ? &device::spmv_groups_kernel<V, 4, true>
+                                  : &device::spmv_groups_kernel<V, 4, false>;
+      case 8: return fixed_rounds ? &device::spmv_groups_kernel<V, 8, true>
+                                  : &device::spmv_groups_kernel<V, 8, false>;
+      default: break;
+    }
+    throw_walk_unroll(walk_unroll);
+  }
+  [[noreturn]] static void throw_walk_unroll(int walk_unroll) {
     throw ParameterError("method 'hbp': walk_unroll=" + std::to_string(walk_unroll) +
                          " is not accepted: expected 1, 2, 4 or 8");
   }
@@ -155,6 +174,18 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   }
 
   const PlanStats& stats() const override { return stats_; }
+
+  /// update_values=on: the layout knows each stored value's CSR index (value_source).
+  bool can_update_values() const override { return parameters_.update_values; }
+  std::string values_fixed_because() const override {
+    return "its layout holds the values in its own order: build the plan with update_values=on "
+           "(4 bytes a nonzero more on the device) to replace them, or build a new plan";
+  }
+  /// data[k] = values[value_source[k]]: one gather on `stream` (no sync, no allocation).
+  void update_values(const Value* values, Stream stream) override {
+    detail::gather_async(values, layout_.value_source.data(), layout_.data.data(), layout_.nnz,
+                         stream);
+  }
 
   /// SpMV and combine timed apart (testing::time_parts).
   testing::PartTimes time_parts(const Value* x, Value* y, int repeats) const {
@@ -298,6 +329,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     spmv_.group_col = layout_.group_col.data();
     spmv_.group_count = layout_.groups;
     spmv_.groups_per_ticket = groups_per_ticket_;
+    spmv_.fixed_rounds = schedule_.fixed_rounds;
     spmv_.begin_nnz = layout_.begin_nnz.data();
     spmv_.col_add_sign = layout_.col_add_sign.data();
     spmv_.data = reinterpret_cast<const V*>(layout_.data.data());
@@ -322,7 +354,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
 
     if (!plan_to_caller_.empty())
       plan_x_ = DeviceBuffer<Value>(plan_to_caller_.size());
-    stats_.device_bytes = layout_.kernel_bytes(sizeof(Acc)) + plan_to_caller_.bytes() +
+    stats_.device_bytes = layout_.plan_bytes(sizeof(Acc)) + plan_to_caller_.bytes() +
                           plan_x_.bytes();
     stats_.stored_values = layout_.nnz;
     stats_.padding_ratio = 0.0;
@@ -330,6 +362,10 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     stats_.details["build"] = std::string(to_string(p.build));
     stats_.details["kernel"] = std::string(to_string(kind_));
     stats_.details["groups_per_ticket"] = groups_per_ticket_;
+    if (kind_ == Kernel::groups) {
+      stats_.details["fixed_group_share"] = p.fixed_group_share;
+      stats_.details["fixed_groups"] = fixed_groups();
+    }
     stats_.details["threads_per_block"] = threads_;
     stats_.details["grid"] = schedule_.grid;
     stats_.details["fixed_tasks"] = schedule_.fixed_tasks;
@@ -342,6 +378,7 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     if (kind_ == Kernel::tasks)
       stats_.details["fixed_share"] = p.resolved_fixed_share(layout_.block_cols, sizeof(V));
     stats_.details["max_slot_length"] = p.max_slot_length;
+    stats_.details["update_values"] = p.update_values ? "on" : "off";
     stats_.details["slot_output"] =
         layout_.output_hash.empty() && layout_.slots > 0 ? "partial" : "hash";
     stats_.details["column_order"] = plan_to_caller_.empty() ? "caller" : "hubs_first";
@@ -375,11 +412,18 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
                                                stream, combine_, y, alpha, beta));
   }
 
+  /// kernel=groups: the groups of the fixed rounds (each warp one run of groups_per_ticket a round).
+  std::int64_t fixed_groups() const {
+    return static_cast<std::int64_t>(schedule_.fixed_rounds) * schedule_.grid *
+           parameters_.warps_per_block * groups_per_ticket_;
+  }
+
   /// The SpMV kernel's last ticket (SpmvArguments::last_ticket): its tickets with work, then one
   /// past the work for each taker (a warp of kernel=groups, a thread block of kernel=tasks).
   unsigned last_ticket() const {
     if (kind_ == Kernel::groups) {
-      const std::int64_t tickets = (layout_.groups + groups_per_ticket_ - 1) / groups_per_ticket_;
+      const std::int64_t ticketed = layout_.groups - fixed_groups();
+      const std::int64_t tickets = (ticketed + groups_per_ticket_ - 1) / groups_per_ticket_;
       return static_cast<unsigned>(tickets + schedule_.grid * parameters_.warps_per_block - 1);
     }
     return static_cast<unsigned>(layout_.tasks - schedule_.fixed_tasks + schedule_.grid - 1);
@@ -430,6 +474,14 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
               : static_cast<std::int32_t>(std::clamp<std::int64_t>(
                     (layout.groups + warps * kTicketsPerWarp - 1) / (warps * kTicketsPerWarp), 1,
                     kLargestGroupsPerTicket));
+      // whole rounds of W tickets, each with work: at most the share of the groups
+      schedule_.fixed_rounds = static_cast<std::int32_t>(
+          std::floor(parameters_.fixed_group_share * static_cast<double>(layout.groups) /
+                     static_cast<double>(warps * groups_per_ticket_)));
+      // with fixed rounds, the instantiation that holds the round counter; the grid stays the
+      // plain kernel's (at a larger cap, kGroupsMaxRegisters, fewer of its blocks may fit an SM:
+      // the rest start later, no warp waits for another)
+      kernel_ = groups_kernel_for(parameters_.walk_unroll, schedule_.fixed_rounds > 0);
     } else {
       schedule_ = make_schedule(layout.tasks, sm_count * blocks_per_sm_,
                                 parameters_.resolved_fixed_share(layout.block_cols, sizeof(V)));

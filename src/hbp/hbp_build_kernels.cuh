@@ -843,7 +843,8 @@ __global__ void number_partials_kernel(const std::int32_t* partial_number, std::
 /// slot l (length 0 past the group); round t: alive = lanes with length > t, the lane's nonzero
 /// at begin + (nonzeros of the earlier rounds) + (alive lanes below it); add_sign = its position
 /// in round t + 1 minus this one, or -1 after its last nonzero. A group of one slot is
-/// contiguous (add_sign 1, then -1): the lanes stride over it.
+/// contiguous (add_sign 1, then -1): the lanes stride over it. value_source (nullptr: not kept,
+/// update_values=off) gets each stored value's CSR index.
 template <typename V>
 __global__ void lay_out_groups_kernel(const std::int32_t* col_idx, const V* values,
                                       const std::int32_t* group_slot_begin,
@@ -852,7 +853,8 @@ __global__ void lay_out_groups_kernel(const std::int32_t* col_idx, const V* valu
                                       const std::int32_t* seg_length,
                                       const std::int32_t* block_of_slot,
                                       const std::int32_t* block_col, std::int32_t block_cols,
-                                      std::uint32_t* col_add_sign, V* data) {
+                                      std::uint32_t* col_add_sign, V* data,
+                                      std::int32_t* value_source) {
   const std::int32_t lane = arch::lane_id();
   const std::int64_t warps =
       static_cast<std::int64_t>(gridDim.x) * (blockDim.x / arch::kWarpSize);
@@ -871,6 +873,7 @@ __global__ void lay_out_groups_kernel(const std::int32_t* col_idx, const V* valu
         col_add_sign[begin + t] = col_add_sign_word(
             static_cast<std::uint32_t>(col_idx[first + t] - origin), t + 1 < length ? 1 : -1);
         data[begin + t] = values[first + t];
+        if (value_source != nullptr) value_source[begin + t] = first + t;
       }
       continue;
     }
@@ -900,6 +903,7 @@ __global__ void lay_out_groups_kernel(const std::int32_t* col_idx, const V* valu
         col_add_sign[position] =
             col_add_sign_word(static_cast<std::uint32_t>(col_idx[first + t] - origin), step);
         data[position] = values[first + t];
+        if (value_source != nullptr) value_source[position] = first + t;
       }
       running = next_running;
       alive = next_alive;

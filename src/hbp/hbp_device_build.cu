@@ -131,6 +131,7 @@ DeviceLayout<Value> upload_layout(const HbpLayout<Value>& layout) {
   d.begin_nnz = DeviceBuffer<std::int64_t>(layout.begin_nnz);
   d.col_add_sign = DeviceBuffer<std::uint32_t>(layout.col_add_sign);
   d.data = DeviceBuffer<Value>(layout.data);
+  d.value_source = DeviceBuffer<std::int32_t>(layout.value_source);
   d.output_hash = DeviceBuffer<std::int32_t>(layout.output_hash);
   d.slot_last_round = DeviceBuffer<std::uint16_t>(layout.slot_last_round);
   d.combine_rows = DeviceBuffer<std::int32_t>(layout.combine_rows);
@@ -161,6 +162,7 @@ HbpLayout<Value> download_layout(const DeviceLayout<Value>& d) {
   layout.begin_nnz = d.begin_nnz.download();
   layout.col_add_sign = d.col_add_sign.download();
   layout.data = d.data.download();
+  layout.value_source = d.value_source.download();
   layout.output_hash = d.output_hash.download();
   layout.slot_last_round = d.slot_last_round.download();
   layout.combine_rows = d.combine_rows.download();
@@ -273,6 +275,7 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
   //    The nonzeros' arrays of the layout, sized by nnz alone.
   d.col_add_sign = arrays.allocate<std::uint32_t>(d.nnz);
   d.data = arrays.allocate<Value>(d.nnz);
+  if (p.update_values) d.value_source = arrays.allocate<std::int32_t>(d.nnz);
   std::int32_t slots32 = 0, single_rows32 = 0;
   counts.add(segment_begin.data() + rows, &slots32);
   counts.add(single_before.data() + rows, &single_rows32);
@@ -536,7 +539,7 @@ std::vector<std::pair<std::string, double>> build_steps(const DeviceCsrView<Valu
         col_idx, reinterpret_cast<const V*>(csr.values), d.group_slot_begin.data(),
         d.begin_nnz.data(), d.groups, ordered.data(), seg_first.data(), seg_length.data(),
         block_of_slot.data(), d.block_col.data(), block_cols, d.col_add_sign.data(),
-        reinterpret_cast<V*>(d.data.data()));
+        reinterpret_cast<V*>(d.data.data()), d.value_source.data());
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
   phases.lap("lay_out");

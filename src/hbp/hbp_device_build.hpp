@@ -43,16 +43,18 @@ struct DeviceLayout {
   detail::DeviceBuffer<std::int64_t> begin_nnz;
   detail::DeviceBuffer<std::uint32_t> col_add_sign;
   detail::DeviceBuffer<Value> data;
+  detail::DeviceBuffer<std::int32_t> value_source;  ///< empty unless HbpParameters::update_values
   detail::DeviceBuffer<std::int32_t> output_hash, combine_rows, combine_begin, combine_partials,
       task_block_begin, task_col, task_shared_x;
   detail::DeviceBuffer<std::uint16_t> slot_last_round;
 
-  /// Bytes the kernels read (as device_bytes(HbpLayout) counts them: block_col / block_row
-  /// left out) plus the partial sums of `partial_bytes` each and the 4-byte ticket.
-  std::size_t kernel_bytes(std::size_t partial_bytes) const {
+  /// Bytes the plan keeps of the layout (as device_bytes(HbpLayout) counts them: block_col /
+  /// block_row left out): what the kernels read, value_source, the partial sums of
+  /// `partial_bytes` each and the 4-byte ticket.
+  std::size_t plan_bytes(std::size_t partial_bytes) const {
     return block_group_begin.bytes() + group_slot_begin.bytes() + group_col.bytes() +
-           begin_nnz.bytes() +
-           col_add_sign.bytes() + data.bytes() + output_hash.bytes() + slot_last_round.bytes() +
+           begin_nnz.bytes() + col_add_sign.bytes() + data.bytes() + value_source.bytes() +
+           output_hash.bytes() + slot_last_round.bytes() +
            combine_rows.bytes() + combine_begin.bytes() + combine_partials.bytes() +
            task_block_begin.bytes() + task_col.bytes() +
            task_shared_x.bytes() + static_cast<std::size_t>(partials) * partial_bytes +

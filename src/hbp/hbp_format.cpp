@@ -36,6 +36,8 @@ struct LocalBlock {
   std::vector<std::int64_t> group_nnz;     ///< nonzeros of each group
   std::vector<std::uint32_t> col_add_sign;
   std::vector<Value> data;
+  bool keeps_value_source = false;         ///< HbpParameters::update_values
+  std::vector<std::int32_t> value_source;  ///< as data, where kept
   std::vector<std::int32_t> output_hash;
   std::vector<std::uint16_t> slot_last_round;
 };
@@ -81,7 +83,8 @@ struct SpreadSums {
   }
 };
 
-/// The rounds of one group (header comment of hbp_format.hpp): appends col_add_sign and data.
+/// The rounds of one group (header comment of hbp_format.hpp): appends col_add_sign and data
+/// (and value_source, where the block keeps it).
 template <typename Value>
 void lay_out_group(const CsrMatrix<Value, std::int32_t>& matrix, std::span<const Segment> slots,
                    std::int64_t column_origin, LocalBlock<Value>& block) {
@@ -94,6 +97,7 @@ void lay_out_group(const CsrMatrix<Value, std::int32_t>& matrix, std::span<const
   }
   block.col_add_sign.resize(static_cast<std::size_t>(begin + nnz));
   block.data.resize(static_cast<std::size_t>(begin + nnz));
+  if (block.keeps_value_source) block.value_source.resize(static_cast<std::size_t>(begin + nnz));
   std::vector<std::int64_t> previous(slots.size(), -1);
   std::int64_t cursor = begin;
   for (std::int32_t round = 0; round < longest; ++round) {
@@ -106,6 +110,8 @@ void lay_out_group(const CsrMatrix<Value, std::int32_t>& matrix, std::span<const
       // add_sign -1 until the slot's next nonzero sets it
       block.col_add_sign[static_cast<std::size_t>(cursor)] = col_add_sign_word(column, -1);
       block.data[static_cast<std::size_t>(cursor)] = matrix.values[static_cast<std::size_t>(source)];
+      if (block.keeps_value_source)
+        block.value_source[static_cast<std::size_t>(cursor)] = static_cast<std::int32_t>(source);
       if (previous[i] >= 0) {
         auto& word = block.col_add_sign[static_cast<std::size_t>(previous[i])];
         word = col_add_sign_word(static_cast<std::uint32_t>(column_in_block(word)),
@@ -134,6 +140,7 @@ LocalBlock<Value> build_block(const CsrMatrix<Value, std::int32_t>& matrix,
   LocalBlock<Value> block;
   block.column_block = segments.front().column_block;
   block.row_block = row_block;
+  block.keeps_value_source = p.update_values;
   std::vector<std::int32_t> lengths(segments.size());
   for (std::size_t i = 0; i < segments.size(); ++i) lengths[i] = segments[i].length;
   for (std::size_t g = 0; g < lengths.size(); g += kGroupRows)
@@ -387,6 +394,7 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
   layout.begin_nnz.resize(static_cast<std::size_t>(groups) + 1);
   layout.col_add_sign.resize(static_cast<std::size_t>(nnz));
   layout.data.resize(static_cast<std::size_t>(nnz));
+  if (p.update_values) layout.value_source.resize(static_cast<std::size_t>(nnz));
   layout.output_hash.resize(static_cast<std::size_t>(slots));
   layout.slot_last_round.resize(static_cast<std::size_t>(slots));
   const int copy_threads = detail::threads_for(nnz, 0);
@@ -411,6 +419,8 @@ HbpLayout<Value> build_layout(const CsrMatrix<Value, std::int32_t>& matrix, cons
     std::copy(block.col_add_sign.begin(), block.col_add_sign.end(),
               layout.col_add_sign.begin() + place.nnz);
     std::copy(block.data.begin(), block.data.end(), layout.data.begin() + place.nnz);
+    std::copy(block.value_source.begin(), block.value_source.end(),
+              layout.value_source.begin() + place.nnz);
     std::copy(block.output_hash.begin(), block.output_hash.end(),
               layout.output_hash.begin() + place.slot);
     std::copy(block.slot_last_round.begin(), block.slot_last_round.end(),
@@ -678,6 +688,7 @@ std::size_t device_bytes(const HbpLayout<Value>& layout, std::size_t partial_byt
   auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
   return bytes(layout.block_group_begin) + bytes(layout.group_slot_begin) + bytes(layout.group_col) +
          bytes(layout.begin_nnz) + bytes(layout.col_add_sign) + bytes(layout.data) +
+         bytes(layout.value_source) +
          bytes(layout.output_hash) + bytes(layout.slot_last_round) + bytes(layout.combine_rows) +
          bytes(layout.combine_begin) + bytes(layout.combine_partials) +
          bytes(layout.task_block_begin) + bytes(layout.task_col) + bytes(layout.task_shared_x) +

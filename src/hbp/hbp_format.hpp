@@ -191,6 +191,9 @@ struct HbpLayout {
   std::vector<std::int64_t> begin_nnz;          ///< groups + 1
   std::vector<std::uint32_t> col_add_sign;      ///< nnz
   std::vector<Value> data;                      ///< nnz
+  /// nnz with HbpParameters::update_values, else empty: the CSR index of each stored value,
+  /// data[k] = values[value_source[k]] (update_values gathers new values so)
+  std::vector<std::int32_t> value_source;
   /// slots; empty with slot_output=partial (give_every_slot_a_partial): slot s writes partial s
   std::vector<std::int32_t> output_hash;
   /// slots: length - 1 (header comment; the walk of walk_rounds)
@@ -297,6 +300,9 @@ TCSPARSE_HBP_HD inline std::int32_t add_sign(std::uint32_t word) {
 struct Schedule {
   std::int64_t grid = 0;
   std::int64_t fixed_tasks = 0;
+  /// kernel=groups: the rounds of tickets handed out, not drawn (fixed_group_share; who takes a
+  /// group does not change y, so host_apply does not follow it)
+  std::int32_t fixed_rounds = 0;
   /// the combine's: rows of more partial sums than this are added by the whole warp (0: none)
   std::int32_t combine_warp_partials = 0;
   /// the combine's rows are few (combine_warp_rows): each row's list of two or more partial sums

@@ -3,8 +3,10 @@
 // order). The arrays are those of hbp_format.hpp; hbp_format.cpp's host_apply walks them the same
 // way.
 //
-//   kernel=groups (spmv_groups_kernel): warp w takes groups [t*R, (t+1)*R) for each ticket
-//     t = atomicAdd(ticket, 1) (R = groups_per_ticket), reading x at group_col[g] * block_cols
+//   kernel=groups (spmv_groups_kernel): warp w of W takes groups [t*R, (t+1)*R) for each of
+//     its tickets (R = groups_per_ticket): t = r*W + w in the fixed rounds r < F (fixed_rounds,
+//     from fixed_group_share; none by default), then t = F*W + atomicAdd(ticket, 1); reading x
+//     at group_col[g] * block_cols
 //
 //   kernel=tasks (spmv_kernel), the paper's: thread block k (warps_per_block warps), persistent:
 //     tasks [k*F/G, (k+1)*F/G)  fixed part (F = fixed tasks, G = grid)
@@ -81,6 +83,9 @@ struct SpmvArguments {
   const std::int32_t* group_col = nullptr;  ///< kernel=groups: each group's column block
   std::int64_t group_count = 0;
   std::int32_t groups_per_ticket = 1;       ///< kernel=groups
+  /// kernel=groups: rounds in which warp w of W takes ticket round * W + w without drawing it
+  /// (each of these tickets has work); the counter's tickets follow them
+  std::int32_t fixed_rounds = 0;
   const std::int64_t* begin_nnz = nullptr;
   const std::uint32_t* col_add_sign = nullptr;
   const V* data = nullptr;
@@ -276,14 +281,21 @@ __device__ void spmv_group(const SpmvArguments<V>& args, std::int32_t g, const V
 /// --dump-resource-usage, CUDA 13.0, sm_90; README).
 template <int kUnroll>
 inline constexpr int kSpmvMaxRegisters = kUnroll <= 4 ? 40 : 64;
-/// The groups kernel's cap: 56 for kUnroll <= 4 (two 16-warp thread blocks an SM). It holds the
-/// next group's head beside the walk: at caps of 40 / 48 / 56 / 64, fp64 kUnroll = 4 keeps 128 /
-/// 80 / 48 / 0 bytes a thread in local memory (cuobjdump, CUDA 13.0, sm_90). Measured (H200, fp64,
-/// `hbp` suite): caps 40 / 48 / 56 / 64 / 72 gave 0.66x / 0.77x / 0.86-0.88x / 0.86x / 0.73x
-/// cuSPARSE (72: one 16-warp block an SM), against 0.81x for the walk without the head loaded
-/// ahead at 40.
-template <int kUnroll>
-inline constexpr int kGroupsMaxRegisters = kUnroll <= 4 ? 56 : 64;
+/// The groups kernel's cap: two 16-warp thread blocks an SM at 56 or 64 (2 x 512 x 64 = 65536
+/// registers). It holds the next group's head beside the walk: at caps of 40 / 48 / 56 / 64, fp64
+/// kUnroll = 4 kept 128 / 80 / 48 / 0 bytes a thread in local memory (cuobjdump, CUDA 13.0,
+/// sm_90). Measured (H200, fp64, `hbp` suite): caps 40 / 48 / 56 / 64 / 72 gave 0.66x / 0.77x /
+/// 0.86-0.88x / 0.86x / 0.73x cuSPARSE (72: one 16-warp block an SM), against 0.81x for the walk
+/// without the head loaded ahead at 40. Today (ptxas -v, CUDA 13.0): at 56 the 8-byte kernel
+/// spills nothing at kUnroll <= 4, the 16- and 32-bit ones 24 bytes at kUnroll = 4; at 64 none of
+/// them. At 64 the hbp suite ran 1.095x as fast in fp16 as at 56 (min 1.043x; H200, run 417
+/// against run 406, cuSPARSE within 1 % in both), 0.98x in fp64 (the band 0.90x): 64 for 16- and
+/// 32-bit values (fp32 and bf16 not measured), 56 for fp64. The round counter of the fixed rounds
+/// (kFixedRounds) made fp64 spill 138 bytes at 56 (the whole hbp suite up to 1.8x slower, run
+/// 415): 64 there (20 bytes).
+template <typename V, int kUnroll, bool kFixedRounds>
+inline constexpr int kGroupsMaxRegisters =
+    sizeof(V) == 8 && kUnroll <= 4 && !kFixedRounds ? 56 : 64;
 
 /// The SpMV part of kernel=tasks. Dynamic shared memory: the x segment, min(block_cols, cols)
 /// values of V rounded up to 16 bytes, or none when no segment fits (task_shares_x). Launched
@@ -352,22 +364,37 @@ __global__ void __maxnreg__(kSpmvMaxRegisters<kUnroll>)
 }
 
 /// The SpMV part of kernel=groups: every warp takes runs of groups_per_ticket (<= 31) consecutive
-/// warp groups by a global ticket (zeroed before the launch), in layout order, i.e. column block
-/// by column block, so that the grid works on one stripe of x at a time and finds it in the L2; x
-/// is read from global memory at the group's column block. No shared memory, no barrier: a warp
-/// never waits for another (kernel=tasks waits at every task's end for the task's slowest warp).
-template <typename V, int kUnroll>
-__global__ void __maxnreg__(kGroupsMaxRegisters<kUnroll>)
+/// warp groups by ticket, in layout order, i.e. column block by column block, so that the grid
+/// works on one stripe of x at a time and finds it in the L2; x is read from global memory at the
+/// group's column block. The tickets of the first fixed_rounds rounds are handed out, warp w of W
+/// ticket round * W + w (fixed_group_share; no atomic's round trip before the run's bounds); the
+/// rest are drawn from a global counter (0 at the launch: release_ticket). No shared memory, no
+/// barrier: a warp never waits for another (kernel=tasks waits at every task's end for the
+/// task's slowest warp).
+template <typename V, int kUnroll, bool kFixedRounds>
+__global__ void __maxnreg__((kGroupsMaxRegisters<V, kUnroll, kFixedRounds>))
     spmv_groups_kernel(SpmvArguments<V> args, const V* __restrict__ x, V* __restrict__ y,
                        Acc<V> alpha, Acc<V> beta) {
   arch::allow_dependent_grids();  // the combine may be scheduled as this grid's blocks retire
   const int lane = arch::lane_id();
-  for (;;) {
+  for (int round = 0;; ++round) {
+    // this round's ticket: in the fixed rounds warp w of W holds ticket round * W + w (drawn by no
+    // one, each with a whole run); then the counter's, numbered after them
+    const unsigned warps = gridDim.x * (blockDim.x / arch::kWarpSize);
+    const bool fixed = kFixedRounds && round < args.fixed_rounds;  // warp-uniform
     unsigned ticket = 0;
-    if (lane == 0) ticket = atomicAdd(args.ticket, 1u);
-    ticket = __shfl_sync(arch::kFullMask, ticket, 0);
-    const std::int64_t first = static_cast<std::int64_t>(ticket) * args.groups_per_ticket;
-    if (first >= args.group_count) {  // warp-uniform
+    if (fixed) {
+      ticket = round * warps + blockIdx.x * (blockDim.x / arch::kWarpSize) +
+               static_cast<unsigned>(arch::warp_id_in_block());
+    } else {
+      if (lane == 0) ticket = atomicAdd(args.ticket, 1u);
+      ticket = __shfl_sync(arch::kFullMask, ticket, 0);
+    }
+    const std::int64_t run =
+        static_cast<std::int64_t>(ticket) +
+        (fixed ? 0 : static_cast<std::int64_t>(args.fixed_rounds) * warps);
+    const std::int64_t first = run * args.groups_per_ticket;
+    if (first >= args.group_count) {  // warp-uniform; never in a fixed round
       if (lane == 0) release_ticket(args.ticket, ticket, args.last_ticket);
       return;
     }

@@ -58,6 +58,9 @@ std::vector<ParameterSpec> build_parameter_specs() {
       {"groups_per_ticket", Type::integer, "auto", 1, kMostGroupsPerTicket, {"auto"},
        "kernel=groups: consecutive warp groups a ticket hands a warp (auto: about 8 tickets a "
        "warp, at most 8 groups)"},
+      {"fixed_group_share", Type::number, "0", 0.0, 1.0, {},
+       "kernel=groups: the share of the warp groups whose tickets are handed out at launch (whole "
+       "rounds, warp w of W ticket r*W+w) before the counter's (0: every ticket drawn)"},
       {"layout_memory", Type::choice, "auto", 0, 0, {"auto", "pool", "allocate"},
        "where the GPU build takes the layout's arrays: tcsparse's stream-ordered pool (no wait "
        "for the GPU, pages of freed temporaries reused) or one cudaMalloc each; auto: the pool "
@@ -75,6 +78,10 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "slot), or every slot to its own partial sum, the combine writing every row (no "
        "output_hash read); auto: partial where x is cut into stripes and at most a third of the "
        "slots are their row's only one"},
+      {"update_values", Type::choice, "off", 0, 0, {"off", "on"},
+       "on: the plan keeps each stored value's index in the CSR (4 bytes a nonzero more on the "
+       "device), so that update_values takes new values of the same pattern in one gather; off: "
+       "update_values is refused (build a new plan)"},
   };
 }
 
@@ -252,6 +259,7 @@ HbpParameters hbp_parameters(const detail::ParameterValues& values) {
   p.groups_per_ticket = values.is_auto("groups_per_ticket")
                             ? 0
                             : static_cast<std::int32_t>(values.integer("groups_per_ticket"));
+  p.fixed_group_share = values.number("fixed_group_share");
   p.layout_memory = values.is("layout_memory", "pool")       ? LayoutMemory::pool
                     : values.is("layout_memory", "allocate") ? LayoutMemory::allocate
                                                              : LayoutMemory::automatic;
@@ -262,6 +270,7 @@ HbpParameters hbp_parameters(const detail::ParameterValues& values) {
                    : values.is("column_order", "caller")   ? ColumnOrder::caller
                                                            : ColumnOrder::automatic;
   p.hub_min_count = values.is_auto("hub_min_count") ? 0 : values.integer("hub_min_count");
+  p.update_values = values.is("update_values", "on");
   p.kernel = values.is("kernel", "tasks")    ? Kernel::tasks
              : values.is("kernel", "groups") ? Kernel::groups
                                              : Kernel::automatic;

@@ -290,11 +290,20 @@ struct HbpParameters {
   Kernel kernel = Kernel::automatic;
   /// kernel=groups: consecutive warp groups a ticket hands out; 0: auto (kTicketsPerWarp).
   std::int32_t groups_per_ticket = 0;
+  /// kernel=groups: the share of the warp groups whose tickets are handed out, not drawn (whole
+  /// rounds of one a warp, at most this share), before the counter's; 0: every ticket drawn.
+  /// Not in the paper (its fixed part is of tasks).
+  double fixed_group_share = 0.0;
   LayoutMemory layout_memory = LayoutMemory::automatic;
   ColumnOrder column_order = ColumnOrder::automatic;
   /// The fewest nonzeros of a hub column (ColumnOrder); 0: auto (resolved_hub_min_count).
   std::int64_t hub_min_count = 0;
   SlotOutput slot_output = SlotOutput::automatic;
+  /// update_values=on: the layout keeps each stored value's index in the CSR (value_source, 4
+  /// bytes a nonzero on the device), so that update_values gathers new values into the layout's
+  /// order in one kernel; off: update_values is refused (the layout holds the values in its own
+  /// order).
+  bool update_values = false;
 
   /// block_cols for `cols` columns of values of `value_bytes` bytes on a GPU of `l2_bytes` of
   /// L2, x read in the hubs-first order or not: auto cuts x into the fewest stripes of at most

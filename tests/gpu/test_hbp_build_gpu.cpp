@@ -4,7 +4,8 @@
 // real matrices, in fp64 and fp16 (block_cols auto differs by value size); the plans of both
 // builds giving bitwise the same y; the hubs-first column order (column_order) the host's order,
 // bit for bit; with slot_output=partial the GPU's rewrite of the combine's arrays its host
-// model's (give_every_slot_a_partial), bit for bit; the build times reported apart
+// model's (give_every_slot_a_partial), bit for bit; with update_values=on each stored value's
+// CSR index (value_source) the host's, bit for bit; the build times reported apart
 // (device_preprocess_ms for the GPU build, host_preprocess_ms for the host one, upload_ms for the
 // copies); a hash table beyond shared memory refused naming build=host. Written before a GPU could run them (issue 10): run
 // with --gtest_filter='*HbpGpuBuild*'.
@@ -55,6 +56,10 @@ const std::vector<std::vector<std::string>> kBlockShapes = {
     // slot_output=partial: the GPU's rewrite against give_every_slot_a_partial
     {"slot_output=partial"},
     {"slot_output=partial", "block_rows=33", "block_cols=40", "max_slot_length=5"},
+    // update_values=on: each stored value's CSR index, in lane groups and warp groups
+    {"update_values=on"},
+    {"update_values=on", "block_rows=16", "block_cols=72", "max_slot_length=5",
+     "warp_row_length=4"},
 };
 
 std::string describe(const std::vector<std::string>& parameters) {
@@ -105,6 +110,7 @@ void expect_same_layout(const Matrix& matrix64, std::vector<std::string> paramet
   expect_same_array(host.begin_nnz, device.begin_nnz, "begin_nnz", context);
   expect_same_array(host.col_add_sign, device.col_add_sign, "col_add_sign", context);
   expect_same_array(host.data, device.data, "data", context);
+  expect_same_array(host.value_source, device.value_source, "value_source", context);
   expect_same_array(host.output_hash, device.output_hash, "output_hash", context);
   expect_same_array(host.slot_last_round, device.slot_last_round, "slot_last_round", context);
   expect_same_array(host.combine_rows, device.combine_rows, "combine_rows", context);

@@ -5,7 +5,8 @@
 // one row, columns not a multiple of the block width, hash collisions by equal row lengths, more
 // warps than blocks and the reverse, the three reorder modes giving the same y); the launch's
 // schedule equal to the host model's; repeats bitwise the same and right under both kernels and
-// several groups_per_ticket (the ticket resets itself at each launch's end, no float atomics);
+// several groups_per_ticket and fixed rounds of tickets (the ticket resets itself at each
+// launch's end, no float atomics), and fixed_group_share's whole rounds;
 // graph capture of SpMV + combine; SpMV and combine timed apart; walk_unroll
 // 1 / 2 / 4 / 8 giving bitwise the same y; lane groups with holes (slots of 1 to 63 mixed) and a
 // 65536-nonzero slot against the reference; a plan from device CSR equal to the plan from host
@@ -13,7 +14,9 @@
 // hubs-first column order (column_order) in the stress sets, the graph capture and from device
 // CSR, and column_order=auto's choice, with narrower stripes in fp64; every slot writing its own
 // partial sum (slot_output=partial) giving the output_hash layout's y bit for bit, and auto's
-// choice between them. Written before
+// choice between them; update_values=on giving, bit for bit, a new plan's y of the new values
+// (from host and device CSR, host and device values, the update captured into a graph), off
+// refusing. Written before
 // a GPU could run them (issue 10): run with --gtest_filter='*Hbp*'.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -105,6 +108,8 @@ const std::vector<std::vector<std::string>> kStressParameters = {
     {"block_cols=24576", "max_slot_length=3"},  // x from global memory; rows cut in threes
     {"block_rows=16", "block_cols=72", "max_slot_length=5", "warp_row_length=4"},
     {"kernel=groups", "block_rows=64", "block_cols=40", "warps_per_block=4"},
+    {"kernel=groups", "fixed_group_share=0.7", "block_rows=16", "block_cols=24",
+     "warps_per_block=1", "blocks_per_sm=1"},
     {"kernel=tasks", "block_cols=24576", "warp_row_length=off"},
     // x gathered into the hubs-first order: one block, stripes, the host build
     {"column_order=hubs_first"},
@@ -395,11 +400,111 @@ TEST_F(HbpGpu, APlanFromDeviceCsrEqualsThePlanFromHostCsrAndOwnsItsValues) {
     }
 }
 
+/// update_values=on: a plan of `a` (built from host CSR, or from its device copy) given new
+/// values on the GPU computes, bit for bit, what a new plan of the new matrix computes (the layout
+/// does not depend on the values), and the reference's y; also with the update captured into a
+/// CUDA graph (no synchronisation, no allocation) and from host values.
+template <typename Value>
+void expect_updated_plan_equals_new_plan(const Matrix& a64,
+                                         const std::vector<std::string>& parameters) {
+  const Matrix scaled = std::is_same_v<Value, double> ? a64 : test::scaled_for_16_bit(a64);
+  const auto a = test::with_values<Value>(scaled);
+  auto updated = a;
+  for (std::size_t k = 0; k < updated.values.size(); ++k)
+    updated.values[k] = from_double<Value>(0.25 * static_cast<double>(k % 7) -
+                                           0.5 * to_double(a.values[k]));
+  const auto x = test::make_x<Value>(scaled);
+  const auto y0 = test::make_y<Value>(scaled);
+  std::vector<double> reference = test::to_double_vector(y0);
+  spmv_reference(updated, std::span<const Value>(x), std::span<double>(reference), 1.5, -0.5);
+  const SpmvPlan<Value> fresh(updated, Method("hbp"), options_of(parameters));
+  const std::vector<Value> expected = run_spmv(fresh, x, y0, {1.5, -0.5});
+  EXPECT_LT(relative_error(std::span<const Value>(expected), std::span<const double>(reference)),
+            test::tolerance<Value>())
+      << describe(parameters);
+
+  const DeviceBuffer<std::int32_t> row_ptr(a.row_ptr), col_idx(a.col_idx);
+  const DeviceBuffer<Value> values(a.values), new_values(updated.values);
+  const DeviceCsrView<Value> view{a.rows, a.cols, a.nnz(), row_ptr.data(), col_idx.data(),
+                                  values.data()};
+  for (const bool from_device : {false, true}) {
+    SpmvPlan<Value> plan = from_device ? SpmvPlan<Value>(view, Method("hbp"), options_of(parameters))
+                                       : SpmvPlan<Value>(a, Method("hbp"), options_of(parameters));
+    const std::string label = describe(parameters) + (from_device ? "(from device CSR)" : "");
+    ASSERT_TRUE(plan.can_update_values()) << label;
+    const detail::CudaStream stream;
+    plan.update_values(new_values.data(), stream.get());
+    stream.synchronize();
+    const std::vector<Value> got = run_spmv(plan, x, y0, {1.5, -0.5});
+    EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(Value)), 0) << label;
+
+    // back to the old values from the host, then the new ones again inside a graph
+    plan.update_values(std::span<const Value>(a.values), stream.get());
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+    plan.update_values(new_values.data(), stream.get());
+    ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess) << label;
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+    stream.synchronize();
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    const std::vector<Value> again = run_spmv(plan, x, y0, {1.5, -0.5});
+    EXPECT_EQ(std::memcmp(again.data(), expected.data(), again.size() * sizeof(Value)), 0)
+        << label << " (update captured in a graph)";
+  }
+}
+
+TEST_F(HbpGpu, UpdateValuesOnGivesTheNewMatrixsYBitForBitAndOffRefuses) {
+  std::vector<std::int64_t> lengths = {20000, 1, 0, 300, 5000};
+  for (int i = 0; i < 2000; ++i) lengths.push_back(i % 40);
+  const Matrix cases[] = {
+      generate_rmat(16, 16, 31),  // 16 column blocks of 4096: partial sums and the combine
+      test::with_row_lengths(30000, lengths, 32),  // rows longer than a block, empty rows
+  };
+  const std::vector<std::vector<std::string>> parameter_sets = {
+      {"update_values=on"},
+      {"update_values=on", "build=host"},
+      {"update_values=on", "block_rows=64", "block_cols=1024", "kernel=groups",
+       "slot_output=partial", "max_slot_length=5", "warp_row_length=4"},
+      {"update_values=on", "block_rows=512", "block_cols=4096", "kernel=tasks"},
+      {"update_values=on", "column_order=hubs_first", "block_rows=64", "block_cols=1024"},
+  };
+  for (const Matrix& a : cases)
+    for (const auto& parameters : parameter_sets) {
+      SCOPED_TRACE(std::to_string(a.rows) + " rows");
+      expect_updated_plan_equals_new_plan<double>(a, parameters);
+      expect_updated_plan_equals_new_plan<half>(a, parameters);
+    }
+  expect_updated_plan_equals_new_plan<float>(cases[0], parameter_sets[2]);
+  expect_updated_plan_equals_new_plan<bfloat16>(cases[0], parameter_sets[2]);
+
+  // off (the default): refused, naming the parameter that would allow it
+  const auto a = test::with_values<double>(cases[0]);
+  SpmvPlan<double> plan(a, Method("hbp"));
+  EXPECT_FALSE(plan.can_update_values());
+  EXPECT_EQ(plan.stats().details["update_values"], "off");
+  const DeviceBuffer<double> values(a.values);
+  try {
+    plan.update_values(values.data(), nullptr);
+    ADD_FAILURE() << "update_values did not throw";
+  } catch (const UnsupportedError& error) {
+    EXPECT_NE(std::string(error.what()).find("update_values=on"), std::string::npos)
+        << error.what();
+  }
+  // on: the source indices are counted in the plan's device bytes (4 a nonzero)
+  const SpmvPlan<double> kept(a, Method("hbp"), options_of({"update_values=on"}));
+  EXPECT_EQ(kept.stats().device_bytes - plan.stats().device_bytes,
+            static_cast<std::size_t>(a.nnz()) * sizeof(std::int32_t));
+}
+
 TEST_F(HbpGpu, RepeatedAppliesAreRightAndBitwiseIdentical) {
   // The ticket resets itself at the end of each launch (the taker of its last ticket zeroes it):
   // every apply must take every task or group again, under the tasks kernel (thread blocks take
   // tickets after a fixed part, and without one) and the groups kernel with runs of 1, 3 and 8
-  // groups a ticket (tickets with work not a multiple of the takers); the partial sums are
+  // groups a ticket (tickets with work not a multiple of the takers), after a fixed part of half,
+  // all or 90 % of the groups; the partial sums are
   // combined in order: the same bits each time, and the reference's y.
   const Matrix a64 = generate_random_rows(60000, 60000, RowLengthDistribution::power_law, 1, 3000, 12);
   const auto a = test::with_values<float>(a64);
@@ -413,9 +518,18 @@ TEST_F(HbpGpu, RepeatedAppliesAreRightAndBitwiseIdentical) {
       {"kernel=groups", "groups_per_ticket=1"},
       {"kernel=groups", "groups_per_ticket=3", "block_rows=64"},
       {"kernel=groups", "groups_per_ticket=8", "block_cols=4096"},
+      // fixed rounds of tickets before the counter's (few warps, so that rounds of them fit):
+      // about half, all but a part round, most in runs of 3
+      {"kernel=groups", "fixed_group_share=0.5", "warps_per_block=1", "blocks_per_sm=1"},
+      {"kernel=groups", "fixed_group_share=1", "block_rows=64", "warps_per_block=1",
+       "blocks_per_sm=1"},
+      {"kernel=groups", "fixed_group_share=0.9", "groups_per_ticket=3", "block_cols=4096",
+       "warps_per_block=2", "blocks_per_sm=1"},
   };
   for (const auto& parameters : launches) {
     const SpmvPlan<float> plan(a, Method("hbp"), options_of(parameters));
+    if (parameters.size() > 1 && parameters[1].starts_with("fixed_group_share"))
+      EXPECT_GT(plan.stats().details["fixed_groups"].get<std::int64_t>(), 0) << describe(parameters);
     const std::vector<float> first = run_spmv(plan, x, y0, {1.0, 0.5});
     EXPECT_LT(relative_error(std::span<const float>(first), std::span<const double>(reference)),
               test::tolerance<float>())
@@ -633,6 +747,48 @@ TEST_F(HbpGpu, AutoGivesEverySlotItsOwnPartialWhereXIsCutIntoStripes) {
   const auto band = test::with_values<double>(generate_banded(20000, 1, 28));
   const SpmvPlan<double> band_stripes(band, Method("hbp"), options_of({"block_cols=4096"}));
   EXPECT_EQ(text_in(band_stripes.stats().details, "slot_output"), "hash");
+}
+
+TEST_F(HbpGpu, AFixedShareOfTheGroupsIsHandedOutInWholeRoundsOfTickets) {
+  // fixed_group_share: at most that share of the groups, in whole rounds of one ticket a warp
+  // (W warps, R groups a ticket), in one column block and in stripes; none by default; y right
+  // under each
+  const Matrix a64 =
+      generate_random_rows(600000, 600000, RowLengthDistribution::power_law, 1, 900, 27);
+  const auto a = test::with_values<double>(a64);
+  const auto x = test::make_x<double>(a64);
+  const auto y0 = test::make_y<double>(a64);
+  std::vector<double> reference = test::to_double_vector(y0);
+  spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 1.0, -1.0);
+  struct Case {
+    std::vector<std::string> parameters;
+    double share;
+  };
+  const Case cases[] = {
+      {{"kernel=groups", "fixed_group_share=0.4"}, 0.4},
+      {{"kernel=groups"}, 0.0},
+      {{"kernel=groups", "block_cols=4096"}, 0.0},
+      {{"kernel=groups", "block_cols=4096", "fixed_group_share=0.3"}, 0.3},
+  };
+  for (const Case& c : cases) {
+    const SpmvPlan<double> plan(a, Method("hbp"), options_of(c.parameters));
+    const auto& details = plan.stats().details;
+    const auto groups = details["groups"].get<std::int64_t>();
+    const std::int64_t round_groups = details["grid"].get<std::int64_t>() *
+                                      details["threads_per_block"].get<std::int64_t>() / 32 *
+                                      details["groups_per_ticket"].get<std::int64_t>();
+    ASSERT_GT(groups, 2 * round_groups) << describe(c.parameters);  // so that 0.3 is a round
+    EXPECT_EQ(details["fixed_group_share"].get<double>(), c.share) << describe(c.parameters);
+    EXPECT_EQ(details["fixed_groups"].get<std::int64_t>(),
+              static_cast<std::int64_t>(c.share * static_cast<double>(groups)) / round_groups *
+                  round_groups)
+        << describe(c.parameters);
+    if (c.share > 0.0) EXPECT_GT(details["fixed_groups"].get<std::int64_t>(), 0);
+    const std::vector<double> y = run_spmv(plan, x, y0, {1.0, -1.0});
+    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)),
+              test::tolerance<double>())
+        << describe(c.parameters);
+  }
 }
 
 }  // namespace

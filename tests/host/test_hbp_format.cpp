@@ -10,7 +10,8 @@
 // columns by count, a permutation keeping every column in its block, and the concentration that
 // column_order=auto reads. Every slot writing its own partial sum (slot_output=partial,
 // give_every_slot_a_partial): each slot in its row's list once, in column-block order, and the
-// host apply of that layout against the reference.
+// host apply of that layout against the reference. With update_values=on, each stored value's
+// CSR index (value_source): a permutation of the nonzeros, each with its value and column.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -871,6 +872,14 @@ TEST(HbpParameters, DefaultsAndRefusals) {
   EXPECT_FALSE(parse_parameters({"combine_warp_rows=off"}).combines_by_warps(1));
   EXPECT_TRUE(parse_parameters({"combine_warp_rows=1"}).combines_by_warps(1));
   EXPECT_THROW(parse_parameters({"combine_warp_rows=0"}), ParameterError);
+  EXPECT_EQ(p.fixed_group_share, 0.0);
+  EXPECT_EQ(parse_parameters({"fixed_group_share=0.75"}).fixed_group_share, 0.75);
+  EXPECT_THROW(parse_parameters({"fixed_group_share=1.5"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"fixed_group_share=-0.1"}), ParameterError);
+  EXPECT_THROW(parse_parameters({"fixed_group_share=auto"}), ParameterError);
+  EXPECT_FALSE(p.update_values);
+  EXPECT_TRUE(parse_parameters({"update_values=on"}).update_values);
+  EXPECT_THROW(parse_parameters({"update_values=yes"}), ParameterError);
 }
 
 TEST(HbpColumnOrder, HubsFirstRanksEachBlocksColumnsByCountMostFirstTiesInColumnOrder) {
@@ -926,6 +935,40 @@ TEST_P(HbpHostApplyOnCatalogue, HubsFirstOrderIsAPermutationKeepingEachColumnInI
         }
       }
   }
+}
+
+TEST_P(HbpHostApplyOnCatalogue, UpdateValuesKeepsEachStoredValuesCsrIndex) {
+  // update_values=on: value_source is a permutation of the CSR's nonzeros, and stored value k is
+  // the CSR's nonzero value_source[k]: its value, and its column (in its group's column block).
+  const Matrix& matrix = GetParam().matrix;
+  for (const std::vector<std::string>& parameters :
+       {std::vector<std::string>{"update_values=on"},
+        {"update_values=on", "block_rows=16", "block_cols=72", "max_slot_length=5",
+         "warp_row_length=4"}}) {
+    SCOPED_TRACE(parameters.back());
+    const HbpParameters p = parse_parameters(parameters);
+    const std::int32_t block_cols = block_cols_of(p, matrix, sizeof(double));
+    const HbpLayout<double> layout = build_layout(matrix, p, block_cols);
+    ASSERT_EQ(layout.value_source.size(), matrix.values.size());
+    std::vector<bool> seen(matrix.values.size(), false);
+    for (std::int64_t g = 0; g < layout.groups(); ++g) {
+      const std::int64_t origin =
+          static_cast<std::int64_t>(layout.group_col[static_cast<std::size_t>(g)]) * block_cols;
+      for (std::int64_t k = layout.begin_nnz[static_cast<std::size_t>(g)];
+           k < layout.begin_nnz[static_cast<std::size_t>(g) + 1]; ++k) {
+        const auto uk = static_cast<std::size_t>(k);
+        const std::int32_t source = layout.value_source[uk];
+        ASSERT_GE(source, 0);
+        ASSERT_LT(source, static_cast<std::int64_t>(matrix.nnz()));
+        const auto us = static_cast<std::size_t>(source);
+        ASSERT_FALSE(seen[us]) << "nonzero " << source << " stored twice";
+        seen[us] = true;
+        ASSERT_EQ(layout.data[uk], matrix.values[us]);
+        ASSERT_EQ(column_in_block(layout.col_add_sign[uk]) + origin, matrix.col_idx[us]);
+      }
+    }
+  }
+  EXPECT_TRUE(build_layout(matrix, parse_parameters({}), 4096).value_source.empty());  // off
 }
 
 TEST(HbpColumnOrder, ConcentrationIsTheMeanCountOfANonzerosColumnOverTheMeanCount) {
