@@ -89,11 +89,10 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
   static_assert(std::is_same_v<Acc, scalar_t<Value>>);
   using SpmvKernel = void (*)(device::SpmvArguments<V>, const V*, V*, Acc, Acc);
 
-  /// The SpMV kernel of `kernel` (tasks or groups) and walk_unroll (its rounds loaded at once, a
-  /// template parameter); kernel=groups with or without fixed rounds of tickets (a template
-  /// parameter too: without them the round counter is not held across the walk).
-  static SpmvKernel spmv_kernel_for(Kernel kernel, int walk_unroll, bool fixed_rounds = false) {
-    if (kernel == Kernel::groups) return groups_kernel_for(walk_unroll, fixed_rounds);
+  /// The SpMV kernel of `kernel` (tasks or groups, the latter without fixed rounds until
+  /// prepare_launch knows them) and walk_unroll (its rounds loaded at once, a template parameter).
+  static SpmvKernel spmv_kernel_for(Kernel kernel, int walk_unroll) {
+    if (kernel == Kernel::groups) return groups_kernel_for(walk_unroll, false);
     switch (walk_unroll) {
       case 1: return &device::spmv_kernel<V, 1>;
       case 2: return &device::spmv_kernel<V, 2>;
@@ -103,6 +102,8 @@ class HbpSpmv final : public detail::SpmvMethod<Value> {
     }
     throw_walk_unroll(walk_unroll);
   }
+  /// kernel=groups with or without fixed rounds of tickets (a template parameter: without them
+  /// the round counter is not held across the walk).
   static SpmvKernel groups_kernel_for(int walk_unroll, bool fixed_rounds) {
     switch (walk_unroll) {
       case 1: return fixed_rounds ? &device::spmv_groups_kernel<V, 1, true>
