@@ -52,15 +52,20 @@ __device__ __forceinline__ void add_warp_sum(unsigned long long* total, long lon
 struct LengthSummary {
   unsigned long long shortest;
   unsigned long long longest;
-  unsigned long long candidate_padding[2];  // kDaspSmallMatrixMaxMediumRowLengths
+  unsigned long long candidate_padding[kDaspSmallMatrixMaxLenCandidates];
 };
 
-/// Grid-stride over the rows: the shortest and longest row and the long-row padding of the two
-/// small-matrix MAX_LEN candidates (summarize_row_lengths).
+/// kDaspSmallMatrixMaxMediumRowLengths, passed by value to the kernel.
+struct MaxLenCandidates {
+  int length[kDaspSmallMatrixMaxLenCandidates];
+};
+
+/// Grid-stride over the rows: the shortest and longest row and the long-row padding of each
+/// small-matrix MAX_LEN candidate (summarize_row_lengths).
 __global__ void summarize_lengths_kernel(const int* row_ptr, long long rows, long long group_values,
-                                         int candidate_0, int candidate_1, LengthSummary* out) {
+                                         MaxLenCandidates candidates, LengthSummary* out) {
   unsigned long long shortest = ULLONG_MAX, longest = 0;
-  long long padding_0 = 0, padding_1 = 0;
+  long long padding[kDaspSmallMatrixMaxLenCandidates] = {};
   // every lane runs the same number of iterations, so that the warp reductions see all lanes
   const long long stride = grid_threads();
   const long long first = thread_index() - arch::lane_id();
@@ -71,14 +76,16 @@ __global__ void summarize_lengths_kernel(const int* row_ptr, long long rows, lon
       shortest = min(shortest, static_cast<unsigned long long>(len));
       longest = max(longest, static_cast<unsigned long long>(len));
       const long long pad = (len + group_values - 1) / group_values * group_values - len;
-      if (len > candidate_0) padding_0 += pad;
-      if (len > candidate_1) padding_1 += pad;
+#pragma unroll
+      for (int k = 0; k < kDaspSmallMatrixMaxLenCandidates; ++k)
+        if (len > candidates.length[k]) padding[k] += pad;
     }
   }
   shortest = arch::warp_min(shortest);
   longest = arch::warp_max(longest);
-  add_warp_sum(&out->candidate_padding[0], padding_0);
-  add_warp_sum(&out->candidate_padding[1], padding_1);
+#pragma unroll
+  for (int k = 0; k < kDaspSmallMatrixMaxLenCandidates; ++k)
+    add_warp_sum(&out->candidate_padding[k], padding[k]);
   if (arch::lane_id() == 0) {
     atomicMin(&out->shortest, shortest);
     atomicMax(&out->longest, longest);

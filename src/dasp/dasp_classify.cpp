@@ -338,10 +338,14 @@ DaspWorkSplit internal::resolve_layout_work(const DaspParameters& parameters, in
                                             int max_medium, int block_rows,
                                             int& medium_rows_per_warp) {
   DaspWorkSplit split = resolve_work_split(parameters);
-  if (!parameters.long_groups_per_warp && nnz < kDaspSmallMatrixNnz && rows > 0 &&
-      static_cast<double>(longest_long_row) >
-          kDaspVeryLongRowRatio * static_cast<double>(nnz) / static_cast<double>(rows))
-    split.long_groups_per_warp = kDaspSmallMatrixLongGroupsPerWarp;  // few, very long rows
+  if (!parameters.long_groups_per_warp && nnz < kDaspSmallMatrixNnz && nnz > 0 && rows > 0) {
+    // few, very long rows: the longest far above the mean, or above it and long
+    const double over_mean = static_cast<double>(longest_long_row) * static_cast<double>(rows) /
+                             static_cast<double>(nnz);
+    if (over_mean > kDaspVeryLongRowRatio ||
+        (over_mean > kDaspSkewedRowRatio && longest_long_row > kDaspSplitRowMinLength))
+      split.long_groups_per_warp = kDaspSmallMatrixLongGroupsPerWarp;
+  }
   if (is_dense_long_rows_layout(parameters, max_medium)) {
     // dense long rows: one row-block a warp, in pieces (kDaspDenseRowsBlocksPerPiece)
     if (!parameters.medium_rows_per_warp) medium_rows_per_warp = block_rows;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -77,15 +78,17 @@ RowLengthSummary summarize_on_device(const std::int32_t* row_ptr, std::int64_t r
   s.nnz = nnz;
   if (rows == 0) return s;
   auto summary = reset_totals<build::LengthSummary>(1, stream);
-  static_assert(std::size(kDaspSmallMatrixMaxMediumRowLengths) == 2);
+  build::MaxLenCandidates candidates{};
+  std::copy(std::begin(kDaspSmallMatrixMaxMediumRowLengths),
+            std::end(kDaspSmallMatrixMaxMediumRowLengths), candidates.length);
   TCSPARSE_BUILD_LAUNCH(build::summarize_lengths_kernel, rows, stream, row_ptr, rows,
-                        long_row_group_values(shape), kDaspSmallMatrixMaxMediumRowLengths[0],
-                        kDaspSmallMatrixMaxMediumRowLengths[1], summary.data());
+                        long_row_group_values(shape), candidates, summary.data());
   const build::LengthSummary found = download_one(summary.data(), stream);
   s.shortest = static_cast<std::int64_t>(found.shortest);
   s.longest = static_cast<std::int64_t>(found.longest);
-  s.candidate_padding = {static_cast<std::int64_t>(found.candidate_padding[0]),
-                         static_cast<std::int64_t>(found.candidate_padding[1])};
+  for (int k = 0; k < kDaspSmallMatrixMaxLenCandidates; ++k)
+    s.candidate_padding[static_cast<std::size_t>(k)] =
+        static_cast<std::int64_t>(found.candidate_padding[k]);
   return s;
 }
 

@@ -128,8 +128,9 @@ void set_medium_counts(DaspCounts& c, DaspBlockShape& shape, const DaspParameter
 /// 32-bit offsets.
 void set_long_counts(DaspCounts& c, int64_t nnz_long, int64_t long_groups, int64_t group_values);
 
-/// The warps' work: the split (explicit, the small-matrix heavy-tail rule from the longest long
-/// row, the dense-long-rows pieces), and medium_rows_per_warp set to one row-block for dense long
+/// The warps' work: the split (explicit, the small-matrix heavy-tail rules from the longest long
+/// row: kDaspVeryLongRowRatio, or kDaspSkewedRowRatio with kDaspSplitRowMinLength; the
+/// dense-long-rows pieces), and medium_rows_per_warp set to one row-block for dense long
 /// rows when not explicit.
 DaspWorkSplit resolve_layout_work(const DaspParameters& parameters, int64_t nnz, int64_t rows,
                                   int64_t longest_long_row, int max_medium, int block_rows,

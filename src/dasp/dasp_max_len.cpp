@@ -7,6 +7,7 @@
 #include "dasp/dasp_format_internal.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include "common/parallel.hpp"
@@ -16,6 +17,12 @@ namespace tcsparse::dasp {
 using namespace internal;
 
 namespace {
+
+/// kDaspMidMatrixMaxMediumRowLength's place among the small-matrix candidates, whose long-row
+/// padding the row-length summary holds.
+constexpr std::size_t kMidMatrixCandidate = 2;
+static_assert(kDaspSmallMatrixMaxMediumRowLengths[kMidMatrixCandidate] ==
+              kDaspMidMatrixMaxMediumRowLength);
 
 /// Longest row the dense-long-rows rule makes medium: the row sort keeps one counter per
 /// length (as the parser's limit on max_medium_row_length).
@@ -46,24 +53,21 @@ RowLengthSummary internal::summarize_row_lengths(std::span<const int32_t> row_pt
   s.nnz = s.rows > 0 ? row_ptr[sz(s.rows)] : 0;
   const int64_t group = long_row_group_values(shape);
   int64_t shortest = std::numeric_limits<int64_t>::max(), longest = 0;
-  int64_t padding_0 = 0, padding_1 = 0;  // one per kDaspSmallMatrixMaxMediumRowLengths
-  static_assert(std::size(kDaspSmallMatrixMaxMediumRowLengths) == 2);
-  const int64_t candidate_0 = kDaspSmallMatrixMaxMediumRowLengths[0];
-  const int64_t candidate_1 = kDaspSmallMatrixMaxMediumRowLengths[1];
+  int64_t padding[kDaspSmallMatrixMaxLenCandidates] = {};  // one per candidate
   const int team = threads_for(s.rows, 0);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static)                        \
-    reduction(min : shortest) reduction(max : longest) reduction(+ : padding_0, padding_1)
+    reduction(min : shortest) reduction(max : longest) reduction(+ : padding)
   for (int64_t r = 0; r < s.rows; ++r) {
     const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
     shortest = std::min(shortest, len);
     longest = std::max(longest, len);
     const int64_t pad = ceil_div(len, group) * group - len;
-    if (len > candidate_0) padding_0 += pad;
-    if (len > candidate_1) padding_1 += pad;
+    for (int k = 0; k < kDaspSmallMatrixMaxLenCandidates; ++k)
+      if (len > kDaspSmallMatrixMaxMediumRowLengths[k]) padding[k] += pad;
   }
   s.shortest = s.rows > 0 ? shortest : 0;
   s.longest = longest;
-  s.candidate_padding = {padding_0, padding_1};
+  std::copy(std::begin(padding), std::end(padding), s.candidate_padding.begin());
   return s;
 }
 
@@ -82,25 +86,30 @@ int internal::choose_max_medium_row_length(const RowLengthSummary& s,
                                            const DaspParameters& parameters, DaspBlockShape shape,
                                            int value_bytes) {
   if (parameters.max_medium_row_length) return parameters.max_medium_row_length;
-  if (s.nnz >= kDaspSmallMatrixNnz) {
-    const int dense = shape.rows == 8 ? dense_long_rows_length(s) : 0;  // fp64 blocks
-    return dense ? dense : kDaspMaxMediumRowLength;
-  }
   const int64_t group = long_row_group_values(shape);
+  // kDaspSmallMatrixMaxLongRowPadding is for 64-value groups; longer groups pad more
+  const double padding_budget =
+      kDaspSmallMatrixMaxLongRowPadding * static_cast<double>(group) / (2.0 * 8 * 4);
+  const auto pads_little = [&](std::size_t candidate) {
+    return static_cast<double>(s.candidate_padding[candidate]) <=
+           padding_budget * static_cast<double>(s.nnz);
+  };
+  if (s.nnz >= kDaspSmallMatrixNnz) {
+    if (shape.rows != 8) return kDaspMaxMediumRowLength;  // fp16 / bf16 blocks
+    if (const int dense = dense_long_rows_length(s)) return dense;
+    return s.nnz < kDaspMidMatrixNnz && pads_little(kMidMatrixCandidate)
+               ? kDaspMidMatrixMaxMediumRowLength
+               : kDaspMaxMediumRowLength;
+  }
   const int64_t bytes_per_value = value_bytes + 4;
   // the first candidate whose layout fits the byte budget; failing that, the first whose
   // long-row padding is small
   int little_padding = 0;
-  // kDaspSmallMatrixMaxLongRowPadding is for 64-value groups; longer groups pad more
-  const double padding_budget =
-      kDaspSmallMatrixMaxLongRowPadding * static_cast<double>(group) / (2.0 * 8 * 4);
   for (std::size_t k = 0; k < std::size(kDaspSmallMatrixMaxMediumRowLengths); ++k) {
     const int candidate = kDaspSmallMatrixMaxMediumRowLengths[k];
     const int64_t padding = s.candidate_padding[k];  // zeros long rows (> candidate) get
     if ((s.nnz + padding) * bytes_per_value <= kDaspLatencyBoundLayoutBytes) return candidate;
-    if (!little_padding &&
-        static_cast<double>(padding) <= padding_budget * static_cast<double>(s.nnz))
-      little_padding = candidate;
+    if (!little_padding && pads_little(k)) little_padding = candidate;
   }
   if (little_padding) return little_padding;
   return kDaspMaxMediumRowLength;

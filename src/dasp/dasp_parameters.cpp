@@ -21,14 +21,16 @@ std::vector<ParameterSpec> build_parameter_specs() {
   return {
       {"max_medium_row_length", Type::integer, "auto", kDaspMaxShortRowLength,
        kLargestMaxMediumRowLength, {"auto"},
-       "MAX_LEN: longer rows are long rows (auto: 256, or 16/32 for small matrices)"},
+       "MAX_LEN: longer rows are long rows (auto: 256, or 16/32/64 for small matrices, 64 for "
+       "fp64 matrices of 1-4 M nonzeros whose long rows pad little)"},
       {"regular_block_min_fill", Type::number, "auto", 0.0, 1.0, {"auto"},
        "least filled share of an 8x4 block kept in the regular part (paper: 0.75; auto: 0.75, "
        "or 0 for fp64 matrices of >= 1 M nonzeros where that stores <= 15 % more values)"},
       {"medium_rows_per_warp", Type::choice, "auto", 0, 0, {"auto", "8", "16", "32"},
        "medium rows one warp computes (LOOP_NUM x 8; auto: by the medium row count)"},
       {"long_groups_per_warp", Type::integer, "auto", 1, kLargestLongGroupsPerWarp, {"auto"},
-       "long-row groups (64 fp64 values) one warp takes (auto: 32, 4 under a heavy tail)"},
+       "long-row groups (64 fp64 values) one warp takes (auto: 32, 4 where a small matrix's "
+       "longest row is > 64x the mean, or > 16x and > 1024 values)"},
       {"medium_blocks_per_warp", Type::integer, "auto", 1, kLargestMediumBlocksPerWarp, {"auto"},
        "blocks of one medium row-block a warp takes before the row-block is split (auto: never)"},
       {"blocks_in_flight", Type::choice, "auto", 0, 0, {"auto", "1", "2", "4"},

@@ -28,8 +28,28 @@ inline constexpr std::int64_t kDaspSmallMatrixNnz = 1 << 20;
 /// warp takes whole with all their blocks in flight, instead of one warp taking 8 rows of up to
 /// 64 blocks each in sequence. Measured on an H200 over 299 real matrices (up to 850 k
 /// nonzeros), geometric-mean speedup over cuSPARSE: fp64 1.17x (256) / 1.29x (32) / 1.33x (16),
-/// fp16 1.37x / 1.50x / 1.54x.
-inline constexpr int kDaspSmallMatrixMaxMediumRowLengths[] = {16, 32};
+/// fp16 1.37x / 1.50x / 1.54x. 64 was added after R-MAT graphs of 0.6-1 M nonzeros, whose tails
+/// pad too much at 16 and 32 in fp16 / bf16, had fallen back to 256 (H200, run 418, 14 matrices
+/// of 0.4-1 M nonzeros, every candidate as a variant, the rule's choice read from them): R-MAT
+/// scale 16 fp16 0.84x cuSPARSE at 256, 1.34x at 64; R-MAT 14 with 48 edges a vertex 0.66x /
+/// 1.26x; geomean of the 14 in fp16 1.364x -> 1.538x, bf16 1.363x -> 1.538x, fp64 1.379x ->
+/// 1.383x (min 0.66x -> 1.22x); on 15 others (run 419) fp16 1.352x -> 1.398x, fp64 unchanged.
+inline constexpr int kDaspSmallMatrixMaxMediumRowLengths[] = {16, 32, 64};
+inline constexpr int kDaspSmallMatrixMaxLenCandidates =
+    static_cast<int>(std::size(kDaspSmallMatrixMaxMediumRowLengths));
+
+/// fp64 (8x4 blocks) matrices of kDaspSmallMatrixNnz up to this many nonzeros, not dense long
+/// rows, take MAX_LEN kDaspMidMatrixMaxMediumRowLength where it pads their long rows by at most
+/// kDaspSmallMatrixMaxLongRowPadding, else 256. Measured on an H200 (fp64; runs 419-420 MAX_LEN
+/// as a variant, run 424 this rule's binary against the one before it): on 14 matrices of
+/// 1.4-3.1 M nonzeros (power-law rows, R-MAT scale 16-19, pruned weights, circuit-like 680 k,
+/// the rajat01 and cage11 replicas, uniform rows) 1.075x in geometric mean, 0.93-1.59x (power-law
+/// 150 k rows 0.92x -> 0.99x cuSPARSE, R-MAT 16 with 24 edges a vertex 0.93x -> 1.06x; power-law
+/// rows with exponent 1.6 0.93x, R-MAT 19 with 6 edges 0.95x as fast); from 8.6 M nonzeros up it
+/// lost (R-MAT-like 18 with 48 edges 0.95x of 256, mip1-like 0.91x, R-MAT 20 0.78x): the bound
+/// lies between, untested. fp16 / bf16 ran as fast at 64 as at 256 on the same matrices (0.99x).
+inline constexpr std::int64_t kDaspMidMatrixNnz = std::int64_t{1} << 22;
+inline constexpr int kDaspMidMatrixMaxMediumRowLength = 64;
 
 /// A small matrix whose layout with a short MAX_LEN would take more than this many bytes
 /// (values and column indices, long-row padding included) keeps the paper's 256 unless its
@@ -136,6 +156,18 @@ inline constexpr int kDaspLongGroupsPerWarp = 32;
 inline constexpr int kDaspSmallMatrixLongGroupsPerWarp = 4;
 inline constexpr double kDaspVeryLongRowRatio = 64.0;
 
+/// A small matrix whose longest row is more than kDaspSkewedRowRatio times the mean and longer
+/// than kDaspSplitRowMinLength values is split the same way. Measured on an H200
+/// (long_groups_per_warp=4 against 32): R-MAT graphs of 0.1-0.5 M nonzeros whose longest rows
+/// (1219-3672 values) are 17-59 times the mean ran 1.15-2.20x faster in fp16 / bf16 (runs 420,
+/// 423: R-MAT scale 12 with 64 edges a vertex 0.95x -> 1.49x cuSPARSE, scale 13 with 96 0.66x ->
+/// 1.43x) and 1.25-1.74x in fp64 (power-law rows with a longest row of 1797: 0.94x); the real
+/// matrices of ratio 8-64, whose longest rows are 632 values or shorter, ran 0.80-1.0x as fast
+/// split (tumorAntiAngiogenesis, hangGlider_1, ca-CondMat: one warp a row is cheaper than the
+/// cross-warp reduction there), and so did pruned weights (ratio 2-3, 0.59-0.89x).
+inline constexpr double kDaspSkewedRowRatio = 16.0;
+inline constexpr std::int64_t kDaspSplitRowMinLength = 1024;
+
 /// Blocks whose loads one warp issues before their first use (software unrolling of the block
 /// loops; not in the paper). Measured on an H200: 2 for large matrices (fewer registers, more
 /// resident warps: stencils and banded 5-15 % faster than with 4); 4 for small ones, whose
@@ -236,7 +268,8 @@ inline constexpr double kDaspOverlappedUploadCopyShare = 0.5;
 
 /// Settings of one DASP layout and its kernels. Defaults are the paper's.
 struct DaspParameters {
-  /// 0 = by size: below kDaspSmallMatrixNnz nonzeros one of kDaspSmallMatrixMaxMediumRowLengths
+  /// 0 = by size: below kDaspSmallMatrixNnz nonzeros one of kDaspSmallMatrixMaxMediumRowLengths,
+  /// fp64 below kDaspMidMatrixNnz kDaspMidMatrixMaxMediumRowLength where it pads little
   /// (resolve_max_medium_row_length), else the paper's kDaspMaxMediumRowLength.
   int max_medium_row_length = 0;
   /// < 0 = auto: kDaspRegularBlockMinFill, or 0 where kDaspAllRegularMaxGrowth allows (fp64).

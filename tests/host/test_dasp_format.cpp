@@ -395,11 +395,16 @@ TEST(DaspLayout, SmallMatricesTakeRowsLongerThan16AsLongRows) {
 }
 
 TEST(DaspLayout, SmallMatricesWhosePaddedLayoutIsLargeKeepThePapersMaxLen) {
-  // 8 000 rows of 33: with MAX_LEN 16 or 32 each is a long row padded to 64 values
-  // (8000 * 64 * 12 bytes > 4 MiB) -> the paper's 256
+  // 8 000 rows of 65: with MAX_LEN 16, 32 or 64 each is a long row padded to 128 values
+  // (8000 * 128 * 12 bytes > 4 MiB, 0.97 of the nonzeros in padding) -> the paper's 256
+  const Matrix rows_of_65 = generate_random_rows(8000, 5000, RowLengthDistribution::uniform,
+                                                 65, 65, 3);
+  EXPECT_EQ(resolve_max_medium_row_length(rows_of_65, {}, kFp64Shape), kDaspMaxMediumRowLength);
+  // 8 000 rows of 33 are medium rows with 64: 8000 * 33 * 12 bytes fit 4 MiB
   const Matrix rows_of_33 = generate_random_rows(8000, 5000, RowLengthDistribution::uniform,
                                                  33, 33, 3);
-  EXPECT_EQ(resolve_max_medium_row_length(rows_of_33, {}, kFp64Shape), kDaspMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(rows_of_33, {}, kFp64Shape),
+            kDaspSmallMatrixMaxMediumRowLengths[2]);
   // 2 000 rows of 17 fit with 16
   const Matrix few = generate_random_rows(2000, 5000, RowLengthDistribution::uniform, 17, 17, 3);
   EXPECT_EQ(resolve_max_medium_row_length(few, {}, kFp64Shape),
@@ -408,9 +413,30 @@ TEST(DaspLayout, SmallMatricesWhosePaddedLayoutIsLargeKeepThePapersMaxLen) {
   const Matrix middle = generate_random_rows(12000, 5000, RowLengthDistribution::uniform, 17, 17, 3);
   EXPECT_EQ(resolve_max_medium_row_length(middle, {}, kFp64Shape),
             kDaspSmallMatrixMaxMediumRowLengths[1]);
-  // large matrices always take the paper's
-  const Matrix large = generate_banded(200000, 3, 1);  // 1.4 M nonzeros
+  // large matrices take the paper's in fp16 / bf16, and in fp64 from kDaspMidMatrixNnz
+  const Matrix mid = generate_banded(200000, 3, 1);  // 1.4 M nonzeros
+  EXPECT_EQ(resolve_max_medium_row_length(mid, {}, kFp16Shape), kDaspMaxMediumRowLength);
+  const Matrix large = generate_banded(600000, 3, 1);  // 4.2 M nonzeros
+  ASSERT_GE(large.nnz(), kDaspMidMatrixNnz);
   EXPECT_EQ(resolve_max_medium_row_length(large, {}, kFp64Shape), kDaspMaxMediumRowLength);
+}
+
+TEST(DaspLayout, MidSizeFp64MatricesTakeRowsUpTo64AsMediumRowsWhereTheirLongRowsPadLittle) {
+  // 1.4 M nonzeros (>= kDaspSmallMatrixNnz, < kDaspMidMatrixNnz): 60 000 rows of 20 and 100 of
+  // 1 000 (padded to 1 024: 0.2 % of the nonzeros) -> 64 in fp64, the paper's 256 in fp16
+  std::vector<int> tail(60100, 20);
+  for (int r = 0; r < 100; ++r) tail[static_cast<std::size_t>(r) * 601] = 1000;
+  const Matrix with_tail = matrix_with_lengths(60100, tail);
+  ASSERT_GE(with_tail.nnz(), kDaspSmallMatrixNnz);
+  ASSERT_LT(with_tail.nnz(), kDaspMidMatrixNnz);
+  EXPECT_EQ(resolve_max_medium_row_length(with_tail, {}, kFp64Shape),
+            kDaspMidMatrixMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(with_tail, {}, kFp16Shape), kDaspMaxMediumRowLength);
+  EXPECT_LT(host_apply_error<double>(with_tail, kFp64Shape, {}, 1.0, 0.5), 1e-12);
+  // 20 000 rows of 65 would pad each to 128 values (0.97 of the nonzeros) -> 256
+  const Matrix rows_of_65 = matrix_with_lengths(20000, std::vector<int>(20000, 65));
+  ASSERT_GE(rows_of_65.nnz(), kDaspSmallMatrixNnz);
+  EXPECT_EQ(resolve_max_medium_row_length(rows_of_65, {}, kFp64Shape), kDaspMaxMediumRowLength);
 }
 
 TEST(DaspLayout, SmallMatricesBeyondTheBudgetTakeAShortMaxLenWhenItPadsLittle) {
@@ -424,6 +450,24 @@ TEST(DaspLayout, SmallMatricesBeyondTheBudgetTakeAShortMaxLenWhenItPadsLittle) {
   const Matrix rows_of_27 = matrix_with_lengths(30000, std::vector<int>(27000, 27));
   EXPECT_EQ(resolve_max_medium_row_length(rows_of_27, {}, kFp64Shape),
             kDaspSmallMatrixMaxMediumRowLengths[1]);
+}
+
+TEST(DaspLayout, SmallMatricesWhoseTailsPadTooMuchAt16And32TakeRowsUpTo64AsMediumRows) {
+  // 10 000 rows of 40 (an R-MAT-like tail just past 32): 16 and 32 pad each row to a whole
+  // long-row group (64 values in fp64, 128 in fp16: past 4 MiB and past the padding budget);
+  // 64 pads nothing: its layout fits 4 MiB in fp16 (400 000 * 6 bytes) and pads within the
+  // budget in fp64 (400 000 * 12 bytes > 4 MiB)
+  const Matrix rows_of_40 = matrix_with_lengths(20000, std::vector<int>(10000, 40));
+  ASSERT_GT(10000 * 64 * 12, kDaspLatencyBoundLayoutBytes);
+  ASSERT_GT(10000 * 128 * 6, kDaspLatencyBoundLayoutBytes);
+  EXPECT_EQ(resolve_max_medium_row_length(rows_of_40, {}, kFp64Shape),
+            kDaspSmallMatrixMaxMediumRowLengths[2]);
+  EXPECT_EQ(resolve_max_medium_row_length(rows_of_40, {}, kFp16Shape),
+            kDaspSmallMatrixMaxMediumRowLengths[2]);
+  const auto c = build_dasp_layout(rows_of_40, {}, kFp16Shape).counts;
+  EXPECT_EQ(c.max_medium_row_length, 64);
+  EXPECT_EQ(c.rows_long, 0);
+  EXPECT_EQ(c.rows_medium, 10000);
 }
 
 TEST(DaspLayout, SixteenRowBlocksAllowLongRowPaddingInProportionToTheirLongerGroups) {
@@ -466,6 +510,25 @@ TEST(DaspLayout, TailWidthIsTheLongestRowsValuesInTheLastRegularBlock) {
     }
   }
   EXPECT_LT(host_apply_error<double>(a, kFp64Shape, half_full, 1.0, 0.0), 1e-12);
+}
+
+TEST(DaspLayout, SmallMatricesWithSkewedLongRowsSpreadThemOverMoreWarps) {
+  // 8 000 rows of 50 and one of 3 000: 3000 / 50.4 = 60 times the mean (below
+  // kDaspVeryLongRowRatio, above kDaspSkewedRowRatio), longer than kDaspSplitRowMinLength
+  std::vector<int> lengths(8000, 50);
+  lengths[123] = 3000;
+  const Matrix skewed = matrix_with_lengths(8000, lengths);
+  for (const DaspBlockShape shape : {kFp64Shape, kFp16Shape})
+    EXPECT_EQ(build_dasp_layout(skewed, {}, shape).counts.split.long_groups_per_warp,
+              kDaspSmallMatrixLongGroupsPerWarp);
+  EXPECT_LT(host_apply_error<double>(skewed, kFp16Shape, {}, 1.0, 0.5), 1e-12);
+  // the same skew with a longest row of 1 000 values stays one warp a row (39 times the mean)
+  std::vector<int> shorter(2000, 25);
+  shorter[7] = 1000;
+  const Matrix one_warp = matrix_with_lengths(2000, shorter);
+  for (const DaspBlockShape shape : {kFp64Shape, kFp16Shape})
+    EXPECT_EQ(build_dasp_layout(one_warp, {}, shape).counts.split.long_groups_per_warp,
+              kDaspLongGroupsPerWarp);
 }
 
 TEST(DaspLayout, SmallMatricesWithAFewVeryLongRowsSpreadThemOverMoreWarps) {
@@ -565,20 +628,23 @@ TEST(DaspLayout, DenseLongRowsLayoutMatchesReference) {
   EXPECT_LT(host_apply_error<double>(a, kFp64Shape, {}, -0.5, 2.0), 1e-12);
 }
 
-TEST(DaspLayout, SparseLongRowsKeepThePapersMaxLen) {
-  // rows of 1000 in 1 M columns (density 0.001): x is not shared between the rows of a block
+TEST(DaspLayout, SparseLongRowsAreNotDenseLongRows) {
+  // rows of 1000 in 1 M columns (density 0.001): x is not shared between the rows of a block, so
+  // the rows stay long rows (1.2 M nonzeros: the mid-size MAX_LEN in fp64, the paper's in fp16)
   const Matrix a = generate_long_rows(1200, 1000000, 1000, 8);
   ASSERT_GE(a.nnz(), kDaspSmallMatrixNnz);
-  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), kDaspMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), kDaspMidMatrixMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp16Shape), kDaspMaxMediumRowLength);
 }
 
-TEST(DaspLayout, DenseRowsOfWhichSomeAreMediumKeepThePapersMaxLen) {
-  // rows of 200 (medium) and 1300 (long) in 2048 columns
+TEST(DaspLayout, DenseRowsOfWhichSomeAreShortAreNotDenseLongRows) {
+  // rows of 200 and 1300 in 2048 columns: not every row is longer than 256
   std::vector<int> lengths(1600);
   for (std::size_t r = 0; r < lengths.size(); ++r) lengths[r] = (r % 2) ? 1300 : 200;
   const Matrix a = matrix_with_lengths(2048, lengths);
   ASSERT_GE(a.nnz(), kDaspSmallMatrixNnz);
-  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), kDaspMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), kDaspMidMatrixMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp16Shape), kDaspMaxMediumRowLength);
 }
 
 TEST(DaspLayout, ExplicitMaxMediumRowLengthOverridesTheDenseLongRowsRule) {
