@@ -53,6 +53,8 @@ struct LengthSummary {
   unsigned long long shortest;
   unsigned long long longest;
   unsigned long long candidate_padding[kDaspSmallMatrixMaxLenCandidates];
+  unsigned long long rows_above_paper_max;      // longer than kDaspMaxMediumRowLength
+  unsigned long long rows_medium_at_paper_max;  // kDaspMaxShortRowLength + 1 .. MAX_LEN 256
 };
 
 /// kDaspSmallMatrixMaxMediumRowLengths, passed by value to the kernel.
@@ -60,12 +62,14 @@ struct MaxLenCandidates {
   int length[kDaspSmallMatrixMaxLenCandidates];
 };
 
-/// Grid-stride over the rows: the shortest and longest row and the long-row padding of each
-/// small-matrix MAX_LEN candidate (summarize_row_lengths).
+/// Grid-stride over the rows: the shortest and longest row, the long-row padding of each
+/// small-matrix MAX_LEN candidate, and the rows above and in the medium range of the paper's
+/// MAX_LEN (summarize_row_lengths).
 __global__ void summarize_lengths_kernel(const int* row_ptr, long long rows, long long group_values,
                                          MaxLenCandidates candidates, LengthSummary* out) {
   unsigned long long shortest = ULLONG_MAX, longest = 0;
   long long padding[kDaspSmallMatrixMaxLenCandidates] = {};
+  long long above = 0, medium = 0;
   // every lane runs the same number of iterations, so that the warp reductions see all lanes
   const long long stride = grid_threads();
   const long long first = thread_index() - arch::lane_id();
@@ -79,6 +83,8 @@ __global__ void summarize_lengths_kernel(const int* row_ptr, long long rows, lon
 #pragma unroll
       for (int k = 0; k < kDaspSmallMatrixMaxLenCandidates; ++k)
         if (len > candidates.length[k]) padding[k] += pad;
+      above += len > kDaspMaxMediumRowLength;
+      medium += len > kDaspMaxShortRowLength && len <= kDaspMaxMediumRowLength;
     }
   }
   shortest = arch::warp_min(shortest);
@@ -86,6 +92,8 @@ __global__ void summarize_lengths_kernel(const int* row_ptr, long long rows, lon
 #pragma unroll
   for (int k = 0; k < kDaspSmallMatrixMaxLenCandidates; ++k)
     add_warp_sum(&out->candidate_padding[k], padding[k]);
+  add_warp_sum(&out->rows_above_paper_max, above);
+  add_warp_sum(&out->rows_medium_at_paper_max, medium);
   if (arch::lane_id() == 0) {
     atomicMin(&out->shortest, shortest);
     atomicMax(&out->longest, longest);

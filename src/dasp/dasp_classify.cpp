@@ -346,6 +346,10 @@ DaspWorkSplit internal::resolve_layout_work(const DaspParameters& parameters, in
         (over_mean > kDaspSkewedRowRatio && longest_long_row > kDaspSplitRowMinLength))
       split.long_groups_per_warp = kDaspSmallMatrixLongGroupsPerWarp;
   }
+  const int64_t group_values = int64_t{kDaspBlocksPerLongGroup} * block_rows * kDaspBlockWidth;
+  if (!parameters.long_groups_per_warp && block_rows == 8 && nnz >= kDaspSmallMatrixNnz &&
+      nnz < kDaspMidMatrixNnz && longest_long_row > kDaspLongGroupsPerWarp * group_values)
+    split.long_groups_per_warp = kDaspMidMatrixLongGroupsPerWarp;  // fp64, one wave of warps
   if (is_dense_long_rows_layout(parameters, max_medium)) {
     // dense long rows: one row-block a warp, in pieces (kDaspDenseRowsBlocksPerPiece)
     if (!parameters.medium_rows_per_warp) medium_rows_per_warp = block_rows;

@@ -89,6 +89,8 @@ RowLengthSummary summarize_on_device(const std::int32_t* row_ptr, std::int64_t r
   for (int k = 0; k < kDaspSmallMatrixMaxLenCandidates; ++k)
     s.candidate_padding[static_cast<std::size_t>(k)] =
         static_cast<std::int64_t>(found.candidate_padding[k]);
+  s.rows_above_paper_max = static_cast<std::int64_t>(found.rows_above_paper_max);
+  s.rows_medium_at_paper_max = static_cast<std::int64_t>(found.rows_medium_at_paper_max);
   return s;
 }
 

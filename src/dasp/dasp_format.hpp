@@ -282,9 +282,13 @@ bool resolve_fp64_column_major(const DaspParameters& parameters, DaspBlockShape 
 /// kDaspSmallMatrixNnz nonzeros, the first of kDaspSmallMatrixMaxMediumRowLengths whose layout
 /// (values of sizeof(Value) and 4-byte columns, long rows padded to whole groups) takes at most
 /// kDaspLatencyBoundLayoutBytes, or failing that pads its long rows by at most
-/// kDaspSmallMatrixMaxLongRowPadding of its nonzeros; for a large matrix of dense long rows
-/// (kDaspDenseRowsMinDensity) its longest row, so that every row is a medium row (then one
-/// row-block a warp, in pieces of kDaspDenseRowsBlocksPerPiece blocks); else the paper's
+/// kDaspSmallMatrixMaxLongRowPadding of its nonzeros; for an fp64 matrix of dense long rows
+/// (kDaspDenseRowsMinDensity, kDaspDenseRowsMinMeanLength,
+/// kDaspDenseRowsMinNnz) its longest row, so that every row is a
+/// medium row (then one row-block a warp, in pieces of kDaspDenseRowsBlocksPerPiece blocks); for
+/// a matrix whose rows above 256 values are at least as many as its medium rows
+/// kDaspFewMediumRowsMaxMediumRowLength; for fp64 below kDaspMidMatrixNnz
+/// kDaspMidMatrixMaxMediumRowLength where it pads little; else the paper's
 /// kDaspMaxMediumRowLength.
 template <typename Value>
 int resolve_max_medium_row_length(const CsrMatrix<Value, std::int32_t>& matrix,

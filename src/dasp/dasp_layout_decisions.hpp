@@ -55,6 +55,8 @@ struct RowLengthSummary {
   /// [k]: the zeros that rows longer than kDaspSmallMatrixMaxMediumRowLengths[k] get when padded
   /// to whole long-row groups
   std::array<int64_t, std::size(kDaspSmallMatrixMaxMediumRowLengths)> candidate_padding{};
+  /// rows longer than kDaspMaxMediumRowLength, and rows of kDaspMaxShortRowLength + 1 up to it
+  int64_t rows_above_paper_max = 0, rows_medium_at_paper_max = 0;
 };
 
 /// Values of one long-row group (kDaspBlocksPerLongGroup blocks).
@@ -129,8 +131,8 @@ void set_medium_counts(DaspCounts& c, DaspBlockShape& shape, const DaspParameter
 void set_long_counts(DaspCounts& c, int64_t nnz_long, int64_t long_groups, int64_t group_values);
 
 /// The warps' work: the split (explicit, the small-matrix heavy-tail rules from the longest long
-/// row: kDaspVeryLongRowRatio, or kDaspSkewedRowRatio with kDaspSplitRowMinLength; the
-/// dense-long-rows pieces), and medium_rows_per_warp set to one row-block for dense long
+/// row: kDaspVeryLongRowRatio, or kDaspSkewedRowRatio with kDaspSplitRowMinLength; the fp64
+/// mid-size rule, kDaspMidMatrixLongGroupsPerWarp; the dense-long-rows pieces), and medium_rows_per_warp set to one row-block for dense long
 /// rows when not explicit.
 DaspWorkSplit resolve_layout_work(const DaspParameters& parameters, int64_t nnz, int64_t rows,
                                   int64_t longest_long_row, int max_medium, int block_rows,

@@ -28,13 +28,17 @@ static_assert(kDaspSmallMatrixMaxMediumRowLengths[kMidMatrixCandidate] ==
 /// length (as the parser's limit on max_medium_row_length).
 constexpr int64_t kLargestDenseRowLength = 1 << 16;
 
-/// The longest row of a matrix of dense long rows (kDaspDenseRowsMinDensity, every row longer
-/// than kDaspMaxMediumRowLength), else 0.
+/// The longest row of a matrix of dense long rows (kDaspDenseRowsMinDensity,
+/// kDaspDenseRowsMinMeanLength, kDaspDenseRowsMinNnz, every row longer than
+/// kDaspMaxMediumRowLength), else 0.
 int dense_long_rows_length(const RowLengthSummary& s) {
   if (s.rows == 0 || s.cols == 0) return 0;
   const double density =
       static_cast<double>(s.nnz) / (static_cast<double>(s.rows) * static_cast<double>(s.cols));
-  if (density < kDaspDenseRowsMinDensity) return 0;
+  const double mean_length = static_cast<double>(s.nnz) / static_cast<double>(s.rows);
+  if (density < kDaspDenseRowsMinDensity || mean_length < kDaspDenseRowsMinMeanLength ||
+      s.nnz < kDaspDenseRowsMinNnz)
+    return 0;
   if (s.shortest <= kDaspMaxMediumRowLength || s.longest > kLargestDenseRowLength) return 0;
   return static_cast<int>(s.longest);
 }
@@ -54,19 +58,24 @@ RowLengthSummary internal::summarize_row_lengths(std::span<const int32_t> row_pt
   const int64_t group = long_row_group_values(shape);
   int64_t shortest = std::numeric_limits<int64_t>::max(), longest = 0;
   int64_t padding[kDaspSmallMatrixMaxLenCandidates] = {};  // one per candidate
+  int64_t above = 0, medium = 0;
   const int team = threads_for(s.rows, 0);
 #pragma omp parallel for num_threads(team) if (team > 1) schedule(static)                        \
-    reduction(min : shortest) reduction(max : longest) reduction(+ : padding)
+    reduction(min : shortest) reduction(max : longest) reduction(+ : padding, above, medium)
   for (int64_t r = 0; r < s.rows; ++r) {
     const int64_t len = int64_t{row_ptr[sz(r) + 1]} - row_ptr[sz(r)];
     shortest = std::min(shortest, len);
     longest = std::max(longest, len);
+    above += len > kDaspMaxMediumRowLength;
+    medium += len > kDaspMaxShortRowLength && len <= kDaspMaxMediumRowLength;
     const int64_t pad = ceil_div(len, group) * group - len;
     for (int k = 0; k < kDaspSmallMatrixMaxLenCandidates; ++k)
       if (len > kDaspSmallMatrixMaxMediumRowLengths[k]) padding[k] += pad;
   }
   s.shortest = s.rows > 0 ? shortest : 0;
   s.longest = longest;
+  s.rows_above_paper_max = above;
+  s.rows_medium_at_paper_max = medium;
   std::copy(std::begin(padding), std::end(padding), s.candidate_padding.begin());
   return s;
 }
@@ -95,8 +104,11 @@ int internal::choose_max_medium_row_length(const RowLengthSummary& s,
            padding_budget * static_cast<double>(s.nnz);
   };
   if (s.nnz >= kDaspSmallMatrixNnz) {
+    const bool dense_rows_rule = shape.rows == 8;  // fp64 blocks only
+    if (const int dense = dense_rows_rule ? dense_long_rows_length(s) : 0) return dense;
+    if (s.rows_above_paper_max > 0 && s.rows_above_paper_max >= s.rows_medium_at_paper_max)
+      return kDaspFewMediumRowsMaxMediumRowLength;
     if (shape.rows != 8) return kDaspMaxMediumRowLength;  // fp16 / bf16 blocks
-    if (const int dense = dense_long_rows_length(s)) return dense;
     return s.nnz < kDaspMidMatrixNnz && pads_little(kMidMatrixCandidate)
                ? kDaspMidMatrixMaxMediumRowLength
                : kDaspMaxMediumRowLength;

@@ -51,6 +51,32 @@ inline constexpr int kDaspSmallMatrixMaxLenCandidates =
 inline constexpr std::int64_t kDaspMidMatrixNnz = std::int64_t{1} << 22;
 inline constexpr int kDaspMidMatrixMaxMediumRowLength = 64;
 
+/// fp64 matrices of kDaspSmallMatrixNnz up to kDaspMidMatrixNnz nonzeros whose longest row is
+/// longer than kDaspLongGroupsPerWarp long-row groups (more than one warp's task already) take
+/// long-row tasks of this many groups. There one wave of warps holds the whole product, and the
+/// warp walking a long row's 32 groups (64 blocks, 2048 values) is the last to finish. Measured
+/// on an H200 (run 427, `long_groups_per_warp=16` against auto, 20 matrices of 1.4-5.8 M
+/// nonzeros): R-MAT scale 16-20 (hub rows of 8-12 k values) 1.02-1.29x faster (scale 19 with 6
+/// edges a vertex 0.86x -> 1.11x cuSPARSE), power-law rows of 1.4-2.9 M nonzeros 1.0-1.17x;
+/// where no row spans more than 32 groups it lost 2-15 % (a row split over two warps pays the
+/// partial sums' fence and ticket on the critical path: pruned 4096^2 at 90 %, whose one row of
+/// 1026 values then takes two warps, 7.6 -> 8.9 us), and so did matrices above kDaspMidMatrixNnz
+/// (power-law rows of 5.8 M nonzeros 0.94x -> 0.85x; R-MAT 20 and 22, mip1-like 0.80-0.98x).
+/// fp16 / bf16 gained on R-MAT (1.08-1.14x) and lost on power-law rows (0.92-0.98x): not applied.
+inline constexpr int kDaspMidMatrixLongGroupsPerWarp = 16;
+
+/// Matrices of kDaspSmallMatrixNnz nonzeros or more, every precision, whose rows longer than
+/// kDaspMaxMediumRowLength are at least as many as their medium rows (5..256 values; pruned
+/// weights at 85-90 % sparsity) take MAX_LEN kDaspFewMediumRowsMaxMediumRowLength: at 256 their
+/// few medium rows are the longest of the medium range, and a row-block of them is one warp's
+/// walk of up to 64 blocks one after another, which outlasts every long-row task (a row of 400
+/// values is 4 groups). Measured on an H200 (run 427, MAX_LEN 64 against 256, fp16): pruned
+/// 4096^2 at 85 % (one medium row of 4096) 1.04x -> 1.71x cuSPARSE, at 90 % 0.94x -> 1.64x, the
+/// LLM-like skewed 4096^2 at 90 % 0.93x -> 1.70x, 4096 x 11008 at 95 % 1.03x -> 1.63x; bf16 the
+/// same. Where medium rows are the many (R-MAT, power-law rows, pruned at 95 %), 64 ran 0.90-1.0x
+/// as fast as 256 on 8 of 29 matrices and is not taken.
+inline constexpr int kDaspFewMediumRowsMaxMediumRowLength = 64;
+
 /// A small matrix whose layout with a short MAX_LEN would take more than this many bytes
 /// (values and column indices, long-row padding included) keeps the paper's 256 unless its
 /// long-row padding is small (kDaspSmallMatrixMaxLongRowPadding): about 1 us of
@@ -84,6 +110,18 @@ inline constexpr double kDaspSmallMatrixMaxLongRowPadding = 0.2;
 /// faster than the long-row path); pieces of 32: 141.9 us, 128: 119.9 us, unsplit: 252 us.
 /// fp16 (16x4 blocks) ran 4 % slower on the medium path (53.9 against 51.7 us): not applied.
 inline constexpr double kDaspDenseRowsMinDensity = 1.0 / 32;
+/// ... whose rows hold at least kDaspDenseRowsMinMeanLength values on average and which has at
+/// least kDaspDenseRowsMinNnz nonzeros. Other pruned weights lost on the medium path (H200, runs
+/// 427-429, fp64, against MAX_LEN 64, where their rows are long rows): shorter rows, pruned
+/// 4096^2 at 80 % (rows of 819, 3.3 M nonzeros) 0.80x cuSPARSE against 1.87x, 8192^2 at 90 %
+/// (819, 6.7 M) 0.86x against 1.18x; fewer nonzeros, 1024 x 4096 at 70 % (1212, 1.2 M) 0.35x
+/// against 0.93x, 2048 x 8192 at 85 % (1224, 2.5 M) 0.57x against 1.07x, LLM-like 4096 x 11008 /
+/// 4096 x 14336 at 90 % (1101 / 1434, 4.5 / 5.9 M) 1.06x / 1.23x against 1.42x / 1.47x (the
+/// skewed 4096 x 14336, 1.20x against 1.07x, was the one gain below the bound). From it on the
+/// medium path tied or gained: 12288^2 at 90 % (15 M) 1.10x against 1.09x, 16384^2 (26.8 M)
+/// 1.03x against 0.99x.
+inline constexpr double kDaspDenseRowsMinMeanLength = 1024.0;
+inline constexpr std::int64_t kDaspDenseRowsMinNnz = std::int64_t{1} << 23;
 inline constexpr int kDaspDenseRowsBlocksInFlight = 4;
 
 /// A row-block of dense long rows is split among warps in pieces of this many blocks (8x4:
@@ -269,7 +307,8 @@ inline constexpr double kDaspOverlappedUploadCopyShare = 0.5;
 /// Settings of one DASP layout and its kernels. Defaults are the paper's.
 struct DaspParameters {
   /// 0 = by size: below kDaspSmallMatrixNnz nonzeros one of kDaspSmallMatrixMaxMediumRowLengths,
-  /// fp64 below kDaspMidMatrixNnz kDaspMidMatrixMaxMediumRowLength where it pads little
+  /// kDaspFewMediumRowsMaxMediumRowLength where long rows outnumber medium ones, fp64 below
+  /// kDaspMidMatrixNnz kDaspMidMatrixMaxMediumRowLength where it pads little
   /// (resolve_max_medium_row_length), else the paper's kDaspMaxMediumRowLength.
   int max_medium_row_length = 0;
   /// < 0 = auto: kDaspRegularBlockMinFill, or 0 where kDaspAllRegularMaxGrowth allows (fp64).
@@ -277,7 +316,8 @@ struct DaspParameters {
   /// 0 = chosen from the medium row count as §3.3.2 says; else 8, 16 or 32.
   int medium_rows_per_warp = 0;
   /// 0 = kDaspLongGroupsPerWarp, or kDaspSmallMatrixLongGroupsPerWarp for a small matrix with a
-  /// few very long rows; else 1.. groups.
+  /// few very long rows, or kDaspMidMatrixLongGroupsPerWarp for an fp64 mid-size matrix with a row
+  /// longer than one task; else 1.. groups.
   int long_groups_per_warp = 0;
   /// Blocks of one medium row-block a warp takes when a warp takes one row-block: a longer
   /// row-block is split over several warps (pieces with a ticket reduction). 0 = never split

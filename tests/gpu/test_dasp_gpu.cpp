@@ -401,9 +401,12 @@ TEST_F(DaspGpu, LargeGeneratedMatricesMatchReference) {
 }
 
 TEST_F(DaspGpu, DenseLongRowsTakenAsMediumRowsInPiecesMatchReference) {
-  // 1.26 M nonzeros at density 0.3: fp64 takes every row as a medium row, row-blocks split in
-  // pieces, 4 blocks in flight (fp16 / bf16 keep long rows)
-  const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
+  // 9.2 M nonzeros at density 0.25, rows of about 4 500: fp64 takes every row as a medium row,
+  // row-blocks split in pieces, 4 blocks in flight (fp16 / bf16 keep long rows)
+  const Matrix a = generate_pruned_weights(2048, 18000, 0.75, 11);
+  ASSERT_GE(a.nnz(), dasp::kDaspDenseRowsMinNnz);
+  const SpmvPlan<double> plan(a, Method("dasp"));
+  EXPECT_EQ(plan.stats().details["rows"]["long"], 0);
   EXPECT_LT(dasp_error<double>(a, {1.0, 0.0}), 1e-12);
   EXPECT_LT(dasp_error<double>(a, {-0.5, 2.0}), 1e-12);
   EXPECT_LT(dasp_error<half>(a, {1.0, 0.0}), 1e-2);

@@ -551,22 +551,79 @@ TEST(DaspLayout, SmallMatricesWithAFewVeryLongRowsSpreadThemOverMoreWarps) {
   EXPECT_EQ(build_dasp_layout(all_long, {}, kFp64Shape).counts.split.long_groups_per_warp,
             kDaspLongGroupsPerWarp);
   // nor is a large matrix split: bandwidth, not its longest warp, sets its time
-  std::vector<int> large_lengths(150000, 8);
+  std::vector<int> large_lengths(530000, 8);
   large_lengths[5] = 3000;
-  const Matrix large = matrix_with_lengths(150000, large_lengths);
-  ASSERT_GE(large.nnz(), kDaspSmallMatrixNnz);
-  EXPECT_EQ(build_dasp_layout(large, {}, kFp64Shape).counts.split.long_groups_per_warp,
+  const Matrix large = matrix_with_lengths(530000, large_lengths);
+  ASSERT_GE(large.nnz(), kDaspMidMatrixNnz);
+  EXPECT_EQ(count_dasp_layout(large, {}, kFp64Shape).split.long_groups_per_warp,
             kDaspLongGroupsPerWarp);
 }
 
+TEST(DaspLayout, MidSizeFp64MatricesTakeShorterLongRowTasksWhereARowOutgrowsOne) {
+  // 150 000 rows of 8 and one of 3 000 (1.2 M nonzeros): the row spans 47 groups of 64 values,
+  // more than one task of kDaspLongGroupsPerWarp, so fp64 takes tasks of
+  // kDaspMidMatrixLongGroupsPerWarp; fp16 / bf16 keep kDaspLongGroupsPerWarp
+  std::vector<int> lengths(150000, 8);
+  lengths[5] = 3000;
+  const Matrix hub = matrix_with_lengths(150000, lengths);
+  ASSERT_GE(hub.nnz(), kDaspSmallMatrixNnz);
+  ASSERT_LT(hub.nnz(), kDaspMidMatrixNnz);
+  const auto c = count_dasp_layout(hub, {}, kFp64Shape);
+  EXPECT_EQ(c.split.long_groups_per_warp, kDaspMidMatrixLongGroupsPerWarp);
+  EXPECT_EQ(c.long_tasks, (3000 + 1023) / 1024);  // 16 groups of 64 values a task
+  EXPECT_EQ(count_dasp_layout(hub, {}, kFp16Shape).split.long_groups_per_warp,
+            kDaspLongGroupsPerWarp);
+  EXPECT_LT(host_apply_error<double>(hub, kFp64Shape, {}, -0.5, 2.0), 1e-12);
+  // a longest row of one task's 2 048 values stays whole
+  lengths[5] = 2048;
+  const Matrix one_task = matrix_with_lengths(150000, lengths);
+  EXPECT_EQ(count_dasp_layout(one_task, {}, kFp64Shape).split.long_groups_per_warp,
+            kDaspLongGroupsPerWarp);
+  // and an explicit setting wins
+  DaspParameters explicit_split;
+  explicit_split.long_groups_per_warp = 32;
+  EXPECT_EQ(count_dasp_layout(hub, explicit_split, kFp64Shape).split.long_groups_per_warp, 32);
+}
+
+TEST(DaspLayout, MatricesWhoseLongRowsOutnumberTheirMediumRowsTakeMaxLen64) {
+  // 3 000 rows of 500 and 1 000 of 250 (1.75 M nonzeros, like pruned weights at 90 %): at 256
+  // the 1 000 would be row-blocks of 63 blocks one warp walks; with 64 every row is a long row
+  std::vector<int> lengths(4000, 500);
+  for (std::size_t r = 0; r < lengths.size(); r += 4) lengths[r] = 250;
+  const Matrix few_medium = matrix_with_lengths(4096, lengths);
+  ASSERT_GE(few_medium.nnz(), kDaspSmallMatrixNnz);
+  for (const DaspBlockShape shape : {kFp64Shape, kFp16Shape}) {
+    EXPECT_EQ(resolve_max_medium_row_length(few_medium, {}, shape),
+              kDaspFewMediumRowsMaxMediumRowLength);
+    EXPECT_EQ(count_dasp_layout(few_medium, {}, shape).rows_long, few_medium.rows);
+  }
+  EXPECT_LT(host_apply_error<double>(few_medium, kFp16Shape, {}, 1.0, 0.5), 1e-12);
+  // the other way round (3 000 rows of 250, 1 000 of 500) fp16 keeps the paper's 256
+  for (int& len : lengths) len = len == 250 ? 500 : 250;
+  const Matrix many_medium = matrix_with_lengths(4096, lengths);
+  ASSERT_GE(many_medium.nnz(), kDaspSmallMatrixNnz);
+  EXPECT_EQ(resolve_max_medium_row_length(many_medium, {}, kFp16Shape), kDaspMaxMediumRowLength);
+  // and an explicit MAX_LEN wins
+  EXPECT_EQ(count_dasp_layout(few_medium, paper_max_medium(), kFp16Shape).max_medium_row_length,
+            kDaspMaxMediumRowLength);
+}
+
+/// Pruned weights of 2048 x 18 000 at density 0.25 (9.2 M nonzeros, rows of about 4 500): dense
+/// long rows, longer than kDaspDenseRowsMinMeanLength on average, at least kDaspDenseRowsMinNnz.
+const Matrix& dense_long_rows() {
+  static const Matrix a = generate_pruned_weights(2048, 18000, 0.75, 11);
+  return a;
+}
+
 TEST(DaspLayout, LargeFp64MatricesOfDenseLongRowsTakeEveryRowAsAMediumRow) {
-  // 1024 x 4096 at density 0.3 (1.26 M nonzeros): MAX_LEN = the longest row, no long rows,
-  // one row-block a warp in pieces of kDaspDenseRowsBlocksPerPiece blocks
-  const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
-  ASSERT_GE(a.nnz(), kDaspSmallMatrixNnz);
+  // MAX_LEN = the longest row, no long rows, one row-block a warp in pieces of
+  // kDaspDenseRowsBlocksPerPiece blocks
+  const Matrix& a = dense_long_rows();
+  ASSERT_GE(a.nnz(), kDaspDenseRowsMinNnz);
   const auto stats = row_length_stats(a);
+  ASSERT_GE(stats.mean_length, kDaspDenseRowsMinMeanLength);
   EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), stats.max_length);
-  const auto c = build_dasp_layout(a, {}, kFp64Shape).counts;
+  const auto c = count_dasp_layout(a, {}, kFp64Shape);
   EXPECT_EQ(c.rows_long, 0);
   EXPECT_EQ(c.rows_medium, a.rows);
   EXPECT_EQ(c.medium_rows_per_warp, kFp64Shape.rows);
@@ -575,10 +632,30 @@ TEST(DaspLayout, LargeFp64MatricesOfDenseLongRowsTakeEveryRowAsAMediumRow) {
   EXPECT_TRUE(is_dense_long_rows_layout({}, c.max_medium_row_length));
 }
 
-TEST(DaspLayout, Fp16LayoutsOfDenseLongRowsKeepThePapersMaxLen) {
-  const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
-  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp16Shape), kDaspMaxMediumRowLength);
-  const auto c = build_dasp_layout(a, {}, kFp16Shape).counts;
+TEST(DaspLayout, DenseLongRowsBelowTheBoundStayLongRows) {
+  // 16384 x 4096 at density 0.2 (13.4 M nonzeros, rows of about 819, shorter than
+  // kDaspDenseRowsMinMeanLength on average): every row a long row
+  const Matrix a = generate_pruned_weights(16384, 4096, 0.8, 11);
+  ASSERT_GE(a.nnz(), kDaspDenseRowsMinNnz);
+  ASSERT_LT(row_length_stats(a).mean_length, kDaspDenseRowsMinMeanLength);
+  // 1024 x 4096 at density 0.3 (rows of about 1 229, 1.26 M nonzeros: fewer than
+  // kDaspDenseRowsMinNnz): every row a long row too
+  const Matrix fewer = generate_pruned_weights(1024, 4096, 0.7, 11);
+  ASSERT_GE(row_length_stats(fewer).mean_length, kDaspDenseRowsMinMeanLength);
+  ASSERT_LT(fewer.nnz(), kDaspDenseRowsMinNnz);
+  for (const Matrix* m : {&a, &fewer}) {
+    for (const DaspBlockShape shape : {kFp64Shape, kFp16Shape}) {
+      const auto c = count_dasp_layout(*m, {}, shape);
+      EXPECT_EQ(c.rows_long, m->rows);
+      EXPECT_FALSE(is_dense_long_rows_layout({}, c.max_medium_row_length));
+    }
+  }
+}
+
+TEST(DaspLayout, Fp16LayoutsOfDenseLongRowsKeepLongRows) {
+  const Matrix& a = dense_long_rows();
+  const auto c = count_dasp_layout(a, {}, kFp16Shape);
+  EXPECT_LE(c.max_medium_row_length, kDaspMaxMediumRowLength);
   EXPECT_EQ(c.rows_long, a.rows);
   EXPECT_FALSE(is_dense_long_rows_layout({}, c.max_medium_row_length));
 }
@@ -623,33 +700,34 @@ TEST(DaspLayout, LongRowsOfMidSizeHeavyTailedMatricesKeepMoreBlocksInFlight) {
 }
 
 TEST(DaspLayout, DenseLongRowsLayoutMatchesReference) {
-  const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
+  const Matrix& a = dense_long_rows();
   EXPECT_LT(host_apply_error<double>(a, kFp64Shape, {}, 1.0, 0.0), 1e-12);
   EXPECT_LT(host_apply_error<double>(a, kFp64Shape, {}, -0.5, 2.0), 1e-12);
 }
 
 TEST(DaspLayout, SparseLongRowsAreNotDenseLongRows) {
   // rows of 1000 in 1 M columns (density 0.001): x is not shared between the rows of a block, so
-  // the rows stay long rows (1.2 M nonzeros: the mid-size MAX_LEN in fp64, the paper's in fp16)
+  // the rows stay long rows (no medium rows: MAX_LEN 64 in every precision)
   const Matrix a = generate_long_rows(1200, 1000000, 1000, 8);
   ASSERT_GE(a.nnz(), kDaspSmallMatrixNnz);
-  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), kDaspMidMatrixMaxMediumRowLength);
-  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp16Shape), kDaspMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), kDaspFewMediumRowsMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp16Shape), kDaspFewMediumRowsMaxMediumRowLength);
 }
 
 TEST(DaspLayout, DenseRowsOfWhichSomeAreShortAreNotDenseLongRows) {
-  // rows of 200 and 1300 in 2048 columns: not every row is longer than 256
+  // rows of 200 and 1300 in 2048 columns: not every row is longer than 256 (and as many are
+  // longer as not: MAX_LEN 64 in every precision)
   std::vector<int> lengths(1600);
   for (std::size_t r = 0; r < lengths.size(); ++r) lengths[r] = (r % 2) ? 1300 : 200;
   const Matrix a = matrix_with_lengths(2048, lengths);
   ASSERT_GE(a.nnz(), kDaspSmallMatrixNnz);
-  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), kDaspMidMatrixMaxMediumRowLength);
-  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp16Shape), kDaspMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp64Shape), kDaspFewMediumRowsMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(a, {}, kFp16Shape), kDaspFewMediumRowsMaxMediumRowLength);
 }
 
 TEST(DaspLayout, ExplicitMaxMediumRowLengthOverridesTheDenseLongRowsRule) {
-  const Matrix a = generate_pruned_weights(1024, 4096, 0.7, 11);
-  const auto c = build_dasp_layout(a, paper_max_medium(), kFp64Shape).counts;
+  const Matrix& a = dense_long_rows();
+  const auto c = count_dasp_layout(a, paper_max_medium(), kFp64Shape);
   EXPECT_EQ(c.max_medium_row_length, kDaspMaxMediumRowLength);
   EXPECT_EQ(c.rows_long, a.rows);
   EXPECT_EQ(c.split.medium_blocks_per_warp, DaspWorkSplit{}.medium_blocks_per_warp);
