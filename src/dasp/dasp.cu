@@ -94,6 +94,10 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
       stats_.details["csr_upload_ms"] = times.upload_ms;
       stats_.details["index_build_ms"] = times.work_ms;
       stats_.details["upload_waited_for_build_ms"] = times.waited_ms;
+      stats_.details["build_thread_ms"] = {{"started", times.worker_started_ms},
+                                           {"device_set", times.worker_device_set_ms},
+                                           {"done", times.worker_done_ms},
+                                           {"joined", times.worker_joined_ms}};
       fill_layout_values(csr.view());
       measure_long_columns(csr.view(), parameters);
     }  // the uploaded CSR is freed: the layout holds everything the kernel reads

@@ -108,8 +108,10 @@ int internal::choose_max_medium_row_length(const RowLengthSummary& s,
     if (const int dense = dense_rows_rule ? dense_long_rows_length(s) : 0) return dense;
     if (s.rows_above_paper_max > 0 && s.rows_above_paper_max >= s.rows_medium_at_paper_max)
       return kDaspFewMediumRowsMaxMediumRowLength;
-    if (shape.rows != 8) return kDaspMaxMediumRowLength;  // fp16 / bf16 blocks
-    return s.nnz < kDaspMidMatrixNnz && pads_little(kMidMatrixCandidate)
+    const bool mid_size_rows =  // fp64; fp16 / bf16 only where the rows are sparse
+        shape.rows == 8 ||
+        static_cast<double>(s.nnz) <= kDaspMidMatrixSparseRowsMaxMean * static_cast<double>(s.rows);
+    return s.nnz < kDaspMidMatrixNnz && mid_size_rows && pads_little(kMidMatrixCandidate)
                ? kDaspMidMatrixMaxMediumRowLength
                : kDaspMaxMediumRowLength;
   }

@@ -51,6 +51,15 @@ inline constexpr int kDaspSmallMatrixMaxLenCandidates =
 inline constexpr std::int64_t kDaspMidMatrixNnz = std::int64_t{1} << 22;
 inline constexpr int kDaspMidMatrixMaxMediumRowLength = 64;
 
+/// fp16 / bf16 (16x4 blocks) matrices of kDaspSmallMatrixNnz up to kDaspMidMatrixNnz nonzeros
+/// whose rows hold at most this many values on average take kDaspMidMatrixMaxMediumRowLength too,
+/// where it pads their long rows little (as fp64 above): in sparse graphs the rows of 65-256
+/// values are few and make the medium row-blocks one warp walks longest. Measured on an H200
+/// (run 427, MAX_LEN 64 against 256, fp16): mean 2.6-6.3 (power-law rows, R-MAT scale 19 / 20
+/// with 3-4 edges a vertex, the rajat01 replica at 2.2 M) 1.09-1.17x faster, R-MAT 19 with 6
+/// edges 1.00x; mean 7.7-58 (R-MAT with 8-24 edges, power-law rows of mean 9-58) 0.90-1.02x.
+inline constexpr double kDaspMidMatrixSparseRowsMaxMean = 6.5;
+
 /// fp64 matrices of kDaspSmallMatrixNnz up to kDaspMidMatrixNnz nonzeros whose longest row is
 /// longer than kDaspLongGroupsPerWarp long-row groups (more than one warp's task already) take
 /// long-row tasks of this many groups. There one wave of warps holds the whole product, and the

@@ -159,13 +159,17 @@ PackedDeviceCsr<Value> upload_csr_beside(
                   matrix.row_ptr.size() * sizeof(std::int32_t));
     row_ptr_landed.record(stream.get());
     // declared after the uploader, so destroyed (joined) first when a copy throws
+    const Stopwatch spawned;
     std::jthread worker([&] {
       try {
+        times.worker_started_ms = spawned.elapsed_ms();
         TCSPARSE_CUDA_CHECK(cudaSetDevice(device));
+        times.worker_device_set_ms = spawned.elapsed_ms();
         const Stopwatch on_its_thread;
         work(csr.view(),
              UploadLanded(row_ptr_landed.get(), col_idx_landed.get(), col_idx_recorded));
         times.work_ms = on_its_thread.elapsed_ms();
+        times.worker_done_ms = spawned.elapsed_ms();
       } catch (...) {
         failure = std::current_exception();
       }
@@ -185,6 +189,7 @@ PackedDeviceCsr<Value> upload_csr_beside(
     const Stopwatch waited;
     worker.join();
     times.waited_ms = waited.elapsed_ms();
+    times.worker_joined_ms = spawned.elapsed_ms();
   }
   if (failure) std::rethrow_exception(failure);
   return csr;

@@ -144,6 +144,10 @@ struct UploadBesideTimes {
   double upload_ms = 0.0;  ///< the calling thread's copies, from the first to the last landing
   double work_ms = 0.0;    ///< `work` on its thread
   double waited_ms = 0.0;  ///< how long the upload waited for `work` at the end (0: it did not)
+  /// `work`'s thread, from its start: when it ran its first line, set the device, finished
+  /// `work`, and was joined
+  double worker_started_ms = 0.0, worker_device_set_ms = 0.0, worker_done_ms = 0.0,
+         worker_joined_ms = 0.0;
 };
 
 /// What upload_csr_beside's `work` waits for: the copies of row_ptr and of col_idx.

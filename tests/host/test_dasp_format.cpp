@@ -559,6 +559,26 @@ TEST(DaspLayout, SmallMatricesWithAFewVeryLongRowsSpreadThemOverMoreWarps) {
             kDaspLongGroupsPerWarp);
 }
 
+TEST(DaspLayout, MidSizeFp16MatricesOfSparseRowsTakeRowsUpTo64AsMediumRows) {
+  // 300 000 rows of 5 and 1 000 of 300 (1.8 M nonzeros, 6 a row on average, long rows padded
+  // by 5 %): fp16 / bf16 take 64 (kDaspMidMatrixSparseRowsMaxMean), as fp64 does
+  std::vector<int> lengths(301000, 5);
+  for (std::size_t r = 0; r < 1000; ++r) lengths[r * 301] = 300;
+  const Matrix sparse = matrix_with_lengths(301000, lengths);
+  ASSERT_GE(sparse.nnz(), kDaspSmallMatrixNnz);
+  ASSERT_LE(row_length_stats(sparse).mean_length, kDaspMidMatrixSparseRowsMaxMean);
+  for (const DaspBlockShape shape : {kFp64Shape, kFp16Shape})
+    EXPECT_EQ(resolve_max_medium_row_length(sparse, {}, shape), kDaspMidMatrixMaxMediumRowLength);
+  EXPECT_LT(host_apply_error<double>(sparse, kFp16Shape, {}, 1.0, 0.5), 1e-12);
+  // rows of 8 instead of 5 (2.7 M nonzeros, 9 a row): fp16 keeps the paper's 256
+  for (int& len : lengths) len = len == 5 ? 8 : len;
+  const Matrix denser = matrix_with_lengths(301000, lengths);
+  ASSERT_GT(row_length_stats(denser).mean_length, kDaspMidMatrixSparseRowsMaxMean);
+  EXPECT_EQ(resolve_max_medium_row_length(denser, {}, kFp16Shape), kDaspMaxMediumRowLength);
+  EXPECT_EQ(resolve_max_medium_row_length(denser, {}, kFp64Shape),
+            kDaspMidMatrixMaxMediumRowLength);
+}
+
 TEST(DaspLayout, MidSizeFp64MatricesTakeShorterLongRowTasksWhereARowOutgrowsOne) {
   // 150 000 rows of 8 and one of 3 000 (1.2 M nonzeros): the row spans 47 groups of 64 values,
   // more than one task of kDaspLongGroupsPerWarp, so fp64 takes tasks of
