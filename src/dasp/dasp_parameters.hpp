@@ -58,6 +58,7 @@ inline constexpr int kDaspMidMatrixMaxMediumRowLength = 64;
 /// (run 427, MAX_LEN 64 against 256, fp16): mean 2.6-6.3 (power-law rows, R-MAT scale 19 / 20
 /// with 3-4 edges a vertex, the rajat01 replica at 2.2 M) 1.09-1.17x faster, R-MAT 19 with 6
 /// edges 1.00x; mean 7.7-58 (R-MAT with 8-24 edges, power-law rows of mean 9-58) 0.90-1.02x.
+/// Run 434, with 8 held-out graphs: 1.067x (fp16) / 1.068x (bf16) where it fires.
 inline constexpr double kDaspMidMatrixSparseRowsMaxMean = 6.5;
 
 /// fp64 matrices of kDaspSmallMatrixNnz up to kDaspMidMatrixNnz nonzeros whose longest row is
@@ -316,8 +317,9 @@ inline constexpr double kDaspOverlappedUploadCopyShare = 0.5;
 /// Settings of one DASP layout and its kernels. Defaults are the paper's.
 struct DaspParameters {
   /// 0 = by size: below kDaspSmallMatrixNnz nonzeros one of kDaspSmallMatrixMaxMediumRowLengths,
-  /// kDaspFewMediumRowsMaxMediumRowLength where long rows outnumber medium ones, fp64 below
-  /// kDaspMidMatrixNnz kDaspMidMatrixMaxMediumRowLength where it pads little
+  /// kDaspFewMediumRowsMaxMediumRowLength where long rows outnumber medium ones, below
+  /// kDaspMidMatrixNnz kDaspMidMatrixMaxMediumRowLength where it pads little (fp64; fp16 / bf16
+  /// with rows of at most kDaspMidMatrixSparseRowsMaxMean values on average)
   /// (resolve_max_medium_row_length), else the paper's kDaspMaxMediumRowLength.
   int max_medium_row_length = 0;
   /// < 0 = auto: kDaspRegularBlockMinFill, or 0 where kDaspAllRegularMaxGrowth allows (fp64).
