@@ -25,7 +25,7 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "fp64 matrices of 1-4 M nonzeros whose long rows pad little)"},
       {"regular_block_min_fill", Type::number, "auto", 0.0, 1.0, {"auto"},
        "least filled share of an 8x4 block kept in the regular part (paper: 0.75; auto: 0.75, "
-       "or 0 for fp64 matrices of >= 1 M nonzeros where that stores <= 15 % more values)"},
+       "or 0 for fp64 matrices of >= 1 M nonzeros where that stores <= 40 % more values)"},
       {"medium_rows_per_warp", Type::choice, "auto", 0, 0, {"auto", "8", "16", "32"},
        "medium rows one warp computes (LOOP_NUM x 8; auto: by the medium row count)"},
       {"long_groups_per_warp", Type::integer, "auto", 1, kLargestLongGroupsPerWarp, {"auto"},

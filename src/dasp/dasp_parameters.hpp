@@ -171,9 +171,13 @@ inline constexpr double kDaspRegularBlockMinFill = 0.75;
 /// stencil3d_100 1.06x, uniform 4-12 at 4 M 1.03x (14 % more), 0.99-1.01x on the rest of the
 /// default suite of >= 1 M nonzeros but the 2D stencil (60 % more values: 0.88x) and pruned 16 k
 /// (dense long rows: 0.93x); below 1 M nonzeros 0.95-1.0x (R-MAT 15, power law 100 k). In fp16 /
-/// bf16 fill 0 lost (cage11 x 35 0.83x, banded 0.91x), so they keep the paper's fill.
+/// bf16 fill 0 lost (cage11 x 35 0.83x, banded 0.91x), so they keep the paper's fill. The bound
+/// was 0.15 until run 437 (H200, fill 0 against 0.75 on replicas of real matrices of 4-20 M
+/// nonzeros, fp64) measured the growths between: 16 % (the nh2010 / de2010 / vt2010 replicas)
+/// 1.06-1.15x faster, 19 % (the rajat01 replicas) 1.09-1.33x, 25 % (delaunay_n16) 1.16x, 38 %
+/// (cti) 1.06x; 60 % (the 2D stencil) 0.88x.
 inline constexpr std::int64_t kDaspAllRegularMinNnz = 1000000;
-inline constexpr double kDaspAllRegularMaxGrowth = 0.15;
+inline constexpr double kDaspAllRegularMaxGrowth = 0.4;
 
 /// A long-row group is 2 blocks (§3.2: 2 x MMA_M x MMA_K = 64 values in fp64); rows are padded
 /// with zeros to whole groups.
