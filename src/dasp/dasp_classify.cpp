@@ -493,6 +493,10 @@ LayoutPlan internal::plan_layout(const CsrMatrix<Value, int32_t>& matrix,
   if (by_rule || c.medium_rows_by_width)
     blocks = count_regular_blocks(plan.order, c.rows_medium, shape, 1, length,
                                   plan.regular_chunks);
+  if (by_rule)  // row-blocks a warp as with fill 0 asked for: from the blocks that cover them
+    plan.medium_rows_per_warp =
+        resolve_medium_rows_per_warp(parameters, c.rows_medium, block_rows, c.row_blocks,
+                                     blocks.regular_blocks, blocks.largest_row_block);
   set_medium_counts(c, plan.shape, parameters, blocks);
 
   // Warps: long tasks of split.long_groups_per_warp groups; medium units of rowblocks_per_unit

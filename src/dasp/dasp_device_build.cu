@@ -285,6 +285,10 @@ DaspDeviceIndex build_index_on_device(const std::int32_t* row_ptr, std::int64_t 
                                             chunks.data(), stream);  // synchronises
     blocks = regular_block_counts(totals);
   }
+  if (by_rule)  // as the host build: row-blocks a warp from the blocks that cover them
+    medium_rows_per_warp =
+        resolve_medium_rows_per_warp(parameters, c.rows_medium, block_rows, c.row_blocks,
+                                     blocks.regular_blocks, blocks.largest_row_block);
   set_medium_counts(c, info.shape, parameters, blocks);
 
   // 4. The warps' work and every count.

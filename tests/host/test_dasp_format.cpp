@@ -1051,6 +1051,26 @@ TEST(DaspLayout, AutoFillPutsEveryMediumValueInRegularBlocksWhereFp64StoresAtMos
   EXPECT_LT(host_apply_error<double>(six, kFp64Shape), 1e-12);
 }
 
+TEST(DaspLayout, AutoFillOfZeroLaysOutAsFillZeroAskedFor) {
+  // 400 000 rows of 6 (2.4 M nonzeros, a third more values covered): at the paper's fill each
+  // row-block holds one regular block, at which warps take 4 row-blocks; at fill 0 it holds two,
+  // at which they take 2. The automatic fill 0 takes the warps of fill 0, not of the paper's fill
+  const Matrix six = matrix_with_lengths(100000, std::vector<int>(400000, 6), 6);
+  DaspParameters paper, zero;
+  paper.regular_block_min_fill = 0.75;
+  zero.regular_block_min_fill = 0;
+  ASSERT_EQ(build_dasp_layout(six, paper, kFp64Shape).counts.medium_rows_per_warp, 32);
+  const DaspCounts automatic = build_dasp_layout(six, {}, kFp64Shape).counts;
+  const DaspCounts asked = build_dasp_layout(six, zero, kFp64Shape).counts;
+  EXPECT_EQ(automatic.nnz_medium_irregular, 0);
+  EXPECT_EQ(automatic.medium_rows_per_warp, 16);
+  EXPECT_EQ(automatic.medium_rows_per_warp, asked.medium_rows_per_warp);
+  EXPECT_EQ(automatic.regular_blocks, asked.regular_blocks);
+  EXPECT_EQ(automatic.medium_units, asked.medium_units);
+  EXPECT_EQ(automatic.warps(), asked.warps());
+  EXPECT_LT(host_apply_error<double>(six, kFp64Shape), 1e-12);
+}
+
 TEST(DaspLayout, RegularPaddingReadsTheRowsLastColumn) {
   const Matrix a = matrix_with_lengths(100, std::vector<int>(8, 7));
   const auto layout = build_dasp_layout(a, {}, kFp64Shape);
