@@ -5,7 +5,9 @@
 // uploaded (SpmvPlan::apply scales y for it, as for every method). With "row_order=plan" the
 // layout is rewritten to the plan's row order (plan_row_order_on_device) and the plan keeps that
 // order for SpmvPlan::permute / unpermute; with "row_order=internal" the layout is the same, and
-// each apply moves x into that order and y out of it through the plan's own two vectors.
+// each apply moves x into that order and y out of it through the plan's own two vectors; with
+// "row_order=internal_y" only the rows are in that order (x is read as given), the kernel writes
+// the rows with values into the plan's own y, and one pass moves them to the caller's order.
 //
 // Apply is asynchronous on the caller's stream and synchronises nothing. The long-row workspace
 // (partial sums, tickets) and the internal order's vectors belong to the plan: one plan must not
@@ -120,6 +122,19 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   void apply(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
              Stream stream) const override {
     if (warps_ == 0) return;  // no nonzeros: SpmvPlan::apply scales y itself
+    if (rows_with_values_ > 0) {
+      // row_order=internal_y: alpha * A x of the rows with values into the plan's y, in the
+      // plan's order (no warps for empty rows), then y[c] = that + beta * y[c] in caller order
+      launch(arguments_with_values_, warps_with_values_, x, plan_y_.data(), alpha,
+             scalar_t<Value>(0), stream);
+      const auto blocks = static_cast<unsigned>((rows_ + device::kThreadsPerBlock - 1) /
+                                                device::kThreadsPerBlock);
+      device::internal_y_pass_kernel<V><<<blocks, device::kThreadsPerBlock, 0, stream>>>(
+          reinterpret_cast<const V*>(plan_y_.data()), caller_to_plan_.data(), rows_,
+          rows_with_values_, reinterpret_cast<V*>(y), static_cast<Acc>(beta));
+      TCSPARSE_CUDA_CHECK_LAUNCH();
+      return;
+    }
     if (plan_y_.size() == 0) {
       launch(x, y, alpha, beta, stream);
       return;
@@ -161,10 +176,16 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   /// The kernel on x and y in the layout's row order.
   void launch(const Value* x, Value* y, scalar_t<Value> alpha, scalar_t<Value> beta,
               Stream stream) const {
-    const auto blocks = static_cast<unsigned>((warps_ + device::kWarpsPerBlock - 1) /
+    launch(device_layout_->arguments(), warps_, x, y, alpha, beta, stream);
+  }
+
+  /// The kernel on `arguments`' first `warps` warps.
+  void launch(const device::Arguments<V>& arguments, std::int64_t warps, const Value* x,
+              Value* y, scalar_t<Value> alpha, scalar_t<Value> beta, Stream stream) const {
+    const auto blocks = static_cast<unsigned>((warps + device::kWarpsPerBlock - 1) /
                                               device::kWarpsPerBlock);
     kernel_<<<blocks, device::kThreadsPerBlock, 0, stream>>>(
-        device_layout_->arguments(), reinterpret_cast<const V*>(x), reinterpret_cast<V*>(y),
+        arguments, reinterpret_cast<const V*>(x), reinterpret_cast<V*>(y),
         static_cast<Acc>(alpha), static_cast<Acc>(beta));
     TCSPARSE_CUDA_CHECK_LAUNCH();
   }
@@ -303,20 +324,31 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     // a matrix without nonzeros has only empty rows, in the caller's order: nothing to reorder
     const bool internal =
         internal_row_order_pays(parameters, rows_, cols, nnz_, long_column_share_);
-    if (device_layout_ && (parameters.plan_row_order || internal)) {
+    const bool internal_y =
+        !internal &&
+        internal_y_row_order_pays(parameters, static_cast<int>(sizeof(Value)), rows_,
+                                  info.counts.rows_medium, info.counts.medium_row_window,
+                                  info.rowblocks_per_unit());
+    if (device_layout_ && (parameters.plan_row_order || internal || internal_y)) {
       const detail::Stopwatch stopwatch;
       plan_to_caller_ = detail::DeviceBuffer<std::int32_t>(static_cast<std::size_t>(rows_));
       caller_to_plan_ = detail::DeviceBuffer<std::int32_t>(static_cast<std::size_t>(rows_));
       plan_row_order_on_device(device_layout_->index(), plan_to_caller_.data(),
                                caller_to_plan_.data(), nullptr);
-      // P A P^T for a square matrix; a rectangular one keeps x (its columns) in the caller's order
-      device_layout_->to_plan_order(caller_to_plan_.data(), rows_ == cols, stats_);
+      // P A P^T for a square matrix; a rectangular one, and internal_y, keep x (the columns) in
+      // the caller's order
+      device_layout_->to_plan_order(caller_to_plan_.data(), rows_ == cols && !internal_y, stats_);
       stats_.device_preprocess_ms += stopwatch.elapsed_ms();
       stats_.device_bytes += plan_to_caller_.bytes() + caller_to_plan_.bytes();
       if (internal) {  // the plan's own x (square matrices) and y
         plan_y_ = detail::DeviceBuffer<Value>(static_cast<std::size_t>(rows_));
         if (rows_ == cols) plan_x_ = detail::DeviceBuffer<Value>(static_cast<std::size_t>(rows_));
         stats_.device_bytes += plan_y_.bytes() + plan_x_.bytes();
+      }
+      if (internal_y) {  // the plan's y: the rows with values, which lead the plan's order
+        rows_with_values_ = rows_ - info.counts.rows_empty;
+        plan_y_ = detail::DeviceBuffer<Value>(static_cast<std::size_t>(rows_with_values_));
+        stats_.device_bytes += plan_y_.bytes();
       }
       phases_.lap("plan_row_order");
     }
@@ -337,6 +369,12 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     if (warps_ > std::int64_t{0x7fffffff} - device::kWarpsPerBlock)
       throw IndexOverflowError("DASP: " + std::to_string(warps_) +
                                " warps do not fit one launch's 32-bit warp index");
+    if (rows_with_values_ > 0) {  // internal_y: the launch ends where the empty rows' warps begin
+      arguments_with_values_ = device_layout_->arguments();
+      int(&end)[7] = arguments_with_values_.warp_end;
+      end[device::kEmpty] = end[device::kSingle1];
+      warps_with_values_ = end[device::kSingle1];
+    }
     const DaspCounts& c = info.counts;
     stats_.stored_values = c.stored_values();
     stats_.padding_ratio = c.padding_ratio();
@@ -345,7 +383,8 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
     for (auto& [key, value] : extra.items()) stats_.details[key] = value;
     stats_.details["build"] = parameters.build_on_device && nnz_ > 0 ? "device" : "host";
     stats_.details["fill"] = parameters.fill_on_device ? "device" : "host";
-    stats_.details["row_order"] = plan_y_.size() > 0            ? "internal"
+    stats_.details["row_order"] = rows_with_values_ > 0          ? "internal_y"
+                                  : plan_y_.size() > 0         ? "internal"
                                   : plan_to_caller_.size() > 0 ? "plan"
                                                                : "caller";
     if (!parameters.build_on_device)
@@ -370,8 +409,13 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
   detail::PhaseTimes phases_;
   std::unique_ptr<DeviceLayout<Value>> device_layout_;  // null when nnz_ == 0
   detail::DeviceBuffer<std::int32_t> plan_to_caller_, caller_to_plan_;  // "row_order=plan"
-  // "row_order=internal": the plan's x (square matrices) and y, written by the (const) apply
+  // "row_order=internal": the plan's x (square matrices) and y, written by the (const) apply;
+  // "row_order=internal_y": its y of the rows with values
   mutable detail::DeviceBuffer<Value> plan_x_, plan_y_;
+  // internal_y: the rows with values (> 0 only there), and the launch without the empty rows
+  std::int64_t rows_with_values_ = 0;
+  device::Arguments<V> arguments_with_values_{};
+  std::int64_t warps_with_values_ = 0;
   DaspKernel<V> kernel_ = nullptr;
   std::int64_t warps_ = 0;
   PlanStats stats_;

@@ -51,10 +51,10 @@ std::vector<ParameterSpec> build_parameter_specs() {
        "where the value and column arrays are filled from the CSR (host: with build=host)"},
       {"fp64_block_order", Type::choice, "auto", 0, 0, {"auto", "row", "column"},
        "storage order of fp64 8x4 blocks (auto: column-major when row-blocks end in padding)"},
-      {"row_order", Type::choice, "auto", 0, 0, {"auto", "caller", "plan", "internal"},
+      {"row_order", Type::choice, "auto", 0, 0, {"auto", "caller", "plan", "internal", "internal_y"},
        "order of y (and, square matrices, of x): the caller's, the plan's (SpmvPlan::permute), or "
-       "the caller's outside and the plan's inside (each apply permutes x in and y out; auto: "
-       "internal for large graphs with hubs, else caller)"},
+       "the caller's outside and the plan's inside (internal: each apply permutes x in and y out; "
+       "internal_y: y only, x as given; auto: internal for large graphs with hubs, else caller)"},
       {"medium_row_window", Type::integer, "auto", 8, std::int64_t{1} << 31, {"auto", "off"},
        "medium rows sorted by length within windows of this many rows (auto: 4096 from 1 M "
        "rows; off: over the whole matrix, the paper's)"},
@@ -119,10 +119,11 @@ std::string DaspParameters::to_string() const {
       << ",fill=" << (fill_on_device ? "device" : "host") << ",fp64_block_order="
       << (fp64_block_order == 1 ? "row" : fp64_block_order == 2 ? "column" : "auto")
       << ",row_order="
-      << (internal_row_order ? "internal"
-          : plan_row_order   ? "plan"
-          : row_order_auto   ? "auto"
-                             : "caller")
+      << (internal_row_order     ? "internal"
+          : internal_y_row_order ? "internal_y"
+          : plan_row_order       ? "plan"
+          : row_order_auto       ? "auto"
+                                 : "caller")
       << ",medium_row_window=" << window_text(medium_row_window)
       << ",short_pair_window=" << window_text(short_pair_window)
       << ",medium_row_order="
@@ -157,6 +158,7 @@ DaspParameters dasp_parameters(const detail::ParameterValues& values) {
                                                                  : 0;
   p.plan_row_order = values.is("row_order", "plan");
   p.internal_row_order = values.is("row_order", "internal");
+  p.internal_y_row_order = values.is("row_order", "internal_y");
   p.row_order_auto = values.is_auto("row_order");
   p.overlapped_upload = values.is("upload", "overlapped");
   p.medium_row_window = window_of(values, "medium_row_window");
@@ -234,6 +236,14 @@ bool internal_row_order_pays(const DaspParameters& parameters, std::int64_t rows
   return parameters.internal_row_order ||
          (internal_row_order_considered(parameters, rows, cols, nnz) &&
           long_column_share >= kDaspInternalOrderMinLongColumnShare);
+}
+
+bool internal_y_row_order_pays(const DaspParameters& parameters, int value_bytes,
+                               std::int64_t rows, std::int64_t medium_rows,
+                               std::int64_t medium_row_window, std::int64_t rowblocks_per_unit) {
+  return parameters.internal_y_row_order ||
+         (parameters.row_order_auto && value_bytes == 8 && rows >= kDaspInternalYMinRows &&
+          medium_rows > 0 && medium_row_window == 0 && rowblocks_per_unit == 1);
 }
 
 std::int64_t resolve_short_pair_window(const DaspParameters& parameters, std::int64_t rows) {

@@ -371,6 +371,17 @@ struct DaspParameters {
   /// For graphs whose rows and columns share their hubs, where the renumbered columns gather x
   /// from a few hot sectors (kDaspInternalOrderMinLongColumnShare). Not in the paper.
   bool internal_row_order = false;
+  /// "row_order=internal_y": only y in the plan's row order inside the apply. The layout's row
+  /// ids are the plan's (its columns stay the caller's, so x is read as given); the kernel
+  /// writes alpha * A x of the rows with values, in the plan's order, into the plan's own
+  /// vector (whole sectors, no warps for empty rows), and one pass moves it to the caller's
+  /// order (internal_y_pass_kernel: y[c] = its row's value + beta * y[c], beta * y[c] for empty
+  /// rows), reading y and writing it in whole sectors. For large matrices whose caller-order y
+  /// the length sort scatters (kDaspInternalYMinRows). In fp16 / bf16 with beta != 0 the plan's
+  /// y holds alpha * A x rounded to the value type before beta * y is added (one rounding more
+  /// than the caller's order); in fp64, and for beta = 0, y is the caller order's bit for bit.
+  /// Not in the paper.
+  bool internal_y_row_order = false;
   /// Medium rows sorted by length inside windows of this many caller rows: 0 = auto
   /// (kDaspMediumRowWindow from kDaspWindowedMinRows rows, else the whole matrix), -1 = the whole
   /// matrix (the paper's), else the window.
@@ -479,6 +490,31 @@ bool internal_row_order_considered(const DaspParameters& parameters, std::int64_
 /// nonzeros in long rows' columns at least kDaspInternalOrderMinLongColumnShare.
 bool internal_row_order_pays(const DaspParameters& parameters, std::int64_t rows,
                              std::int64_t cols, std::int64_t nnz, double long_column_share);
+
+/// row_order=auto takes "internal_y" (only y in the plan's order inside each apply, moved to the
+/// caller's order by one pass; internal, where it pays, comes first) for fp64 matrices of at
+/// least kDaspInternalYMinRows rows whose medium rows are sorted by length over the whole matrix
+/// a row-block a warp (heavy-tailed rows: no windows of medium rows), where the caller-order
+/// stores of y land one sector a row all over y. Measured (H200, run 442, fp64, internal_y over
+/// caller order, the same layout): R-MAT 22 / 23 / 24 with 2 edges a vertex 1.20x / 1.30x /
+/// 1.32x (0.85x / 0.81x / 0.81x cuSPARSE -> 1.02x / 1.05x / 1.07x; 77-79 % of the rows empty,
+/// which get no warps), R-MAT 22 with 4 1.17x, power-law rows on 3-16 M rows 1.02-1.05x, 3 M x
+/// 2 M power-law rows with 57 % empty 1.04x, the rajat01 replica x463 1.02x; smaller matrices of
+/// that kind lose the pass and its launch (2 M rows 0.94-0.97x, R-MAT 20 0.87-0.97x), and so do
+/// layouts whose y is already stored in runs (medium rows in windows: uniform rows and stencils
+/// 0.80-0.94x; short rows with staged y 0.78-0.82x). In fp16 / bf16 it pays only on R-MAT graphs
+/// of 2 edges a vertex (1.01-1.12x) and power-law rows on 16 M rows (1.03x; on 3-4 M rows
+/// 0.90-0.98x, R-MAT 22 with 4 0.94x): not taken there. Run 443 (auto, held-out matrices too):
+/// R-MAT 23 with 3 edges 0.82x -> 1.02x cuSPARSE, power-law rows on 6 M rows 0.95x -> 0.98x, on
+/// 2.6 M rows 0.948x -> 0.941x. Not in the paper.
+inline constexpr std::int64_t kDaspInternalYMinRows = 2'500'000;
+
+/// Whether the plan takes row_order=internal_y: asked for, or (auto) an fp64 matrix
+/// (`value_bytes` 8) of at least kDaspInternalYMinRows rows with medium rows sorted over the
+/// whole matrix (`medium_row_window` 0) one row-block a warp (`rowblocks_per_unit` 1).
+bool internal_y_row_order_pays(const DaspParameters& parameters, int value_bytes,
+                               std::int64_t rows, std::int64_t medium_rows,
+                               std::int64_t medium_row_window, std::int64_t rowblocks_per_unit);
 
 /// The window of the 1+3 pairs (DaspParameters::short_pair_window) for a matrix of `rows` rows;
 /// 0 means the whole matrix.

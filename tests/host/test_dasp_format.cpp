@@ -1466,6 +1466,13 @@ TEST(DaspParameters, RowOrderIsTheCallersUnlessThePlansIsAsked) {
   EXPECT_TRUE(internal.internal_row_order);
   EXPECT_FALSE(internal.plan_row_order);
   EXPECT_FALSE(parse_parameters({"row_order=plan"}).internal_row_order);
+  // internal_y: only y in the plan's order inside the apply
+  const DaspParameters internal_y = parse_parameters({"row_order=internal_y"});
+  EXPECT_TRUE(internal_y.internal_y_row_order);
+  EXPECT_FALSE(internal_y.internal_row_order);
+  EXPECT_FALSE(internal_y.plan_row_order);
+  EXPECT_TRUE(internal_y_row_order_pays(internal_y, 2, 10, 0, 4096, 4));  // asked for: any matrix
+  EXPECT_NE(internal_y.to_string().find("row_order=internal_y"), std::string::npos);
 }
 
 TEST(DaspParameters, AutoRowOrderIsInternalForLargeSquareMatricesWithHubColumns) {
@@ -1483,6 +1490,23 @@ TEST(DaspParameters, AutoRowOrderIsInternalForLargeSquareMatricesWithHubColumns)
   EXPECT_FALSE(internal_row_order_pays(caller, rows, rows, nnz, 0.9));
   // asked for: whatever the matrix
   EXPECT_TRUE(internal_row_order_pays(parse_parameters({"row_order=internal"}), 10, 7, 3, 0.0));
+}
+
+TEST(DaspParameters, AutoRowOrderIsInternalYForLargeFp64MatricesOfHeavyTailedRows) {
+  const DaspParameters automatic;
+  const std::int64_t rows = kDaspInternalYMinRows;
+  // fp64, medium rows sorted over the whole matrix (window 0), one row-block a warp
+  EXPECT_TRUE(internal_y_row_order_pays(automatic, 8, rows, 1000, 0, 1));
+  // not taken: fewer rows, 16-bit values, no medium rows, medium rows in windows, several
+  // row-blocks a warp (y already stored in runs), or another order asked for
+  EXPECT_FALSE(internal_y_row_order_pays(automatic, 8, rows - 1, 1000, 0, 1));
+  EXPECT_FALSE(internal_y_row_order_pays(automatic, 2, rows, 1000, 0, 1));
+  EXPECT_FALSE(internal_y_row_order_pays(automatic, 8, rows, 0, 0, 1));
+  EXPECT_FALSE(internal_y_row_order_pays(automatic, 8, rows, 1000, 4096, 1));
+  EXPECT_FALSE(internal_y_row_order_pays(automatic, 8, rows, 1000, 0, 2));
+  for (const char* order : {"row_order=caller", "row_order=plan", "row_order=internal"})
+    EXPECT_FALSE(internal_y_row_order_pays(parse_parameters({order}), 8, rows, 1000, 0, 1))
+        << order;
 }
 
 TEST(DaspParameters, ToStringRoundTrips) {
