@@ -891,6 +891,42 @@ void expect_inside_order_gives_the_caller_order_result(
   }
 }
 
+/// A plan of row_order `order` (the plan's order inside the apply, the caller's outside: no
+/// permutation for the caller to apply) whose apply, captured in a CUDA graph and launched twice,
+/// gives the reference's y (fp64, alpha 2, beta -0.5).
+void expect_inside_order_is_captured_in_a_graph(const Matrix& a, const std::string& order) {
+  PlanOptions options;
+  options.parameters = {"row_order=" + order};
+  SpmvPlan<double> plan(a, Method("dasp"), options);
+  EXPECT_FALSE(plan.plan_row_order());
+  EXPECT_EQ(plan.stats().details["row_order"], order);
+  const auto x = test::make_x<double>(a);
+  const auto y0 = test::make_y<double>(a);
+  std::vector<double> expected = y0;
+  spmv_reference(a, std::span<const double>(x), std::span<double>(expected), 2.0, -0.5);
+  const DeviceBuffer<double> dx(x);
+  DeviceBuffer<double> dy(y0.size());
+  const detail::CudaStream stream;
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  plan.apply(dx.data(), dy.data(), 2.0, -0.5, stream.get());
+  ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int launch = 0; launch < 2; ++launch) {
+    dy.upload(y0);
+    ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+    const std::vector<double> y = dy.download();
+    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(expected)),
+              1e-12)
+        << order << ", launch " << launch;
+  }
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+}
+
 TEST_P(DaspGpuOnCatalogue, InternalRowOrderGivesTheCallerOrderResultBitForBit) {
   for (const std::vector<std::string>& parameters :
        {std::vector<std::string>{}, {"short_tile_order=row", "max_medium_row_length=256"},
@@ -925,39 +961,7 @@ TEST_F(DaspGpu, InternalRowOrderOnLargeRectangularAndEmptyMatricesIsCapturedInAG
     expect_inside_order_gives_the_caller_order_result<double>(a, {});
     expect_inside_order_gives_the_caller_order_result<half>(a, {});
   }
-  // outside, the caller's order: no permutation to apply to vectors
-  const Matrix& a = cases[0];
-  PlanOptions options;
-  options.parameters = {"row_order=internal"};
-  SpmvPlan<double> plan(a, Method("dasp"), options);
-  EXPECT_FALSE(plan.plan_row_order());
-  EXPECT_EQ(plan.stats().details["row_order"], "internal");
-  // apply (x and y gathered around the kernel) captured in a graph and launched twice
-  const auto x = test::make_x<double>(a);
-  const auto y0 = test::make_y<double>(a);
-  std::vector<double> expected = y0;
-  spmv_reference(a, std::span<const double>(x), std::span<double>(expected), 2.0, -0.5);
-  const DeviceBuffer<double> dx(x);
-  DeviceBuffer<double> dy(y0.size());
-  const detail::CudaStream stream;
-  cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
-  plan.apply(dx.data(), dy.data(), 2.0, -0.5, stream.get());
-  ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
-  cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  for (int launch = 0; launch < 2; ++launch) {
-    dy.upload(y0);
-    ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
-    ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
-    ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
-    const std::vector<double> y = dy.download();
-    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(expected)),
-              1e-12)
-        << "launch " << launch;
-  }
-  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
-  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  expect_inside_order_is_captured_in_a_graph(cases[0], "internal");
 }
 
 TEST_F(DaspGpu, InternalYRowOrderOnSparseGraphsRectangularAndEmptyMatricesIsCapturedInAGraph) {
@@ -970,37 +974,7 @@ TEST_F(DaspGpu, InternalYRowOrderOnSparseGraphsRectangularAndEmptyMatricesIsCapt
     expect_inside_order_gives_the_caller_order_result<double>(a, {}, "internal_y");
     expect_inside_order_gives_the_caller_order_result<half>(a, {}, "internal_y");
   }
-  const Matrix& a = cases[0];
-  PlanOptions options;
-  options.parameters = {"row_order=internal_y"};
-  SpmvPlan<double> plan(a, Method("dasp"), options);
-  EXPECT_FALSE(plan.plan_row_order());  // outside, the caller's order
-  EXPECT_EQ(plan.stats().details["row_order"], "internal_y");
-  const auto x = test::make_x<double>(a);
-  const auto y0 = test::make_y<double>(a);
-  std::vector<double> expected = y0;
-  spmv_reference(a, std::span<const double>(x), std::span<double>(expected), 2.0, -0.5);
-  const DeviceBuffer<double> dx(x);
-  DeviceBuffer<double> dy(y0.size());
-  const detail::CudaStream stream;
-  cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
-  plan.apply(dx.data(), dy.data(), 2.0, -0.5, stream.get());
-  ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
-  cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  for (int launch = 0; launch < 2; ++launch) {
-    dy.upload(y0);
-    ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
-    ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
-    ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
-    const std::vector<double> y = dy.download();
-    EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(expected)),
-              1e-12)
-        << "launch " << launch;
-  }
-  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
-  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  expect_inside_order_is_captured_in_a_graph(cases[0], "internal_y");
 }
 
 TEST_F(DaspGpu, AutoRowOrderIsInternalForLargeGraphsWithHubsOnly) {
