@@ -251,6 +251,43 @@ TEST_P(DaspHostApplyOnCatalogue, LayoutInPlanOrderAppliesThePermutedMatrix) {
   }
 }
 
+/// row_order=internal_y: the layout's rows in the plan's order, its columns not. The rows with
+/// values lead the plan's order (counts.rows_empty of them trail it), so the plan's own y holds
+/// only those; the walker into it (x as given, beta 0) and the pass back to the caller's order
+/// (y[c] = plan_y[p] + beta y[c] for p below the rows with values, beta y[c] after) give y.
+TEST_P(DaspHostApplyOnCatalogue, InternalYOrderComputesTheRowsWithValuesFirstAndPassesThemBack) {
+  const auto& a = GetParam().matrix;
+  for (const DaspParameters& p : row_order_parameter_sets()) {
+    for (const DaspBlockShape shape : {kFp64Shape, kFp16Shape}) {
+      auto layout = build_dasp_layout(a, p, shape);
+      const auto order = dasp_plan_row_order(layout);
+      const std::int64_t with_values = a.rows - layout.counts.rows_empty;
+      for (std::int64_t q = 0; q < a.rows; ++q) {
+        const auto r = static_cast<std::size_t>(order[static_cast<std::size_t>(q)]);
+        ASSERT_EQ(a.row_ptr[r + 1] > a.row_ptr[r], q < with_values)
+            << "plan position " << q << " (row " << r << ") of " << with_values
+            << " rows with values, block rows " << shape.rows;
+      }
+      const auto caller_to_plan = inverse_row_order(order);
+      remap_to_plan_order(layout, caller_to_plan, false);
+      const auto x = random_vector<double>(static_cast<std::size_t>(a.cols), 41);
+      const auto y0 = random_vector<double>(static_cast<std::size_t>(a.rows), 42);
+      std::vector<double> reference = y0;
+      spmv_reference(a, std::span<const double>(x), std::span<double>(reference), 1.5, -0.5);
+      std::vector<double> plan_y(static_cast<std::size_t>(a.rows), 0.0);  // empty rows' part unread
+      dasp_host_apply(layout, std::span<const double>(x), std::span<double>(plan_y), 1.5, 0.0);
+      std::vector<double> y = y0;
+      for (std::size_t c = 0; c < y.size(); ++c) {
+        const std::int32_t at = caller_to_plan[c];
+        y[c] = at < with_values ? plan_y[static_cast<std::size_t>(at)] - 0.5 * y[c] : -0.5 * y[c];
+      }
+      EXPECT_LT(relative_error(std::span<const double>(y), std::span<const double>(reference)),
+                1e-12)
+          << "block rows " << shape.rows;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSynthetic, DaspHostApplyOnCatalogue,
                          ::testing::ValuesIn(test::all_synthetic_matrices()),
                          test::NamedMatrixName{});
