@@ -123,15 +123,23 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
              Stream stream) const override {
     if (warps_ == 0) return;  // no nonzeros: SpmvPlan::apply scales y itself
     if (rows_with_values_ > 0) {
-      // row_order=internal_y: alpha * A x of the rows with values into the plan's y, in the
-      // plan's order (no warps for empty rows), then y[c] = that + beta * y[c] in caller order
+      // row_order=internal_y: the rows with values into the plan's y, in the plan's order (no
+      // warps for empty rows), then y[c] = that (+ beta * y[c]) in the caller's order. fp64
+      // adds beta * y in the pass (write_y's fma on alpha * A x, the caller order's bits); a
+      // 16-bit plan's y would round alpha * A x before that sum, so there y's rows are gathered
+      // into the plan's y first and the kernel adds beta * y as in the caller's order
+      const bool kernel_adds_beta_y =
+          !std::is_same_v<Value, double> && beta != scalar_t<Value>(0);
+      if (kernel_adds_beta_y)
+        detail::gather_async(y, plan_to_caller_.data(), plan_y_.data(), rows_with_values_, stream);
       launch(arguments_with_values_, warps_with_values_, x, plan_y_.data(), alpha,
-             scalar_t<Value>(0), stream);
+             kernel_adds_beta_y ? beta : scalar_t<Value>(0), stream);
       const auto blocks = static_cast<unsigned>((rows_ + device::kThreadsPerBlock - 1) /
                                                 device::kThreadsPerBlock);
       device::internal_y_pass_kernel<V><<<blocks, device::kThreadsPerBlock, 0, stream>>>(
           reinterpret_cast<const V*>(plan_y_.data()), caller_to_plan_.data(), rows_,
-          rows_with_values_, reinterpret_cast<V*>(y), static_cast<Acc>(beta));
+          rows_with_values_, reinterpret_cast<V*>(y),
+          kernel_adds_beta_y ? Acc(0) : static_cast<Acc>(beta), static_cast<Acc>(beta));
       TCSPARSE_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -358,7 +366,8 @@ class DaspSpmv final : public detail::SpmvMethod<Value> {
         parameters, nnz_, cols * static_cast<std::int64_t>(sizeof(Value)),
         std::is_same_v<Value, double>,
         is_dense_long_rows_layout(parameters, info.counts.max_medium_row_length),
-        long_rows_are_critical(info.counts, info.shape, static_cast<int>(sizeof(Value))));
+        long_rows_are_critical(info.counts, info.shape, static_cast<int>(sizeof(Value)),
+                               plan_to_caller_.size() == 0));
     const device::KernelParts parts =
         kernel_parts(info.shape.rows == 8, info.counts, parameters.kernel_parts_all);
     kernel_ = pick_kernel<V>(info.rowblocks_per_unit(), loop.blocks_in_flight,

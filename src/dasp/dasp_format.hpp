@@ -299,10 +299,13 @@ int resolve_max_medium_row_length(const CsrMatrix<Value, std::int32_t>& matrix,
 /// medium row-blocks are split in pieces and its kernel keeps kDaspDenseRowsBlocksInFlight.
 bool is_dense_long_rows_layout(const DaspParameters& parameters, int max_medium_row_length);
 
-/// Whether the long rows of a layout of `shape` set its kernel's time
-/// (kDaspLongRowsCriticalMaxBytes): it has long rows, one medium row-block a warp, and at most
-/// that many bytes of stored values (`value_bytes` each) and 4-byte columns.
-bool long_rows_are_critical(const DaspCounts& counts, DaspBlockShape shape, int value_bytes);
+/// Whether the long rows of a layout of `shape` set its kernel's time: it has long rows, one
+/// medium row-block a warp, and at most kDaspLongRowsCriticalMaxBytes of stored values
+/// (`value_bytes` each) and 4-byte columns; or, an fp64 graph applied in the caller's row order
+/// (`caller_row_order`) with kDaspGraphMinEmptyRowShare of its rows empty, at most
+/// kDaspGraphLongRowsCriticalMaxBytes.
+bool long_rows_are_critical(const DaspCounts& counts, DaspBlockShape shape, int value_bytes,
+                            bool caller_row_order);
 
 /// The counts build_dasp_layout would report, without filling any array.
 template <typename Value>

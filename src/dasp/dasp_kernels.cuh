@@ -590,11 +590,13 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 /// row_order=internal_y: y from the plan's order into the caller's, one thread a caller row.
 ///
 ///   caller_to_plan [ p0 p1 p2 ... ]   row c of the caller -> its place in the plan's order
-///   plan_y         [ alpha * (A x)_r for the rows r with values, in the plan's order ]
-///                    (the kernel's write_y with beta = 0; empty rows come last in the plan's
-///                    order and have no entry)
-///   y[c] = plan_y[p_c] + beta * y[c] (write_y's one fma), or beta * y[c] (0 for beta = 0)
-///          where p_c >= rows_with_values (empty_tile's)
+///   plan_y         [ the rows r with values, in the plan's order ]: the kernel's write_y of
+///                    alpha * (A x)_r, with beta = 0 (fp64) or on y's rows gathered into plan_y
+///                    beforehand (16-bit values with beta != 0); empty rows come last in the
+///                    plan's order and have no entry
+///   y[c] = plan_y[p_c] + beta_rows * y[c] (write_y's one fma; beta_rows = 0 where the kernel
+///          has added beta * y), or beta_empty * y[c] (0 for beta = 0) where
+///          p_c >= rows_with_values (empty_tile's)
 ///
 /// caller_to_plan and y are read, and y written, in whole sectors; plan_y is gathered from the
 /// L2, where the kernel has just written it.
@@ -602,16 +604,16 @@ template <typename V>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     internal_y_pass_kernel(const V* __restrict__ plan_y, const int* __restrict__ caller_to_plan,
                            long long rows, long long rows_with_values, V* __restrict__ y,
-                           Acc<V> beta) {
+                           Acc<V> beta_rows, Acc<V> beta_empty) {
   const long long row = static_cast<long long>(blockIdx.x) * kThreadsPerBlock + threadIdx.x;
   if (row >= rows) return;
   const int at = arch::load_streaming(caller_to_plan + row);
   Acc<V> result;
   if (at < rows_with_values) {
     result = Traits<V>::to_acc(plan_y[at]);
-    if (beta != Acc<V>(0)) result = fma(beta, Traits<V>::to_acc(y[row]), result);
+    if (beta_rows != Acc<V>(0)) result = fma(beta_rows, Traits<V>::to_acc(y[row]), result);
   } else {
-    result = beta != Acc<V>(0) ? beta * Traits<V>::to_acc(y[row]) : Acc<V>(0);
+    result = beta_empty != Acc<V>(0) ? beta_empty * Traits<V>::to_acc(y[row]) : Acc<V>(0);
   }
   y[row] = Traits<V>::from_acc(result);
 }

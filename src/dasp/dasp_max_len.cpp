@@ -84,11 +84,18 @@ bool is_dense_long_rows_layout(const DaspParameters& parameters, int max_medium_
   return !parameters.max_medium_row_length && max_medium_row_length > kDaspMaxMediumRowLength;
 }
 
-bool long_rows_are_critical(const DaspCounts& counts, DaspBlockShape shape, int value_bytes) {
+bool long_rows_are_critical(const DaspCounts& counts, DaspBlockShape shape, int value_bytes,
+                            bool caller_row_order) {
+  if (counts.long_tasks == 0 || counts.medium_rows_per_warp != shape.rows) return false;
   const std::int64_t bytes =
       counts.stored_values() * (value_bytes + static_cast<std::int64_t>(sizeof(std::int32_t)));
-  return counts.long_tasks > 0 && counts.medium_rows_per_warp == shape.rows &&
-         bytes <= kDaspLongRowsCriticalMaxBytes;
+  if (bytes <= kDaspLongRowsCriticalMaxBytes) return true;
+  const std::int64_t rows =
+      counts.rows_long + counts.rows_medium + counts.rows_short + counts.rows_empty;
+  const bool graph = static_cast<double>(counts.rows_empty) >=
+                     kDaspGraphMinEmptyRowShare * static_cast<double>(rows);
+  return graph && caller_row_order && value_bytes == static_cast<int>(sizeof(double)) &&
+         bytes <= kDaspGraphLongRowsCriticalMaxBytes;
 }
 
 int internal::choose_max_medium_row_length(const RowLengthSummary& s,

@@ -242,6 +242,25 @@ inline constexpr std::int64_t kDaspL1ResidentXBytes = 64 * 1024;
 inline constexpr int kDaspLongRowsCriticalBlocksInFlight = 4;
 inline constexpr std::int64_t kDaspLongRowsCriticalMaxBytes = std::int64_t{64} << 20;
 
+/// Graphs (R-MAT, Kronecker: hubs, and most vertices without out-edges) keep their long rows
+/// critical up to kDaspGraphLongRowsCriticalMaxBytes in fp64 when at least
+/// kDaspGraphMinEmptyRowShare of their rows are empty and y is written in the caller's order.
+/// Measured on an H200 (bench/results/2026-12-02-1730-h200-dasp-graph-blocks-in-flight/, run
+/// 444, fp64, blocks_in_flight=4 against the 2 the size bound gave, two passes): R-MAT 20 with
+/// 6 edges a vertex (75 MiB, 61 % rows empty) 1.18x faster, R-MAT 21 with 3 / 4 / 5 edges (75 /
+/// 101 / 126 MiB, 65-71 % empty) 1.16x / 1.06x / 1.02x, R-MAT 20 with 8 (99 MiB) 1.02x,
+/// Kronecker-like 18 with 48 edges (134 MiB, 28 % empty) 1.08x; but the heavy tails without
+/// empty rows lost: rajat01 replicated 150 / 200 times (93 / 124 MiB) 0.80x / 0.77x, power-law
+/// rows of 1.5-2 M rows (95-127 MiB) 0.94-0.99x, mip1-like 0.99x; and the graphs whose y is in
+/// the plan's order inside the apply (row_order internal / internal_y) 0.97-1.00x. In fp16 the
+/// same graphs above 64 MiB ran 0.89-1.11x (run 436), so the rule is fp64's. The bound: with it
+/// at 160 MiB (run 445, held-out graphs) R-MAT 21 with 6 edges (150 MiB) ran 0.985x as fast as
+/// with 2 blocks, R-MAT 21 with 5 (126 MiB) 1.02x, Kronecker-like 18 (134 MiB) 1.07x; at 144
+/// MiB (run 448) the seven matrices of that run that the rule changes 1.002x -> 1.072x cuSPARSE
+/// (geomean; min 1.015x, a power-law matrix with half its rows empty, 1.022x with 2 blocks).
+inline constexpr double kDaspGraphMinEmptyRowShare = 0.25;
+inline constexpr std::int64_t kDaspGraphLongRowsCriticalMaxBytes = std::int64_t{144} << 20;
+
 /// A medium row-block distribution is heavy-tailed when its largest row-block has more than
 /// this many times the average regular blocks (power-law and R-MAT rows): then one row-block a
 /// warp balances best (measured: R-MAT 1.15x, power-law rows 1.09x faster than 2 a warp).
@@ -377,10 +396,10 @@ struct DaspParameters {
   /// vector (whole sectors, no warps for empty rows), and one pass moves it to the caller's
   /// order (internal_y_pass_kernel: y[c] = its row's value + beta * y[c], beta * y[c] for empty
   /// rows), reading y and writing it in whole sectors. For large matrices whose caller-order y
-  /// the length sort scatters (kDaspInternalYMinRows). In fp16 / bf16 with beta != 0 the plan's
-  /// y holds alpha * A x rounded to the value type before beta * y is added (one rounding more
-  /// than the caller's order); in fp64, and for beta = 0, y is the caller order's bit for bit.
-  /// Not in the paper.
+  /// the length sort scatters (kDaspInternalYMinRows). In fp16 / bf16 with beta != 0, y's rows
+  /// with values are gathered into the plan's vector first and the kernel adds beta * y (a
+  /// 16-bit plan's y would otherwise round alpha * A x before that sum). In every precision y
+  /// is the caller order's bit for bit. Not in the paper.
   bool internal_y_row_order = false;
   /// Medium rows sorted by length inside windows of this many caller rows: 0 = auto
   /// (kDaspMediumRowWindow from kDaspWindowedMinRows rows, else the whole matrix), -1 = the whole

@@ -738,8 +738,9 @@ TEST(DaspLayout, LongRowsOfMidSizeHeavyTailedMatricesKeepMoreBlocksInFlight) {
   const auto heavy = count_dasp_layout(circuit_like, {}, kFp64Shape);
   ASSERT_GT(heavy.long_tasks, 0);
   ASSERT_EQ(heavy.medium_rows_per_warp, kFp64Shape.rows);
-  EXPECT_TRUE(long_rows_are_critical(heavy, kFp64Shape, 8));
-  EXPECT_FALSE(long_rows_are_critical(heavy, kFp64Shape, 64));  // more bytes than the bound
+  EXPECT_TRUE(long_rows_are_critical(heavy, kFp64Shape, 8, true));
+  EXPECT_TRUE(long_rows_are_critical(heavy, kFp64Shape, 8, false));  // any row order
+  EXPECT_FALSE(long_rows_are_critical(heavy, kFp64Shape, 64, true));  // more bytes than the bound
   const std::int64_t nnz = circuit_like.nnz(), x_bytes = circuit_like.cols * 8;
   EXPECT_EQ(resolve_loop_shape({}, nnz, x_bytes, true, false, true).blocks_in_flight,
             kDaspLongRowsCriticalBlocksInFlight);
@@ -749,11 +750,48 @@ TEST(DaspLayout, LongRowsOfMidSizeHeavyTailedMatricesKeepMoreBlocksInFlight) {
 
   const Matrix uniform =
       generate_random_rows(200000, 200000, RowLengthDistribution::uniform, 4, 12, 22);
-  EXPECT_FALSE(long_rows_are_critical(count_dasp_layout(uniform, {}, kFp64Shape), kFp64Shape, 8));
+  EXPECT_FALSE(
+      long_rows_are_critical(count_dasp_layout(uniform, {}, kFp64Shape), kFp64Shape, 8, true));
   DaspParameters two_row_blocks;
   two_row_blocks.medium_rows_per_warp = 2 * kFp64Shape.rows;
   EXPECT_FALSE(long_rows_are_critical(count_dasp_layout(circuit_like, two_row_blocks, kFp64Shape),
-                                      kFp64Shape, 8));
+                                      kFp64Shape, 8, true));
+}
+
+// A graph (a quarter of its rows or more empty) keeps its long rows critical up to
+// kDaspGraphLongRowsCriticalMaxBytes, in fp64 and the caller's row order only; a heavy tail
+// without empty rows stops at kDaspLongRowsCriticalMaxBytes.
+TEST(DaspLayout, LongRowsOfFp64GraphsStayCriticalUpToTheGraphBound) {
+  const Matrix graph = generate_rmat(17, 6, 3);
+  const DaspCounts counts = count_dasp_layout(graph, {}, kFp64Shape);
+  ASSERT_GT(counts.long_tasks, 0);
+  ASSERT_EQ(counts.medium_rows_per_warp, kFp64Shape.rows);
+  ASSERT_GE(static_cast<double>(counts.rows_empty),
+            kDaspGraphMinEmptyRowShare * static_cast<double>(graph.rows));
+  // the same counts with their medium values grown to a given size of fp64 values and columns
+  const auto with_bytes = [&](std::int64_t bytes) {
+    DaspCounts c = counts;
+    c.stored_medium_regular += bytes / 12 - c.stored_values();
+    EXPECT_EQ(c.stored_values() * 12, bytes / 12 * 12);
+    return c;
+  };
+  const DaspCounts mid = with_bytes(kDaspLongRowsCriticalMaxBytes + (std::int64_t{12} << 20));
+  const DaspCounts at_bound = with_bytes(kDaspGraphLongRowsCriticalMaxBytes);
+  const DaspCounts above =
+      with_bytes(kDaspGraphLongRowsCriticalMaxBytes + (std::int64_t{12} << 20));
+  EXPECT_TRUE(long_rows_are_critical(mid, kFp64Shape, 8, true));
+  EXPECT_TRUE(long_rows_are_critical(at_bound, kFp64Shape, 8, true));
+  EXPECT_FALSE(long_rows_are_critical(above, kFp64Shape, 8, true));
+  EXPECT_FALSE(long_rows_are_critical(mid, kFp64Shape, 8, false));  // y in the plan's order
+  // 2-byte values: the size bound alone (twice mid's values, 76 MiB with their columns)
+  const DaspCounts twice_mid =
+      with_bytes(2 * (kDaspLongRowsCriticalMaxBytes + (std::int64_t{12} << 20)));
+  EXPECT_FALSE(long_rows_are_critical(twice_mid, kFp64Shape, 2, true));
+  // fewer empty rows than the share: a heavy tail, not a graph
+  DaspCounts few_empty = mid;
+  few_empty.rows_medium += few_empty.rows_empty;
+  few_empty.rows_empty = 0;
+  EXPECT_FALSE(long_rows_are_critical(few_empty, kFp64Shape, 8, true));
 }
 
 TEST(DaspLayout, DenseLongRowsLayoutMatchesReference) {
