@@ -299,9 +299,9 @@ int resolve_max_medium_row_length(const CsrMatrix<Value, std::int32_t>& matrix,
 /// medium row-blocks are split in pieces and its kernel keeps kDaspDenseRowsBlocksInFlight.
 bool is_dense_long_rows_layout(const DaspParameters& parameters, int max_medium_row_length);
 
-/// Whether the long rows of a layout of `shape` set its kernel's time: it has long rows, one
-/// medium row-block a warp, and at most kDaspLongRowsCriticalMaxBytes of stored values
-/// (`value_bytes` each) and 4-byte columns; or, an fp64 graph applied in the caller's row order
+/// Whether the long rows of a layout of `shape` set its kernel's time: it has long rows and at
+/// most kDaspLongRowsCriticalMaxBytes of stored values (`value_bytes` each) and 4-byte columns;
+/// or, an fp64 graph of one medium row-block a warp applied in the caller's row order
 /// (`caller_row_order`) with kDaspGraphMinEmptyRowShare of its rows empty, at most
 /// kDaspGraphLongRowsCriticalMaxBytes.
 bool long_rows_are_critical(const DaspCounts& counts, DaspBlockShape shape, int value_bytes,

@@ -86,10 +86,11 @@ bool is_dense_long_rows_layout(const DaspParameters& parameters, int max_medium_
 
 bool long_rows_are_critical(const DaspCounts& counts, DaspBlockShape shape, int value_bytes,
                             bool caller_row_order) {
-  if (counts.long_tasks == 0 || counts.medium_rows_per_warp != shape.rows) return false;
+  if (counts.long_tasks == 0) return false;
   const std::int64_t bytes =
       counts.stored_values() * (value_bytes + static_cast<std::int64_t>(sizeof(std::int32_t)));
   if (bytes <= kDaspLongRowsCriticalMaxBytes) return true;
+  if (counts.medium_rows_per_warp != shape.rows) return false;
   const std::int64_t rows =
       counts.rows_long + counts.rows_medium + counts.rows_short + counts.rows_empty;
   const bool graph = static_cast<double>(counts.rows_empty) >=

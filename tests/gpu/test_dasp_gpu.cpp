@@ -432,6 +432,14 @@ TEST_F(DaspGpu, MidSizeHeavyTailedMatricesKeepFourBlocksInFlightAndMatchReferenc
     EXPECT_LT(dasp_error<half>(a, {1.0, 0.0}, options), 1e-2);
     EXPECT_LT(dasp_error<bfloat16>(a, {1.0, 0.5}, options), 1e-2);
   }
+  // warps of two medium row-blocks: the same 4 blocks in flight
+  PlanOptions two_row_blocks;
+  two_row_blocks.parameters = {"medium_rows_per_warp=16"};
+  const SpmvPlan<double> plan(a, Method("dasp"), two_row_blocks);
+  EXPECT_EQ(plan.stats().details["medium_rows_per_warp"], 16);
+  EXPECT_EQ(plan.stats().details["blocks_in_flight"], dasp::kDaspLongRowsCriticalBlocksInFlight);
+  EXPECT_LT(dasp_error<double>(a, {-0.5, 2.0}, two_row_blocks), 1e-12);
+  EXPECT_LT(dasp_error<half>(a, {1.0, 0.5}, two_row_blocks), 1e-2);
 }
 
 TEST_F(DaspGpu, LayoutIsTheSameWhereverItIsBuiltUnderEveryUploadPolicy) {

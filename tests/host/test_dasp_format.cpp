@@ -729,8 +729,8 @@ TEST(DaspLayout, DenseLongRowsLayoutsKeepMoreBlocksInFlightUnlessSet) {
 }
 
 // Heavy-tailed rows with long rows in a mid-size matrix: the long-row warps are the last to
-// finish, so the kernel keeps more blocks in flight; a larger matrix, one without long rows or
-// one whose warps take several medium row-blocks keeps kDaspBlocksInFlightLarge.
+// finish, so the kernel keeps more blocks in flight, whatever the medium row-blocks a warp; a
+// larger matrix or one without long rows keeps kDaspBlocksInFlightLarge.
 TEST(DaspLayout, LongRowsOfMidSizeHeavyTailedMatricesKeepMoreBlocksInFlight) {
   const Matrix circuit_like =
       generate_random_rows(200000, 200000, RowLengthDistribution::power_law, 1, 20000, 21);
@@ -752,10 +752,12 @@ TEST(DaspLayout, LongRowsOfMidSizeHeavyTailedMatricesKeepMoreBlocksInFlight) {
       generate_random_rows(200000, 200000, RowLengthDistribution::uniform, 4, 12, 22);
   EXPECT_FALSE(
       long_rows_are_critical(count_dasp_layout(uniform, {}, kFp64Shape), kFp64Shape, 8, true));
+  // warps of several medium row-blocks: the size bound alone (case9's replicas, run 452)
   DaspParameters two_row_blocks;
   two_row_blocks.medium_rows_per_warp = 2 * kFp64Shape.rows;
-  EXPECT_FALSE(long_rows_are_critical(count_dasp_layout(circuit_like, two_row_blocks, kFp64Shape),
-                                      kFp64Shape, 8, true));
+  const auto wide_warps = count_dasp_layout(circuit_like, two_row_blocks, kFp64Shape);
+  EXPECT_TRUE(long_rows_are_critical(wide_warps, kFp64Shape, 8, true));
+  EXPECT_FALSE(long_rows_are_critical(wide_warps, kFp64Shape, 64, true));
 }
 
 // A graph (a quarter of its rows or more empty) keeps its long rows critical up to
@@ -783,6 +785,9 @@ TEST(DaspLayout, LongRowsOfFp64GraphsStayCriticalUpToTheGraphBound) {
   EXPECT_TRUE(long_rows_are_critical(at_bound, kFp64Shape, 8, true));
   EXPECT_FALSE(long_rows_are_critical(above, kFp64Shape, 8, true));
   EXPECT_FALSE(long_rows_are_critical(mid, kFp64Shape, 8, false));  // y in the plan's order
+  DaspCounts two_row_blocks = mid;  // the graphs' bound is for one medium row-block a warp
+  two_row_blocks.medium_rows_per_warp = 2 * kFp64Shape.rows;
+  EXPECT_FALSE(long_rows_are_critical(two_row_blocks, kFp64Shape, 8, true));
   // 2-byte values: the size bound alone (twice mid's values, 76 MiB with their columns)
   const DaspCounts twice_mid =
       with_bytes(2 * (kDaspLongRowsCriticalMaxBytes + (std::int64_t{12} << 20)));
