@@ -231,14 +231,14 @@ inline constexpr std::int64_t kDaspL1ResidentXBytes = 64 * 1024;
 
 /// Blocks in flight where the long rows set the kernel's time: a layout with long rows (most
 /// with one medium row-block a warp: heavy-tailed rows, circuit, power-law, R-MAT) whose stored
-/// values and columns take at most kDaspLongRowsCriticalMaxBytes. There a warp walking a long-row task (up
-/// to 64 blocks) is the last to finish, and more loads in flight shorten it more than the
-/// registers they take (fp64 40 -> 64) cost. Measured on an H100, each against 2 in the same run
-/// (bench/results/2026-11-26-1200-h100-dasp-long-rows-in-flight/): circuit-like 682 k rows (2.7 M
-/// nonzeros, 32 MB) fp64 43.6 -> 34.4 us, fp16 37.4 -> 29.6; power law 200 k rows (1.9 M, 22 MB)
-/// fp64 29.0 -> 24.2, fp16 28.3 -> 21.7; mip1-like (8.6 M) fp16 (52 MB) 42.2 -> 29.0, but fp64
-/// (104 MB) 57.6 -> 59.2; circuit-like 4 M rows (16 M, 97-194 MB) 3-4 % slower; R-MAT 20 and 22
-/// within 3 %. Also where a warp takes several medium row-blocks (H200,
+/// values and columns take at most kDaspLongRowsCriticalMaxBytes. There a warp walking a
+/// long-row task (up to 64 blocks) is the last to finish, and more loads in flight shorten it
+/// more than the registers they take (fp64 40 -> 64) cost. Measured on an H100, each against 2
+/// in the same run (bench/results/2026-11-26-1200-h100-dasp-long-rows-in-flight/): circuit-like
+/// 682 k rows (2.7 M nonzeros, 32 MB) fp64 43.6 -> 34.4 us, fp16 37.4 -> 29.6; power law 200 k
+/// rows (1.9 M, 22 MB) fp64 29.0 -> 24.2, fp16 28.3 -> 21.7; mip1-like (8.6 M) fp16 (52 MB)
+/// 42.2 -> 29.0, but fp64 (104 MB) 57.6 -> 59.2; circuit-like 4 M rows (16 M, 97-194 MB) 3-4 %
+/// slower; R-MAT 20 and 22 within 3 %. Also where a warp takes several medium row-blocks (H200,
 /// bench/results/2026-12-02-1730-h200-dasp-graph-blocks-in-flight/, run 452, 4 against 2 on
 /// such layouts of at most 64 MiB): case9 replicated 20 times fp64 1.52x faster, 60 times fp16
 /// 1.57x, R-MAT 20 with 3 edges fp64 1.03x, rmat_19_sparse fp64 0.98x; above the bound case9
@@ -248,9 +248,10 @@ inline constexpr std::int64_t kDaspL1ResidentXBytes = 64 * 1024;
 inline constexpr int kDaspLongRowsCriticalBlocksInFlight = 4;
 inline constexpr std::int64_t kDaspLongRowsCriticalMaxBytes = std::int64_t{64} << 20;
 
-/// Graphs (R-MAT, Kronecker: hubs, and most vertices without out-edges) with one medium row-block
-/// a warp keep their long rows critical up to kDaspGraphLongRowsCriticalMaxBytes in fp64 when at least
-/// kDaspGraphMinEmptyRowShare of their rows are empty and y is written in the caller's order.
+/// Graphs (R-MAT, Kronecker: hubs, and most vertices without out-edges) with one medium
+/// row-block a warp keep their long rows critical up to kDaspGraphLongRowsCriticalMaxBytes in
+/// fp64 when at least kDaspGraphMinEmptyRowShare of their rows are empty and y is written in
+/// the caller's order.
 /// Measured on an H200 (bench/results/2026-12-02-1730-h200-dasp-graph-blocks-in-flight/, run
 /// 444, fp64, blocks_in_flight=4 against the 2 the size bound gave, two passes): R-MAT 20 with
 /// 6 edges a vertex (75 MiB, 61 % rows empty) 1.18x faster, R-MAT 21 with 3 / 4 / 5 edges (75 /
